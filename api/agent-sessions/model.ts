@@ -1,0 +1,108 @@
+import { t } from "elysia";
+import { Agent, Limit, NullableTimestamp, Project, ScopeName, SessionId, strictObject, Timestamp, Uuid } from "../schemas";
+
+export const MAX_EPOCH = 9_007_199_254_740_991;
+const Epoch = t.Integer({ minimum: 1, maximum: MAX_EPOCH });
+const Source = t.Union([t.Literal("startup"), t.Literal("resume")]);
+
+export const BriefedMemory = strictObject({
+  id: Uuid,
+  topic: t.String({ minLength: 1, maxLength: 256 }),
+  status: t.String({ minLength: 1, maxLength: 64 }),
+});
+
+/** Seed 2.3: four shapes discriminated by `kind`, none allowing other properties. */
+export const Selector = t.Union([
+  strictObject({ kind: t.Literal("all") }),
+  strictObject({ kind: t.Literal("scope"), scope: ScopeName }),
+  strictObject({ kind: t.Literal("project"), project: Project }),
+  strictObject({
+    kind: t.Literal("scope_project"),
+    scope: ScopeName,
+    project: Project,
+    includeUnscoped: t.Optional(t.Boolean()),
+  }),
+]);
+
+export const OpenBody = strictObject({
+  agent: Agent,
+  sessionId: SessionId,
+  source: Source,
+  project: t.Optional(Project),
+  scope: t.Optional(ScopeName),
+  selector: t.Optional(Selector),
+  briefedMemories: t.Optional(t.Array(BriefedMemory, { maxItems: 100 })),
+});
+
+export const OpenResponse = strictObject({
+  sessionRunId: Uuid,
+  activationEpoch: Epoch,
+  source: Source,
+  created: t.Boolean(),
+  reopened: t.Boolean(),
+  openedAt: Timestamp,
+  lastSeenAt: Timestamp,
+  briefingDeliveredAt: NullableTimestamp,
+});
+
+export const NaturalKeyBody = strictObject({ agent: Agent, sessionId: SessionId });
+
+export const HeartbeatBody = strictObject({
+  agent: Agent,
+  sessionId: SessionId,
+  lastMessageExcerpt: t.Optional(t.String({ minLength: 1, maxLength: 4000 })),
+});
+
+export const HeartbeatResponse = strictObject({
+  sessionRunId: Uuid,
+  activationEpoch: Epoch,
+  lastSeenAt: Timestamp,
+  resurrected: t.Boolean(),
+});
+
+export const CloseResponse = strictObject({
+  sessionRunId: Uuid,
+  activationEpoch: Epoch,
+  closedAt: Timestamp,
+  alreadyClosed: t.Boolean(),
+});
+
+const StoredSelector = t.Union([
+  strictObject({ kind: t.Literal("all") }),
+  strictObject({ kind: t.Literal("scope"), scope: t.String() }),
+  strictObject({ kind: t.Literal("project"), project: t.String() }),
+  strictObject({ kind: t.Literal("scope_project"), scope: t.String(), project: t.String(), includeUnscoped: t.Boolean() }),
+]);
+
+/** A session row as read back: everything but the excerpt and the triage watermark. */
+export const SessionView = strictObject({
+  sessionRunId: Uuid,
+  agent: t.String(),
+  sessionId: t.String(),
+  source: Source,
+  project: t.Union([t.String(), t.Null()]),
+  scope: t.Union([t.String(), t.Null()]),
+  selector: StoredSelector,
+  activationEpoch: Epoch,
+  openedAt: Timestamp,
+  lastSeenAt: Timestamp,
+  closedAt: NullableTimestamp,
+  briefingDeliveredAt: NullableTimestamp,
+  briefedMemories: t.Array(BriefedMemory),
+  triageStatus: t.UnionEnum(["idle", "pending", "completed", "expired", "overflowed"]),
+  triageAttemptId: t.Union([Uuid, t.Null()]),
+});
+
+export const ListQuery = t.Object(
+  {
+    state: t.Optional(t.Union([t.Literal("live"), t.Literal("closed"), t.Literal("all")], { default: "all" })),
+    agent: t.Optional(Agent),
+    limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, multipleOf: 1 })),
+    cursor: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+export const SessionPage = strictObject({ count: t.Integer(), items: t.Array(SessionView), nextCursor: t.Union([t.String(), t.Null()]) });
+export const RunIdParams = strictObject({ sessionRunId: Uuid });
+export { Limit };

@@ -1,0 +1,71 @@
+import { Elysia } from "elysia";
+import type { Deps } from "../../shared/deps";
+import { closeSession, getSession, heartbeat, openSession } from "../../shared/agent-sessions/service";
+import { listAgentSessions } from "../../shared/agent-sessions/list";
+import { iso, isoOrNull } from "../../shared/time";
+import { authPlugin } from "../plugins/auth";
+import { AUTHED_ERRORS, errors } from "../schemas";
+import {
+  CloseResponse, HeartbeatBody, HeartbeatResponse, ListQuery, NaturalKeyBody, OpenBody, OpenResponse,
+  RunIdParams, SessionPage, SessionView,
+} from "./model";
+import { sessionView } from "./view";
+
+const WRITE_ERRORS = [...AUTHED_ERRORS, 410, 413, 415] as const;
+
+/** Agent sessions, the sync path (SPEC §3.3–3.6). */
+export function agentSessionRoutes(deps: Deps) {
+  return new Elysia({ name: "agent-session-routes", prefix: "/api/v1/agent-sessions", detail: { tags: ["agent sessions"] } })
+    .use(authPlugin(deps))
+    .post(
+      "/open",
+      async ({ body, principal }) => {
+        const { row, created, reopened } = await openSession(deps, principal, body);
+        return {
+          sessionRunId: row.id,
+          activationEpoch: row.activationEpoch,
+          source: body.source,
+          created,
+          reopened,
+          openedAt: iso(row.openedAt),
+          lastSeenAt: iso(row.lastSeenAt),
+          briefingDeliveredAt: isoOrNull(row.briefingDeliveredAt),
+        };
+      },
+      { body: OpenBody, response: { 200: OpenResponse, ...errors(...WRITE_ERRORS, 409) } },
+    )
+    .post(
+      "/heartbeat",
+      async ({ body, principal }) => {
+        const beat = await heartbeat(deps, principal, body);
+        return {
+          sessionRunId: beat.sessionRunId,
+          activationEpoch: beat.activationEpoch,
+          lastSeenAt: iso(beat.lastSeenMs),
+          resurrected: beat.resurrected,
+        };
+      },
+      { body: HeartbeatBody, response: { 200: HeartbeatResponse, ...errors(...WRITE_ERRORS, 404) } },
+    )
+    .post(
+      "/close",
+      async ({ body, principal }) => {
+        const { row, alreadyClosed } = await closeSession(deps, principal, body);
+        return { sessionRunId: row.id, activationEpoch: row.activationEpoch, closedAt: iso(row.closedAt!), alreadyClosed };
+      },
+      { body: NaturalKeyBody, response: { 200: CloseResponse, ...errors(...WRITE_ERRORS, 404) } },
+    )
+    .get(
+      "",
+      async ({ query, principal }) => {
+        const page = await listAgentSessions(deps, principal, query);
+        return { count: page.items.length, items: page.items.map(sessionView), nextCursor: page.nextCursor };
+      },
+      { query: ListQuery, response: { 200: SessionPage, ...errors(...AUTHED_ERRORS) } },
+    )
+    .get(
+      "/:sessionRunId",
+      async ({ params, principal }) => sessionView(await getSession(deps, principal, params.sessionRunId.toLowerCase())),
+      { params: RunIdParams, response: { 200: SessionView, ...errors(...AUTHED_ERRORS, 404) } },
+    );
+}

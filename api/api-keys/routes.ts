@@ -1,0 +1,45 @@
+import { Elysia, t } from "elysia";
+import type { Deps } from "../../shared/deps";
+import { createApiKey, listApiKeysWithUse, revokeApiKeyById } from "../../shared/accounts/api-keys";
+import { assertWritable } from "../../shared/agent-sessions/service";
+import { iso, isoOrNull } from "../../shared/time";
+import { authPlugin } from "../plugins/auth";
+import { AUTHED_ERRORS, errors } from "../schemas";
+import { CreatedKey, CreateKeyBody, KeyIdParams, KeyList } from "./model";
+
+/** API key management for the authenticated user (SPEC §2.2). */
+export function apiKeyRoutes(deps: Deps) {
+  return new Elysia({ name: "api-key-routes", prefix: "/api/v1/api-keys", detail: { tags: ["api keys"] } })
+    .use(authPlugin(deps))
+    .post(
+      "",
+      async ({ body, principal, status }) => {
+        assertWritable(principal);
+        const key = await createApiKey(deps, principal, body.name);
+        return status(201, { ...key, createdAt: iso(key.createdAt) });
+      },
+      { body: CreateKeyBody, response: { 201: CreatedKey, ...errors(...AUTHED_ERRORS, 410, 413, 415) } },
+    )
+    .get(
+      "",
+      async ({ principal }) => {
+        const keys = await listApiKeysWithUse(deps, principal.userId);
+        return {
+          count: keys.length,
+          keys: keys.map((k) => ({
+            id: k.id, name: k.name, prefix: k.prefix, createdAt: iso(k.createdAt),
+            lastUsedAt: isoOrNull(k.lastUsedAt), revokedAt: isoOrNull(k.revokedAt),
+          })),
+        };
+      },
+      { query: t.Object({}, { additionalProperties: false }), response: { 200: KeyList, ...errors(...AUTHED_ERRORS) } },
+    )
+    .delete(
+      "/:id",
+      async ({ params, principal, set }) => {
+        await revokeApiKeyById(deps, principal.userId, params.id.toLowerCase());
+        set.status = 204;
+      },
+      { params: KeyIdParams, response: { 204: t.Void({ description: "Revoked" }), ...errors(...AUTHED_ERRORS, 404) } },
+    );
+}

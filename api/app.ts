@@ -1,0 +1,34 @@
+import { Elysia } from "elysia";
+import type { Deps } from "../shared/deps";
+import { errorsPlugin } from "./plugins/errors";
+import { requestContextPlugin } from "./plugins/request-context";
+import { openapiPlugin } from "./plugins/openapi";
+import { healthRoutes } from "./health/routes";
+import { authRoutes } from "./auth/routes";
+import { apiKeyRoutes } from "./api-keys/routes";
+import { meRoutes } from "./me/routes";
+import { agentSessionRoutes } from "./agent-sessions/routes";
+
+/** Converts a route path (`/a/:id`) to a matcher, for 405 detection. */
+function routeMatcher(path: string): RegExp {
+  const pattern = path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*");
+  return new RegExp(`^${pattern}/?$`);
+}
+
+/** errors → request context → openapi → features (each feature applies auth to its own routes). */
+export function createApp(deps: Deps) {
+  let routes: { method: string; matcher: RegExp }[] = [];
+  const allowedMethods = (path: string) => routes.filter((r) => r.matcher.test(path)).map((r) => r.method);
+  const app = new Elysia({ normalize: false, name: "amem" })
+    .use(errorsPlugin(deps.logger, allowedMethods))
+    .use(requestContextPlugin(deps.config.BODY_LIMIT_BYTES))
+    .use(openapiPlugin())
+    .use(healthRoutes(deps))
+    .use(authRoutes(deps))
+    .use(apiKeyRoutes(deps))
+    .use(meRoutes(deps))
+    .use(agentSessionRoutes(deps));
+  routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path) }));
+  return app;
+}
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,34 @@
+import { Elysia, t } from "elysia";
+import type { Deps } from "../../shared/deps";
+import { listScopes } from "../../shared/db/queries/scopes";
+import { iso } from "../../shared/time";
+import { authPlugin } from "../plugins/auth";
+import { AUTHED_ERRORS, errors, strictObject, Timestamp, Uuid } from "../schemas";
+import { Identity } from "../auth/model";
+
+const NoQuery = t.Object({}, { additionalProperties: false });
+const Scope = strictObject({ id: Uuid, name: t.String(), aliases: t.Array(t.String()), createdAt: Timestamp });
+const ScopeList = strictObject({ count: t.Integer(), scopes: t.Array(Scope) });
+
+/** Who is calling (seed 4.4) and the tenant's scopes (seed 4.6). */
+export function meRoutes(deps: Deps) {
+  return new Elysia({ name: "me-routes", prefix: "/api/v1" })
+    .use(authPlugin(deps))
+    .get(
+      "/me",
+      // Answered from the authenticated credential alone: no Postgres on this path.
+      ({ principal }) => ({ id: principal.userId, email: principal.email }),
+      { query: NoQuery, response: { 200: Identity, ...errors(...AUTHED_ERRORS) }, detail: { tags: ["account"] } },
+    )
+    .get(
+      "/scopes",
+      async ({ principal }) => {
+        const rows = await listScopes(deps.db, principal.userId);
+        return {
+          count: rows.length,
+          scopes: rows.map((s) => ({ id: s.id, name: s.name, aliases: s.aliases, createdAt: iso(s.createdAt) })),
+        };
+      },
+      { query: NoQuery, response: { 200: ScopeList, ...errors(...AUTHED_ERRORS) }, detail: { tags: ["scopes"] } },
+    );
+}

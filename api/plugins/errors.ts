@@ -1,0 +1,71 @@
+import { Elysia } from "elysia";
+import { AppError, type ErrorCode } from "../../shared/errors";
+import { isDependencyUnavailable } from "../../shared/unavailable";
+import type { Logger } from "../../shared/logger";
+
+/** The exhaustive code → HTTP status map (SPEC §1.1). */
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  invalid_input: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  duplicate_memory: 409,
+  invalid_transition: 409,
+  account_deleted: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+};
+
+/** The only place an error becomes a response: exactly `{"error": code}`, nothing echoed. */
+export function errorResponse(
+  code: ErrorCode,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify({ error: code }), {
+    status: ERROR_STATUS[code],
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+export type MethodLookup = (path: string) => string[];
+
+/**
+ * Registered first, globally. `allowedMethods` is consulted for unknown method + path pairs so a
+ * known path with the wrong method answers 405 with an Allow header instead of 404.
+ */
+export function errorsPlugin(logger: Logger, allowedMethods: MethodLookup) {
+  return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request, set }) => {
+    const requestId = String(set.headers["x-request-id"] ?? "");
+    const headers: Record<string, string> = requestId ? { "x-request-id": requestId } : {};
+    if (error instanceof AppError) {
+      if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+      return errorResponse(error.code, headers);
+    }
+    switch (code) {
+      case "VALIDATION":
+      case "INVALID_FILE_TYPE":
+        return errorResponse("invalid_input", headers);
+      case "PARSE":
+        return errorResponse("invalid_json", headers);
+      case "NOT_FOUND": {
+        const allowed = allowedMethods(new URL(request.url).pathname);
+        if (allowed.length > 0 && !allowed.includes(request.method)) {
+          return errorResponse("method_not_allowed", { ...headers, allow: allowed.join(", ") });
+        }
+        return errorResponse("not_found", headers);
+      }
+    }
+    if (isDependencyUnavailable(error)) {
+      logger.warn({ requestId, err: { message: (error as Error).message } }, "dependency unavailable");
+      return errorResponse("unavailable", { ...headers, "retry-after": "1" });
+    }
+    logger.error({ requestId, err: error }, "unhandled error");
+    return errorResponse("internal_error", headers);
+  });
+}

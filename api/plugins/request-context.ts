@@ -1,0 +1,38 @@
+import { Elysia } from "elysia";
+import { AppError } from "../../shared/errors";
+
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const JSON_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;|$)/i;
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+function hasBody(request: Request): boolean {
+  const length = request.headers.get("content-length");
+  if (length !== null) return Number(length) > 0;
+  return request.headers.has("transfer-encoding");
+}
+
+/**
+ * Request id, the body size limit and the JSON-only rule, applied before routing and parsing so
+ * an oversized or non-JSON body never reaches a handler. The parser enforces the limit again on
+ * the bytes actually read (chunked bodies carry no Content-Length).
+ */
+export function requestContextPlugin(bodyLimitBytes: number) {
+  return new Elysia({ name: "request-context" })
+    .onRequest(({ request, set }) => {
+      const incoming = request.headers.get("x-request-id");
+      set.headers["x-request-id"] = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+      if (!BODY_METHODS.has(request.method) || !hasBody(request)) return;
+      if (Number(request.headers.get("content-length") ?? 0) > bodyLimitBytes) throw new AppError("payload_too_large");
+      if (!JSON_TYPE.test(request.headers.get("content-type") ?? "")) throw new AppError("unsupported_media_type");
+    })
+    .onParse({ as: "global" }, async ({ request }) => {
+      const bytes = await request.arrayBuffer();
+      if (bytes.byteLength > bodyLimitBytes) throw new AppError("payload_too_large");
+      if (bytes.byteLength === 0) return undefined;
+      try {
+        return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+      } catch {
+        throw new AppError("invalid_json");
+      }
+    });
+}

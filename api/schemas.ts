@@ -1,0 +1,29 @@
+import { t, type TSchema } from "elysia";
+import type { ObjectOptions, TProperties } from "@sinclair/typebox";
+
+/** Every object schema rejects unknown properties (SPEC §1: nothing is silently stripped). */
+export function strictObject<P extends TProperties>(properties: P, options: ObjectOptions = {}) {
+  return t.Object(properties, { additionalProperties: false, ...options });
+}
+
+/** UUID versions 1–8, plus nil and max, any case (SPEC §1); handlers lower-case them. */
+export const Uuid = t.String({
+  pattern:
+    "^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12})$",
+});
+export const Timestamp = t.String({ description: "ISO 8601 UTC with Z, millisecond precision" });
+export const NullableTimestamp = t.Union([Timestamp, t.Null()]);
+export const Agent = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9][a-z0-9-]*$" });
+export const ScopeName = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9][a-z0-9-]*$" });
+export const SessionId = t.String({ minLength: 1, maxLength: 256 });
+export const Project = t.String({ minLength: 1, maxLength: 256 });
+export const Limit = (max: number) => t.Integer({ minimum: 1, maximum: max });
+
+export const ErrorBody = strictObject({ error: t.String() }, { description: "Every error: exactly {\"error\": code}" });
+
+/** The error responses a route can give, for the OpenAPI document. */
+export function errors(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
+}
+/** Errors any authenticated route can give. */
+export const AUTHED_ERRORS = [400, 401, 429, 500, 503] as const;

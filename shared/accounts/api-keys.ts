@@ -1,0 +1,42 @@
+import { AppError } from "../errors";
+import { newId } from "../ids";
+import { insertApiKey, listApiKeys, revokeApiKey } from "../db/queries/api-keys";
+import type { Executor } from "../db/client";
+import type { Deps } from "../deps";
+import { cacheIssuedCredential, markCredentialRevoked, mintApiKey } from "../auth/credentials";
+
+/** Inserts a key for the user; the secret is returned once and never stored. */
+export async function insertNewApiKey(db: Executor, userId: string, name: string) {
+  const minted = mintApiKey();
+  const row = await insertApiKey(db, { id: newId(), userId, name, prefix: minted.prefix, keyHash: minted.keyHash });
+  return { row, key: minted.key };
+}
+
+export async function createApiKey(deps: Deps, owner: { userId: string; email: string }, name: string) {
+  const { userId, email } = owner;
+  const { row, key } = await insertNewApiKey(deps.db, userId, name);
+  await cacheIssuedCredential(deps, "k", row.keyHash, { userId, email, credentialId: row.id, userState: "active", expiresAtMs: 0 });
+  return { id: row.id, name: row.name, prefix: row.prefix, key, createdAt: row.createdAt };
+}
+
+/**
+ * Lists the user's keys. `lastUsedAt` merges the write-behind use recorded in Redis with Postgres,
+ * so it includes every request that has completed, not just the flushed ones.
+ */
+export async function listApiKeysWithUse(deps: Deps, userId: string) {
+  const rows = await listApiKeys(deps.db, userId);
+  const pending = rows.length ? await deps.redis.hmget(deps.keys.keyLastUsed(), ...rows.map((r) => r.id)) : [];
+  return rows.map((row, i) => {
+    const pendingMs = Number(pending[i] ?? 0);
+    const flushedMs = row.lastUsedAt?.getTime() ?? 0;
+    const lastUsedMs = Math.max(pendingMs, flushedMs);
+    return { ...row, lastUsedAt: lastUsedMs > 0 ? new Date(lastUsedMs) : null };
+  });
+}
+
+/** Revokes in Postgres, then overwrites the cache entry; the next request with the key gets 401. */
+export async function revokeApiKeyById(deps: Deps, userId: string | null, keyId: string): Promise<void> {
+  const revoked = await revokeApiKey(deps.db, userId, keyId, new Date());
+  if (!revoked) throw new AppError("not_found");
+  await markCredentialRevoked(deps, "k", revoked.keyHash);
+}

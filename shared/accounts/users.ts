@@ -1,0 +1,70 @@
+import { AppError } from "../errors";
+import { newId, randomToken, sha256Hex } from "../ids";
+import { findUserByEmail, insertUser } from "../db/queries/users";
+import { insertDefaultScopes } from "../db/queries/scopes";
+import { insertUserSession, revokeUserSession } from "../db/queries/user-sessions";
+import { emailVerificationTokens } from "../db/schema";
+import type { Deps } from "../deps";
+import { hashPassword, verifyPassword } from "../auth/passwords";
+import { cacheIssuedCredential, markCredentialRevoked, type Principal } from "../auth/credentials";
+import { insertNewApiKey } from "./api-keys";
+import { sendMail } from "../mail";
+
+const VERIFY_TOKEN_TTL_MS = 24 * 3_600_000;
+
+/**
+ * Creates a user with the default scopes (and optionally a first API key) in one transaction.
+ * A taken email (case-insensitive) → 409 conflict.
+ */
+export async function createUser(
+  deps: Deps,
+  input: { email: string; password?: string; withApiKey?: boolean },
+) {
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
+  const verifyToken = randomToken();
+  const created = await deps.db.transaction(async (tx) => {
+    const user = await insertUser(tx, { id: newId(), email: input.email, passwordHash });
+    if (!user) return null;
+    await insertDefaultScopes(tx, user.id);
+    await tx.insert(emailVerificationTokens).values({
+      id: newId(), userId: user.id, tokenHash: sha256Hex(verifyToken), expiresAt: new Date(Date.now() + VERIFY_TOKEN_TTL_MS),
+    });
+    const apiKey = input.withApiKey ? await insertNewApiKey(tx, user.id, "default") : null;
+    return { user, apiKey };
+  });
+  if (!created) throw new AppError("conflict");
+  if (created.apiKey) {
+    const { row } = created.apiKey;
+    await cacheIssuedCredential(deps, "k", row.keyHash, {
+      userId: row.userId, email: created.user.email, credentialId: row.id, userState: "active", expiresAtMs: 0,
+    });
+  }
+  await sendMail(deps, {
+    to: created.user.email,
+    subject: "Verify your amem account",
+    link: `${deps.config.PUBLIC_URL}/auth/verify-email?token=${verifyToken}`,
+  });
+  return { id: created.user.id, email: created.user.email, apiKey: created.apiKey?.key ?? null };
+}
+
+/** Email + password → a bearer token. Unknown email and wrong password take the same time. */
+export async function login(deps: Deps, email: string, password: string) {
+  const user = await findUserByEmail(deps.db, email);
+  const ok = await verifyPassword(password, user?.state === "active" ? user.passwordHash : null);
+  if (!ok || !user) throw new AppError("unauthorized");
+  const token = randomToken();
+  const tokenHash = sha256Hex(token);
+  const id = newId();
+  const expiresAt = new Date(Date.now() + deps.config.SESSION_TTL_HOURS * 3_600_000);
+  await insertUserSession(deps.db, { id, userId: user.id, tokenHash, expiresAt });
+  await cacheIssuedCredential(deps, "t", tokenHash, {
+    userId: user.id, email: user.email, credentialId: id, userState: "active", expiresAtMs: expiresAt.getTime(),
+  });
+  return { token, expiresAt };
+}
+
+export async function logout(deps: Deps, principal: Principal): Promise<void> {
+  if (principal.credentialKind !== "t") throw new AppError("invalid_input");
+  await revokeUserSession(deps.db, principal.credentialId, new Date());
+  await markCredentialRevoked(deps, "t", principal.credentialHash);
+}

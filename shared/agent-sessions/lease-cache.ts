@@ -1,0 +1,54 @@
+import type { Deps } from "../deps";
+import type { AgentSessionRow, NaturalKey } from "../db/queries/agent-sessions";
+import { leaseKeyTtlMs } from "./lease";
+
+export type CachedLease = { runId: string; epoch: number; seenMs: number; closedMs: number };
+
+export function leaseKey(deps: Deps, k: NaturalKey): string {
+  return deps.keys.lease(k.userId, k.agent, k.sessionId);
+}
+
+function leaseMs(deps: Deps): number {
+  return deps.config.SESSION_LEASE_SECONDS * 1000;
+}
+
+/** The cached lease of a session, or null when Redis has none. */
+export async function readLease(deps: Deps, k: NaturalKey): Promise<CachedLease | null> {
+  const [runId, epoch, seen, closed] = await deps.redis.hmget(leaseKey(deps, k), "run", "epoch", "seen", "closed");
+  if (!runId) return null;
+  return { runId, epoch: Number(epoch), seenMs: Number(seen), closedMs: Number(closed) };
+}
+
+/** Copies a committed row state into Redis; never moves the cached state backwards (lease-fill.lua). */
+export async function fillLease(deps: Deps, row: AgentSessionRow): Promise<void> {
+  await deps.redis.leaseFill(
+    leaseKey(deps, row),
+    row.id,
+    row.activationEpoch,
+    row.lastSeenAt.getTime(),
+    row.closedAt?.getTime() ?? 0,
+    leaseKeyTtlMs(leaseMs(deps)),
+  );
+}
+
+export type HeartbeatResult =
+  | { kind: "miss" }
+  | { kind: "stale"; runId: string; epoch: number; seenMs: number }
+  | { kind: "live"; runId: string; epoch: number; seenMs: number };
+
+/** One round trip: refresh a live lease (marking it for the flusher) or report why it cannot be. */
+export async function heartbeatLease(
+  deps: Deps,
+  k: NaturalKey,
+  nowMs: number,
+  excerpt: string | undefined,
+): Promise<HeartbeatResult> {
+  const lease = leaseMs(deps);
+  const reply = await deps.redis.leaseHeartbeat(
+    leaseKey(deps, k), deps.keys.leaseDirty(),
+    nowMs, lease, leaseKeyTtlMs(lease), excerpt === undefined ? "0" : "1", excerpt ?? "",
+  );
+  if (reply[0] === 0) return { kind: "miss" };
+  const [status, runId, epoch, seen] = reply;
+  return { kind: status === 1 ? "live" : "stale", runId, epoch: Number(epoch), seenMs: Number(seen) };
+}

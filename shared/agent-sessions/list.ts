@@ -1,0 +1,42 @@
+import { AppError } from "../errors";
+import type { Deps } from "../deps";
+import type { Principal } from "../auth/credentials";
+import { listSessions, type AgentSessionRow } from "../db/queries/agent-sessions";
+import { readLease } from "./lease-cache";
+import { withCachedSeen } from "./service";
+
+export const DEFAULT_PAGE_SIZE = 50;
+
+function encodeCursor(row: AgentSessionRow): string {
+  return Buffer.from(`${row.lastSeenAt.getTime()}.${row.id}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { lastSeenAt: Date; id: string } {
+  const match = /^(\d{1,15})\.([0-9a-f-]{36})$/.exec(Buffer.from(cursor, "base64url").toString());
+  if (!match) throw new AppError("invalid_input");
+  return { lastSeenAt: new Date(Number(match[1])), id: match[2]! };
+}
+
+/** GET /agent-sessions: newest lastSeenAt first, keyset pages, live state per SPEC §3.2. */
+export async function listAgentSessions(
+  deps: Deps,
+  principal: Principal,
+  query: { state?: "live" | "closed" | "all"; agent?: string; limit?: number; cursor?: string },
+  now = new Date(),
+) {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const rows = await listSessions(deps.db, {
+    userId: principal.userId,
+    state: query.state ?? "all",
+    agent: query.agent,
+    cutoff: new Date(now.getTime() - deps.config.SESSION_LEASE_SECONDS * 1000),
+    limit: limit + 1,
+    after: query.cursor ? decodeCursor(query.cursor) : undefined,
+  });
+  const page = rows.slice(0, limit);
+  const leases = await Promise.all(page.map((row) => readLease(deps, row)));
+  return {
+    items: page.map((row, i) => withCachedSeen(row, leases[i] ?? null)),
+    nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+  };
+}

@@ -1,0 +1,186 @@
+import { AppError } from "../errors";
+import { newId } from "../ids";
+import type { Deps } from "../deps";
+import type { BriefedMemory } from "../db/schema";
+import {
+  closeSessionRow, findSessionById, findSessionByNaturalKey, insertSessionIfAbsent, refreshLiveSession,
+  reopenSession, upsertResumedSession, type AgentSessionRow, type NaturalKey,
+} from "../db/queries/agent-sessions";
+import { normalizeSelector, type SelectorInput } from "./facets";
+import { fillLease, heartbeatLease, readLease, type CachedLease } from "./lease-cache";
+import { isLive } from "./lease";
+import type { Principal } from "../auth/credentials";
+
+export type OpenInput = {
+  agent: string;
+  sessionId: string;
+  source: "startup" | "resume";
+  project?: string;
+  scope?: string;
+  selector?: SelectorInput;
+  briefedMemories?: BriefedMemory[];
+};
+
+export type OpenResult = {
+  row: AgentSessionRow;
+  created: boolean;
+  reopened: boolean;
+};
+
+/** Writes are refused from the moment an account's erasure begins (SPEC §8). */
+export function assertWritable(principal: Principal): void {
+  if (principal.userState !== "active") throw new AppError("account_deleted");
+}
+
+function cutoff(deps: Deps, now: Date): Date {
+  return new Date(now.getTime() - deps.config.SESSION_LEASE_SECONDS * 1000);
+}
+
+/** The freshest lastSeenAt Redis holds for the session, for Postgres's liveness decision. */
+function knownSeen(lease: CachedLease | null) {
+  return lease ? { epoch: lease.epoch, seenMs: lease.seenMs } : null;
+}
+
+/**
+ * open (SPEC §3.3). Every transition is decided and committed in Postgres, where epochs are minted;
+ * the lease cache is filled afterwards.
+ */
+export async function openSession(deps: Deps, principal: Principal, input: OpenInput, now = new Date()): Promise<OpenResult> {
+  assertWritable(principal);
+  const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
+  const values = {
+    ...key,
+    id: newId(),
+    source: input.source,
+    project: input.project ?? null,
+    scope: input.scope ?? null,
+    selector: normalizeSelector(input.selector),
+    briefedMemories: input.briefedMemories?.map((m) => ({ ...m, id: m.id.toLowerCase() })),
+    now,
+  };
+  const known = knownSeen(await readLease(deps, key));
+  const result =
+    input.source === "resume"
+      ? await resume(deps, { ...values, known, cutoff: cutoff(deps, now) })
+      : ((await startupNew(deps, values)) ?? (await startupExisting(deps, { ...values, known }, now)));
+  await fillLease(deps, result.row);
+  return result;
+}
+
+type OpenValues = Parameters<typeof insertSessionIfAbsent>[1];
+
+async function resume(deps: Deps, values: Parameters<typeof upsertResumedSession>[1]): Promise<OpenResult> {
+  const row = await upsertResumedSession(deps.db, values);
+  // Every resume mints a new epoch, so reopened_epoch equals it exactly when this resume reopened.
+  return { row, created: row.created, reopened: !row.created && row.reopenedEpoch === row.activationEpoch };
+}
+
+async function startupNew(deps: Deps, values: OpenValues): Promise<OpenResult | null> {
+  const row = await insertSessionIfAbsent(deps.db, values);
+  return row ? { row, created: true, reopened: false } : null;
+}
+
+function sameFacets(row: AgentSessionRow, values: OpenValues): boolean {
+  return row.project === values.project && row.scope === values.scope && Bun.deepEquals(row.selector, values.selector);
+}
+
+/** Attempts before a startup that keeps losing races to other transitions gives up with 503. */
+const TRANSITION_ATTEMPTS = 4;
+
+/**
+ * Startup on an existing key: read, decide (facets, then live or not), then apply the decision
+ * fenced on the epoch that was read; a concurrent transition makes the fence fail and we re-read.
+ */
+async function startupExisting(
+  deps: Deps,
+  values: OpenValues & { known: { epoch: number; seenMs: number } | null },
+  now: Date,
+): Promise<OpenResult> {
+  for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
+    const current = await findSessionByNaturalKey(deps.db, values);
+    if (!current) {
+      const created = await startupNew(deps, values);
+      if (created) return created;
+      continue;
+    }
+    if (!sameFacets(current, values)) throw new AppError("conflict");
+    const seenMs = Math.max(current.lastSeenAt.getTime(), values.known?.epoch === current.activationEpoch ? values.known.seenMs : 0);
+    const fenced = { ...values, fenceEpoch: current.activationEpoch, cutoff: cutoff(deps, now), now };
+    if (isLive(current.closedAt, seenMs, now.getTime(), deps.config.SESSION_LEASE_SECONDS * 1000)) {
+      const row = await refreshLiveSession(deps.db, fenced);
+      if (row) return { row, created: false, reopened: false };
+    } else {
+      const row = await reopenSession(deps.db, { ...fenced, briefedMemories: values.briefedMemories });
+      if (row) return { row, created: false, reopened: true };
+    }
+  }
+  throw new AppError("unavailable", 1);
+}
+
+export type HeartbeatInput = { agent: string; sessionId: string; lastMessageExcerpt?: string };
+export type HeartbeatAnswer = { sessionRunId: string; activationEpoch: number; lastSeenMs: number; resurrected: boolean };
+
+/**
+ * heartbeat (SPEC §3.4). A live lease is refreshed in Redis alone (one Lua call); a closed or
+ * lease-expired one is resurrected in Postgres first; a cold cache is rebuilt from Postgres.
+ */
+export async function heartbeat(deps: Deps, principal: Principal, input: HeartbeatInput, now = new Date()): Promise<HeartbeatAnswer> {
+  assertWritable(principal);
+  const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
+  const nowMs = now.getTime();
+  for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
+    const lease = await heartbeatLease(deps, key, nowMs, input.lastMessageExcerpt);
+    if (lease.kind === "live") {
+      return { sessionRunId: lease.runId, activationEpoch: lease.epoch, lastSeenMs: lease.seenMs, resurrected: false };
+    }
+    if (lease.kind === "stale") {
+      const row = await reopenSession(deps.db, {
+        ...key,
+        fenceEpoch: lease.epoch,
+        known: { epoch: lease.epoch, seenMs: lease.seenMs },
+        cutoff: cutoff(deps, now),
+        now,
+        excerpt: input.lastMessageExcerpt,
+      });
+      if (row) {
+        await fillLease(deps, row);
+        return { sessionRunId: row.id, activationEpoch: row.activationEpoch, lastSeenMs: row.lastSeenAt.getTime(), resurrected: true };
+      }
+    }
+    // Cold cache, or another request moved the row on: rebuild the lease from Postgres and retry.
+    const row = await findSessionByNaturalKey(deps.db, key);
+    if (!row) throw new AppError("not_found");
+    await fillLease(deps, row);
+  }
+  throw new AppError("unavailable", 1);
+}
+
+export type CloseAnswer = { row: AgentSessionRow; alreadyClosed: boolean };
+
+/** close (SPEC §3.5): idempotent; the first closedAt is kept and lastSeenAt is not touched. */
+export async function closeSession(deps: Deps, principal: Principal, input: { agent: string; sessionId: string }, now = new Date()): Promise<CloseAnswer> {
+  assertWritable(principal);
+  const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
+  const closed = await closeSessionRow(deps.db, key, now);
+  const row = closed ?? (await findSessionByNaturalKey(deps.db, key));
+  if (!row) throw new AppError("not_found");
+  await fillLease(deps, row);
+  return { row, alreadyClosed: !closed };
+}
+
+/**
+ * A session row with the lease's freshest lastSeenAt merged in (Redis may be ahead of Postgres by
+ * the write-behind window). Another tenant's id is simply not found.
+ */
+export async function getSession(deps: Deps, principal: Principal, sessionRunId: string): Promise<AgentSessionRow> {
+  const row = await findSessionById(deps.db, principal.userId, sessionRunId);
+  if (!row) throw new AppError("not_found");
+  return withCachedSeen(row, await readLease(deps, row));
+}
+
+export function withCachedSeen(row: AgentSessionRow, lease: CachedLease | null): AgentSessionRow {
+  if (!lease || lease.runId !== row.id || lease.epoch !== row.activationEpoch || lease.seenMs <= row.lastSeenAt.getTime()) return row;
+  return { ...row, lastSeenAt: new Date(lease.seenMs) };
+}
+
+export { isLive };

@@ -1,0 +1,136 @@
+import { AppError } from "../errors";
+import { randomBase62, sha256Hex } from "../ids";
+import { findApiKeyCredential } from "../db/queries/api-keys";
+import { findBearerCredential } from "../db/queries/user-sessions";
+import type { Deps } from "../deps";
+
+export const API_KEY_PREFIX = "amem_";
+const API_KEY_SHAPE = /^amem_[0-9A-Za-z]{40}$/;
+const BEARER_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+/** How long an active credential stays cached; every change to it rewrites the entry anyway. */
+const ACTIVE_TTL_MS = 10 * 60_000;
+/** Unknown secrets are remembered briefly so random guesses cannot hammer Postgres. */
+const UNKNOWN_TTL_MS = 30_000;
+/** Longer than any cache fill can take, so a fill that read Postgres before the revoke cannot land after it. */
+const REVOKED_TTL_MS = 24 * 3_600_000;
+const RATE_WINDOW_SECONDS = 60;
+
+export type CredentialKind = "k" | "t";
+export type UserState = "active" | "erasing" | "deleted";
+export type Principal = {
+  userId: string;
+  email: string;
+  userState: UserState;
+  credentialKind: CredentialKind;
+  credentialId: string;
+  credentialHash: string;
+};
+
+/** A new API key secret: `amem_` + 40 base62 characters, and what is stored of it. */
+export function mintApiKey() {
+  const key = API_KEY_PREFIX + randomBase62(40);
+  return { key, keyHash: sha256Hex(key), prefix: key.slice(API_KEY_PREFIX.length, API_KEY_PREFIX.length + 8) };
+}
+
+type Entry = { userId: string; email: string; credentialId: string; userState: UserState; expiresAtMs: number };
+
+/**
+ * `a|<kind>|<userId>|<credentialId>|<userState>|<expiresAtMs>|<email>`; the email is last because it
+ * may itself contain `|`. Carrying it lets GET /me answer without Postgres.
+ */
+function encodeEntry(kind: CredentialKind, e: Entry): string {
+  return `a|${kind}|${e.userId}|${e.credentialId}|${e.userState}|${e.expiresAtMs}|${e.email}`;
+}
+
+function decodeEntry(raw: string): Entry | null {
+  if (!raw.startsWith("a|")) return null;
+  const parts = raw.split("|");
+  const [, , userId, credentialId, userState, expiresAtMs] = parts;
+  return {
+    userId: userId!, credentialId: credentialId!, userState: userState as UserState,
+    expiresAtMs: Number(expiresAtMs), email: parts.slice(6).join("|"),
+  };
+}
+
+/** Writes an active entry unconditionally (a key or token just issued). */
+export async function cacheIssuedCredential(deps: Deps, kind: CredentialKind, hash: string, entry: Entry): Promise<void> {
+  const ttl = kind === "t" ? Math.min(ACTIVE_TTL_MS, entry.expiresAtMs - Date.now()) : ACTIVE_TTL_MS;
+  await deps.redis.set(deps.keys.credential(kind, hash), encodeEntry(kind, entry), "PX", Math.max(1, ttl));
+}
+
+/**
+ * Overwrites the cached entry with a revoked marker. Called after the revocation commits; fills use
+ * SET NX, so a fill racing the revoke can never put the credential back.
+ */
+export async function markCredentialRevoked(deps: Deps, kind: CredentialKind, hash: string): Promise<void> {
+  await deps.redis.set(deps.keys.credential(kind, hash), "r", "PX", REVOKED_TTL_MS);
+}
+
+async function fillFromPostgres(deps: Deps, kind: CredentialKind, hash: string, now: Date): Promise<void> {
+  const row = kind === "k" ? await findApiKeyCredential(deps.db, hash) : await findBearerCredential(deps.db, hash, now);
+  const key = deps.keys.credential(kind, hash);
+  if (!row) {
+    await deps.redis.set(key, "n", "PX", UNKNOWN_TTL_MS, "NX");
+    return;
+  }
+  if ("revokedAt" in row && row.revokedAt) {
+    await deps.redis.set(key, "r", "PX", REVOKED_TTL_MS, "NX");
+    return;
+  }
+  const expiresAtMs = "expiresAt" in row ? row.expiresAt.getTime() : 0;
+  const ttl = expiresAtMs ? Math.min(ACTIVE_TTL_MS, expiresAtMs - now.getTime()) : ACTIVE_TTL_MS;
+  const entry = encodeEntry(kind, { userId: row.userId, email: row.email, credentialId: row.id, userState: row.userState as UserState, expiresAtMs });
+  await deps.redis.set(key, entry, "PX", Math.max(1, ttl), "NX");
+}
+
+/** Picks the credential from the headers: `X-API-Key` when present (no fallback), else a bearer token. */
+export function credentialFromHeaders(headers: Headers): { kind: CredentialKind; secret: string } {
+  const apiKey = headers.get("x-api-key");
+  if (apiKey !== null) {
+    if (!API_KEY_SHAPE.test(apiKey)) throw new AppError("unauthorized");
+    return { kind: "k", secret: apiKey };
+  }
+  const authorization = headers.get("authorization");
+  const match = authorization ? /^Bearer ([^\s]+)$/i.exec(authorization) : null;
+  if (!match || !BEARER_SHAPE.test(match[1]!)) throw new AppError("unauthorized");
+  return { kind: "t", secret: match[1]! };
+}
+
+/**
+ * Resolves a credential to its principal in one Redis round trip on a cache hit (the same script
+ * records API key use and counts the rate limit); a miss reads Postgres once and fills the cache.
+ */
+export async function authenticate(
+  deps: Deps,
+  credential: { kind: CredentialKind; secret: string },
+  now = new Date(),
+): Promise<Principal> {
+  const hash = sha256Hex(credential.secret);
+  const { keys, redis, config } = deps;
+  const limit = config.RATE_LIMIT === "off" ? 0 : config.RATE_LIMIT;
+  const window = Math.floor(now.getTime() / (RATE_WINDOW_SECONDS * 1000));
+  const run = () =>
+    redis.authenticate(
+      keys.credential(credential.kind, hash), keys.keyLastUsed(), keys.rate(credential.kind + hash.slice(0, 32), window),
+      now.getTime(), limit, RATE_WINDOW_SECONDS,
+    );
+  let result = await run();
+  if (result === null) {
+    await fillFromPostgres(deps, credential.kind, hash, now);
+    result = await run();
+  }
+  const entry = result ? decodeEntry(result[0]) : null;
+  if (!entry || entry.userState === "deleted") throw new AppError("unauthorized");
+  if (entry.expiresAtMs && entry.expiresAtMs <= now.getTime()) throw new AppError("unauthorized");
+  if (limit > 0 && result![1] > limit) {
+    throw new AppError("rate_limited", RATE_WINDOW_SECONDS - Math.floor((now.getTime() / 1000) % RATE_WINDOW_SECONDS));
+  }
+  return {
+    userId: entry.userId,
+    email: entry.email,
+    userState: entry.userState,
+    credentialKind: credential.kind,
+    credentialId: entry.credentialId,
+    credentialHash: hash,
+  };
+}

@@ -1,0 +1,50 @@
+import { parseArgs } from "node:util";
+import { loadConfig } from "../config";
+import { createDeps, type Deps } from "../deps";
+import { createUser } from "../accounts/users";
+import { createApiKey, revokeApiKeyById } from "../accounts/api-keys";
+import { findUserByEmail } from "../db/queries/users";
+import { AppError } from "../errors";
+import { createLogger } from "../logger";
+
+const USAGE = `usage:
+  bun run amem user create --email E [--password P]   → {"id","email","apiKey"}
+  bun run amem key create --email E --name N           → {"id","apiKey"}
+  bun run amem key revoke --id ID                      → {"id","revoked":true}`;
+
+/** The admin CLI: creates users and keys without mail (SPEC §2.3). Prints one JSON line. */
+async function run(deps: Deps, argv: string[]): Promise<unknown> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { email: { type: "string" }, password: { type: "string" }, name: { type: "string" }, id: { type: "string" } },
+  });
+  const command = positionals.join(" ");
+  if (command === "user create" && values.email) {
+    const user = await createUser(deps, { email: values.email, password: values.password, withApiKey: true });
+    return { id: user.id, email: user.email, apiKey: user.apiKey };
+  }
+  if (command === "key create" && values.email && values.name) {
+    const user = await findUserByEmail(deps.db, values.email);
+    if (!user || user.state !== "active") throw new Error("no active user with that email");
+    const key = await createApiKey(deps, { userId: user.id, email: user.email }, values.name.slice(0, 64));
+    return { id: key.id, apiKey: key.key };
+  }
+  if (command === "key revoke" && values.id) {
+    await revokeApiKeyById(deps, null, values.id.toLowerCase());
+    return { id: values.id.toLowerCase(), revoked: true };
+  }
+  throw new Error(USAGE);
+}
+
+const config = loadConfig();
+const deps = await createDeps(config, "cli", createLogger("silent"));
+try {
+  console.log(JSON.stringify(await run(deps, process.argv.slice(2))));
+} catch (error) {
+  const message = error instanceof AppError ? { conflict: "email already registered", not_found: "no such live key" }[error.code as string] ?? error.code : (error as Error).message;
+  console.error(`amem: ${message}`);
+  process.exitCode = 1;
+} finally {
+  await deps.close();
+}

@@ -1,0 +1,26 @@
+import { loadConfig } from "../config";
+import { createDb } from "../db/client";
+import { applyMigrations } from "../db/migrate";
+import { preflight } from "../preflight";
+
+/** `bun run migrate`: checks Postgres and Redis, creates the database if needed, applies migrations. */
+export async function migrateFromEnv(): Promise<void> {
+  const config = loadConfig();
+  await preflight(config.DATABASE_URL, config.REDIS_URL, config.DEPENDENCY_TIMEOUT_MS);
+  const { db, client } = createDb({ url: config.DATABASE_URL, poolSize: 2, timeoutMs: config.DEPENDENCY_TIMEOUT_MS });
+  try {
+    await applyMigrations(db);
+  } finally {
+    await client.end({ timeout: 2 });
+  }
+}
+
+if (import.meta.main) {
+  await migrateFromEnv().then(
+    () => console.log("migrations applied"),
+    (error) => {
+      console.error(`amem: ${(error as Error).message}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,66 @@
+import { Type as T, type Static } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+
+/**
+ * Every environment variable the service reads, parsed once at start-up.
+ * Strings from the environment are converted (numbers, booleans) before validation,
+ * and every bad key is reported at once so a misconfigured deploy fails with one message.
+ */
+export const ConfigSchema = T.Object({
+  DATABASE_URL: T.String({ minLength: 1, default: "postgres://postgres@127.0.0.1:5432/amem" }),
+  REDIS_URL: T.String({ minLength: 1, default: "redis://127.0.0.1:6379/0" }),
+  REDIS_PREFIX: T.String({ pattern: "^[a-zA-Z0-9_-]{1,64}$", default: "amem" }),
+  PORT: T.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: T.String({ minLength: 1, default: "127.0.0.1" }),
+  LOG_LEVEL: T.Union(
+    ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((l) => T.Literal(l)),
+    { default: "info" },
+  ),
+  SESSION_LEASE_SECONDS: T.Integer({ minimum: 1, maximum: 31_536_000, default: 86_400 }),
+  SESSION_TTL_HOURS: T.Integer({ minimum: 1, maximum: 87_600, default: 720 }),
+  /** Unset disables the cron routes (they answer 404). */
+  CRON_SECRET: T.Optional(T.String({ minLength: 16 })),
+  /** Requests per minute per credential, or "off" (benchmarks). */
+  RATE_LIMIT: T.Union([T.Literal("off"), T.Integer({ minimum: 1 })], { default: 6000 }),
+  RATE_LIMIT_IP: T.Integer({ minimum: 1, default: 600 }),
+  RATE_LIMIT_LOGIN: T.Integer({ minimum: 1, default: 10 }),
+  TRUST_PROXY: T.Boolean({ default: false }),
+  BODY_LIMIT_BYTES: T.Integer({ minimum: 1024, maximum: 16_777_216, default: 262_144 }),
+  /** How often the workers move write-behind state (lease refreshes, key use) to Postgres. */
+  FLUSH_INTERVAL_MS: T.Integer({ minimum: 50, maximum: 2_000, default: 500 }),
+  DB_POOL_SIZE: T.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  /** Upper bound for any single Postgres or Redis call made while answering a request. */
+  DEPENDENCY_TIMEOUT_MS: T.Integer({ minimum: 100, maximum: 30_000, default: 2_000 }),
+  SMTP_URL: T.Optional(T.String({ minLength: 1 })),
+  PUBLIC_URL: T.String({ minLength: 1, default: "http://127.0.0.1:3000" }),
+});
+export type Config = Static<typeof ConfigSchema>;
+
+function coerce(key: string, raw: string): unknown {
+  if (key === "RATE_LIMIT") return raw === "off" ? raw : Number(raw);
+  const schema = ConfigSchema.properties[key as keyof Config] as { type?: string; anyOf?: unknown };
+  if (schema.type === "integer" || schema.type === "number") return raw.trim() === "" ? raw : Number(raw);
+  if (schema.type === "boolean") return raw === "true" || raw === "1" ? true : raw === "false" || raw === "0" ? false : raw;
+  return raw;
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
+}
+
+/** Parses the environment; throws ConfigError naming every bad key. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const raw = env[key];
+    if (raw !== undefined && raw !== "") input[key] = coerce(key, raw);
+  }
+  const withDefaults = Value.Default(ConfigSchema, input) as Record<string, unknown>;
+  const problems = [...Value.Errors(ConfigSchema, withDefaults)].map(
+    (e) => `${e.path.slice(1) || "(root)"}: ${e.message}`,
+  );
+  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
+  return withDefaults as Config;
+}

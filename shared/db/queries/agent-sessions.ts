@@ -1,0 +1,195 @@
+import { and, desc, eq, getTableColumns, isNotNull, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import type { Executor } from "../client";
+import { agentSessions, type BriefedMemory, type Selector } from "../schema";
+
+export type AgentSessionRow = typeof agentSessions.$inferSelect;
+export type NaturalKey = { userId: string; agent: string; sessionId: string };
+
+const byNaturalKey = (k: NaturalKey) =>
+  and(eq(agentSessions.userId, k.userId), eq(agentSessions.agent, k.agent), eq(agentSessions.sessionId, k.sessionId));
+
+/**
+ * "Closed or lease-expired" evaluated on the row being updated. `seen` is the freshest lastSeenAt
+ * known: Postgres may lag the Redis lease by the write-behind window, so the cached value of the
+ * same epoch is passed in and taken when larger.
+ */
+function staleCondition(known: { epoch: number; seenMs: number } | null, cutoff: Date): SQL {
+  const seen = known
+    ? sql`greatest(${agentSessions.lastSeenAt}, case when ${agentSessions.activationEpoch} = ${known.epoch} then ${new Date(known.seenMs).toISOString()}::timestamptz else ${agentSessions.lastSeenAt} end)`
+    : sql`${agentSessions.lastSeenAt}`;
+  return sql`(${agentSessions.closedAt} is not null or ${seen} <= ${cutoff.toISOString()}::timestamptz)`;
+}
+
+const withCreated = { created: sql<boolean>`(xmax = 0)` };
+
+export type InsertSession = NaturalKey & {
+  id: string;
+  source: "startup" | "resume";
+  project: string | null;
+  scope: string | null;
+  selector: Selector;
+  briefedMemories: BriefedMemory[] | undefined;
+  now: Date;
+};
+
+function insertValues(s: InsertSession) {
+  return {
+    id: s.id, userId: s.userId, agent: s.agent, sessionId: s.sessionId, source: s.source,
+    project: s.project, scope: s.scope, selector: s.selector, activationEpoch: 1, reopenedEpoch: 0,
+    openedAt: s.now, lastSeenAt: s.now, briefedMemories: s.briefedMemories ?? [],
+  };
+}
+
+/** Startup on a new key: inserts, or returns nothing when the key exists (concurrent startups make one row). */
+export async function insertSessionIfAbsent(db: Executor, s: InsertSession): Promise<AgentSessionRow | undefined> {
+  const rows = await db.insert(agentSessions).values(insertValues(s)).onConflictDoNothing().returning();
+  return rows[0];
+}
+
+/** Resume: one statement that inserts a new row or advances the epoch of the existing one. */
+export async function upsertResumedSession(
+  db: Executor,
+  s: InsertSession & { known: { epoch: number; seenMs: number } | null; cutoff: Date },
+): Promise<AgentSessionRow & { created: boolean }> {
+  const stale = staleCondition(s.known, s.cutoff);
+  const rows = await db
+    .insert(agentSessions)
+    .values(insertValues(s))
+    .onConflictDoUpdate({
+      target: [agentSessions.userId, agentSessions.agent, agentSessions.sessionId],
+      set: {
+        activationEpoch: sql`${agentSessions.activationEpoch} + 1`,
+        reopenedEpoch: sql`case when ${stale} then ${agentSessions.activationEpoch} + 1 else ${agentSessions.reopenedEpoch} end`,
+        closedAt: null,
+        lastSeenAt: sql`greatest(${agentSessions.lastSeenAt}, ${s.now.toISOString()}::timestamptz)`,
+      },
+    })
+    .returning({ ...getTableColumns(agentSessions), ...withCreated });
+  return rows[0]!;
+}
+
+export type FencedTransition = NaturalKey & {
+  /** The epoch the caller decided on; a row that moved on meanwhile is left alone. */
+  fenceEpoch: number;
+  known: { epoch: number; seenMs: number } | null;
+  cutoff: Date;
+  now: Date;
+};
+
+/**
+ * Closed or lease-expired → live: epoch + 1, closedAt cleared, lastSeenAt refreshed, fenced on the
+ * epoch the caller saw and on the row still being stale, so of racing reopens exactly one applies.
+ * Used by a startup reopen (which may replace briefedMemories) and by heartbeat resurrection
+ * (which may set the excerpt). Returns nothing when fenced out.
+ */
+export async function reopenSession(
+  db: Executor,
+  t: FencedTransition & { briefedMemories?: BriefedMemory[]; excerpt?: string },
+): Promise<AgentSessionRow | undefined> {
+  const rows = await db
+    .update(agentSessions)
+    .set({
+      activationEpoch: sql`${agentSessions.activationEpoch} + 1`,
+      reopenedEpoch: sql`${agentSessions.activationEpoch} + 1`,
+      closedAt: null,
+      lastSeenAt: sql`greatest(${agentSessions.lastSeenAt}, ${t.now.toISOString()}::timestamptz)`,
+      ...(t.briefedMemories ? { briefedMemories: t.briefedMemories } : {}),
+      ...(t.excerpt === undefined
+        ? {}
+        : { lastMessageExcerpt: t.excerpt, excerptAt: sql`greatest(${agentSessions.excerptAt}, ${t.now.toISOString()}::timestamptz)` }),
+    })
+    .where(and(byNaturalKey(t), eq(agentSessions.activationEpoch, t.fenceEpoch), staleCondition(t.known, t.cutoff)))
+    .returning();
+  return rows[0];
+}
+
+/** A live row's lastSeenAt refreshed in Postgres (a duplicate startup); fenced like reopenSession. */
+export async function refreshLiveSession(db: Executor, t: FencedTransition): Promise<AgentSessionRow | undefined> {
+  const rows = await db
+    .update(agentSessions)
+    .set({ lastSeenAt: sql`greatest(${agentSessions.lastSeenAt}, ${t.now.toISOString()}::timestamptz)` })
+    .where(and(byNaturalKey(t), eq(agentSessions.activationEpoch, t.fenceEpoch), sql`not ${staleCondition(t.known, t.cutoff)}`))
+    .returning();
+  return rows[0];
+}
+
+export async function findSessionByNaturalKey(db: Executor, k: NaturalKey): Promise<AgentSessionRow | undefined> {
+  const rows = await db.select().from(agentSessions).where(byNaturalKey(k)).limit(1);
+  return rows[0];
+}
+
+export async function findSessionById(db: Executor, userId: string, id: string): Promise<AgentSessionRow | undefined> {
+  const rows = await db
+    .select()
+    .from(agentSessions)
+    .where(and(eq(agentSessions.userId, userId), eq(agentSessions.id, id)))
+    .limit(1);
+  return rows[0];
+}
+
+/** Stamps closedAt unless already closed; returns nothing when it was already closed (or absent). */
+export async function closeSessionRow(db: Executor, k: NaturalKey, now: Date): Promise<AgentSessionRow | undefined> {
+  const rows = await db
+    .update(agentSessions)
+    .set({ closedAt: now })
+    .where(and(byNaturalKey(k), isNull(agentSessions.closedAt)))
+    .returning();
+  return rows[0];
+}
+
+export type SessionListFilter = {
+  userId: string;
+  state: "live" | "closed" | "all";
+  agent?: string;
+  cutoff: Date;
+  limit: number;
+  after?: { lastSeenAt: Date; id: string };
+};
+
+/** Newest lastSeenAt first, keyset-paginated on (lastSeenAt, id). */
+export async function listSessions(db: Executor, f: SessionListFilter): Promise<AgentSessionRow[]> {
+  const live = and(isNull(agentSessions.closedAt), sql`${agentSessions.lastSeenAt} > ${f.cutoff.toISOString()}::timestamptz`);
+  const notLive = or(isNotNull(agentSessions.closedAt), sql`${agentSessions.lastSeenAt} <= ${f.cutoff.toISOString()}::timestamptz`);
+  const after = f.after
+    ? or(
+        lt(agentSessions.lastSeenAt, f.after.lastSeenAt),
+        and(eq(agentSessions.lastSeenAt, f.after.lastSeenAt), lt(agentSessions.id, f.after.id)),
+      )
+    : undefined;
+  return db
+    .select()
+    .from(agentSessions)
+    .where(
+      and(
+        eq(agentSessions.userId, f.userId),
+        f.agent ? eq(agentSessions.agent, f.agent) : undefined,
+        f.state === "live" ? live : f.state === "closed" ? notLive : undefined,
+        after,
+      ),
+    )
+    .orderBy(desc(agentSessions.lastSeenAt), desc(agentSessions.id))
+    .limit(f.limit);
+}
+
+/** Moves write-behind lease refreshes into Postgres; GREATEST and excerpt_at make order and repeats harmless. */
+export async function applyLeaseRefreshes(
+  db: Executor,
+  refreshes: { id: string; seenMs: number; excerpt: string | null; excerptAtMs: number | null }[],
+): Promise<void> {
+  if (refreshes.length === 0) return;
+  const payload = JSON.stringify(
+    refreshes.map((r) => ({
+      id: r.id,
+      seen: new Date(r.seenMs).toISOString(),
+      ex: r.excerpt,
+      ex_at: r.excerptAtMs === null ? null : new Date(r.excerptAtMs).toISOString(),
+    })),
+  );
+  await db.execute(sql`
+    update agent_sessions s set
+      last_seen_at = greatest(s.last_seen_at, v.seen),
+      last_message_excerpt = case when v.ex_at is not null and (s.excerpt_at is null or v.ex_at > s.excerpt_at) then v.ex else s.last_message_excerpt end,
+      excerpt_at = case when v.ex_at is not null and (s.excerpt_at is null or v.ex_at > s.excerpt_at) then v.ex_at else s.excerpt_at end
+    from jsonb_to_recordset(${payload}::jsonb) as v(id uuid, seen timestamptz, ex text, ex_at timestamptz)
+    where s.id = v.id`);
+}

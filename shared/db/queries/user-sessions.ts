@@ -1,0 +1,34 @@
+import { and, eq, gt, isNull } from "drizzle-orm";
+import type { Executor } from "../client";
+import { userSessions, users } from "../schema";
+
+export async function insertUserSession(
+  db: Executor,
+  values: { id: string; userId: string; tokenHash: string; expiresAt: Date },
+): Promise<void> {
+  await db.insert(userSessions).values(values);
+}
+
+export async function findBearerCredential(db: Executor, tokenHash: string, now: Date) {
+  const rows = await db
+    .select({ id: userSessions.id, userId: userSessions.userId, expiresAt: userSessions.expiresAt, userState: users.state, email: users.email })
+    .from(userSessions)
+    .innerJoin(users, eq(users.id, userSessions.userId))
+    .where(and(eq(userSessions.tokenHash, tokenHash), isNull(userSessions.revokedAt), gt(userSessions.expiresAt, now)))
+    .limit(1);
+  return rows[0];
+}
+
+export async function revokeUserSession(db: Executor, sessionId: string, at: Date): Promise<void> {
+  await db.update(userSessions).set({ revokedAt: at }).where(eq(userSessions.id, sessionId));
+}
+
+/** Revokes every live bearer session of the user (password reset); returns their token hashes. */
+export async function revokeAllUserSessions(db: Executor, userId: string, at: Date): Promise<string[]> {
+  const rows = await db
+    .update(userSessions)
+    .set({ revokedAt: at })
+    .where(and(eq(userSessions.userId, userId), isNull(userSessions.revokedAt)))
+    .returning({ tokenHash: userSessions.tokenHash });
+  return rows.map((r) => r.tokenHash);
+}

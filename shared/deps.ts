@@ -1,0 +1,42 @@
+import type { Config } from "./config";
+import { createDb, type Db } from "./db/client";
+import type postgres from "postgres";
+import { connectRedis, createRequestRedis } from "./redis/connections";
+import type { ScriptedRedis } from "./redis/scripts";
+import { redisKeys, type RedisKeys } from "./redis/keys";
+import { createLogger, type Logger } from "./logger";
+
+/** What services need from the outside world; built once per process (or per test). */
+export type Deps = {
+  config: Config;
+  db: Db;
+  sql: postgres.Sql;
+  redis: ScriptedRedis;
+  keys: RedisKeys;
+  logger: Logger;
+  close: () => Promise<void>;
+};
+
+export async function createDeps(config: Config, role: string, logger?: Logger): Promise<Deps> {
+  const { db, client } = createDb({
+    url: config.DATABASE_URL,
+    poolSize: config.DB_POOL_SIZE,
+    timeoutMs: config.DEPENDENCY_TIMEOUT_MS,
+  });
+  const redis = createRequestRedis(config.REDIS_URL, config.DEPENDENCY_TIMEOUT_MS);
+  // A failed connect attempt must not leave an unhandled 'error' event behind.
+  redis.on("error", () => {});
+  await connectRedis(redis, config.DEPENDENCY_TIMEOUT_MS);
+  return {
+    config,
+    db,
+    sql: client,
+    redis,
+    keys: redisKeys(config.REDIS_PREFIX),
+    logger: logger ?? createLogger(config.LOG_LEVEL, { role }),
+    close: async () => {
+      redis.disconnect();
+      await client.end({ timeout: 2 });
+    },
+  };
+}

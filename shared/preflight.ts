@@ -1,0 +1,43 @@
+import postgres from "postgres";
+import Redis from "ioredis";
+import { ensureDatabase } from "./db/ensure-database";
+
+function where(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || (u.protocol.startsWith("redis") ? 6379 : 5432)}`;
+}
+
+function reason(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  return e.code ?? e.message ?? String(error);
+}
+
+/**
+ * Checks that Postgres and Redis answer within `timeoutMs` and creates the database if missing.
+ * Throws one clear, human message naming what is unreachable and how to fix it.
+ */
+export async function preflight(databaseUrl: string, redisUrl: string, timeoutMs = 2_000): Promise<void> {
+  const problems: string[] = [];
+  try {
+    await ensureDatabase(databaseUrl);
+    const sql = postgres(databaseUrl, { max: 1, connect_timeout: Math.ceil(timeoutMs / 1000), onnotice: () => {} });
+    try {
+      await sql`select 1`;
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  } catch (error) {
+    problems.push(`Postgres is unreachable at ${where(databaseUrl)} (${reason(error)}). Start it or set DATABASE_URL.`);
+  }
+  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on("error", () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    problems.push(`Redis is unreachable at ${where(redisUrl)} (${reason(error)}). Start it or set REDIS_URL.`);
+  } finally {
+    redis.disconnect();
+  }
+  if (problems.length > 0) throw new Error(problems.join("\n"));
+}

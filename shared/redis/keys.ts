@@ -1,0 +1,20 @@
+/**
+ * Every Redis key the service uses, built in one place under one prefix. Keys that belong to a
+ * tenant carry the hash tag `{u:<userId>}` so a Redis Cluster keeps a tenant's keys in one slot.
+ */
+export function redisKeys(prefix: string) {
+  return {
+    prefix,
+    /** Cached credential state by SHA-256 of the secret (`k` = API key, `t` = bearer token). */
+    credential: (kind: "k" | "t", hash: string) => `${prefix}:auth:${kind}:${hash}`,
+    /** Write-behind API key use: field = key id, value = last use in ms. */
+    keyLastUsed: () => `${prefix}:auth:last-used`,
+    rate: (bucket: string, window: number) => `${prefix}:rl:${bucket}:${window}`,
+    /** A session's lease state; agent names hold no ':' so the key is unambiguous. */
+    lease: (userId: string, agent: string, sessionId: string) => `${prefix}:{u:${userId}}:lease:${agent}:${sessionId}`,
+    userPattern: (userId: string) => `${prefix}:{u:${userId}}:*`,
+    /** Lease hashes with refreshes not yet in Postgres; score = the hash's version counter. */
+    leaseDirty: () => `${prefix}:lease:dirty`,
+  };
+}
+export type RedisKeys = ReturnType<typeof redisKeys>;

@@ -1,0 +1,42 @@
+import type Redis from "ioredis";
+import type { Result } from "ioredis";
+import { readFileSync } from "node:fs";
+
+const load = (name: string) => readFileSync(new URL(`./scripts/${name}.lua`, import.meta.url), "utf8");
+
+/** Lua scripts, each registered so ioredis runs it by EVALSHA and reloads it after a Redis restart. */
+const SCRIPTS = {
+  authenticate: { numberOfKeys: 3, lua: load("authenticate") },
+  leaseHeartbeat: { numberOfKeys: 2, lua: load("lease-heartbeat") },
+  leaseFill: { numberOfKeys: 1, lua: load("lease-fill") },
+  leaseAck: { lua: load("lease-ack") },
+  hashAck: { numberOfKeys: 1, lua: load("hash-ack") },
+} as const;
+
+declare module "ioredis" {
+  interface RedisCommander<Context> {
+    authenticate(
+      entryKey: string, lastUsedKey: string, rateKey: string,
+      nowMs: number, limit: number, windowSeconds: number,
+    ): Result<[string, number] | null, Context>;
+    leaseHeartbeat(
+      leaseKey: string, dirtyKey: string,
+      nowMs: number, leaseMs: number, ttlMs: number, hasExcerpt: "0" | "1", excerpt: string,
+    ): Result<[0] | [1 | 2, string, string, string], Context>;
+    leaseFill(
+      leaseKey: string, runId: string, epoch: number, seenMs: number, closedMs: number, ttlMs: number,
+    ): Result<[string, string, string, string], Context>;
+    /** numberOfKeys first, then keys, then args (variable key count). */
+    leaseAck(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Result<number, Context>;
+    hashAck(hashKey: string, ...fieldValuePairs: string[]): Result<number, Context>;
+  }
+}
+
+export type ScriptedRedis = Redis;
+
+export function defineScripts(redis: Redis): ScriptedRedis {
+  for (const [name, script] of Object.entries(SCRIPTS)) {
+    redis.defineCommand(name, "numberOfKeys" in script ? { numberOfKeys: script.numberOfKeys, lua: script.lua } : { lua: script.lua });
+  }
+  return redis;
+}

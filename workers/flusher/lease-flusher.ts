@@ -1,0 +1,32 @@
+import type { Deps } from "../../shared/deps";
+import { applyLeaseRefreshes } from "../../shared/db/queries/agent-sessions";
+
+const BATCH = 1_000;
+
+/**
+ * One pass of the lease write-behind: reads up to BATCH dirty lease hashes, writes their lastSeenAt
+ * and excerpt to Postgres in one statement, then acknowledges exactly what was written (a hash
+ * refreshed meanwhile stays dirty). A crash between write and acknowledgement only repeats a
+ * harmless write. Returns how many hashes it flushed.
+ */
+export async function flushLeases(deps: Deps): Promise<number> {
+  const { redis, keys } = deps;
+  const dirtyKey = keys.leaseDirty();
+  const members = await redis.zrange(dirtyKey, "0", String(BATCH - 1));
+  if (members.length === 0) return 0;
+  const states = await Promise.all(members.map((key) => redis.hmget(key, "run", "seen", "v", "ex", "exAt")));
+  const refreshes: Parameters<typeof applyLeaseRefreshes>[1] = [];
+  const ackArgs: string[] = [];
+  const ackKeys: string[] = [];
+  members.forEach((key, i) => {
+    const [run, seen, version, excerpt, excerptAt] = states[i]!;
+    ackKeys.push(key);
+    // A hash that vanished (expired, flushed) has nothing left to write; the ack just drops it.
+    ackArgs.push(version ?? "", excerptAt ?? "");
+    if (!run || !seen) return;
+    refreshes.push({ id: run, seenMs: Number(seen), excerpt: excerpt ?? null, excerptAtMs: excerptAt ? Number(excerptAt) : null });
+  });
+  await applyLeaseRefreshes(deps.db, refreshes);
+  await redis.leaseAck(ackKeys.length + 1, dirtyKey, ...ackKeys, ...ackArgs);
+  return refreshes.length;
+}
