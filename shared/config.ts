@@ -16,7 +16,8 @@ export const ConfigSchema = T.Object({
     ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((l) => T.Literal(l)),
     { default: "info" },
   ),
-  SESSION_LEASE_SECONDS: T.Integer({ minimum: 1, maximum: 31_536_000, default: 86_400 }),
+  /** Fractions are allowed so tests can watch a lease expire quickly. */
+  SESSION_LEASE_SECONDS: T.Number({ minimum: 0.05, maximum: 31_536_000, default: 86_400 }),
   SESSION_TTL_HOURS: T.Integer({ minimum: 1, maximum: 87_600, default: 720 }),
   /** Unset disables the cron routes (they answer 404). */
   CRON_SECRET: T.Optional(T.String({ minLength: 16 })),

@@ -1,15 +1,11 @@
 import type { Deps } from "../deps";
 import type { AgentSessionRow, NaturalKey } from "../db/queries/agent-sessions";
-import { leaseKeyTtlMs } from "./lease";
+import { leaseKeyTtlMs, leaseMs } from "./lease";
 
 export type CachedLease = { runId: string; epoch: number; seenMs: number; closedMs: number };
 
 export function leaseKey(deps: Deps, k: NaturalKey): string {
   return deps.keys.lease(k.userId, k.agent, k.sessionId);
-}
-
-function leaseMs(deps: Deps): number {
-  return deps.config.SESSION_LEASE_SECONDS * 1000;
 }
 
 /** The cached lease of a session, or null when Redis has none. */
@@ -27,7 +23,7 @@ export async function fillLease(deps: Deps, row: AgentSessionRow): Promise<void>
     row.activationEpoch,
     row.lastSeenAt.getTime(),
     row.closedAt?.getTime() ?? 0,
-    leaseKeyTtlMs(leaseMs(deps)),
+    leaseKeyTtlMs(leaseMs(deps.config)),
   );
 }
 
@@ -43,7 +39,7 @@ export async function heartbeatLease(
   nowMs: number,
   excerpt: string | undefined,
 ): Promise<HeartbeatResult> {
-  const lease = leaseMs(deps);
+  const lease = leaseMs(deps.config);
   const reply = await deps.redis.leaseHeartbeat(
     leaseKey(deps, k), deps.keys.leaseDirty(),
     nowMs, lease, leaseKeyTtlMs(lease), excerpt === undefined ? "0" : "1", excerpt ?? "",

@@ -1,3 +1,15 @@
+import type { Config } from "../config";
+
+/** SESSION_LEASE_SECONDS in milliseconds. */
+export function leaseMs(config: Config): number {
+  return config.SESSION_LEASE_SECONDS * 1000;
+}
+
+/** Rows seen at or before this instant are past their lease. */
+export function leaseCutoff(config: Config, now: Date): Date {
+  return new Date(now.getTime() - leaseMs(config));
+}
+
 /**
  * Lease rules (SPEC §3.2). A row is live when it is not closed and was seen within the lease;
  * past the lease it is lease-expired whether or not anything has stamped it.

@@ -4,6 +4,7 @@ import type { Principal } from "../auth/credentials";
 import { listSessions, type AgentSessionRow } from "../db/queries/agent-sessions";
 import { readLease } from "./lease-cache";
 import { withCachedSeen } from "./service";
+import { leaseCutoff } from "./lease";
 
 export const DEFAULT_PAGE_SIZE = 50;
 
@@ -29,7 +30,7 @@ export async function listAgentSessions(
     userId: principal.userId,
     state: query.state ?? "all",
     agent: query.agent,
-    cutoff: new Date(now.getTime() - deps.config.SESSION_LEASE_SECONDS * 1000),
+    cutoff: leaseCutoff(deps.config, now),
     limit: limit + 1,
     after: query.cursor ? decodeCursor(query.cursor) : undefined,
   });

@@ -8,7 +8,7 @@ import {
 } from "../db/queries/agent-sessions";
 import { normalizeSelector, type SelectorInput } from "./facets";
 import { fillLease, heartbeatLease, readLease, type CachedLease } from "./lease-cache";
-import { isLive } from "./lease";
+import { isLive, leaseCutoff, leaseMs } from "./lease";
 import type { Principal } from "../auth/credentials";
 
 export type OpenInput = {
@@ -30,10 +30,6 @@ export type OpenResult = {
 /** Writes are refused from the moment an account's erasure begins (SPEC §8). */
 export function assertWritable(principal: Principal): void {
   if (principal.userState !== "active") throw new AppError("account_deleted");
-}
-
-function cutoff(deps: Deps, now: Date): Date {
-  return new Date(now.getTime() - deps.config.SESSION_LEASE_SECONDS * 1000);
 }
 
 /** The freshest lastSeenAt Redis holds for the session, for Postgres's liveness decision. */
@@ -61,7 +57,7 @@ export async function openSession(deps: Deps, principal: Principal, input: OpenI
   const known = knownSeen(await readLease(deps, key));
   const result =
     input.source === "resume"
-      ? await resume(deps, { ...values, known, cutoff: cutoff(deps, now) })
+      ? await resume(deps, { ...values, known, cutoff: leaseCutoff(deps.config, now) })
       : ((await startupNew(deps, values)) ?? (await startupExisting(deps, { ...values, known }, now)));
   await fillLease(deps, result.row);
   return result;
@@ -105,8 +101,8 @@ async function startupExisting(
     }
     if (!sameFacets(current, values)) throw new AppError("conflict");
     const seenMs = Math.max(current.lastSeenAt.getTime(), values.known?.epoch === current.activationEpoch ? values.known.seenMs : 0);
-    const fenced = { ...values, fenceEpoch: current.activationEpoch, cutoff: cutoff(deps, now), now };
-    if (isLive(current.closedAt, seenMs, now.getTime(), deps.config.SESSION_LEASE_SECONDS * 1000)) {
+    const fenced = { ...values, fenceEpoch: current.activationEpoch, cutoff: leaseCutoff(deps.config, now), now };
+    if (isLive(current.closedAt, seenMs, now.getTime(), leaseMs(deps.config))) {
       const row = await refreshLiveSession(deps.db, fenced);
       if (row) return { row, created: false, reopened: false };
     } else {
@@ -138,7 +134,7 @@ export async function heartbeat(deps: Deps, principal: Principal, input: Heartbe
         ...key,
         fenceEpoch: lease.epoch,
         known: { epoch: lease.epoch, seenMs: lease.seenMs },
-        cutoff: cutoff(deps, now),
+        cutoff: leaseCutoff(deps.config, now),
         now,
         excerpt: input.lastMessageExcerpt,
       });
@@ -183,4 +179,3 @@ export function withCachedSeen(row: AgentSessionRow, lease: CachedLease | null):
   return { ...row, lastSeenAt: new Date(lease.seenMs) };
 }
 
-export { isLive };

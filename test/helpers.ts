@@ -1,0 +1,104 @@
+import { afterAll } from "bun:test";
+import { loadConfig, type Config } from "../shared/config";
+import { createDeps, type Deps } from "../shared/deps";
+import { createLogger } from "../shared/logger";
+import { createUser } from "../shared/accounts/users";
+import { createApp, type App } from "../api/app";
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./env";
+
+export type TestContext = {
+  deps: Deps;
+  app: App;
+  config: Config;
+  request: (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>;
+};
+export type RequestOptions = {
+  body?: unknown;
+  rawBody?: string;
+  apiKey?: string;
+  bearer?: string;
+  headers?: Record<string, string>;
+};
+export type TestResponse = { status: number; body: any; headers: Headers; text: string };
+
+let counter = 0;
+/** A Redis prefix no other test file or run shares. */
+export function uniquePrefix(): string {
+  return `t${process.pid}x${Date.now().toString(36)}x${counter++}`;
+}
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({
+    DATABASE_URL: TEST_DATABASE_URL,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: uniquePrefix(),
+    RATE_LIMIT: "off",
+    LOG_LEVEL: "silent",
+    FLUSH_INTERVAL_MS: "100",
+    DB_POOL_SIZE: "20",
+    ...overrides,
+  });
+}
+
+/** Deletes every key under the context's prefix (never FLUSHALL a shared Redis). */
+export async function deletePrefix(deps: Deps): Promise<void> {
+  let cursor = "0";
+  do {
+    const [next, keys] = await deps.redis.scan(cursor, "MATCH", `${deps.keys.prefix}:*`, "COUNT", 1000);
+    if (keys.length) await deps.redis.del(...keys);
+    cursor = next;
+  } while (cursor !== "0");
+}
+
+/** An app over real Postgres and Redis with its own Redis prefix; closed after the file's tests. */
+export async function createTestContext(overrides: Record<string, string> = {}): Promise<TestContext> {
+  const config = testConfig(overrides);
+  const deps = await createDeps(config, "test", createLogger("silent"));
+  const app = createApp(deps);
+  afterAll(async () => {
+    await deletePrefix(deps).catch(() => {});
+    await deps.close();
+  });
+  const request = async (method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.apiKey !== undefined) headers["x-api-key"] = options.apiKey;
+    if (options.bearer !== undefined) headers.authorization = `Bearer ${options.bearer}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
+    return { status: response.status, body: parsed, headers: response.headers, text };
+  };
+  return { deps, app, config, request };
+}
+
+export type Tenant = { userId: string; email: string; apiKey: string };
+
+/** A fresh user (tenant) with an API key: every test works in its own tenant. */
+export async function newTenant(ctx: TestContext): Promise<Tenant> {
+  const email = `${crypto.randomUUID()}@example.test`;
+  const user = await createUser(ctx.deps, { email, password: "correct horse battery", withApiKey: true });
+  return { userId: user.id, email: user.email, apiKey: user.apiKey! };
+}
+
+/** Polls `check` until it returns true or the deadline passes (for write-behind visibility). */
+export async function eventually(check: () => Promise<boolean>, withinMs: number, everyMs = 25): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await Bun.sleep(everyMs);
+  }
+  return check();
+}
+
+export const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
