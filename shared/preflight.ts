@@ -30,12 +30,13 @@ export async function preflight(databaseUrl: string, redisUrl: string, timeoutMs
     problems.push(`Postgres is unreachable at ${where(databaseUrl)} (${reason(error)}). Start it or set DATABASE_URL.`);
   }
   const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on("error", () => {});
+  let cause: unknown;
+  redis.on("error", (error) => (cause ??= error)); // the socket error says more than the rejection
   try {
     await redis.connect();
     await redis.ping();
   } catch (error) {
-    problems.push(`Redis is unreachable at ${where(redisUrl)} (${reason(error)}). Start it or set REDIS_URL.`);
+    problems.push(`Redis is unreachable at ${where(redisUrl)} (${reason(cause ?? error)}). Start it or set REDIS_URL.`);
   } finally {
     redis.disconnect();
   }
