@@ -8,7 +8,8 @@ import type { Deps } from "../../shared/deps";
  * query is filtered by.
  */
 export function authPlugin(deps: Deps) {
-  return new Elysia({ name: "auth" }).resolve({ as: "scoped" }, async ({ request }) => ({
+  // Unnamed on purpose: each feature gets its own instance (a named plugin would be de-duplicated).
+  return new Elysia().resolve({ as: "scoped" }, async ({ request }) => ({
     principal: await authenticate(deps, credentialFromHeaders(request.headers)),
   }));
 }

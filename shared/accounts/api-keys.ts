@@ -1,6 +1,6 @@
 import { AppError } from "../errors";
 import { newId } from "../ids";
-import { insertApiKey, listApiKeys, revokeApiKey } from "../db/queries/api-keys";
+import { findLiveApiKey, insertApiKey, listApiKeys, revokeApiKey } from "../db/queries/api-keys";
 import type { Executor } from "../db/client";
 import type { Deps } from "../deps";
 import { cacheIssuedCredential, markCredentialRevoked, mintApiKey } from "../auth/credentials";
@@ -34,9 +34,14 @@ export async function listApiKeysWithUse(deps: Deps, userId: string) {
   });
 }
 
-/** Revokes in Postgres, then overwrites the cache entry; the next request with the key gets 401. */
+/**
+ * Revokes a key so that the next request with it gets 401. The cache entry is overwritten with the
+ * revoked marker before the Postgres commit: if Redis fails, nothing is revoked and the caller gets
+ * 503 (retry is safe); if Postgres fails after the marker, the key fails closed until the retry.
+ */
 export async function revokeApiKeyById(deps: Deps, userId: string | null, keyId: string): Promise<void> {
-  const revoked = await revokeApiKey(deps.db, userId, keyId, new Date());
-  if (!revoked) throw new AppError("not_found");
-  await markCredentialRevoked(deps, "k", revoked.keyHash);
+  const key = await findLiveApiKey(deps.db, userId, keyId);
+  if (!key) throw new AppError("not_found");
+  await markCredentialRevoked(deps, "k", key.keyHash);
+  if (!(await revokeApiKey(deps.db, userId, keyId, new Date()))) throw new AppError("not_found");
 }

@@ -65,6 +65,7 @@ export async function login(deps: Deps, email: string, password: string) {
 
 export async function logout(deps: Deps, principal: Principal): Promise<void> {
   if (principal.credentialKind !== "t") throw new AppError("invalid_input");
-  await revokeUserSession(deps.db, principal.credentialId, new Date());
+  // Marker first, as for API keys: a Redis failure leaves the token valid and the logout retryable.
   await markCredentialRevoked(deps, "t", principal.credentialHash);
+  await revokeUserSession(deps.db, principal.credentialId, new Date());
 }

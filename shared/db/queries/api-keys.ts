@@ -27,6 +27,17 @@ export async function revokeApiKey(db: Executor, userId: string | null, keyId: s
   return rows[0];
 }
 
+/** A live key of the user (any user when `userId` is null), for revocation. */
+export async function findLiveApiKey(db: Executor, userId: string | null, keyId: string) {
+  const owner = userId === null ? undefined : eq(apiKeys.userId, userId);
+  const rows = await db
+    .select({ id: apiKeys.id, keyHash: apiKeys.keyHash })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), owner, isNull(apiKeys.revokedAt)))
+    .limit(1);
+  return rows[0];
+}
+
 export async function findApiKeyCredential(db: Executor, keyHash: string) {
   const rows = await db
     .select({ id: apiKeys.id, userId: apiKeys.userId, revokedAt: apiKeys.revokedAt, userState: users.state, email: users.email })
