@@ -1,0 +1,176 @@
+import { describe, expect, it } from "bun:test";
+import { join } from "node:path";
+import { createTestContext, uniquePrefix, UUID_V7 } from "../helpers";
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from "../env";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const CLI = join(ROOT, "shared", "cli", "amem.ts");
+
+/** The CLI and the app share one Redis prefix, as a CLI run against a deployment would. */
+const prefix = uniquePrefix();
+const ctx = await createTestContext({ REDIS_PREFIX: prefix });
+
+type CliResult = { exitCode: number; stdout: string; stderr: string };
+
+/** Runs `bun shared/cli/amem.ts ...args` as a real process against the test services. */
+async function amem(...args: string[]): Promise<CliResult> {
+  const proc = Bun.spawn(["bun", CLI, ...args], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      DATABASE_URL: TEST_DATABASE_URL,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: prefix,
+      LOG_LEVEL: "silent",
+    },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, exitCode] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { exitCode, stdout, stderr };
+}
+
+/** Exactly one line of output, parsed as JSON. */
+function oneJsonLine(stdout: string): Record<string, unknown> {
+  const lines = stdout.split("\n").filter((l) => l.length > 0);
+  expect(lines.length).toBe(1);
+  expect(stdout.endsWith("\n")).toBe(true);
+  return JSON.parse(lines[0]!);
+}
+
+const uniqueEmail = () => `${crypto.randomUUID()}@example.test`;
+
+async function createUser(email = uniqueEmail(), ...extra: string[]) {
+  const run = await amem("user", "create", "--email", email, ...extra);
+  expect(run.exitCode).toBe(0);
+  const printed = oneJsonLine(run.stdout) as { id: string; email: string; apiKey: string };
+  expect(printed.email).toBe(email);
+  return printed;
+}
+
+describe("amem user create", () => {
+  it("prints exactly one JSON line {id, email, apiKey} and exits 0", async () => {
+    const email = uniqueEmail();
+    const run = await amem("user", "create", "--email", email);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toBe("");
+    const printed = oneJsonLine(run.stdout);
+    expect(printed).toEqual({ id: expect.stringMatching(UUID_V7), email, apiKey: expect.stringMatching(/^amem_[0-9A-Za-z]{40}$/) });
+  });
+
+  it("prints a key that works against the app sharing its Redis prefix", async () => {
+    const user = await createUser();
+    const res = await ctx.request("GET", "/api/v1/me", { apiKey: user.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: user.id, email: user.email });
+  });
+
+  it("stores the user, its default scopes and only the hash of its key in Postgres", async () => {
+    const user = await createUser();
+    const [row] = await ctx.deps.sql`select email, state from users where id = ${user.id}`;
+    expect(row).toEqual({ email: user.email, state: "active" });
+    const scopes = await ctx.deps.sql`select name from scopes where user_id = ${user.id} order by name`;
+    expect(scopes.map((s) => s.name)).toEqual(["personal", "work"]);
+    const keys = await ctx.deps.sql`select key_hash from api_keys where user_id = ${user.id}`;
+    expect(keys.map((k) => k.key_hash)).toEqual([new Bun.CryptoHasher("sha256").update(user.apiKey).digest("hex")]);
+  });
+
+  it("sets the password given with --password so the user can log in", async () => {
+    const password = "a long enough password";
+    const user = await createUser(uniqueEmail(), "--password", password);
+    const res = await ctx.request("POST", "/auth/login", { body: { email: user.email, password } });
+    expect(res.status).toBe(200);
+  });
+
+  it("creates a user without a password who cannot log in", async () => {
+    const user = await createUser();
+    const res = await ctx.request("POST", "/auth/login", { body: { email: user.email, password: "anything at all" } });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: "unauthorized" });
+  });
+
+  it("exits non-zero with a message on stderr and nothing on stdout for a duplicate email, whatever its case", async () => {
+    const user = await createUser();
+    for (const email of [user.email, user.email.toUpperCase()]) {
+      const run = await amem("user", "create", "--email", email);
+      expect(run.exitCode).not.toBe(0);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().length).toBeGreaterThan(0);
+    }
+    const rows = await ctx.deps.sql`select 1 from users where lower(email) = ${user.email.toLowerCase()}`;
+    expect(rows.length).toBe(1);
+  });
+});
+
+describe("amem key create", () => {
+  it("prints exactly one JSON line {id, apiKey}, and the key works", async () => {
+    const user = await createUser();
+    const run = await amem("key", "create", "--email", user.email, "--name", "deploy bot");
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toBe("");
+    const printed = oneJsonLine(run.stdout) as { id: string; apiKey: string };
+    expect(printed).toEqual({ id: expect.stringMatching(UUID_V7), apiKey: expect.stringMatching(/^amem_[0-9A-Za-z]{40}$/) });
+    const me = await ctx.request("GET", "/api/v1/me", { apiKey: printed.apiKey });
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({ id: user.id, email: user.email });
+    const list = await ctx.request("GET", "/api/v1/api-keys", { apiKey: user.apiKey });
+    expect(list.body.keys.find((k: { id: string }) => k.id === printed.id)).toMatchObject({ id: printed.id, name: "deploy bot", revokedAt: null });
+  });
+
+  it("exits non-zero with a message on stderr and nothing on stdout for an unknown email", async () => {
+    const run = await amem("key", "create", "--email", uniqueEmail(), "--name", "n");
+    expect(run.exitCode).not.toBe(0);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.trim().length).toBeGreaterThan(0);
+  });
+});
+
+describe("amem key revoke", () => {
+  it("revokes the key: the app sharing the prefix answers 401 on the next request, even after caching it", async () => {
+    const user = await createUser();
+    const created = oneJsonLine((await amem("key", "create", "--email", user.email, "--name", "temp")).stdout) as { id: string; apiKey: string };
+    expect((await ctx.request("GET", "/api/v1/me", { apiKey: created.apiKey })).status).toBe(200);
+    const run = await amem("key", "revoke", "--id", created.id);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toBe("");
+    oneJsonLine(run.stdout);
+    const res = await ctx.request("GET", "/api/v1/me", { apiKey: created.apiKey });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: "unauthorized" });
+    const [row] = await ctx.deps.sql`select revoked_at from api_keys where id = ${created.id}`;
+    expect(row!.revoked_at).not.toBeNull();
+  });
+
+  it("leaves the user's other keys working", async () => {
+    const user = await createUser();
+    const created = oneJsonLine((await amem("key", "create", "--email", user.email, "--name", "temp")).stdout) as { id: string };
+    expect((await amem("key", "revoke", "--id", created.id)).exitCode).toBe(0);
+    expect((await ctx.request("GET", "/api/v1/me", { apiKey: user.apiKey })).status).toBe(200);
+  });
+
+  it("exits non-zero with nothing on stdout for an unknown or already revoked id", async () => {
+    const user = await createUser();
+    const created = oneJsonLine((await amem("key", "create", "--email", user.email, "--name", "temp")).stdout) as { id: string };
+    expect((await amem("key", "revoke", "--id", created.id)).exitCode).toBe(0);
+    for (const id of [created.id, Bun.randomUUIDv7()]) {
+      const run = await amem("key", "revoke", "--id", id);
+      expect(run.exitCode).not.toBe(0);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe("amem usage", () => {
+  it("exits non-zero with the usage on stderr for an unknown command", async () => {
+    const run = await amem("user", "delete", "--email", uniqueEmail());
+    expect(run.exitCode).not.toBe(0);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("usage");
+  });
+});

@@ -1,0 +1,150 @@
+import { describe, expect, it } from "bun:test";
+import { ConfigError, loadConfig } from "../../shared/config";
+
+/** Runs loadConfig and returns the ConfigError it throws (fails the test if it does not throw one). */
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error("loadConfig accepted a bad environment");
+}
+
+/** The keys a ConfigError names, in order. */
+const keysNamed = (error: ConfigError) => error.problems.map((p) => p.split(":")[0]!.trim());
+
+describe("loadConfig", () => {
+  it("fills every default from an empty environment", () => {
+    expect(loadConfig({})).toEqual({
+      DATABASE_URL: "postgres://postgres@127.0.0.1:5432/amem",
+      REDIS_URL: "redis://127.0.0.1:6379/0",
+      REDIS_PREFIX: "amem",
+      PORT: 3000,
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+      SESSION_LEASE_SECONDS: 86_400,
+      SESSION_TTL_HOURS: 720,
+      RATE_LIMIT: 6_000,
+      RATE_LIMIT_IP: 600,
+      RATE_LIMIT_LOGIN: 10,
+      TRUST_PROXY: false,
+      BODY_LIMIT_BYTES: 262_144,
+      FLUSH_INTERVAL_MS: 500,
+      DB_POOL_SIZE: 10,
+      DEPENDENCY_TIMEOUT_MS: 2_000,
+      PUBLIC_URL: "http://127.0.0.1:3000",
+    });
+  });
+
+  it("leaves the optional keys unset by default (cron routes off, mail to the log)", () => {
+    const config = loadConfig({});
+    expect("CRON_SECRET" in config).toBe(false);
+    expect("SMTP_URL" in config).toBe(false);
+  });
+
+  it("treats an empty string as unset", () => {
+    const config = loadConfig({ PORT: "", RATE_LIMIT: "", TRUST_PROXY: "", CRON_SECRET: "" });
+    expect(config.PORT).toBe(3000);
+    expect(config.RATE_LIMIT).toBe(6_000);
+    expect(config.TRUST_PROXY).toBe(false);
+    expect("CRON_SECRET" in config).toBe(false);
+  });
+
+  it("ignores variables it does not know", () => {
+    const config = loadConfig({ HOME: "/root", AMEM_SOMETHING: "x" });
+    expect("HOME" in config).toBe(false);
+    expect("AMEM_SOMETHING" in config).toBe(false);
+  });
+
+  it("coerces integers and fractional numbers from strings", () => {
+    const config = loadConfig({
+      PORT: "8080",
+      SESSION_LEASE_SECONDS: "0.5",
+      SESSION_TTL_HOURS: "2",
+      BODY_LIMIT_BYTES: "2048",
+      FLUSH_INTERVAL_MS: "100",
+      DB_POOL_SIZE: "20",
+      DEPENDENCY_TIMEOUT_MS: "750",
+      RATE_LIMIT_IP: "30",
+      RATE_LIMIT_LOGIN: "5",
+    });
+    expect(config.PORT).toBe(8080);
+    expect(config.SESSION_LEASE_SECONDS).toBe(0.5);
+    expect(config.SESSION_TTL_HOURS).toBe(2);
+    expect(config.BODY_LIMIT_BYTES).toBe(2048);
+    expect(config.FLUSH_INTERVAL_MS).toBe(100);
+    expect(config.DB_POOL_SIZE).toBe(20);
+    expect(config.DEPENDENCY_TIMEOUT_MS).toBe(750);
+    expect(config.RATE_LIMIT_IP).toBe(30);
+    expect(config.RATE_LIMIT_LOGIN).toBe(5);
+  });
+
+  it("coerces booleans from true/false and 1/0", () => {
+    expect(loadConfig({ TRUST_PROXY: "true" }).TRUST_PROXY).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: "1" }).TRUST_PROXY).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: "false" }).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "0" }).TRUST_PROXY).toBe(false);
+  });
+
+  it("rejects a boolean that is neither true/false nor 1/0", () => {
+    for (const value of ["yes", "maybe", "TRUE!"]) {
+      expect(keysNamed(configError({ TRUST_PROXY: value }))).toEqual(["TRUST_PROXY"]);
+    }
+  });
+
+  it("accepts RATE_LIMIT off", () => {
+    expect(loadConfig({ RATE_LIMIT: "off" }).RATE_LIMIT).toBe("off");
+  });
+
+  it("accepts RATE_LIMIT as a positive integer", () => {
+    expect(loadConfig({ RATE_LIMIT: "3" }).RATE_LIMIT).toBe(3);
+    expect(loadConfig({ RATE_LIMIT: "120000" }).RATE_LIMIT).toBe(120_000);
+  });
+
+  it("rejects RATE_LIMIT that is neither off nor a positive integer", () => {
+    for (const value of ["0", "-5", "1.5", "fast", "OFF", "on"]) {
+      expect({ value, keys: keysNamed(configError({ RATE_LIMIT: value })) }).toEqual({ value, keys: ["RATE_LIMIT"] });
+    }
+  });
+
+  it("rejects non-numeric and fractional values for integer keys", () => {
+    expect(keysNamed(configError({ PORT: "http" }))).toEqual(["PORT"]);
+    expect(keysNamed(configError({ PORT: "80.5" }))).toEqual(["PORT"]);
+    expect(keysNamed(configError({ SESSION_LEASE_SECONDS: "abc" }))).toEqual(["SESSION_LEASE_SECONDS"]);
+  });
+
+  it("rejects values outside their bounds", () => {
+    expect(keysNamed(configError({ PORT: "70000" }))).toEqual(["PORT"]);
+    expect(keysNamed(configError({ BODY_LIMIT_BYTES: "10" }))).toEqual(["BODY_LIMIT_BYTES"]);
+    expect(keysNamed(configError({ FLUSH_INTERVAL_MS: "10000" }))).toEqual(["FLUSH_INTERVAL_MS"]);
+    expect(keysNamed(configError({ SESSION_LEASE_SECONDS: "0" }))).toEqual(["SESSION_LEASE_SECONDS"]);
+    expect(keysNamed(configError({ CRON_SECRET: "too-short" }))).toEqual(["CRON_SECRET"]);
+    expect(keysNamed(configError({ REDIS_PREFIX: "has:colon" }))).toEqual(["REDIS_PREFIX"]);
+    expect(keysNamed(configError({ LOG_LEVEL: "loud" }))).toEqual(["LOG_LEVEL"]);
+  });
+
+  it("names every bad key in one ConfigError", () => {
+    const error = configError({
+      PORT: "http",
+      BODY_LIMIT_BYTES: "10",
+      TRUST_PROXY: "maybe",
+      RATE_LIMIT: "fast",
+      LOG_LEVEL: "loud",
+      SESSION_LEASE_SECONDS: "abc",
+      DATABASE_URL: "postgres://ok@127.0.0.1/amem",
+    });
+    const bad = ["BODY_LIMIT_BYTES", "LOG_LEVEL", "PORT", "RATE_LIMIT", "SESSION_LEASE_SECONDS", "TRUST_PROXY"];
+    expect([...new Set(keysNamed(error))].sort()).toEqual(bad);
+    for (const key of bad) expect(error.message).toContain(key);
+    expect(error.message).not.toContain("DATABASE_URL");
+  });
+
+  it("never repeats a bad value in its message (it may be a secret)", () => {
+    const secret = "s3cr3t-but-short";
+    const error = configError({ CRON_SECRET: secret.slice(0, 10), PORT: "port-s3cr3t" });
+    expect(error.message).not.toContain(secret.slice(0, 10));
+    expect(error.message).not.toContain("port-s3cr3t");
+  });
+});
