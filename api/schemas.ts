@@ -1,5 +1,6 @@
 import { t, type TSchema } from "elysia";
 import type { ObjectOptions, TProperties } from "@sinclair/typebox";
+import { UUID_PATTERN } from "../shared/accounts/rules";
 
 /** Every object schema rejects unknown properties (SPEC §1: nothing is silently stripped). */
 export function strictObject<P extends TProperties>(properties: P, options: ObjectOptions = {}) {
@@ -7,10 +8,7 @@ export function strictObject<P extends TProperties>(properties: P, options: Obje
 }
 
 /** UUID versions 1–8, plus nil and max, any case (SPEC §1); handlers lower-case them. */
-export const Uuid = t.String({
-  pattern:
-    "^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12})$",
-});
+export const Uuid = t.String({ pattern: UUID_PATTERN });
 export const Timestamp = t.String({ description: "ISO 8601 UTC with Z, millisecond precision" });
 export const NullableTimestamp = t.Union([Timestamp, t.Null()]);
 export const Agent = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9][a-z0-9-]*$" });
@@ -18,6 +16,9 @@ export const ScopeName = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z
 export const SessionId = t.String({ minLength: 1, maxLength: 256 });
 export const Project = t.String({ minLength: 1, maxLength: 256 });
 export const Limit = (max: number) => t.Integer({ minimum: 1, maximum: max });
+
+/** For routes that take no query parameters: any parameter is an unknown one (400). */
+export const NoQuery = t.Object({}, { additionalProperties: false });
 
 export const ErrorBody = strictObject({ error: t.String() }, { description: "Every error: exactly {\"error\": code}" });
 

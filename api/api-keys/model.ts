@@ -1,7 +1,8 @@
 import { t } from "elysia";
 import { NullableTimestamp, strictObject, Timestamp, Uuid } from "../schemas";
+import { KEY_NAME_MAX } from "../../shared/accounts/rules";
 
-export const CreateKeyBody = strictObject({ name: t.String({ minLength: 1, maxLength: 64 }) });
+export const CreateKeyBody = strictObject({ name: t.String({ minLength: 1, maxLength: KEY_NAME_MAX }) });
 export const CreatedKey = strictObject({
   id: Uuid,
   name: t.String(),

@@ -4,7 +4,7 @@ import { createApiKey, listApiKeysWithUse, revokeApiKeyById } from "../../shared
 import { assertWritable } from "../../shared/agent-sessions/service";
 import { iso, isoOrNull } from "../../shared/time";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors } from "../schemas";
+import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
 import { CreatedKey, CreateKeyBody, KeyIdParams, KeyList } from "./model";
 
 /** API key management for the authenticated user (SPEC §2.2). */
@@ -32,7 +32,7 @@ export function apiKeyRoutes(deps: Deps) {
           })),
         };
       },
-      { query: t.Object({}, { additionalProperties: false }), response: { 200: KeyList, ...errors(...AUTHED_ERRORS) } },
+      { query: NoQuery, response: { 200: KeyList, ...errors(...AUTHED_ERRORS) } },
     )
     .delete(
       "/:id",

@@ -1,8 +1,9 @@
 import { t } from "elysia";
 import { strictObject, Timestamp, Uuid } from "../schemas";
+import { EMAIL_MAX, EMAIL_PATTERN, PASSWORD_MAX, PASSWORD_MIN } from "../../shared/accounts/rules";
 
-export const Email = t.String({ minLength: 3, maxLength: 254, pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$" });
-export const Password = t.String({ minLength: 8, maxLength: 256 });
+export const Email = t.String({ minLength: 3, maxLength: EMAIL_MAX, pattern: EMAIL_PATTERN });
+export const Password = t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX });
 
 export const SignupBody = strictObject({ email: Email, password: Password });
 export const LoginBody = strictObject({ email: Email, password: t.String({ minLength: 1, maxLength: 256 }) });

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Deps } from "../../shared/deps";
 import { migrationsApplied } from "../../shared/db/migrate";
 import { AppError } from "../../shared/errors";
-import { errors, strictObject } from "../schemas";
+import { errors, NoQuery, strictObject } from "../schemas";
 
 const VERSION = "v1";
 
@@ -20,7 +20,7 @@ export function healthRoutes(deps: Deps) {
   return new Elysia({ name: "health" })
     .get("/health", () => ({ status: "ok" as const }), {
       response: { 200: strictObject({ status: t.Literal("ok") }) },
-      detail: { tags: ["operations"], security: [] },
+      query: NoQuery, detail: { tags: ["operations"], security: [] },
     })
     .get(
       "/ready",
@@ -35,12 +35,12 @@ export function healthRoutes(deps: Deps) {
       },
       {
         response: { 200: strictObject({ status: t.Literal("ready") }), ...errors(503) },
-        detail: { tags: ["operations"], security: [], description: "503 {\"error\":\"unavailable\"} when Postgres, Redis or migrations are not ready" },
+        query: NoQuery, detail: { tags: ["operations"], security: [], description: "503 {\"error\":\"unavailable\"} when Postgres, Redis or migrations are not ready" },
       },
     )
     .get("/api/v1/version", () => ({ version: VERSION }), {
       response: { 200: strictObject({ version: t.String() }) },
-      detail: { tags: ["operations"], security: [] },
+      query: NoQuery, detail: { tags: ["operations"], security: [] },
     })
     .get("/", () => ({ service: "amem", docs: "/docs" }), { detail: { hide: true } })
     .get("/favicon.ico", () => new Response(null, { status: 204 }), { detail: { hide: true } });

@@ -3,10 +3,9 @@ import type { Deps } from "../../shared/deps";
 import { listScopes } from "../../shared/db/queries/scopes";
 import { iso } from "../../shared/time";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, strictObject, Timestamp, Uuid } from "../schemas";
+import { AUTHED_ERRORS, errors, NoQuery, strictObject, Timestamp, Uuid } from "../schemas";
 import { Identity } from "../auth/model";
 
-const NoQuery = t.Object({}, { additionalProperties: false });
 const Scope = strictObject({ id: Uuid, name: t.String(), aliases: t.Array(t.String()), createdAt: Timestamp });
 const ScopeList = strictObject({ count: t.Integer(), scopes: t.Array(Scope) });
 

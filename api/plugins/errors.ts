@@ -40,9 +40,13 @@ export type MethodLookup = (path: string) => string[];
  * known path with the wrong method answers 405 with an Allow header instead of 404.
  */
 export function errorsPlugin(logger: Logger, allowedMethods: MethodLookup) {
-  return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request, set }) => {
+  return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error: thrown, request, set }) => {
+    let error: unknown = thrown;
     const requestId = String(set.headers["x-request-id"] ?? "");
     const headers: Record<string, string> = requestId ? { "x-request-id": requestId } : {};
+    // Elysia wraps what a parser throws in a ParseError; our parser throws AppError for 413/415.
+    const cause = (error as { cause?: unknown }).cause;
+    if (code === "PARSE" && cause instanceof AppError) error = cause;
     if (error instanceof AppError) {
       if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
       return errorResponse(error.code, headers);

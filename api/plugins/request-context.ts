@@ -26,13 +26,33 @@ export function requestContextPlugin(bodyLimitBytes: number) {
       if (!JSON_TYPE.test(request.headers.get("content-type") ?? "")) throw new AppError("unsupported_media_type");
     })
     .onParse({ as: "global" }, async ({ request }) => {
-      const bytes = await request.arrayBuffer();
-      if (bytes.byteLength > bodyLimitBytes) throw new AppError("payload_too_large");
+      const bytes = await readWithin(request, bodyLimitBytes);
       if (bytes.byteLength === 0) return undefined;
+      // Also here, not only in onRequest: a body can arrive without a length header.
+      if (!JSON_TYPE.test(request.headers.get("content-type") ?? "")) throw new AppError("unsupported_media_type");
       try {
         return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
       } catch {
         throw new AppError("invalid_json");
       }
     });
+}
+
+/** Reads the body, stopping with 413 as soon as it passes the limit (never buffers more). */
+async function readWithin(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw new AppError("payload_too_large");
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
 }

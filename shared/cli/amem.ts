@@ -6,6 +6,7 @@ import { createApiKey, revokeApiKeyById } from "../accounts/api-keys";
 import { findUserByEmail } from "../db/queries/users";
 import { AppError } from "../errors";
 import { createLogger } from "../logger";
+import { isEmail, isKeyName, isPassword, isUuid } from "../accounts/rules";
 
 const USAGE = `usage:
   bun run amem user create --email E [--password P]   → {"id","email","apiKey"}
@@ -20,6 +21,10 @@ async function run(deps: Deps, argv: string[]): Promise<unknown> {
     options: { email: { type: "string" }, password: { type: "string" }, name: { type: "string" }, id: { type: "string" } },
   });
   const command = positionals.join(" ");
+  if (values.email !== undefined && !isEmail(values.email)) throw new Error("--email is not an email address");
+  if (values.password !== undefined && !isPassword(values.password)) throw new Error("--password must be 8–256 characters");
+  if (values.name !== undefined && !isKeyName(values.name)) throw new Error("--name must be 1–64 characters");
+  if (values.id !== undefined && !isUuid(values.id)) throw new Error("--id is not a uuid");
   if (command === "user create" && values.email) {
     const user = await createUser(deps, { email: values.email, password: values.password, withApiKey: true });
     return { id: user.id, email: user.email, apiKey: user.apiKey };
@@ -27,7 +32,7 @@ async function run(deps: Deps, argv: string[]): Promise<unknown> {
   if (command === "key create" && values.email && values.name) {
     const user = await findUserByEmail(deps.db, values.email);
     if (!user || user.state !== "active") throw new Error("no active user with that email");
-    const key = await createApiKey(deps, { userId: user.id, email: user.email }, values.name.slice(0, 64));
+    const key = await createApiKey(deps, { userId: user.id, email: user.email }, values.name);
     return { id: key.id, apiKey: key.key };
   }
   if (command === "key revoke" && values.id) {

@@ -6,6 +6,7 @@ const ctx = await createTestContext();
 /** Tiny limits so a handful of requests crosses them; each context has its own Redis prefix. */
 const limited = await createTestContext({ RATE_LIMIT: "3", RATE_LIMIT_LOGIN: "100" });
 const loginLimited = await createTestContext({ RATE_LIMIT: "1000", RATE_LIMIT_LOGIN: "2" });
+const guessLimited = await createTestContext({ RATE_LIMIT: "1000", RATE_LIMIT_IP: "3" });
 
 const PASSWORD = "correct horse battery";
 const uniqueEmail = () => `${crypto.randomUUID()}@example.test`;
@@ -409,6 +410,20 @@ describe("rate limiting", () => {
     expect(res.status).toBe(429);
     expect(res.body).toEqual({ error: "rate_limited" });
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  });
+
+  it("throttles failed authentications per client IP past RATE_LIMIT_IP, without limiting valid credentials", async () => {
+    const tenant = await newTenant(guessLimited);
+    await awayFromWindowEdge();
+    const guess = () => guessLimited.request("GET", "/api/v1/me", { apiKey: `amem_${"x".repeat(40)}` });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await guess()).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    const blocked = await guess();
+    expect(blocked.body).toEqual({ error: "rate_limited" });
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    const valid = await guessLimited.request("GET", "/api/v1/me", { apiKey: tenant.apiKey });
+    expect(valid.status).toBe(200);
   });
 
   it("never limits when RATE_LIMIT is off", async () => {

@@ -166,6 +166,25 @@ describe("amem key revoke", () => {
   });
 });
 
+describe("amem input validation", () => {
+  it("rejects what the HTTP API would reject, with a message on stderr and nothing on stdout", async () => {
+    const email = uniqueEmail();
+    for (const args of [
+      ["user", "create", "--email", "not-an-email"],
+      ["user", "create", "--email", email, "--password", "short"],
+      ["key", "create", "--email", email, "--name", "n".repeat(65)],
+      ["key", "revoke", "--id", "not-a-uuid"],
+    ]) {
+      const result = await amem(...args);
+      expect(result.exitCode).not.toBe(0);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(/^amem: --(email|password|name|id) /);
+    }
+    const rows = await ctx.deps.sql`select 1 from users where lower(email) = lower(${email})`;
+    expect(rows.length).toBe(0);
+  });
+});
+
 describe("amem usage", () => {
   it("exits non-zero with the usage on stderr for an unknown command", async () => {
     const run = await amem("user", "delete", "--email", uniqueEmail());
