@@ -32,7 +32,6 @@ export const ConfigSchema = T.Object({
   DB_POOL_SIZE: T.Integer({ minimum: 1, maximum: 200, default: 10 }),
   /** Upper bound for any single Postgres or Redis call made while answering a request. */
   DEPENDENCY_TIMEOUT_MS: T.Integer({ minimum: 100, maximum: 30_000, default: 2_000 }),
-  SMTP_URL: T.Optional(T.String({ minLength: 1 })),
   PUBLIC_URL: T.String({ minLength: 1, default: "http://127.0.0.1:3000" }),
 });
 export type Config = Static<typeof ConfigSchema>;

@@ -5,6 +5,7 @@ import { connectRedis, createRequestRedis } from "./redis/connections";
 import type { ScriptedRedis } from "./redis/scripts";
 import { redisKeys, type RedisKeys } from "./redis/keys";
 import { createLogger, type Logger } from "./logger";
+import { createLogMailer, type Mailer } from "./mail";
 
 /** What services need from the outside world; built once per process (or per test). */
 export type Deps = {
@@ -14,10 +15,12 @@ export type Deps = {
   redis: ScriptedRedis;
   keys: RedisKeys;
   logger: Logger;
+  mailer: Mailer;
   close: () => Promise<void>;
 };
 
-export async function createDeps(config: Config, role: string, logger?: Logger): Promise<Deps> {
+export async function createDeps(config: Config, role: string, givenLogger?: Logger): Promise<Deps> {
+  const logger = givenLogger ?? createLogger(config.LOG_LEVEL, { role });
   const { db, client } = createDb({
     url: config.DATABASE_URL,
     poolSize: config.DB_POOL_SIZE,
@@ -33,7 +36,8 @@ export async function createDeps(config: Config, role: string, logger?: Logger):
     sql: client,
     redis,
     keys: redisKeys(config.REDIS_PREFIX),
-    logger: logger ?? createLogger(config.LOG_LEVEL, { role }),
+    logger,
+    mailer: createLogMailer(logger),
     close: async () => {
       redis.disconnect();
       await client.end({ timeout: 2 });

@@ -4,6 +4,7 @@ import { createDeps, type Deps } from "../shared/deps";
 import { createLogger } from "../shared/logger";
 import { createUser } from "../shared/accounts/users";
 import { createApp, type App } from "../api/app";
+import type { Mail } from "../shared/mail";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./env";
 
 export type TestContext = {
@@ -102,3 +103,15 @@ export async function eventually(check: () => Promise<boolean>, withinMs: number
 
 export const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** An outbox standing in for the mail relay: the context's services send into it. */
+export function captureMail(ctx: TestContext): Mail[] {
+  const outbox: Mail[] = [];
+  ctx.deps.mailer = { send: async (mail) => void outbox.push(mail) };
+  return outbox;
+}
+
+/** The token carried by a mail's link. */
+export function tokenOf(mail: Mail | undefined): string {
+  return new URL(mail!.link).searchParams.get("token")!;
+}

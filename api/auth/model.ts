@@ -9,3 +9,9 @@ export const SignupBody = strictObject({ email: Email, password: Password });
 export const LoginBody = strictObject({ email: Email, password: t.String({ minLength: 1, maxLength: 256 }) });
 export const Identity = strictObject({ id: Uuid, email: t.String() });
 export const LoginResponse = strictObject({ token: t.String(), expiresAt: Timestamp });
+
+const MailToken = t.String({ minLength: 1, maxLength: 128 });
+export const VerifyEmailBody = strictObject({ token: MailToken });
+export const ForgotPasswordBody = strictObject({ email: Email });
+export const ResetPasswordBody = strictObject({ token: MailToken, password: Password });
+export const Accepted = strictObject({ accepted: t.Literal(true) });

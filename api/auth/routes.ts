@@ -6,7 +6,8 @@ import { iso } from "../../shared/time";
 import { authPlugin } from "../plugins/auth";
 import { clientIp } from "../client-ip";
 import { errors } from "../schemas";
-import { Identity, LoginBody, LoginResponse, SignupBody } from "./model";
+import { Accepted, ForgotPasswordBody, Identity, LoginBody, LoginResponse, ResetPasswordBody, SignupBody, VerifyEmailBody } from "./model";
+import { requestPasswordReset, resetPassword, verifyEmail } from "../../shared/accounts/recovery";
 
 /** Signup, login and logout: the bearer-session half of SPEC §2.3. */
 export function authRoutes(deps: Deps) {
@@ -30,6 +31,33 @@ export function authRoutes(deps: Deps) {
         return { token: session.token, expiresAt: iso(session.expiresAt) };
       },
       { body: LoginBody, response: { 200: LoginResponse, ...errors(400, 401, 413, 415, 429, 503) }, detail: { security: [] } },
+    )
+    .post(
+      "/verify-email",
+      async ({ body, set }) => {
+        await verifyEmail(deps, body.token);
+        set.status = 204;
+      },
+      { body: VerifyEmailBody, response: { 204: t.Void({ description: "Verified" }), ...errors(400, 401, 413, 415, 503) }, detail: { security: [] } },
+    )
+    .post(
+      "/forgot-password",
+      async ({ body, request, server, status }) => {
+        await limitIp(request, server, "ip", deps.config.RATE_LIMIT_IP);
+        // Not awaited: the answer and its timing must not reveal whether the email is registered.
+        requestPasswordReset(deps, body.email).catch((err) => deps.logger.error({ err }, "password reset mail failed"));
+        return status(202, { accepted: true as const });
+      },
+      { body: ForgotPasswordBody, response: { 202: Accepted, ...errors(400, 413, 415, 429) }, detail: { security: [] } },
+    )
+    .post(
+      "/reset-password",
+      async ({ body, request, server, set }) => {
+        await limitIp(request, server, "login", deps.config.RATE_LIMIT_LOGIN);
+        await resetPassword(deps, body.token, body.password);
+        set.status = 204;
+      },
+      { body: ResetPasswordBody, response: { 204: t.Void({ description: "Password changed; every bearer session revoked" }), ...errors(400, 401, 413, 415, 429, 503) }, detail: { security: [] } },
     )
     .use(authPlugin(deps))
     .post(

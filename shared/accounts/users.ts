@@ -3,14 +3,11 @@ import { newId, randomToken, sha256Hex } from "../ids";
 import { findUserByEmail, insertUser } from "../db/queries/users";
 import { insertDefaultScopes } from "../db/queries/scopes";
 import { insertUserSession, revokeUserSession } from "../db/queries/user-sessions";
-import { emailVerificationTokens } from "../db/schema";
 import type { Deps } from "../deps";
 import { hashPassword, verifyPassword } from "../auth/passwords";
 import { cacheIssuedCredential, markCredentialRevoked, type Principal } from "../auth/credentials";
 import { insertNewApiKey } from "./api-keys";
-import { sendMail } from "../mail";
-
-const VERIFY_TOKEN_TTL_MS = 24 * 3_600_000;
+import { issueVerificationToken, sendVerificationMail } from "./recovery";
 
 /**
  * Creates a user with the default scopes (and optionally a first API key) in one transaction.
@@ -21,16 +18,13 @@ export async function createUser(
   input: { email: string; password?: string; withApiKey?: boolean },
 ) {
   const passwordHash = input.password ? await hashPassword(input.password) : null;
-  const verifyToken = randomToken();
   const created = await deps.db.transaction(async (tx) => {
     const user = await insertUser(tx, { id: newId(), email: input.email, passwordHash });
     if (!user) return null;
     await insertDefaultScopes(tx, user.id);
-    await tx.insert(emailVerificationTokens).values({
-      id: newId(), userId: user.id, tokenHash: sha256Hex(verifyToken), expiresAt: new Date(Date.now() + VERIFY_TOKEN_TTL_MS),
-    });
+    const verifyToken = await issueVerificationToken(tx, user.id);
     const apiKey = input.withApiKey ? await insertNewApiKey(tx, user.id, "default") : null;
-    return { user, apiKey };
+    return { user, apiKey, verifyToken };
   });
   if (!created) throw new AppError("conflict");
   if (created.apiKey) {
@@ -39,11 +33,7 @@ export async function createUser(
       userId: row.userId, email: created.user.email, credentialId: row.id, userState: "active", expiresAtMs: 0,
     });
   }
-  await sendMail(deps, {
-    to: created.user.email,
-    subject: "Verify your amem account",
-    link: `${deps.config.PUBLIC_URL}/auth/verify-email?token=${verifyToken}`,
-  });
+  await sendVerificationMail(deps, created.user.email, created.verifyToken);
   return { id: created.user.id, email: created.user.email, apiKey: created.apiKey?.key ?? null };
 }
 

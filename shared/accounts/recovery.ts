@@ -1,0 +1,70 @@
+import { AppError } from "../errors";
+import { newId, randomToken, sha256Hex } from "../ids";
+import type { Deps } from "../deps";
+import type { Executor } from "../db/client";
+import { emailVerificationTokens, passwordResetTokens } from "../db/schema";
+import { consumeMailToken, insertMailToken } from "../db/queries/mail-tokens";
+import { findUserByEmail, markEmailVerified, setPasswordHash } from "../db/queries/users";
+import { revokeAllUserSessions } from "../db/queries/user-sessions";
+import { hashPassword } from "../auth/passwords";
+import { markCredentialRevoked } from "../auth/credentials";
+
+const VERIFY_TTL_MS = 24 * 3_600_000;
+const RESET_TTL_MS = 3_600_000;
+
+/** Creates a verification token for a new user (inside the signup transaction); returns the secret. */
+export async function issueVerificationToken(db: Executor, userId: string): Promise<string> {
+  const token = randomToken();
+  await insertMailToken(db, emailVerificationTokens, {
+    id: newId(), userId, tokenHash: sha256Hex(token), expiresAt: new Date(Date.now() + VERIFY_TTL_MS),
+  });
+  return token;
+}
+
+export async function sendVerificationMail(deps: Deps, email: string, token: string): Promise<void> {
+  await deps.mailer.send({
+    to: email,
+    subject: "Verify your amem account",
+    link: `${deps.config.PUBLIC_URL}/auth/verify-email?token=${token}`,
+  });
+}
+
+/** Marks the email verified; an unknown, used or expired token is an invalid credential (401). */
+export async function verifyEmail(deps: Deps, token: string): Promise<void> {
+  const now = new Date();
+  const userId = await consumeMailToken(deps.db, emailVerificationTokens, sha256Hex(token), now);
+  if (!userId) throw new AppError("unauthorized");
+  await markEmailVerified(deps.db, userId, now);
+}
+
+/**
+ * Starts a password reset. The caller answers 202 at once whatever happens here, so the answer
+ * and its timing say nothing about whether the email is registered.
+ */
+export async function requestPasswordReset(deps: Deps, email: string): Promise<void> {
+  const user = await findUserByEmail(deps.db, email);
+  if (!user || user.state !== "active") return;
+  const token = randomToken();
+  await insertMailToken(deps.db, passwordResetTokens, {
+    id: newId(), userId: user.id, tokenHash: sha256Hex(token), expiresAt: new Date(Date.now() + RESET_TTL_MS),
+  });
+  await deps.mailer.send({
+    to: user.email,
+    subject: "Reset your amem password",
+    link: `${deps.config.PUBLIC_URL}/auth/reset-password?token=${token}`,
+  });
+}
+
+/** Sets a new password with a single-use token and revokes every bearer session of the user. */
+export async function resetPassword(deps: Deps, token: string, password: string): Promise<void> {
+  const passwordHash = await hashPassword(password);
+  const now = new Date();
+  const revoked = await deps.db.transaction(async (tx) => {
+    const userId = await consumeMailToken(tx, passwordResetTokens, sha256Hex(token), now);
+    if (!userId) return null;
+    await setPasswordHash(tx, userId, passwordHash);
+    return revokeAllUserSessions(tx, userId, now);
+  });
+  if (revoked === null) throw new AppError("unauthorized");
+  for (const tokenHash of revoked) await markCredentialRevoked(deps, "t", tokenHash);
+}
