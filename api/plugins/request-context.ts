@@ -4,6 +4,8 @@ import { AppError } from "../../shared/errors";
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const JSON_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;|$)/i;
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+/** Invalid UTF-8 is rejected (invalid_json), never silently replaced. */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 function hasBody(request: Request): boolean {
   const length = request.headers.get("content-length");
@@ -26,12 +28,16 @@ export function requestContextPlugin(bodyLimitBytes: number) {
       if (!JSON_TYPE.test(request.headers.get("content-type") ?? "")) throw new AppError("unsupported_media_type");
     })
     .onParse({ as: "global" }, async ({ request }) => {
-      const bytes = await readWithin(request, bodyLimitBytes);
+      // With a Content-Length (already checked against the limit in onRequest) one native read is
+      // enough; only a chunked body is streamed and counted.
+      const bytes = request.headers.has("content-length")
+        ? new Uint8Array(await request.arrayBuffer())
+        : await readWithin(request, bodyLimitBytes);
       if (bytes.byteLength === 0) return undefined;
       // Also here, not only in onRequest: a body can arrive without a length header.
       if (!JSON_TYPE.test(request.headers.get("content-type") ?? "")) throw new AppError("unsupported_media_type");
       try {
-        return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+        return JSON.parse(STRICT_UTF8.decode(bytes));
       } catch {
         throw new AppError("invalid_json");
       }

@@ -53,6 +53,11 @@ export class Procs {
     }
   }
 
+  /** Pids of the tracked processes still running. */
+  pids(): number[] {
+    return [...this.tracked.values()].filter((t) => t.proc.exitCode === null).map((t) => t.proc.pid);
+  }
+
   forget(pid: number): void {
     this.tracked.delete(pid);
   }

@@ -1,0 +1,414 @@
+/**
+ * Heartbeat and GET /me against B-redis, per shared/BENCH.md. Run: `bun run bench:heartbeat`.
+ *
+ * Starts, on 127.0.0.1 only: the B-redis baseline (bench/baseline-redis.ts), the amem api and the
+ * workers (write-behind flusher), against database `amem_bench` and Redis db 2 under a fresh
+ * REDIS_PREFIX; creates a user + API key with the admin CLI, opens one session, then loads each
+ * operation with wrk (interleaved: baseline, heartbeat, /me, per round) and prints medians and
+ * ratios. Every process it started is stopped by pid at the end, on error and on SIGINT.
+ *
+ * env (defaults = BENCH.md):
+ *   BENCH_SECONDS=10  BENCH_WARMUP_SECONDS=2  BENCH_RUNS=3  BENCH_CONNECTIONS=64  BENCH_THREADS=2
+ *   BENCH_PROBE=1        count Redis commands / Postgres use per request and auth cache hit vs miss latency
+ *   BENCH_INVESTIGATE=0  also load: B-redis with 2 EVALSHAs, api GET /health, heartbeat with an excerpt
+ *   BENCH_ONLY=          comma list of operations to load (baseline,heartbeat,me,baseline2,health,heartbeatExcerpt)
+ *   BENCH_PROFILE=0      run the api under `bun --cpu-prof --cpu-prof-md` (profile written to the log dir at exit)
+ *   BENCH_WAIT_QUIET=1   before each run, wait (≤ 60 s) until other processes use < 0.15 core
+ *   BENCH_RECORD=auto    append rows to bench/README.md (auto: only for runs ≥ 3 and seconds ≥ 10)
+ *   BENCH_README=bench/README.md   where rows are appended
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
+ * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 bun run bench:heartbeat
+ */
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir, cpus } from "node:os";
+import { join } from "node:path";
+import Redis from "ioredis";
+import { findWrk, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
+import { Procs, freePort, rssBytes, waitForHttp } from "./lib/procs";
+import { countRedisCommands, postgresBackendsUsed, sequentialLatency, type CommandCount } from "./lib/probe";
+import { ForeignCpu } from "./lib/cpu";
+import { appendRow, fmtMb, fmtMs, fmtRatio, fmtRps, mdRow, median, textTable } from "./lib/report";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
+
+// ---- settings -------------------------------------------------------------------------------
+
+function intEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer in [${min}, ${max}]`);
+  return n;
+}
+
+const SECONDS = intEnv("BENCH_SECONDS", 10, 1, 600);
+const WARMUP = intEnv("BENCH_WARMUP_SECONDS", 2, 0, 60);
+const RUNS = intEnv("BENCH_RUNS", 3, 1, 21);
+const CONNECTIONS = intEnv("BENCH_CONNECTIONS", 64, 1, 10_000);
+const THREADS = intEnv("BENCH_THREADS", 2, 1, 64);
+const PROBE = process.env.BENCH_PROBE !== "0";
+const WAIT_QUIET = process.env.BENCH_WAIT_QUIET !== "0";
+/** Cores used by other processes above which a run is flagged as disturbed. */
+const FOREIGN_LIMIT = 0.15;
+const INVESTIGATE = process.env.BENCH_INVESTIGATE === "1";
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((s) => s.trim())) : null;
+const PROFILE = process.env.BENCH_PROFILE === "1";
+const RECORD = process.env.BENCH_RECORD === "1" || (process.env.BENCH_RECORD !== "0" && RUNS >= 3 && SECONDS >= 10 && !ONLY && !PROFILE);
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench";
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/2";
+
+for (const url of [DATABASE_URL, REDIS_URL]) {
+  if (new URL(url).hostname !== "127.0.0.1") throw new Error(`benchmarks only target 127.0.0.1, not ${url}`);
+}
+const REDIS_DB = Number(new URL(REDIS_URL).pathname.slice(1) || 0);
+if (REDIS_DB === 0) throw new Error("BENCH_REDIS_URL must name a dedicated Redis database (default /2), not db 0");
+
+const TARGETS = { heartbeatRatio: 0.8, heartbeatP99Ratio: 2, meRatio: 0.8, rssBytes: 200 * 1_048_576 };
+
+// ---- machine and commit ---------------------------------------------------------------------
+
+function machine() {
+  const cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? "unknown";
+  const nproc = Bun.spawnSync(["nproc"]).stdout.toString().trim() || String(cpus().length);
+  return { nproc, model, label: `${nproc}× ${model}` };
+}
+
+function commit(): string {
+  const head = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim() || "unknown";
+  // The measured code is the working tree: say so when it differs from HEAD outside bench/.
+  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--", "api", "shared", "workers", "migrations", "package.json", "bun.lock"], { cwd: ROOT })
+    .stdout.toString().trim();
+  return dirty ? `${head}+dirty` : head;
+}
+
+// ---- processes ------------------------------------------------------------------------------
+
+const logDir = mkdtempSync(join(tmpdir(), "amem-bench-"));
+const procs = new Procs(ROOT, logDir);
+let cleaning: Promise<void> | null = null;
+
+const id = crypto.randomUUID().slice(0, 8);
+const PREFIX = `bench-${id}`;
+
+/** Stops our processes (by pid), then deletes this run's Redis keys (SCAN, bounded). */
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await procs.stopAll();
+    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+    redis.on("error", () => {});
+    try {
+      await redis.connect();
+      let cursor = "0";
+      for (let i = 0; i < 100_000; i++) {
+        const [next, keys] = await redis.scan(cursor, "MATCH", `${PREFIX}:*`, "COUNT", 1000);
+        if (keys.length > 0) await redis.unlink(...keys);
+        cursor = next;
+        if (cursor === "0") break;
+      }
+    } catch (error) {
+      console.error(`warning: could not delete Redis keys ${PREFIX}:* (${(error as Error).message})`);
+    } finally {
+      redis.disconnect();
+    }
+  })();
+  return cleaning;
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping the processes this benchmark started…`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+// ---- steps ----------------------------------------------------------------------------------
+
+async function api(base: string, path: string, init: RequestInit & { apiKey?: string } = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (init.apiKey) headers.set("x-api-key", init.apiKey);
+  if (init.body) headers.set("content-type", "application/json");
+  return fetch(base + path, { ...init, headers, signal: AbortSignal.timeout(5_000) });
+}
+
+async function expectOk(res: Response, what: string): Promise<unknown> {
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** `server` is the process answering, for the per-process CPU figures. */
+type Op = { key: string; label: string; target: WrkTarget; server: Bun.Subprocess; sampleRss?: boolean };
+type Run = WrkResult & { foreignCores: number; serverCores: number; redisCores: number; wrkCores: number };
+type OpRuns = { op: Op; runs: Run[] };
+
+async function main() {
+  const wrk = findWrk();
+  if (!wrk) {
+    console.error("wrk is not installed. Install it (Debian: `apt-get install -y wrk`) and run again.");
+    process.exitCode = 2;
+    return;
+  }
+  const box = machine();
+  const rev = commit();
+  const started = new Date();
+  console.log(`amem heartbeat benchmark — ${started.toISOString()}`);
+  console.log(`machine: nproc=${box.nproc}, ${box.model}; commit ${rev}`);
+  console.log(`wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted)`);
+  console.log("note: wrk runs on the same cores as the servers, Redis and Postgres (loopback, shared CPU).");
+  console.log(`logs: ${logDir}; Redis ${REDIS_URL} prefix ${PREFIX}; Postgres ${DATABASE_URL}\n`);
+
+  const serviceEnv = {
+    DATABASE_URL, REDIS_URL, REDIS_PREFIX: PREFIX, RATE_LIMIT: "off", LOG_LEVEL: "warn", HOST: "127.0.0.1",
+  };
+  const bun = process.execPath;
+
+  // Migrations (creates amem_bench when missing).
+  const migrate = await procs.run("migrate", [bun, "shared/cli/migrate.ts"], serviceEnv, 60_000);
+  if (migrate.code !== 0) throw new Error(`migrate failed: ${migrate.stderr || migrate.stdout}`);
+
+  // Services.
+  const basePort = freePort();
+  const baseline = procs.spawnService("baseline-redis", [bun, "bench/baseline-redis.ts"], { PORT: String(basePort), REDIS_URL, REDIS_PREFIX: PREFIX });
+  const apiPort = freePort();
+  const profileFlags = PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${logDir}`] : [];
+  const apiProc = procs.spawnService("api", [bun, ...profileFlags, "api/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
+  const workers = procs.spawnService("workers", [bun, "workers/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
+  const apiBase = `http://127.0.0.1:${apiPort}`;
+  const baseBase = `http://127.0.0.1:${basePort}`;
+  try {
+    await waitForHttp(`${baseBase}/health`, baseline, 20_000);
+    await waitForHttp(`${apiBase}/ready`, apiProc, 20_000);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n--- api log ---\n${procs.logTail(apiProc.pid)}\n--- baseline log ---\n${procs.logTail(baseline.pid)}`);
+  }
+  let base2: { proc: Bun.Subprocess; url: string } | null = null;
+  if (INVESTIGATE) {
+    const port = freePort();
+    const proc = procs.spawnService("baseline-redis-2rt", [bun, "bench/baseline-redis.ts"], { PORT: String(port), REDIS_URL, REDIS_PREFIX: PREFIX, BASELINE_ROUND_TRIPS: "2" });
+    base2 = { proc, url: `http://127.0.0.1:${port}` };
+    await waitForHttp(`${base2.url}/health`, proc, 20_000);
+  }
+  await Bun.sleep(500);
+  if (workers.exitCode !== null) throw new Error(`workers exited:\n${procs.logTail(workers.pid)}`);
+
+  // Tenant, key, live session.
+  const email = `bench-${id}@example.com`;
+  const created = await procs.run("cli", [bun, "shared/cli/amem.ts", "user", "create", "--email", email], serviceEnv, 30_000);
+  if (created.code !== 0) throw new Error(`user create failed: ${created.stderr || created.stdout}`);
+  const user = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { id: string; email: string; apiKey: string };
+  const session = { agent: "bench-agent", sessionId: `bench-session-${id}` };
+  await expectOk(await api(apiBase, "/api/v1/agent-sessions/open", { method: "POST", apiKey: user.apiKey, body: JSON.stringify({ ...session, source: "startup" }) }), "open");
+  const beat = (await expectOk(
+    await api(apiBase, "/api/v1/agent-sessions/heartbeat", { method: "POST", apiKey: user.apiKey, body: JSON.stringify(session) }),
+    "heartbeat",
+  )) as { resurrected: boolean };
+  if (beat.resurrected) throw new Error("heartbeat of a just-opened session resurrected it");
+  await expectOk(await api(apiBase, "/api/v1/me", { apiKey: user.apiKey }), "/me");
+  await expectOk(await api(baseBase, "/touch", { method: "POST", body: JSON.stringify(session) }), "baseline");
+  console.log(`user ${user.id}, session ${session.agent}/${session.sessionId} open; api pid ${apiProc.pid}, RSS at rest ${fmtMb(rssBytes(apiProc.pid) ?? 0)}\n`);
+
+  const heartbeatBody = JSON.stringify(session);
+  const ops: Op[] = [
+    { key: "baseline", label: "B-redis (1 EVALSHA)", target: { url: `${baseBase}/touch`, method: "POST", body: heartbeatBody }, server: baseline },
+    {
+      key: "heartbeat", label: "heartbeat (live, API key)", sampleRss: true, server: apiProc,
+      target: { url: `${apiBase}/api/v1/agent-sessions/heartbeat`, method: "POST", body: heartbeatBody, headers: { "X-API-Key": user.apiKey } },
+    },
+    { key: "me", label: "GET /api/v1/me", target: { url: `${apiBase}/api/v1/me`, method: "GET", headers: { "X-API-Key": user.apiKey } }, server: apiProc },
+  ];
+  if (INVESTIGATE && base2) {
+    ops.push(
+      { key: "baseline2", label: "B-redis, 2 EVALSHAs in a row", target: { url: `${base2.url}/touch`, method: "POST", body: heartbeatBody }, server: base2.proc },
+      { key: "health", label: "api GET /health (no Redis)", target: { url: `${apiBase}/health`, method: "GET" }, server: apiProc },
+      {
+        key: "heartbeatExcerpt", label: "heartbeat + 200-char excerpt", server: apiProc,
+        target: {
+          url: `${apiBase}/api/v1/agent-sessions/heartbeat`, method: "POST", headers: { "X-API-Key": user.apiKey },
+          body: JSON.stringify({ ...session, lastMessageExcerpt: "x".repeat(200) }),
+        },
+      },
+    );
+  }
+
+  if (ONLY) {
+    for (let i = ops.length - 1; i >= 0; i--) if (!ONLY.has(ops[i]!.key)) ops.splice(i, 1);
+    if (ops.length === 0) throw new Error("BENCH_ONLY selects no operation");
+  }
+
+  // Probe (sequential, before the load): Redis commands per request, Postgres use, auth cache hit vs miss.
+  let probe: { heartbeat: CommandCount; me: CommandCount; pgUsed: number; pgBackends: number; hitMs: number; missMs: number; baseMs: number } | null = null;
+  if (PROBE) {
+    const hb = () => api(apiBase, "/api/v1/agent-sessions/heartbeat", { method: "POST", apiKey: user.apiKey, body: heartbeatBody }).then((r) => expectOk(r, "heartbeat")).then(() => {});
+    const me = () => api(apiBase, "/api/v1/me", { apiKey: user.apiKey }).then((r) => expectOk(r, "/me")).then(() => {});
+    const heartbeatCount = await countRedisCommands(REDIS_URL, REDIS_DB, PREFIX, 200, hb);
+    const meCount = await countRedisCommands(REDIS_URL, REDIS_DB, PREFIX, 200, me);
+    const pg = await postgresBackendsUsed(DATABASE_URL, apiProc.pid, async () => {
+      for (let i = 0; i < 500; i++) await hb();
+    });
+    const redis = new Redis(REDIS_URL, { lazyConnect: true });
+    redis.on("error", () => {});
+    await redis.connect();
+    const credentialKey = `${PREFIX}:auth:k:${new Bun.CryptoHasher("sha256").update(user.apiKey).digest("hex")}`;
+    try {
+      if (!(await redis.exists(credentialKey))) throw new Error(`credential cache key ${credentialKey} not found: the probe's key layout is out of date`);
+      await sequentialLatency(200, hb);
+      const hitMs = await sequentialLatency(500, hb);
+      const missMs = await sequentialLatency(500, hb, async () => void (await redis.del(credentialKey)));
+      const baseMs = await sequentialLatency(500, () => api(baseBase, "/touch", { method: "POST", body: heartbeatBody }).then((r) => expectOk(r, "baseline")).then(() => {}));
+      probe = { heartbeat: heartbeatCount, me: meCount, pgUsed: pg.usedDuring, pgBackends: pg.apiBackends, hitMs, missMs, baseMs };
+    } finally {
+      redis.disconnect();
+    }
+    console.log("probe (sequential requests, no load):");
+    console.log(`  heartbeat: ${heartbeatCount.perRequest} Redis commands/request sent by the api (${fmtBreakdown(heartbeatCount)}), ${heartbeatCount.luaPerRequest} commands inside scripts`);
+    console.log(`  /me:       ${meCount.perRequest} Redis commands/request (${fmtBreakdown(meCount)}), ${meCount.luaPerRequest} inside scripts`);
+    console.log(`  Postgres:  ${pg.usedDuring} of the api's ${pg.apiBackends} backend(s) ran a statement during 500 heartbeats`);
+    console.log(`  latency (median of 500 sequential, incl. client): B-redis ${fmtMs(probe.baseMs)}, heartbeat auth cache hit ${fmtMs(probe.hitMs)}, miss (entry deleted before each) ${fmtMs(probe.missMs)}\n`);
+  }
+
+  // Load: interleaved rounds so drift hits every operation alike.
+  const results = new Map<string, OpRuns>(ops.map((op) => [op.key, { op, runs: [] }]));
+  let rssMax = 0;
+  const foreign = new ForeignCpu(() => procs.pids());
+  const wrkOpts = { connections: CONNECTIONS, threads: THREADS, timeoutSeconds: 5 };
+  for (let round = 1; round <= RUNS; round++) {
+    for (const op of ops) {
+      let sampler: Timer | undefined;
+      if (op.sampleRss) {
+        sampler = setInterval(() => {
+          const rss = rssBytes(apiProc.pid);
+          if (rss !== null && rss > rssMax) rssMax = rss;
+        }, 200);
+      }
+      try {
+        if (WAIT_QUIET) {
+          const t0 = performance.now();
+          const load = await foreign.waitQuiet(FOREIGN_LIMIT, 60);
+          const waited = (performance.now() - t0) / 1000;
+          if (waited > 1.5) console.log(`        (waited ${waited.toFixed(0)} s for other processes to settle; now ${load.toFixed(2)} cores)`);
+        }
+        if (WARMUP > 0) checkClean(op, await runWrk(procs, op.target, { ...wrkOpts, seconds: WARMUP }), "warm-up");
+        const before = foreign.mark();
+        const measured = checkClean(op, await runWrk(procs, op.target, { ...wrkOpts, seconds: SECONDS }), "run");
+        const after = foreign.mark();
+        const r: Run = {
+          ...measured,
+          foreignCores: foreign.cores(before, after),
+          serverCores: foreign.coresOf(before, after, op.server.pid),
+          redisCores: foreign.coresOf(before, after, "redis"),
+          wrkCores: foreign.coresOf(before, after, "self"),
+        };
+        results.get(op.key)!.runs.push(r);
+        const flag = r.foreignCores > FOREIGN_LIMIT ? "  ⚠ disturbed" : "";
+        console.log(
+          `run ${round}/${RUNS}  ${op.label.padEnd(30)} ${fmtRps(r.rps).padStart(8)} req/s  p50 ${fmtMs(r.p50Ms).padStart(8)}  p99 ${fmtMs(r.p99Ms).padStart(8)}  cpu: server ${r.serverCores.toFixed(2)} redis ${r.redisCores.toFixed(2)} wrk ${r.wrkCores.toFixed(2)} other ${r.foreignCores.toFixed(2)}${flag}`,
+        );
+      } finally {
+        clearInterval(sampler);
+      }
+    }
+  }
+
+  // Summary.
+  const med = (key: string) => {
+    const runs = results.get(key)?.runs ?? [];
+    return { rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50Ms)), p99: median(runs.map((r) => r.p99Ms)) };
+  };
+  const b = med("baseline");
+  const hb = med("heartbeat");
+  const me = med("me");
+  const hbRatio = hb.rps / b.rps;
+  const hbP99Ratio = hb.p99 / b.p99;
+  const meRatio = me.rps / b.rps;
+  const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
+  const rows: string[][] = [
+    ["B-redis", fmtRps(b.rps), fmtMs(b.p50), fmtMs(b.p99), "—", "—", "—", "baseline", ""],
+    ["heartbeat", fmtRps(hb.rps), fmtMs(hb.p50), fmtMs(hb.p99), fmtRps(b.rps), fmtRatio(hbRatio), fmtRatio(hbP99Ratio),
+      `≥ ${TARGETS.heartbeatRatio}×, p99 ≤ ${TARGETS.heartbeatP99Ratio}×`, verdict(hbRatio >= TARGETS.heartbeatRatio && hbP99Ratio <= TARGETS.heartbeatP99Ratio)],
+    ["GET /me", fmtRps(me.rps), fmtMs(me.p50), fmtMs(me.p99), fmtRps(b.rps), fmtRatio(meRatio), fmtRatio(me.p99 / b.p99), `≥ ${TARGETS.meRatio}×`, verdict(meRatio >= TARGETS.meRatio)],
+    ["api RSS (max, heartbeat)", fmtMb(rssMax), "", "", "", "", "", `≤ ${fmtMb(TARGETS.rssBytes)}`, verdict(rssMax > 0 && rssMax <= TARGETS.rssBytes)],
+  ];
+  for (const key of ["baseline2", "health", "heartbeatExcerpt"]) {
+    const r = results.get(key);
+    if (!r) continue;
+    const m = med(key);
+    rows.push([r.op.label, fmtRps(m.rps), fmtMs(m.p50), fmtMs(m.p99), fmtRps(b.rps), fmtRatio(m.rps / b.rps), fmtRatio(m.p99 / b.p99), "(investigation)", ""]);
+  }
+  console.log(`\nmedians of ${RUNS} run(s) × ${SECONDS} s, ${CONNECTIONS} connections — ${box.label}, commit ${rev} (wrk shares the cores)`);
+  console.log(textTable(["operation", "req/s", "p50", "p99", "B-redis req/s", "ratio", "p99 ratio", "target", ""], rows));
+  // Where the CPU goes: cores each process used and CPU-µs per request (medians over runs).
+  const cpuRows = [...results.values()].map(({ op, runs }) => {
+    const m = (f: (r: Run) => number) => median(runs.map(f));
+    const us = (f: (r: Run) => number) => m((r) => (f(r) / r.rps) * 1e6).toFixed(0);
+    return [op.label, m((r) => r.serverCores).toFixed(2), m((r) => r.redisCores).toFixed(2), m((r) => r.wrkCores).toFixed(2),
+      us((r) => r.serverCores), us((r) => r.redisCores), us((r) => r.wrkCores)];
+  });
+  console.log("\nCPU (cores used during the measured runs, and CPU-µs per request; medians):");
+  console.log(textTable(["operation", "server", "redis", "wrk", "server µs/req", "redis µs/req", "wrk µs/req"], cpuRows));
+  const allRuns = [...results.values()].flatMap((r) => r.runs);
+  const foreignMax = Math.max(0, ...allRuns.map((r) => r.foreignCores));
+  const disturbed = allRuns.filter((r) => r.foreignCores > FOREIGN_LIMIT).length;
+  console.log(`\nother processes' CPU during measured runs: max ${foreignMax.toFixed(2)} cores; ${disturbed} of ${allRuns.length} run(s) above ${FOREIGN_LIMIT} core${disturbed ? " — figures disturbed, re-run on a quiet machine" : ""}`);
+  /** Median server CPU-µs per request of an operation (the steadier figure on a shared box). */
+  const cpuUs = (key: string) => median((results.get(key)?.runs ?? []).map((r) => (r.serverCores / r.rps) * 1e6)).toFixed(0);
+  /** "disturbed / total" measured runs of the given operations. */
+  const disturbedOf = (...keys: string[]) => {
+    const runs = keys.flatMap((k) => results.get(k)?.runs ?? []);
+    return `${runs.filter((r) => r.foreignCores > FOREIGN_LIMIT).length}/${runs.length}`;
+  };
+  const perCore = hb.rps / Number(box.nproc);
+  console.log(`\ncapacity: ${fmtRps(hb.rps)} heartbeats/s on ${box.nproc} cores shared with wrk, Redis and Postgres ≈ ${fmtRps(perCore)} per core.`);
+
+  // Raw results (gitignored) and README rows.
+  const date = started.toISOString().slice(0, 10);
+  const runsLabel = `${RUNS}×${SECONDS} s`;
+  mkdirSync(join(ROOT, "bench/results"), { recursive: true });
+  const rawPath = join(ROOT, `bench/results/heartbeat-${started.toISOString().replace(/[:.]/g, "-")}.json`);
+  writeFileSync(rawPath, JSON.stringify({
+    date: started.toISOString(), commit: rev, machine: box, settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS },
+    rssMaxBytes: rssMax, foreignCoresMax: foreignMax, probe, results: [...results.values()].map((r) => ({ key: r.op.key, label: r.op.label, runs: r.runs, median: med(r.op.key) })),
+  }, null, 2));
+  console.log(`raw results: ${rawPath}`);
+  if (PROFILE) console.log(`api CPU profile: written to ${logDir} when the api exits (below)`);
+  if (RECORD) {
+    const ok = [
+      appendRow(README, "heartbeat", mdRow([date, rev, box.label, runsLabel, fmtRps(hb.rps), fmtMs(hb.p50), fmtMs(hb.p99), fmtRps(b.rps), fmtMs(b.p99),
+        fmtRatio(hbRatio), fmtRatio(hbP99Ratio), `${cpuUs("heartbeat")} / ${cpuUs("baseline")}`, fmtMb(rssMax), disturbedOf("baseline", "heartbeat")])),
+      appendRow(README, "me", mdRow([date, rev, box.label, runsLabel, fmtRps(me.rps), fmtMs(me.p50), fmtMs(me.p99), fmtRps(b.rps), fmtMs(b.p99),
+        fmtRatio(meRatio), fmtRatio(me.p99 / b.p99), `${cpuUs("me")} / ${cpuUs("baseline")}`, disturbedOf("baseline", "me")])),
+    ];
+    for (const key of ["baseline2", "health", "heartbeatExcerpt"]) {
+      const r = results.get(key);
+      if (!r) continue;
+      const m = med(key);
+      ok.push(appendRow(README, "investigate", mdRow([date, rev, r.op.label, runsLabel, fmtRps(m.rps), fmtMs(m.p50), fmtMs(m.p99), fmtRps(b.rps), fmtRatio(m.rps / b.rps), `${cpuUs(key)} / ${cpuUs("baseline")}`, disturbedOf("baseline", key)])));
+    }
+    console.log(ok.every(Boolean) ? `rows appended to ${README}` : `warning: some table markers are missing from ${README}`);
+  } else {
+    console.log("not recorded in bench/README.md (short run; BENCH_RECORD=1 forces it)");
+  }
+}
+
+function fmtBreakdown(c: CommandCount): string {
+  return Object.entries(c.breakdown).map(([k, v]) => `${k} ×${v}`).join(", ") || "none";
+}
+
+/** A figure with errors measures error handling, not the operation: abort. */
+function checkClean(op: Op, r: WrkResult, phase: string): WrkResult {
+  if (r.non2xx > 0 || r.socketErrors > 0) {
+    throw new Error(`${op.label} ${phase}: ${r.non2xx} non-2xx responses and ${r.socketErrors} socket errors out of ${r.requests} requests`);
+  }
+  return r;
+}
+
+try {
+  await main();
+} catch (error) {
+  // After SIGINT the stopped wrk/services make main() fail; that is not worth a second message.
+  if (!cleaning) console.error(`\nbenchmark failed: ${(error as Error).message}`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}
