@@ -1,5 +1,7 @@
 import { Elysia } from "elysia";
+import type { Server } from "bun";
 import type { Deps } from "../shared/deps";
+import { withClientIp } from "./client-ip";
 import { errorsPlugin } from "./plugins/errors";
 import { requestContextPlugin } from "./plugins/request-context";
 import { openapiPlugin } from "./plugins/openapi";
@@ -16,8 +18,11 @@ function routeMatcher(path: string): RegExp {
 }
 
 /** errors → request context → openapi → features (each feature applies auth to its own routes). */
-export function createApp(deps: Deps) {
+export function createApp(sharedDeps: Deps) {
   let routes: { method: string; matcher: RegExp }[] = [];
+  // The Bun server exists once the app listens; client addresses are read through it.
+  const built: { server?: Server<unknown> | null } = {};
+  const deps = withClientIp(sharedDeps, () => built.server);
   const allowedMethods = (path: string) => routes.filter((r) => r.matcher.test(path)).map((r) => r.method);
   const app = new Elysia({ normalize: false, name: "amem" })
     .use(errorsPlugin(deps.logger, allowedMethods))
@@ -28,6 +33,7 @@ export function createApp(deps: Deps) {
     .use(apiKeyRoutes(deps))
     .use(meRoutes(deps))
     .use(agentSessionRoutes(deps));
+  Object.defineProperty(built, "server", { get: () => app.server });
   routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path) }));
   return app;
 }

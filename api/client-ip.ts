@@ -1,10 +1,23 @@
 import type { Server } from "bun";
+import type { Deps } from "../shared/deps";
 
-/** The client address: the socket's, or the first X-Forwarded-For hop when TRUST_PROXY is set. */
-export function clientIp(request: Request, server: Server<unknown> | null, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
-    if (forwarded) return forwarded;
-  }
-  return server?.requestIP(request)?.address ?? "local";
+/** What the api's features get: the shared deps plus the client address of a request. */
+export type ApiDeps = Deps & { clientIp: (request: Request) => string };
+
+/**
+ * The client address: the socket's, or the first X-Forwarded-For hop when TRUST_PROXY is set.
+ * Looked up through the server handle rather than the request context, so handlers that only
+ * need it on a failure path do not make Elysia prepare `server` for every request.
+ */
+export function withClientIp(deps: Deps, server: () => Server<unknown> | null | undefined): ApiDeps {
+  return {
+    ...deps,
+    clientIp: (request) => {
+      if (deps.config.TRUST_PROXY) {
+        const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+        if (forwarded) return forwarded;
+      }
+      return server()?.requestIP(request)?.address ?? "local";
+    },
+  };
 }

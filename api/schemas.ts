@@ -1,5 +1,5 @@
 import { t, type TSchema } from "elysia";
-import type { ObjectOptions, TProperties } from "@sinclair/typebox";
+import { Type, type IntegerOptions, type ObjectOptions, type TProperties } from "@sinclair/typebox";
 import { UUID_PATTERN } from "../shared/accounts/rules";
 
 /** Every object schema rejects unknown properties (SPEC §1: nothing is silently stripped). */
@@ -15,7 +15,11 @@ export const Agent = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9]
 export const ScopeName = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9][a-z0-9-]*$" });
 export const SessionId = t.String({ minLength: 1, maxLength: 256 });
 export const Project = t.String({ minLength: 1, maxLength: 256 });
-export const Limit = (max: number) => t.Integer({ minimum: 1, maximum: max });
+/**
+ * A JSON integer. TypeBox's own, not Elysia's `t.Integer`, which also accepts numeric strings and
+ * sends every response containing it through a slower conversion path.
+ */
+export const Int = (options: IntegerOptions = {}) => Type.Integer(options);
 
 /** For routes that take no query parameters: any parameter is an unknown one (400). */
 export const NoQuery = t.Object({}, { additionalProperties: false });

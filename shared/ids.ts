@@ -20,7 +20,7 @@ export function randomBase62(length: number): string {
 }
 
 export function sha256Hex(value: string): string {
-  return createHash("sha256").update(value).digest("hex");
+  return Bun.SHA256.hash(value, "hex");
 }
 
 /** 32 random bytes, base64url: bearer tokens and one-time mail tokens. */

@@ -107,7 +107,8 @@ export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** An outbox standing in for the mail relay: the context's services send into it. */
 export function captureMail(ctx: TestContext): Mail[] {
   const outbox: Mail[] = [];
-  ctx.deps.mailer = { send: async (mail) => void outbox.push(mail) };
+  // The app holds the same mailer object, so replacing its send reroutes the app's mail too.
+  ctx.deps.mailer.send = async (mail) => void outbox.push(mail);
   return outbox;
 }
 

@@ -1,8 +1,8 @@
 import { t } from "elysia";
-import { Agent, Limit, NullableTimestamp, Project, ScopeName, SessionId, strictObject, Timestamp, Uuid } from "../schemas";
+import { Agent, Int, NullableTimestamp, Project, ScopeName, SessionId, strictObject, Timestamp, Uuid } from "../schemas";
 
 export const MAX_EPOCH = 9_007_199_254_740_991;
-const Epoch = t.Integer({ minimum: 1, maximum: MAX_EPOCH });
+const Epoch = Int({ minimum: 1, maximum: MAX_EPOCH });
 const Source = t.Union([t.Literal("startup"), t.Literal("resume")]);
 
 export const BriefedMemory = strictObject({
@@ -103,6 +103,5 @@ export const ListQuery = t.Object(
   { additionalProperties: false },
 );
 
-export const SessionPage = strictObject({ count: t.Integer(), items: t.Array(SessionView), nextCursor: t.Union([t.String(), t.Null()]) });
+export const SessionPage = strictObject({ count: Int(), items: t.Array(SessionView), nextCursor: t.Union([t.String(), t.Null()]) });
 export const RunIdParams = strictObject({ sessionRunId: Uuid });
-export { Limit };

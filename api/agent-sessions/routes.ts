@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { Deps } from "../../shared/deps";
+import type { ApiDeps } from "../client-ip";
 import { closeSession, getSession, heartbeat, openSession } from "../../shared/agent-sessions/service";
 import { listAgentSessions } from "../../shared/agent-sessions/list";
 import { iso, isoOrNull } from "../../shared/time";
@@ -14,7 +14,7 @@ import { sessionView } from "./view";
 const WRITE_ERRORS = [...AUTHED_ERRORS, 410, 413, 415] as const;
 
 /** Agent sessions, the sync path (SPEC §3.3–3.6). */
-export function agentSessionRoutes(deps: Deps) {
+export function agentSessionRoutes(deps: ApiDeps) {
   return new Elysia({ name: "agent-session-routes", prefix: "/api/v1/agent-sessions", detail: { tags: ["agent sessions"] } })
     .use(authPlugin(deps))
     .post(

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { NullableTimestamp, strictObject, Timestamp, Uuid } from "../schemas";
+import { Int, NullableTimestamp, strictObject, Timestamp, Uuid } from "../schemas";
 import { KEY_NAME_MAX } from "../../shared/accounts/rules";
 
 export const CreateKeyBody = strictObject({ name: t.String({ minLength: 1, maxLength: KEY_NAME_MAX }) });
@@ -18,5 +18,5 @@ export const KeySummary = strictObject({
   lastUsedAt: NullableTimestamp,
   revokedAt: NullableTimestamp,
 });
-export const KeyList = strictObject({ count: t.Integer(), keys: t.Array(KeySummary) });
+export const KeyList = strictObject({ count: Int(), keys: t.Array(KeySummary) });
 export const KeyIdParams = strictObject({ id: Uuid });

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { Deps } from "../../shared/deps";
+import type { ApiDeps } from "../client-ip";
 import { createApiKey, listApiKeysWithUse, revokeApiKeyById } from "../../shared/accounts/api-keys";
 import { assertWritable } from "../../shared/agent-sessions/service";
 import { iso, isoOrNull } from "../../shared/time";
@@ -8,7 +8,7 @@ import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
 import { CreatedKey, CreateKeyBody, KeyIdParams, KeyList } from "./model";
 
 /** API key management for the authenticated user (SPEC §2.2). */
-export function apiKeyRoutes(deps: Deps) {
+export function apiKeyRoutes(deps: ApiDeps) {
   return new Elysia({ name: "api-key-routes", prefix: "/api/v1/api-keys", detail: { tags: ["api keys"] } })
     .use(authPlugin(deps))
     .post(

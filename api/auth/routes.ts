@@ -1,23 +1,22 @@
 import { Elysia, t } from "elysia";
-import type { Deps } from "../../shared/deps";
 import { createUser, login, logout } from "../../shared/accounts/users";
 import { enforceRateLimit } from "../../shared/rate-limit";
 import { iso } from "../../shared/time";
 import { authPlugin } from "../plugins/auth";
-import { clientIp } from "../client-ip";
+import type { ApiDeps } from "../client-ip";
 import { errors } from "../schemas";
 import { Accepted, ForgotPasswordBody, Identity, LoginBody, LoginResponse, ResetPasswordBody, SignupBody, VerifyEmailBody } from "./model";
 import { requestPasswordReset, resetPassword, verifyEmail } from "../../shared/accounts/recovery";
 
 /** Signup, login and logout: the bearer-session half of SPEC §2.3. */
-export function authRoutes(deps: Deps) {
-  const limitIp = (request: Request, server: Parameters<typeof clientIp>[1], bucket: string, limit: number) =>
-    enforceRateLimit(deps, `${bucket}:${clientIp(request, server, deps.config.TRUST_PROXY)}`, limit);
+export function authRoutes(deps: ApiDeps) {
+  const limitIp = (request: Request, bucket: string, limit: number) =>
+    enforceRateLimit(deps, `${bucket}:${deps.clientIp(request)}`, limit);
   return new Elysia({ name: "auth-routes", prefix: "/auth", detail: { tags: ["auth"] } })
     .post(
       "/signup",
-      async ({ body, status, request, server }) => {
-        await limitIp(request, server, "ip", deps.config.RATE_LIMIT_IP);
+      async ({ body, status, request }) => {
+        await limitIp(request, "ip", deps.config.RATE_LIMIT_IP);
         const user = await createUser(deps, { email: body.email, password: body.password });
         return status(201, { id: user.id, email: user.email });
       },
@@ -25,8 +24,8 @@ export function authRoutes(deps: Deps) {
     )
     .post(
       "/login",
-      async ({ body, request, server }) => {
-        await limitIp(request, server, "login", deps.config.RATE_LIMIT_LOGIN);
+      async ({ body, request }) => {
+        await limitIp(request, "login", deps.config.RATE_LIMIT_LOGIN);
         const session = await login(deps, body.email, body.password);
         return { token: session.token, expiresAt: iso(session.expiresAt) };
       },
@@ -42,8 +41,8 @@ export function authRoutes(deps: Deps) {
     )
     .post(
       "/forgot-password",
-      async ({ body, request, server, status }) => {
-        await limitIp(request, server, "ip", deps.config.RATE_LIMIT_IP);
+      async ({ body, request, status }) => {
+        await limitIp(request, "ip", deps.config.RATE_LIMIT_IP);
         // Not awaited: the answer and its timing must not reveal whether the email is registered.
         requestPasswordReset(deps, body.email).catch((err) => deps.logger.error({ err }, "password reset mail failed"));
         return status(202, { accepted: true as const });
@@ -52,8 +51,8 @@ export function authRoutes(deps: Deps) {
     )
     .post(
       "/reset-password",
-      async ({ body, request, server, set }) => {
-        await limitIp(request, server, "login", deps.config.RATE_LIMIT_LOGIN);
+      async ({ body, request, set }) => {
+        await limitIp(request, "login", deps.config.RATE_LIMIT_LOGIN);
         await resetPassword(deps, body.token, body.password);
         set.status = 204;
       },

@@ -1,16 +1,16 @@
 import { Elysia, t } from "elysia";
-import type { Deps } from "../../shared/deps";
+import type { ApiDeps } from "../client-ip";
 import { listScopes } from "../../shared/db/queries/scopes";
 import { iso } from "../../shared/time";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery, strictObject, Timestamp, Uuid } from "../schemas";
+import { AUTHED_ERRORS, errors, Int, NoQuery, strictObject, Timestamp, Uuid } from "../schemas";
 import { Identity } from "../auth/model";
 
 const Scope = strictObject({ id: Uuid, name: t.String(), aliases: t.Array(t.String()), createdAt: Timestamp });
-const ScopeList = strictObject({ count: t.Integer(), scopes: t.Array(Scope) });
+const ScopeList = strictObject({ count: Int(), scopes: t.Array(Scope) });
 
 /** Who is calling (seed 4.4) and the tenant's scopes (seed 4.6). */
-export function meRoutes(deps: Deps) {
+export function meRoutes(deps: ApiDeps) {
   return new Elysia({ name: "me-routes", prefix: "/api/v1" })
     .use(authPlugin(deps))
     .get(
