@@ -6,6 +6,7 @@ import type { ScriptedRedis } from "./redis/scripts";
 import { redisKeys, type RedisKeys } from "./redis/keys";
 import { createLogger, type Logger } from "./logger";
 import { createLogMailer, type Mailer } from "./mail";
+import { CredentialOwners } from "./auth/credential-owners";
 
 /** What services need from the outside world; built once per process (or per test). */
 export type Deps = {
@@ -16,6 +17,7 @@ export type Deps = {
   keys: RedisKeys;
   logger: Logger;
   mailer: Mailer;
+  credentialOwners: CredentialOwners;
   close: () => Promise<void>;
 };
 
@@ -38,6 +40,7 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
     keys: redisKeys(config.REDIS_PREFIX),
     logger,
     mailer: createLogMailer(logger),
+    credentialOwners: new CredentialOwners(),
     close: async () => {
       redis.disconnect();
       await client.end({ timeout: 2 });

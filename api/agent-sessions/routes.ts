@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import type { ApiDeps } from "../client-ip";
-import { closeSession, getSession, heartbeat, openSession } from "../../shared/agent-sessions/service";
+import { closeSession, getSession, heartbeatWithCredential, openSession } from "../../shared/agent-sessions/service";
 import { listAgentSessions } from "../../shared/agent-sessions/list";
 import { iso, isoOrNull } from "../../shared/time";
-import { authPlugin } from "../plugins/auth";
+import { authPlugin, withCredential } from "../plugins/auth";
 import { AUTHED_ERRORS, errors } from "../schemas";
 import {
   CloseResponse, HeartbeatBody, HeartbeatResponse, ListQuery, NaturalKeyBody, OpenBody, OpenResponse,
@@ -16,6 +16,20 @@ const WRITE_ERRORS = [...AUTHED_ERRORS, 410, 413, 415] as const;
 /** Agent sessions, the sync path (SPEC §3.3–3.6). */
 export function agentSessionRoutes(deps: ApiDeps) {
   return new Elysia({ name: "agent-session-routes", prefix: "/api/v1/agent-sessions", detail: { tags: ["agent sessions"] } })
+    // Registered before the auth plugin: heartbeat authenticates inside its own single Redis round trip.
+    .post(
+      "/heartbeat",
+      async ({ body, request }) => {
+        const beat = await withCredential(deps, request, (credential) => heartbeatWithCredential(deps, credential, body));
+        return {
+          sessionRunId: beat.sessionRunId,
+          activationEpoch: beat.activationEpoch,
+          lastSeenAt: iso(beat.lastSeenMs),
+          resurrected: beat.resurrected,
+        };
+      },
+      { body: HeartbeatBody, response: { 200: HeartbeatResponse, ...errors(...WRITE_ERRORS, 404) } },
+    )
     .use(authPlugin(deps))
     .post(
       "/open",
@@ -33,19 +47,6 @@ export function agentSessionRoutes(deps: ApiDeps) {
         };
       },
       { body: OpenBody, response: { 200: OpenResponse, ...errors(...WRITE_ERRORS, 409) } },
-    )
-    .post(
-      "/heartbeat",
-      async ({ body, principal }) => {
-        const beat = await heartbeat(deps, principal, body);
-        return {
-          sessionRunId: beat.sessionRunId,
-          activationEpoch: beat.activationEpoch,
-          lastSeenAt: iso(beat.lastSeenMs),
-          resurrected: beat.resurrected,
-        };
-      },
-      { body: HeartbeatBody, response: { 200: HeartbeatResponse, ...errors(...WRITE_ERRORS, 404) } },
     )
     .post(
       "/close",

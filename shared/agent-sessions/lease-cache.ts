@@ -1,6 +1,7 @@
 import type { Deps } from "../deps";
 import type { AgentSessionRow, NaturalKey } from "../db/queries/agent-sessions";
 import { leaseKeyTtlMs, leaseMs } from "./lease";
+import type { AuthReply, AuthRequest } from "../auth/credentials";
 
 export type CachedLease = { runId: string; epoch: number; seenMs: number; closedMs: number };
 
@@ -32,6 +33,14 @@ export type HeartbeatResult =
   | { kind: "stale"; runId: string; epoch: number; seenMs: number }
   | { kind: "live"; runId: string; epoch: number; seenMs: number };
 
+type LeaseReply = [0] | [1 | 2, string, string, string];
+
+function toHeartbeatResult(reply: LeaseReply): HeartbeatResult {
+  if (reply[0] === 0) return { kind: "miss" };
+  const [status, runId, epoch, seen] = reply;
+  return { kind: status === 1 ? "live" : "stale", runId, epoch: Number(epoch), seenMs: Number(seen) };
+}
+
 /** One round trip: refresh a live lease (marking it for the flusher) or report why it cannot be. */
 export async function heartbeatLease(
   deps: Deps,
@@ -44,7 +53,27 @@ export async function heartbeatLease(
     leaseKey(deps, k), deps.keys.leaseDirty(),
     nowMs, lease, leaseKeyTtlMs(lease), excerpt === undefined ? "0" : "1", excerpt ?? "",
   );
-  if (reply[0] === 0) return { kind: "miss" };
-  const [status, runId, epoch, seen] = reply;
-  return { kind: status === 1 ? "live" : "stale", runId, epoch: Number(epoch), seenMs: Number(seen) };
+  return toHeartbeatResult(reply);
+}
+
+/**
+ * Authentication and lease heartbeat in one round trip (authenticated-heartbeat.lua), for a
+ * credential whose owner this process already knows. Returns null on a credential cache miss;
+ * `lease` is absent when the script left the lease alone (credential not accepted for the write).
+ */
+export async function authenticatedHeartbeatLease(
+  deps: Deps,
+  auth: AuthRequest,
+  k: NaturalKey,
+  excerpt: string | undefined,
+): Promise<{ auth: AuthReply; lease?: HeartbeatResult } | null> {
+  const lease = leaseMs(deps.config);
+  const reply = await deps.redis.authenticatedHeartbeat(
+    auth.entryKey, auth.lastUsedKey, auth.rateKey, leaseKey(deps, k), deps.keys.leaseDirty(),
+    auth.nowMs, auth.limit, auth.windowSeconds, k.userId,
+    lease, leaseKeyTtlMs(lease), excerpt === undefined ? "0" : "1", excerpt ?? "",
+  );
+  if (reply === null) return null;
+  const [entry, count, ...leaseReply] = reply;
+  return { auth: [entry, count], lease: leaseReply.length ? toHeartbeatResult(leaseReply as LeaseReply) : undefined };
 }

@@ -7,9 +7,9 @@ import {
   reopenSession, upsertResumedSession, type AgentSessionRow, type NaturalKey,
 } from "../db/queries/agent-sessions";
 import { normalizeSelector, type SelectorInput } from "./facets";
-import { fillLease, heartbeatLease, readLease, type CachedLease } from "./lease-cache";
+import { authenticatedHeartbeatLease, fillLease, heartbeatLease, readLease, type CachedLease, type HeartbeatResult } from "./lease-cache";
 import { isLive, leaseCutoff, leaseMs } from "./lease";
-import type { Principal } from "../auth/credentials";
+import { authenticate, prepareAuthentication, principalFromReply, type Credential, type Principal } from "../auth/credentials";
 
 export type OpenInput = {
   agent: string;
@@ -120,12 +120,19 @@ export type HeartbeatAnswer = { sessionRunId: string; activationEpoch: number; l
  * heartbeat (SPEC §3.4). A live lease is refreshed in Redis alone (one Lua call); a closed or
  * lease-expired one is resurrected in Postgres first; a cold cache is rebuilt from Postgres.
  */
-export async function heartbeat(deps: Deps, principal: Principal, input: HeartbeatInput, now = new Date()): Promise<HeartbeatAnswer> {
+export async function heartbeat(
+  deps: Deps,
+  principal: Principal,
+  input: HeartbeatInput,
+  now = new Date(),
+  /** The lease step already done in the authentication round trip, if it was. */
+  firstLease?: HeartbeatResult,
+): Promise<HeartbeatAnswer> {
   assertWritable(principal);
   const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
   const nowMs = now.getTime();
   for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
-    const lease = await heartbeatLease(deps, key, nowMs, input.lastMessageExcerpt);
+    const lease = attempt === 0 && firstLease ? firstLease : await heartbeatLease(deps, key, nowMs, input.lastMessageExcerpt);
     if (lease.kind === "live") {
       return { sessionRunId: lease.runId, activationEpoch: lease.epoch, lastSeenMs: lease.seenMs, resurrected: false };
     }
@@ -149,6 +156,22 @@ export async function heartbeat(deps: Deps, principal: Principal, input: Heartbe
     await fillLease(deps, row);
   }
   throw new AppError("unavailable", 1);
+}
+
+/**
+ * Heartbeat straight from the request's credential. When this process already knows the
+ * credential's owner, authentication and the lease refresh share one Redis round trip; otherwise
+ * (first request of a credential here, or a credential cache miss) it authenticates, then beats.
+ */
+export async function heartbeatWithCredential(deps: Deps, credential: Credential, input: HeartbeatInput, now = new Date()): Promise<HeartbeatAnswer> {
+  const auth = prepareAuthentication(deps, credential, now);
+  const ownerId = deps.credentialOwners.get(auth.hash);
+  if (ownerId) {
+    const key: NaturalKey = { userId: ownerId, agent: input.agent, sessionId: input.sessionId };
+    const combined = await authenticatedHeartbeatLease(deps, auth, key, input.lastMessageExcerpt);
+    if (combined) return heartbeat(deps, principalFromReply(auth, combined.auth), input, now, combined.lease);
+  }
+  return heartbeat(deps, await authenticate(deps, credential, now), input, now);
 }
 
 export type CloseAnswer = { row: AgentSessionRow; alreadyClosed: boolean };

@@ -84,7 +84,7 @@ async function fillFromPostgres(deps: Deps, kind: CredentialKind, hash: string, 
 }
 
 /** Picks the credential from the headers: `X-API-Key` when present (no fallback), else a bearer token. */
-export function credentialFromHeaders(headers: Headers): { kind: CredentialKind; secret: string } {
+export function credentialFromHeaders(headers: Headers): Credential {
   const apiKey = headers.get("x-api-key");
   if (apiKey !== null) {
     if (!API_KEY_SHAPE.test(apiKey)) throw new AppError("unauthorized");
@@ -96,41 +96,71 @@ export function credentialFromHeaders(headers: Headers): { kind: CredentialKind;
   return { kind: "t", secret: match[1]! };
 }
 
-/**
- * Resolves a credential to its principal in one Redis round trip on a cache hit (the same script
- * records API key use and counts the rate limit); a miss reads Postgres once and fills the cache.
- */
-export async function authenticate(
-  deps: Deps,
-  credential: { kind: CredentialKind; secret: string },
-  now = new Date(),
-): Promise<Principal> {
+export type Credential = { kind: CredentialKind; secret: string };
+
+/** Everything one authentication sends to Redis: the keys and arguments of the authenticate step. */
+export type AuthRequest = {
+  kind: CredentialKind;
+  hash: string;
+  entryKey: string;
+  lastUsedKey: string;
+  rateKey: string;
+  nowMs: number;
+  limit: number;
+  windowSeconds: number;
+};
+export type AuthReply = [entry: string, count: number];
+
+export function prepareAuthentication(deps: Deps, credential: Credential, now: Date): AuthRequest {
   const hash = sha256Hex(credential.secret);
-  const { keys, redis, config } = deps;
-  const limit = config.RATE_LIMIT === "off" ? 0 : config.RATE_LIMIT;
   const window = Math.floor(now.getTime() / (RATE_WINDOW_SECONDS * 1000));
-  const run = () =>
-    redis.authenticate(
-      keys.credential(credential.kind, hash), keys.keyLastUsed(), keys.rate(credential.kind + hash.slice(0, 32), window),
-      now.getTime(), limit, RATE_WINDOW_SECONDS,
-    );
-  let result = await run();
-  if (result === null) {
-    await fillFromPostgres(deps, credential.kind, hash, now);
-    result = await run();
-  }
-  const entry = result ? decodeEntry(result[0]) : null;
+  return {
+    kind: credential.kind,
+    hash,
+    entryKey: deps.keys.credential(credential.kind, hash),
+    lastUsedKey: deps.keys.keyLastUsed(),
+    rateKey: deps.keys.rate(credential.kind + hash.slice(0, 32), window),
+    nowMs: now.getTime(),
+    limit: deps.config.RATE_LIMIT === "off" ? 0 : deps.config.RATE_LIMIT,
+    windowSeconds: RATE_WINDOW_SECONDS,
+  };
+}
+
+/**
+ * The principal a cached entry stands for, or the error the request gets: 401 for unknown,
+ * revoked, expired or deleted-account credentials, 429 past the rate limit.
+ */
+export function principalFromReply(auth: AuthRequest, reply: AuthReply | null): Principal {
+  const entry = reply ? decodeEntry(reply[0]) : null;
   if (!entry || entry.userState === "deleted") throw new AppError("unauthorized");
-  if (entry.expiresAtMs && entry.expiresAtMs <= now.getTime()) throw new AppError("unauthorized");
-  if (limit > 0 && result![1] > limit) {
-    throw new AppError("rate_limited", RATE_WINDOW_SECONDS - Math.floor((now.getTime() / 1000) % RATE_WINDOW_SECONDS));
+  if (entry.expiresAtMs && entry.expiresAtMs <= auth.nowMs) throw new AppError("unauthorized");
+  if (auth.limit > 0 && reply![1] > auth.limit) {
+    throw new AppError("rate_limited", auth.windowSeconds - Math.floor((auth.nowMs / 1000) % auth.windowSeconds));
   }
   return {
     userId: entry.userId,
     email: entry.email,
     userState: entry.userState,
-    credentialKind: credential.kind,
+    credentialKind: auth.kind,
     credentialId: entry.credentialId,
-    credentialHash: hash,
+    credentialHash: auth.hash,
   };
+}
+
+/**
+ * Resolves a credential to its principal in one Redis round trip on a cache hit (the same script
+ * records API key use and counts the rate limit); a miss reads Postgres once and fills the cache.
+ */
+export async function authenticate(deps: Deps, credential: Credential, now = new Date()): Promise<Principal> {
+  const auth = prepareAuthentication(deps, credential, now);
+  const run = () =>
+    deps.redis.authenticate(auth.entryKey, auth.lastUsedKey, auth.rateKey, auth.nowMs, auth.limit, auth.windowSeconds);
+  let reply = await run();
+  if (reply === null) {
+    await fillFromPostgres(deps, credential.kind, auth.hash, now);
+    reply = await run();
+  }
+  const principal = principalFromReply(auth, reply);
+  deps.credentialOwners.remember(auth.hash, principal.userId);
+  return principal;
 }

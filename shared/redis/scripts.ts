@@ -3,11 +3,17 @@ import type { Result } from "ioredis";
 import { readFileSync } from "node:fs";
 
 const load = (name: string) => readFileSync(new URL(`./scripts/${name}.lua`, import.meta.url), "utf8");
+/** A script body prefixed with the shared functions it calls (scripts/lib), so no logic is written twice. */
+const withLib = (libs: string[], name: string) => [...libs.map((lib) => load(`lib/${lib}`)), load(name)].join("\n");
 
 /** Lua scripts, each registered so ioredis runs it by EVALSHA and reloads it after a Redis restart. */
 const SCRIPTS = {
-  authenticate: { numberOfKeys: 3, lua: load("authenticate") },
-  leaseHeartbeat: { numberOfKeys: 2, lua: load("lease-heartbeat") },
+  authenticate: { numberOfKeys: 3, lua: withLib(["authenticate"], "authenticate") },
+  leaseHeartbeat: { numberOfKeys: 2, lua: withLib(["lease-heartbeat"], "lease-heartbeat") },
+  authenticatedHeartbeat: {
+    numberOfKeys: 5,
+    lua: withLib(["authenticate", "lease-heartbeat"], "authenticated-heartbeat"),
+  },
   leaseFill: { numberOfKeys: 1, lua: load("lease-fill") },
   leaseAck: { lua: load("lease-ack") },
   hashAck: { numberOfKeys: 1, lua: load("hash-ack") },
@@ -23,6 +29,11 @@ declare module "ioredis" {
       leaseKey: string, dirtyKey: string,
       nowMs: number, leaseMs: number, ttlMs: number, hasExcerpt: "0" | "1", excerpt: string,
     ): Result<[0] | [1 | 2, string, string, string], Context>;
+    authenticatedHeartbeat(
+      entryKey: string, lastUsedKey: string, rateKey: string, leaseKey: string, dirtyKey: string,
+      nowMs: number, limit: number, windowSeconds: number, ownerId: string,
+      leaseMs: number, ttlMs: number, hasExcerpt: "0" | "1", excerpt: string,
+    ): Result<null | [string, number] | [string, number, 0] | [string, number, 1 | 2, string, string, string], Context>;
     leaseFill(
       leaseKey: string, runId: string, epoch: number, seenMs: number, closedMs: number, ttlMs: number,
     ): Result<[string, string, string, string], Context>;

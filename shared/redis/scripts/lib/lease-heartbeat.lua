@@ -1,0 +1,23 @@
+-- Heartbeat check-and-refresh of one session lease.
+-- leaseKey: lease hash   dirtyKey: dirty set (score = the hash's version)
+-- now (ms), lease (ms), key TTL (ms), hasExcerpt ('1' when an excerpt is sent), excerpt
+-- Returns {0} when the lease is not cached; {2, run, epoch, seen} when closed or lease-expired
+-- (the caller resurrects in Postgres); {1, run, epoch, seen} after refreshing a live lease.
+local function heartbeatLease(leaseKey, dirtyKey, now, leaseMs, ttlMs, hasExcerpt, excerpt)
+  local state = redis.call('HMGET', leaseKey, 'run', 'epoch', 'seen', 'closed')
+  if not state[1] then return { 0 } end
+  local nowMs = tonumber(now)
+  local seen = tonumber(state[3])
+  if state[4] ~= '0' or nowMs - seen >= tonumber(leaseMs) then
+    return { 2, state[1], state[2], state[3] }
+  end
+  if nowMs > seen then
+    seen = nowMs
+    redis.call('HSET', leaseKey, 'seen', now)
+  end
+  if hasExcerpt == '1' then redis.call('HSET', leaseKey, 'ex', excerpt, 'exAt', now) end
+  local version = redis.call('HINCRBY', leaseKey, 'v', 1)
+  redis.call('ZADD', dirtyKey, version, leaseKey)
+  redis.call('PEXPIRE', leaseKey, ttlMs)
+  return { 1, state[1], state[2], tostring(seen) }
+end
