@@ -1,5 +1,5 @@
 import type { Deps } from "../../shared/deps";
-import { flushLeases } from "./lease-flusher";
+import { flushLeases, LEASE_BATCH } from "./lease-flusher";
 import { flushKeyUse } from "./key-use-flusher";
 
 /**
@@ -13,8 +13,8 @@ export function startFlusher(deps: Deps): { stop: () => Promise<void> } {
   let timer: Timer | undefined;
   const pass = async () => {
     try {
-      // Drain big backlogs without waiting a full interval between batches.
-      while (!stopped && (await flushLeases(deps)) >= 1_000);
+      // Drain big backlogs without waiting a full interval between batches (also on the final pass).
+      while ((await flushLeases(deps)) >= LEASE_BATCH);
       await flushKeyUse(deps);
     } catch (err) {
       deps.logger.warn({ err: { message: (err as Error).message } }, "flush pass failed; retrying next interval");

@@ -1,10 +1,10 @@
 import type { Deps } from "../../shared/deps";
 import { applyLeaseRefreshes } from "../../shared/db/queries/agent-sessions";
 
-const BATCH = 1_000;
+export const LEASE_BATCH = 1_000;
 
 /**
- * One pass of the lease write-behind: reads up to BATCH dirty lease hashes, writes their lastSeenAt
+ * One pass of the lease write-behind: reads up to LEASE_BATCH dirty lease hashes, writes their lastSeenAt
  * and excerpt to Postgres in one statement, then acknowledges exactly what was written (a hash
  * refreshed meanwhile stays dirty). A crash between write and acknowledgement only repeats a
  * harmless write. Returns how many hashes it flushed.
@@ -12,7 +12,7 @@ const BATCH = 1_000;
 export async function flushLeases(deps: Deps): Promise<number> {
   const { redis, keys } = deps;
   const dirtyKey = keys.leaseDirty();
-  const members = await redis.zrange(dirtyKey, "0", String(BATCH - 1));
+  const members = await redis.zrange(dirtyKey, "0", String(LEASE_BATCH - 1));
   if (members.length === 0) return 0;
   const states = await Promise.all(members.map((key) => redis.hmget(key, "run", "seen", "v", "ex", "exAt")));
   const refreshes: Parameters<typeof applyLeaseRefreshes>[1] = [];
