@@ -60,12 +60,12 @@ describe("POST /api/v1/agent-sessions/heartbeat (authentication in the same roun
     const token = randomToken();
     await ctx.deps.sql`
       insert into user_sessions (id, user_id, token_hash, expires_at)
-      values (${newId()}, ${tenant.userId}, ${sha256Hex(token)}, now() + interval '300 milliseconds')`;
+      values (${newId()}, ${tenant.userId}, ${sha256Hex(token)}, now() + interval '1 second')`;
     const sessionId = newSessionId();
     await ctx.request("POST", "/api/v1/agent-sessions/open", { bearer: token, body: { agent: "claude-code", sessionId, source: "startup" } });
     expect((await ctx.request("POST", "/api/v1/agent-sessions/heartbeat", { bearer: token, body: { agent: "claude-code", sessionId } })).status).toBe(200);
     const before = await cachedSeen(ctx, tenant, sessionId);
-    await Bun.sleep(350);
+    await Bun.sleep(1050);
     const res = await ctx.request("POST", "/api/v1/agent-sessions/heartbeat", { bearer: token, body: { agent: "claude-code", sessionId } });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: "unauthorized" });

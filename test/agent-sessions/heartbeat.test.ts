@@ -6,7 +6,7 @@ import { createTestContext, eventually, ISO_MS, newTenant, type TestContext } fr
 import { close, dbRow, getRun, heartbeat, newSessionId, open } from "./helpers";
 
 const ctx = await createTestContext();
-const shortLease = await createTestContext({ SESSION_LEASE_SECONDS: "0.3" });
+const shortLease = await createTestContext({ SESSION_LEASE_SECONDS: "0.6" });
 
 describe("POST /api/v1/agent-sessions/heartbeat", () => {
   it("refreshes a live lease: resurrected false, epoch unchanged, lastSeenAt moves forward", async () => {
@@ -56,7 +56,7 @@ describe("POST /api/v1/agent-sessions/heartbeat", () => {
     const tenant = await newTenant(shortLease);
     const sessionId = newSessionId();
     await open(shortLease, tenant, { sessionId, source: "startup" });
-    await Bun.sleep(350);
+    await Bun.sleep(650);
     const res = await heartbeat(shortLease, tenant, { sessionId });
     expect(res.body).toMatchObject({ activationEpoch: 2, resurrected: true });
     expect((await heartbeat(shortLease, tenant, { sessionId })).body).toMatchObject({ activationEpoch: 2, resurrected: false });
@@ -186,7 +186,7 @@ describe("lease cache recovery", () => {
 
   it("after FLUSHDB mid-test, sessions still heartbeat correctly and epochs never go back", async () => {
     // A Redis database of its own, so flushing it disturbs no other test.
-    const isolated: TestContext = await createTestContext({ REDIS_URL: "redis://127.0.0.1:6379/13", SESSION_LEASE_SECONDS: "0.5" });
+    const isolated: TestContext = await createTestContext({ REDIS_URL: "redis://127.0.0.1:6379/13", SESSION_LEASE_SECONDS: "1" });
     const tenant = await newTenant(isolated);
     const live = newSessionId();
     const closed = newSessionId();
@@ -206,7 +206,7 @@ describe("lease cache recovery", () => {
     expect((await heartbeat(isolated, tenant, { sessionId: closed })).body).toMatchObject({ activationEpoch: 2, resurrected: true });
     expect((await open(isolated, tenant, { sessionId: live, source: "resume" })).body.activationEpoch).toBe(5);
 
-    await Bun.sleep(550);
+    await Bun.sleep(1050);
     await isolated.deps.redis.flushdb();
     expect((await heartbeat(isolated, tenant, { sessionId: expiring })).body).toMatchObject({ activationEpoch: 2, resurrected: true });
     expect((await heartbeat(isolated, tenant, { sessionId: expiring })).body).toMatchObject({ activationEpoch: 2, resurrected: false });

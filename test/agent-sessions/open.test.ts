@@ -4,7 +4,7 @@ import { createTestContext, ISO_MS, newTenant, UUID_V7 } from "../helpers";
 import { close, countRows, dbRow, getRun, heartbeat, newSessionId, open } from "./helpers";
 
 const ctx = await createTestContext();
-const shortLease = await createTestContext({ SESSION_LEASE_SECONDS: "0.3" });
+const shortLease = await createTestContext({ SESSION_LEASE_SECONDS: "0.6" });
 
 describe("POST /api/v1/agent-sessions/open (startup)", () => {
   it("creates a row on a new natural key with epoch 1 and no briefing stamp", async () => {
@@ -96,7 +96,7 @@ describe("POST /api/v1/agent-sessions/open (startup)", () => {
     const tenant = await newTenant(shortLease);
     const sessionId = newSessionId();
     const first = await open(shortLease, tenant, { sessionId, source: "startup" });
-    await Bun.sleep(350);
+    await Bun.sleep(650);
     const res = await open(shortLease, tenant, { sessionId, source: "startup" });
     expect(res.body).toMatchObject({ sessionRunId: first.body.sessionRunId, activationEpoch: 2, created: false, reopened: true });
     const live = await open(shortLease, tenant, { sessionId, source: "startup" });
@@ -109,7 +109,7 @@ describe("POST /api/v1/agent-sessions/open (startup)", () => {
     await open(shortLease, tenant, { sessionId, source: "startup" });
     // Heartbeats keep the lease alive in Redis only (no flusher runs in this context).
     for (let i = 0; i < 4; i++) {
-      await Bun.sleep(120);
+      await Bun.sleep(200);
       expect((await heartbeat(shortLease, tenant, { sessionId })).body.resurrected).toBe(false);
     }
     const res = await open(shortLease, tenant, { sessionId, source: "startup" });
