@@ -5,7 +5,8 @@ import type { Deps } from "../shared/deps";
 export type ApiDeps = Deps & { clientIp: (request: Request) => string };
 
 /**
- * The client address: the socket's, or the first X-Forwarded-For hop when TRUST_PROXY is set.
+ * The client address: the socket's, or, when TRUST_PROXY is set, the last X-Forwarded-For entry
+ * (the one our proxy appended; earlier entries are whatever the client sent).
  * Looked up through the server handle rather than the request context, so handlers that only
  * need it on a failure path do not make Elysia prepare `server` for every request.
  */
@@ -14,7 +15,7 @@ export function withClientIp(deps: Deps, server: () => Server<unknown> | null | 
     ...deps,
     clientIp: (request) => {
       if (deps.config.TRUST_PROXY) {
-        const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+        const forwarded = request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
         if (forwarded) return forwarded;
       }
       return server()?.requestIP(request)?.address ?? "local";

@@ -5,7 +5,7 @@ import pino from "pino";
  * list covers the header and body fields that could carry them, as a guard behind the rule of not
  * logging them in the first place.
  */
-export function createLogger(level: string, base: Record<string, unknown> = {}) {
+export function createLogger(level: string, base: Record<string, unknown> = {}, destination?: pino.DestinationStream) {
   return pino({
     level,
     base: { ...base },
@@ -22,6 +22,6 @@ export function createLogger(level: string, base: Record<string, unknown> = {}) 
       ],
       censor: "[redacted]",
     },
-  });
+  }, destination);
 }
 export type Logger = ReturnType<typeof createLogger>;

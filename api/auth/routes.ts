@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { createUser, login, logout } from "../../shared/accounts/users";
 import { enforceRateLimit } from "../../shared/rate-limit";
 import { iso } from "../../shared/time";
+import { loggableError } from "../../shared/loggable-error";
 import { authPlugin } from "../plugins/auth";
 import type { ApiDeps } from "../client-ip";
 import { errors } from "../schemas";
@@ -44,7 +45,7 @@ export function authRoutes(deps: ApiDeps) {
       async ({ body, request, status }) => {
         await limitIp(request, "ip", deps.config.RATE_LIMIT_IP);
         // Not awaited: the answer and its timing must not reveal whether the email is registered.
-        requestPasswordReset(deps, body.email).catch((err) => deps.logger.error({ err }, "password reset mail failed"));
+        requestPasswordReset(deps, body.email).catch((err) => deps.logger.error({ err: loggableError(err) }, "password reset failed"));
         return status(202, { accepted: true as const });
       },
       { body: ForgotPasswordBody, response: { 202: Accepted, ...errors(400, 413, 415, 429) }, detail: { security: [] } },

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { AppError, type ErrorCode } from "../../shared/errors";
 import { isDependencyUnavailable } from "../../shared/unavailable";
 import type { Logger } from "../../shared/logger";
+import { loggableError } from "../../shared/loggable-error";
 
 /** The exhaustive code → HTTP status map (SPEC §1.1). */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
@@ -66,10 +67,10 @@ export function errorsPlugin(logger: Logger, allowedMethods: MethodLookup) {
       }
     }
     if (isDependencyUnavailable(error)) {
-      logger.warn({ requestId, err: { message: (error as Error).message } }, "dependency unavailable");
+      logger.warn({ requestId, err: loggableError(error) }, "dependency unavailable");
       return errorResponse("unavailable", { ...headers, "retry-after": "1" });
     }
-    logger.error({ requestId, err: error }, "unhandled error");
+    logger.error({ requestId, err: loggableError(error) }, "unhandled error");
     return errorResponse("internal_error", headers);
   });
 }

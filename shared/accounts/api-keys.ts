@@ -24,8 +24,11 @@ export async function createApiKey(deps: Deps, owner: { userId: string; email: s
  * so it includes every request that has completed, not just the flushed ones.
  */
 export async function listApiKeysWithUse(deps: Deps, userId: string) {
+  // Redis before Postgres: a flush between the two reads then moves a use into Postgres (seen),
+  // never out of Redis before it was read.
+  const pendingByKey = await deps.redis.hgetall(deps.keys.keyLastUsed());
   const rows = await listApiKeys(deps.db, userId);
-  const pending = rows.length ? await deps.redis.hmget(deps.keys.keyLastUsed(), ...rows.map((r) => r.id)) : [];
+  const pending = rows.map((r) => pendingByKey[r.id]);
   return rows.map((row, i) => {
     const pendingMs = Number(pending[i] ?? 0);
     const flushedMs = row.lastUsedAt?.getTime() ?? 0;

@@ -3,9 +3,9 @@ import { newId, randomToken, sha256Hex } from "../ids";
 import type { Deps } from "../deps";
 import type { Executor } from "../db/client";
 import { emailVerificationTokens, passwordResetTokens } from "../db/schema";
-import { consumeMailToken, insertMailToken } from "../db/queries/mail-tokens";
+import { consumeMailToken, findUsableMailToken, insertMailToken } from "../db/queries/mail-tokens";
 import { findUserByEmail, markEmailVerified, setPasswordHash } from "../db/queries/users";
-import { revokeAllUserSessions } from "../db/queries/user-sessions";
+import { liveUserSessionHashes, revokeAllUserSessions } from "../db/queries/user-sessions";
 import { hashPassword } from "../auth/passwords";
 import { markCredentialRevoked } from "../auth/credentials";
 
@@ -55,16 +55,24 @@ export async function requestPasswordReset(deps: Deps, email: string): Promise<v
   });
 }
 
-/** Sets a new password with a single-use token and revokes every bearer session of the user. */
+/**
+ * Sets a new password with a single-use token and revokes every bearer session of the user.
+ * As for any revocation, the sessions' cache entries are marked revoked before the commit: if Redis
+ * fails nothing has changed and the token is still usable for a retry.
+ */
 export async function resetPassword(deps: Deps, token: string, password: string): Promise<void> {
-  const passwordHash = await hashPassword(password);
+  const tokenHash = sha256Hex(token);
   const now = new Date();
+  const userId = await findUsableMailToken(deps.db, passwordResetTokens, tokenHash, now);
+  if (!userId) throw new AppError("unauthorized");
+  const passwordHash = await hashPassword(password);
+  for (const sessionHash of await liveUserSessionHashes(deps.db, userId)) await markCredentialRevoked(deps, "t", sessionHash);
   const revoked = await deps.db.transaction(async (tx) => {
-    const userId = await consumeMailToken(tx, passwordResetTokens, sha256Hex(token), now);
-    if (!userId) return null;
+    if ((await consumeMailToken(tx, passwordResetTokens, tokenHash, now)) !== userId) return null;
     await setPasswordHash(tx, userId, passwordHash);
     return revokeAllUserSessions(tx, userId, now);
   });
   if (revoked === null) throw new AppError("unauthorized");
-  for (const tokenHash of revoked) await markCredentialRevoked(deps, "t", tokenHash);
+  // Sessions opened between the first marking and the commit.
+  for (const sessionHash of revoked) await markCredentialRevoked(deps, "t", sessionHash);
 }

@@ -52,10 +52,10 @@ function decodeEntry(raw: string): Entry | null {
   };
 }
 
-/** Writes an active entry unconditionally (a key or token just issued). */
+/** Caches a key or token just issued; NX, so a revocation that raced the issue keeps its marker. */
 export async function cacheIssuedCredential(deps: Deps, kind: CredentialKind, hash: string, entry: Entry): Promise<void> {
   const ttl = kind === "t" ? Math.min(ACTIVE_TTL_MS, entry.expiresAtMs - Date.now()) : ACTIVE_TTL_MS;
-  await deps.redis.set(deps.keys.credential(kind, hash), encodeEntry(kind, entry), "PX", Math.max(1, ttl));
+  await deps.redis.set(deps.keys.credential(kind, hash), encodeEntry(kind, entry), "PX", Math.max(1, ttl), "NX");
 }
 
 /**

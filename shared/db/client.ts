@@ -15,7 +15,7 @@ export function createDb({ url, poolSize, timeoutMs }: DbOptions) {
     idle_timeout: 60,
     max_lifetime: 60 * 30,
     onnotice: () => {},
-    connection: { statement_timeout: timeoutMs * 5, application_name: "amem" },
+    connection: { statement_timeout: timeoutMs, application_name: "amem" },
   });
   const db = drizzle(client, { schema });
   return { db, client };

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { createDb } from "../../shared/db/client";
 import { createApp } from "../../api/app";
 import { startFlusher } from "../../workers/flusher/flusher";
+import { flushLeases } from "../../workers/flusher/lease-flusher";
 import { createTestContext, eventually, ISO_MS, newTenant, type TestContext } from "../helpers";
 import { close, dbRow, getRun, heartbeat, newSessionId, open } from "./helpers";
 
@@ -170,6 +171,21 @@ describe("lease write-behind (workers flusher)", () => {
     await close(flushed, tenant, { sessionId });
     await heartbeat(flushed, tenant, { sessionId, lastMessageExcerpt: "back again" });
     expect((await dbRow(flushed, opened.body.sessionRunId))?.last_message_excerpt).toBe("back again");
+  });
+});
+
+describe("lease write-behind with vanished hashes", () => {
+  it("drops dirty entries whose lease hash no longer exists, so they cannot starve later passes", async () => {
+    const tenant = await newTenant(ctx);
+    const sessionId = newSessionId();
+    await open(ctx, tenant, { sessionId, source: "startup" });
+    await heartbeat(ctx, tenant, { sessionId });
+    const dirty = ctx.deps.keys.leaseDirty();
+    const orphans = Array.from({ length: 5 }, (_, i) => ctx.deps.keys.lease(tenant.userId, "claude-code", `gone-${i}`));
+    for (const orphan of orphans) await ctx.deps.redis.zadd(dirty, 0, orphan);
+    await flushLeases(ctx.deps);
+    for (const orphan of orphans) expect(await ctx.deps.redis.zscore(dirty, orphan)).toBeNull();
+    expect(await ctx.deps.redis.zcard(dirty)).toBe(0);
   });
 });
 

@@ -432,3 +432,14 @@ describe("API key lastUsedAt", () => {
     expect((await columnLastUsedMs(ctx, created.id))!).toBeGreaterThanOrEqual(latestStart);
   });
 });
+
+describe("credential cache", () => {
+  it("keeps a revoked marker when an issue of the same credential races it (no resurrection)", async () => {
+    const { cacheIssuedCredential, markCredentialRevoked } = await import("../../shared/auth/credentials");
+    const tenant = await newTenant(ctx);
+    const hash = sha256Hex(`amem_${"r".repeat(40)}`);
+    await markCredentialRevoked(ctx.deps, "k", hash);
+    await cacheIssuedCredential(ctx.deps, "k", hash, { userId: tenant.userId, email: tenant.email, credentialId: crypto.randomUUID(), userState: "active", expiresAtMs: 0 });
+    expect(await ctx.deps.redis.get(ctx.deps.keys.credential("k", hash))).toBe("r");
+  });
+});

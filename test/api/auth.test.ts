@@ -426,6 +426,19 @@ describe("rate limiting", () => {
     expect(valid.status).toBe(200);
   });
 
+  it("behind a trusted proxy, counts by the address the proxy appended, not the one the client sent", async () => {
+    const proxied = await createTestContext({ RATE_LIMIT: "1000", RATE_LIMIT_LOGIN: "2", TRUST_PROXY: "true" });
+    const user = await signup(proxied);
+    await awayFromWindowEdge();
+    const attempt = (spoofed: string) =>
+      proxied.request("POST", "/auth/login", {
+        body: { email: user.email, password: "wrong password!" },
+        headers: { "x-forwarded-for": `${spoofed}, 203.0.113.7` },
+      });
+    const statuses = [(await attempt("10.0.0.1")).status, (await attempt("10.0.0.2")).status, (await attempt("10.0.0.3")).status];
+    expect(statuses).toEqual([401, 401, 429]);
+  });
+
   it("never limits when RATE_LIMIT is off", async () => {
     const tenant = await newTenant(ctx);
     const statuses = await Promise.all(

@@ -1,4 +1,5 @@
 import type { Deps } from "../../shared/deps";
+import { loggableError } from "../../shared/loggable-error";
 import { flushLeases, LEASE_BATCH } from "./lease-flusher";
 import { flushKeyUse } from "./key-use-flusher";
 
@@ -17,7 +18,7 @@ export function startFlusher(deps: Deps): { stop: () => Promise<void> } {
       while ((await flushLeases(deps)) >= LEASE_BATCH);
       await flushKeyUse(deps);
     } catch (err) {
-      deps.logger.warn({ err: { message: (err as Error).message } }, "flush pass failed; retrying next interval");
+      deps.logger.warn({ err: loggableError(err) }, "flush pass failed; retrying next interval");
     }
   };
   const schedule = () => {

@@ -22,6 +22,15 @@ function staleCondition(known: { epoch: number; seenMs: number } | null, cutoff:
 
 const withCreated = { created: sql<boolean>`(xmax = 0)` };
 
+/**
+ * lastSeenAt for a transition: never behind a value Redis has already answered with, whatever its
+ * epoch, so it stays monotonic even when api clocks disagree a little.
+ */
+function seenAfter(known: { seenMs: number } | null, now: Date) {
+  const at = new Date(Math.max(now.getTime(), known?.seenMs ?? 0)).toISOString();
+  return sql`greatest(${agentSessions.lastSeenAt}, ${at}::timestamptz)`;
+}
+
 export type InsertSession = NaturalKey & {
   id: string;
   source: "startup" | "resume";
@@ -61,7 +70,7 @@ export async function upsertResumedSession(
         activationEpoch: sql`${agentSessions.activationEpoch} + 1`,
         reopenedEpoch: sql`case when ${stale} then ${agentSessions.activationEpoch} + 1 else ${agentSessions.reopenedEpoch} end`,
         closedAt: null,
-        lastSeenAt: sql`greatest(${agentSessions.lastSeenAt}, ${s.now.toISOString()}::timestamptz)`,
+        lastSeenAt: seenAfter(s.known, s.now),
       },
     })
     .returning({ ...getTableColumns(agentSessions), ...withCreated });
@@ -92,7 +101,7 @@ export async function reopenSession(
       activationEpoch: sql`${agentSessions.activationEpoch} + 1`,
       reopenedEpoch: sql`${agentSessions.activationEpoch} + 1`,
       closedAt: null,
-      lastSeenAt: sql`greatest(${agentSessions.lastSeenAt}, ${t.now.toISOString()}::timestamptz)`,
+      lastSeenAt: seenAfter(t.known, t.now),
       ...(t.briefedMemories ? { briefedMemories: t.briefedMemories } : {}),
       ...(t.excerpt === undefined
         ? {}

@@ -21,3 +21,13 @@ export async function consumeMailToken(db: Executor, table: MailTokenTable, toke
     .returning({ userId: table.userId });
   return rows[0]?.userId;
 }
+
+/** The user of a token that is still usable (unused, unexpired), without using it. */
+export async function findUsableMailToken(db: Executor, table: MailTokenTable, tokenHash: string, now: Date): Promise<string | undefined> {
+  const rows = await db
+    .select({ userId: table.userId })
+    .from(table)
+    .where(and(eq(table.tokenHash, tokenHash), isNull(table.usedAt), gt(table.expiresAt, now)))
+    .limit(1);
+  return rows[0]?.userId;
+}

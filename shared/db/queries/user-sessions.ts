@@ -32,3 +32,11 @@ export async function revokeAllUserSessions(db: Executor, userId: string, at: Da
     .returning({ tokenHash: userSessions.tokenHash });
   return rows.map((r) => r.tokenHash);
 }
+
+export async function liveUserSessionHashes(db: Executor, userId: string): Promise<string[]> {
+  const rows = await db
+    .select({ tokenHash: userSessions.tokenHash })
+    .from(userSessions)
+    .where(and(eq(userSessions.userId, userId), isNull(userSessions.revokedAt)));
+  return rows.map((r) => r.tokenHash);
+}
