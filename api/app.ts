@@ -19,11 +19,16 @@ function routeMatcher(path: string): RegExp {
 
 /** errors → request context → openapi → features (each feature applies auth to its own routes). */
 export function createApp(sharedDeps: Deps) {
-  let routes: { method: string; matcher: RegExp }[] = [];
+  let routes: { method: string; matcher: RegExp; literal: boolean }[] = [];
   // The Bun server exists once the app listens; client addresses are read through it.
   const built: { server?: Server<unknown> | null } = {};
   const deps = withClientIp(sharedDeps, () => built.server);
-  const allowedMethods = (path: string) => routes.filter((r) => r.matcher.test(path)).map((r) => r.method);
+  // As in routing, a literal path wins over a parameterised one that also matches it.
+  const allowedMethods = (path: string) => {
+    const matching = routes.filter((r) => r.matcher.test(path));
+    const literal = matching.filter((r) => r.literal);
+    return (literal.length > 0 ? literal : matching).map((r) => r.method);
+  };
   const app = new Elysia({ normalize: false, name: "amem" })
     .use(errorsPlugin(deps.logger, allowedMethods))
     .use(requestContextPlugin(deps.config.BODY_LIMIT_BYTES))
@@ -34,7 +39,7 @@ export function createApp(sharedDeps: Deps) {
     .use(meRoutes(deps))
     .use(agentSessionRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
-  routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path) }));
+  routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path), literal: !/[:*]/.test(r.path) }));
   return app;
 }
 export type App = ReturnType<typeof createApp>;

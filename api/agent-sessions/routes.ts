@@ -3,8 +3,8 @@ import type { ApiDeps } from "../client-ip";
 import { closeSession, getSession, heartbeatWithCredential, openSession } from "../../shared/agent-sessions/service";
 import { listAgentSessions } from "../../shared/agent-sessions/list";
 import { iso, isoOrNull } from "../../shared/time";
-import { authPlugin, withCredential } from "../plugins/auth";
-import { AUTHED_ERRORS, errors } from "../schemas";
+import { authPlugin, requireCredential, withCredential } from "../plugins/auth";
+import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
 import {
   CloseResponse, HeartbeatBody, HeartbeatResponse, ListQuery, NaturalKeyBody, OpenBody, OpenResponse,
   RunIdParams, SessionPage, SessionView,
@@ -28,7 +28,12 @@ export function agentSessionRoutes(deps: ApiDeps) {
           resurrected: beat.resurrected,
         };
       },
-      { body: HeartbeatBody, response: { 200: HeartbeatResponse, ...errors(...WRITE_ERRORS, 404) } },
+      {
+        transform: requireCredential(deps),
+        body: HeartbeatBody,
+        query: NoQuery,
+        response: { 200: HeartbeatResponse, ...errors(...WRITE_ERRORS, 404) },
+      },
     )
     .use(authPlugin(deps))
     .post(
@@ -46,7 +51,7 @@ export function agentSessionRoutes(deps: ApiDeps) {
           briefingDeliveredAt: isoOrNull(row.briefingDeliveredAt),
         };
       },
-      { body: OpenBody, response: { 200: OpenResponse, ...errors(...WRITE_ERRORS, 409) } },
+      { body: OpenBody, query: NoQuery, response: { 200: OpenResponse, ...errors(...WRITE_ERRORS, 409) } },
     )
     .post(
       "/close",
@@ -54,7 +59,7 @@ export function agentSessionRoutes(deps: ApiDeps) {
         const { row, alreadyClosed } = await closeSession(deps, principal, body);
         return { sessionRunId: row.id, activationEpoch: row.activationEpoch, closedAt: iso(row.closedAt!), alreadyClosed };
       },
-      { body: NaturalKeyBody, response: { 200: CloseResponse, ...errors(...WRITE_ERRORS, 404) } },
+      { body: NaturalKeyBody, query: NoQuery, response: { 200: CloseResponse, ...errors(...WRITE_ERRORS, 404) } },
     )
     .get(
       "",
@@ -67,6 +72,6 @@ export function agentSessionRoutes(deps: ApiDeps) {
     .get(
       "/:sessionRunId",
       async ({ params, principal }) => sessionView(await getSession(deps, principal, params.sessionRunId.toLowerCase())),
-      { params: RunIdParams, response: { 200: SessionView, ...errors(...AUTHED_ERRORS, 404) } },
+      { params: RunIdParams, query: NoQuery, response: { 200: SessionView, ...errors(...AUTHED_ERRORS, 404) } },
     );
 }

@@ -18,7 +18,7 @@ export function apiKeyRoutes(deps: ApiDeps) {
         const key = await createApiKey(deps, principal, body.name);
         return status(201, { ...key, createdAt: iso(key.createdAt) });
       },
-      { body: CreateKeyBody, response: { 201: CreatedKey, ...errors(...AUTHED_ERRORS, 410, 413, 415) } },
+      { body: CreateKeyBody, query: NoQuery, response: { 201: CreatedKey, ...errors(...AUTHED_ERRORS, 410, 413, 415) } },
     )
     .get(
       "",
@@ -40,6 +40,6 @@ export function apiKeyRoutes(deps: ApiDeps) {
         await revokeApiKeyById(deps, principal.userId, params.id.toLowerCase());
         set.status = 204;
       },
-      { params: KeyIdParams, response: { 204: t.Void({ description: "Revoked" }), ...errors(...AUTHED_ERRORS, 404) } },
+      { params: KeyIdParams, query: NoQuery, response: { 204: t.Void({ description: "Revoked" }), ...errors(...AUTHED_ERRORS, 404) } },
     );
 }

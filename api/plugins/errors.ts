@@ -52,19 +52,25 @@ export function errorsPlugin(logger: Logger, allowedMethods: MethodLookup) {
       if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
       return errorResponse(error.code, headers);
     }
+    // A known path with the wrong method is 405, even when a parameterised route of that method
+    // happened to match it (GET /agent-sessions/open reaching GET /agent-sessions/:id).
+    if (code === "NOT_FOUND" || code === "VALIDATION") {
+      const allowed = allowedMethods(new URL(request.url).pathname);
+      if (allowed.length > 0 && !allowed.includes(request.method)) {
+        return errorResponse("method_not_allowed", { ...headers, allow: allowed.join(", ") });
+      }
+    }
     switch (code) {
       case "VALIDATION":
+        // Our own answer failing its schema is a bug, not the client's fault.
+        if ((error as { type?: string }).type === "response") break;
+        return errorResponse("invalid_input", headers);
       case "INVALID_FILE_TYPE":
         return errorResponse("invalid_input", headers);
       case "PARSE":
         return errorResponse("invalid_json", headers);
-      case "NOT_FOUND": {
-        const allowed = allowedMethods(new URL(request.url).pathname);
-        if (allowed.length > 0 && !allowed.includes(request.method)) {
-          return errorResponse("method_not_allowed", { ...headers, allow: allowed.join(", ") });
-        }
+      case "NOT_FOUND":
         return errorResponse("not_found", headers);
-      }
     }
     if (isDependencyUnavailable(error)) {
       logger.warn({ requestId, err: loggableError(error) }, "dependency unavailable");

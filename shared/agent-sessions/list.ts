@@ -1,4 +1,5 @@
 import { AppError } from "../errors";
+import { isUuid } from "../accounts/rules";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import { listSessions, type AgentSessionRow } from "../db/queries/agent-sessions";
@@ -13,8 +14,8 @@ function encodeCursor(row: AgentSessionRow): string {
 }
 
 function decodeCursor(cursor: string): { lastSeenAt: Date; id: string } {
-  const match = /^(\d{1,15})\.([0-9a-f-]{36})$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!match) throw new AppError("invalid_input");
+  const match = /^(\d{1,15})\.(.+)$/.exec(Buffer.from(cursor, "base64url").toString());
+  if (!match || !isUuid(match[2]!)) throw new AppError("invalid_input");
   return { lastSeenAt: new Date(Number(match[1])), id: match[2]! };
 }
 

@@ -180,11 +180,16 @@ export type CloseAnswer = { row: AgentSessionRow; alreadyClosed: boolean };
 export async function closeSession(deps: Deps, principal: Principal, input: { agent: string; sessionId: string }, now = new Date()): Promise<CloseAnswer> {
   assertWritable(principal);
   const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
-  const closed = await closeSessionRow(deps.db, key, now);
-  const row = closed ?? (await findSessionByNaturalKey(deps.db, key));
-  if (!row) throw new AppError("not_found");
-  await fillLease(deps, row);
-  return { row, alreadyClosed: !closed };
+  for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
+    const closed = await closeSessionRow(deps.db, key, now);
+    const row = closed ?? (await findSessionByNaturalKey(deps.db, key));
+    if (!row) throw new AppError("not_found");
+    // Not closed after all: a heartbeat or open reopened it between the two statements; close again.
+    if (!row.closedAt) continue;
+    await fillLease(deps, row);
+    return { row, alreadyClosed: !closed };
+  }
+  throw new AppError("unavailable", 1);
 }
 
 /**

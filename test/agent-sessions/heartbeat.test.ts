@@ -189,6 +189,19 @@ describe("lease write-behind with vanished hashes", () => {
   });
 });
 
+describe("lease reconciliation", () => {
+  it("repairs a lease still cached open after a close whose cache update was lost, within one flush", async () => {
+    const tenant = await newTenant(ctx);
+    const sessionId = newSessionId();
+    const opened = await open(ctx, tenant, { sessionId, source: "startup" });
+    // A close that committed in Postgres but never reached Redis (it failed in between).
+    await ctx.deps.sql`update agent_sessions set closed_at = now() where id = ${opened.body.sessionRunId}`;
+    expect((await heartbeat(ctx, tenant, { sessionId })).body).toMatchObject({ resurrected: false, activationEpoch: 1 });
+    await flushLeases(ctx.deps);
+    expect((await heartbeat(ctx, tenant, { sessionId })).body).toMatchObject({ resurrected: true, activationEpoch: 2 });
+  });
+});
+
 describe("lease cache recovery", () => {
   it("rebuilds a missing lease from Postgres: same run, same epoch", async () => {
     const tenant = await newTenant(ctx);

@@ -448,3 +448,64 @@ describe("GET /api/v1/version", () => {
     expect(res.body.version.length).toBeGreaterThan(0);
   });
 });
+
+describe("contract edges", () => {
+  it("rejects unknown query parameters on every route, bodies or not, with 400 invalid_input", async () => {
+    const tenant = await newTenant(ctx);
+    const cases: [string, string, unknown][] = [
+      ["POST", "/api/v1/agent-sessions/open?x=1", openBody()],
+      ["POST", "/api/v1/agent-sessions/heartbeat?x=1", { agent: "claude-code", sessionId: "s" }],
+      ["POST", "/api/v1/agent-sessions/close?x=1", { agent: "claude-code", sessionId: "s" }],
+      ["GET", `/api/v1/agent-sessions/${crypto.randomUUID()}?x=1`, undefined],
+      ["POST", "/api/v1/api-keys?x=1", { name: "k" }],
+      ["DELETE", `/api/v1/api-keys/${crypto.randomUUID()}?x=1`, undefined],
+    ];
+    for (const [method, path, body] of cases) {
+      const res = await ctx.request(method, path, { apiKey: tenant.apiKey, body });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "invalid_input" });
+    }
+  });
+
+  it("answers 405 with Allow: POST for GET on the POST-only session paths (not 400 from the :id route)", async () => {
+    const tenant = await newTenant(ctx);
+    for (const path of ["open", "heartbeat", "close"]) {
+      const res = await ctx.request("GET", `/api/v1/agent-sessions/${path}`, { apiKey: tenant.apiKey });
+      expect(res.status).toBe(405);
+      expect(res.body).toEqual({ error: "method_not_allowed" });
+      expect(res.headers.get("allow")).toBe("POST");
+    }
+  });
+
+  it("answers 401 before looking at the body of an unauthenticated request", async () => {
+    for (const path of ["/api/v1/agent-sessions/open", "/api/v1/agent-sessions/heartbeat"]) {
+      const res = await ctx.request("POST", path, { body: { nonsense: true } });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: "unauthorized" });
+    }
+  });
+
+  it("rejects a well-formed cursor carrying a non-uuid id with 400, not 500", async () => {
+    const tenant = await newTenant(ctx);
+    const cursor = Buffer.from(`1.${"-".repeat(36)}`).toString("base64url");
+    const res = await ctx.request("GET", `/api/v1/agent-sessions?cursor=${cursor}`, { apiKey: tenant.apiKey });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "invalid_input" });
+  });
+
+  it("turns a response that fails its own schema into a logged 500, never a 400", async () => {
+    const { Elysia, t } = await import("elysia");
+    const { Writable } = await import("node:stream");
+    const { errorsPlugin } = await import("../../api/plugins/errors");
+    const { createLogger } = await import("../../shared/logger");
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
+    const app = new Elysia({ normalize: false })
+      .use(errorsPlugin(createLogger("error", {}, sink), () => []))
+      .get("/bug", () => ({ unexpected: 1 }) as never, { response: { 200: t.Object({ expected: t.String() }, { additionalProperties: false }) } });
+    const res = await app.handle(new Request("http://localhost/bug"));
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ error: "internal_error" });
+    expect(lines.length).toBe(1);
+  });
+});

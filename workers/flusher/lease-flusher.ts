@@ -1,5 +1,6 @@
 import type { Deps } from "../../shared/deps";
-import { applyLeaseRefreshes } from "../../shared/db/queries/agent-sessions";
+import { applyLeaseRefreshes, findSessionsByIds } from "../../shared/db/queries/agent-sessions";
+import { fillLease } from "../../shared/agent-sessions/lease-cache";
 
 export const LEASE_BATCH = 1_000;
 
@@ -21,12 +22,16 @@ export async function flushLeases(deps: Deps): Promise<number> {
   members.forEach((key, i) => {
     const [run, seen, version, excerpt, excerptAt] = states[i]!;
     ackKeys.push(key);
-    // A hash that vanished (expired, flushed) has nothing left to write; the ack just drops it.
+    // A hash that vanished (expired, purged) has nothing left to write; the ack drops its member.
     ackArgs.push(version ?? "", excerptAt ?? "");
     if (!run || !seen) return;
     refreshes.push({ id: run, seenMs: Number(seen), excerpt: excerpt ?? null, excerptAtMs: excerptAt ? Number(excerptAt) : null });
   });
-  await applyLeaseRefreshes(deps.db, refreshes);
+  const closedInPostgres = await applyLeaseRefreshes(deps.db, refreshes);
   await redis.leaseAck(ackKeys.length + 1, dirtyKey, ...ackKeys, ...ackArgs);
+  // A close commits in Postgres before it updates the lease; if that update was lost (Redis
+  // failed in between), the lease would keep answering "live". Refilling from the row repairs it:
+  // at the same epoch "closed" wins, and a lease already at a newer epoch is left as it is.
+  for (const row of await findSessionsByIds(deps.db, closedInPostgres)) await fillLease(deps, row);
   return refreshes.length;
 }

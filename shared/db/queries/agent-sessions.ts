@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, isNotNull, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, isNotNull, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { agentSessions, type BriefedMemory, type Selector } from "../schema";
 
@@ -180,12 +180,16 @@ export async function listSessions(db: Executor, f: SessionListFilter): Promise<
     .limit(f.limit);
 }
 
-/** Moves write-behind lease refreshes into Postgres; GREATEST and excerpt_at make order and repeats harmless. */
+/**
+ * Moves write-behind lease refreshes into Postgres; GREATEST and excerpt_at make order and repeats
+ * harmless. Returns the ids of the refreshed rows that Postgres holds closed, so the caller can
+ * make sure their cached leases say so too.
+ */
 export async function applyLeaseRefreshes(
   db: Executor,
   refreshes: { id: string; seenMs: number; excerpt: string | null; excerptAtMs: number | null }[],
-): Promise<void> {
-  if (refreshes.length === 0) return;
+): Promise<string[]> {
+  if (refreshes.length === 0) return [];
   const payload = JSON.stringify(
     refreshes.map((r) => ({
       id: r.id,
@@ -194,11 +198,20 @@ export async function applyLeaseRefreshes(
       ex_at: r.excerptAtMs === null ? null : new Date(r.excerptAtMs).toISOString(),
     })),
   );
-  await db.execute(sql`
+  const closed = await db.execute<{ id: string }>(sql`
+    with refreshed as (
     update agent_sessions s set
       last_seen_at = greatest(s.last_seen_at, v.seen),
       last_message_excerpt = case when v.ex_at is not null and (s.excerpt_at is null or v.ex_at > s.excerpt_at) then v.ex else s.last_message_excerpt end,
       excerpt_at = case when v.ex_at is not null and (s.excerpt_at is null or v.ex_at > s.excerpt_at) then v.ex_at else s.excerpt_at end
     from jsonb_to_recordset(${payload}::jsonb) as v(id uuid, seen timestamptz, ex text, ex_at timestamptz)
-    where s.id = v.id`);
+    where s.id = v.id
+    returning s.id, s.closed_at)
+    select id from refreshed where closed_at is not null`);
+  return closed.map((row) => row.id);
+}
+
+export async function findSessionsByIds(db: Executor, ids: string[]): Promise<AgentSessionRow[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(agentSessions).where(inArray(agentSessions.id, ids));
 }
