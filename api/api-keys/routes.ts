@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../client-ip";
 import { createApiKey, listApiKeysWithUse, revokeApiKeyById } from "../../shared/accounts/api-keys";
-import { assertWritable } from "../../shared/agent-sessions/service";
+import { assertWritable } from "../../shared/auth/credentials";
 import { iso, isoOrNull } from "../../shared/time";
 import { authPlugin } from "../plugins/auth";
 import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";

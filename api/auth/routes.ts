@@ -66,6 +66,6 @@ export function authRoutes(deps: ApiDeps) {
         await logout(deps, principal);
         set.status = 204;
       },
-      { query: NoQuery, detail: { security: [{ bearer: [] }] }, response: { 204: t.Void({ description: "Logged out" }), ...errors(400, 401, 503) } },
+      { query: NoQuery, detail: { security: [{ bearer: [] }] }, response: { 204: t.Void({ description: "Logged out" }), ...errors(400, 401, 429, 500, 503) } },
     );
 }

@@ -9,7 +9,7 @@ import {
 import { normalizeSelector, type SelectorInput } from "./facets";
 import { authenticatedHeartbeatLease, fillLease, heartbeatLease, readLease, type CachedLease, type HeartbeatResult } from "./lease-cache";
 import { isLive, leaseCutoff, leaseMs } from "./lease";
-import { authenticate, prepareAuthentication, principalFromReply, type Credential, type Principal } from "../auth/credentials";
+import { assertWritable, authenticate, prepareAuthentication, principalFromReply, type Credential, type Principal } from "../auth/credentials";
 
 export type OpenInput = {
   agent: string;
@@ -26,11 +26,6 @@ export type OpenResult = {
   created: boolean;
   reopened: boolean;
 };
-
-/** Writes are refused from the moment an account's erasure begins (SPEC §8). */
-export function assertWritable(principal: Principal): void {
-  if (principal.userState !== "active") throw new AppError("account_deleted");
-}
 
 /** The freshest lastSeenAt Redis holds for the session, for Postgres's liveness decision. */
 function knownSeen(lease: CachedLease | null) {

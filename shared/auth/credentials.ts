@@ -32,6 +32,11 @@ export function mintApiKey() {
   return { key, keyHash: sha256Hex(key), prefix: key.slice(API_KEY_PREFIX.length, API_KEY_PREFIX.length + 8) };
 }
 
+/** Writes are refused from the moment an account's erasure begins (SPEC §8): 410 account_deleted. */
+export function assertWritable(principal: Principal): void {
+  if (principal.userState !== "active") throw new AppError("account_deleted");
+}
+
 type Entry = { userId: string; email: string; credentialId: string; userState: UserState; expiresAtMs: number };
 
 /**

@@ -8,11 +8,12 @@ const withLib = (libs: string[], name: string) => [...libs.map((lib) => load(`li
 
 /** Lua scripts, each registered so ioredis runs it by EVALSHA and reloads it after a Redis restart. */
 const SCRIPTS = {
-  authenticate: { numberOfKeys: 3, lua: withLib(["authenticate"], "authenticate") },
+  authenticate: { numberOfKeys: 3, lua: withLib(["rate-count", "authenticate"], "authenticate") },
+  rateCount: { numberOfKeys: 1, lua: withLib(["rate-count"], "rate-count") },
   leaseHeartbeat: { numberOfKeys: 2, lua: withLib(["lease-heartbeat"], "lease-heartbeat") },
   authenticatedHeartbeat: {
     numberOfKeys: 5,
-    lua: withLib(["authenticate", "lease-heartbeat"], "authenticated-heartbeat"),
+    lua: withLib(["rate-count", "authenticate", "lease-heartbeat"], "authenticated-heartbeat"),
   },
   leaseFill: { numberOfKeys: 1, lua: load("lease-fill") },
   leaseAck: { lua: load("lease-ack") },
@@ -25,6 +26,7 @@ declare module "ioredis" {
       entryKey: string, lastUsedKey: string, rateKey: string,
       nowMs: number, limit: number, windowSeconds: number,
     ): Result<[string, number] | null, Context>;
+    rateCount(rateKey: string, windowSeconds: number): Result<number, Context>;
     leaseHeartbeat(
       leaseKey: string, dirtyKey: string,
       nowMs: number, leaseMs: number, ttlMs: number, hasExcerpt: "0" | "1", excerpt: string,

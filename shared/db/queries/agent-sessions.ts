@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, inArray, isNotNull, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { agentSessions, type BriefedMemory, type Selector } from "../schema";
 
@@ -157,8 +157,8 @@ export type SessionListFilter = {
 
 /** Newest lastSeenAt first, keyset-paginated on (lastSeenAt, id). */
 export async function listSessions(db: Executor, f: SessionListFilter): Promise<AgentSessionRow[]> {
-  const live = and(isNull(agentSessions.closedAt), sql`${agentSessions.lastSeenAt} > ${f.cutoff.toISOString()}::timestamptz`);
-  const notLive = or(isNotNull(agentSessions.closedAt), sql`${agentSessions.lastSeenAt} <= ${f.cutoff.toISOString()}::timestamptz`);
+  const notLive = staleCondition(null, f.cutoff);
+  const live = sql`not ${notLive}`;
   const after = f.after
     ? or(
         lt(agentSessions.lastSeenAt, f.after.lastSeenAt),

@@ -13,10 +13,7 @@ local function authenticate(entryKey, lastUsedKey, rateKey, now, limit, windowSe
       local previous = tonumber(redis.call('HGET', lastUsedKey, credentialId) or '0')
       if tonumber(now) > previous then redis.call('HSET', lastUsedKey, credentialId, now) end
     end
-    if limit ~= '0' then
-      count = redis.call('INCR', rateKey)
-      if count == 1 then redis.call('EXPIRE', rateKey, windowSeconds) end
-    end
+    if limit ~= '0' then count = countRequest(rateKey, windowSeconds) end
   end
   return { entry, count }
 end
