@@ -1,7 +1,9 @@
 import { afterAll } from "bun:test";
 import { loadConfig, type Config } from "../shared/config";
 import { createDeps, type Deps } from "../shared/deps";
-import { createLogger } from "../shared/logger";
+import { createLogger, type Logger } from "../shared/logger";
+import { newId, randomToken, sha256Hex } from "../shared/ids";
+import { Writable } from "node:stream";
 import { createUser } from "../shared/accounts/users";
 import { createApp, type App } from "../api/app";
 import type { Mail } from "../shared/mail";
@@ -115,4 +117,21 @@ export function captureMail(ctx: TestContext): Mail[] {
 /** The token carried by a mail's link. */
 export function tokenOf(mail: Mail | undefined): string {
   return new URL(mail!.link).searchParams.get("token")!;
+}
+
+/** A bearer token for the tenant expiring `expiresInMs` from now (negative: already expired). */
+export async function insertBearer(ctx: TestContext, userId: string, expiresInMs: number): Promise<string> {
+  const token = randomToken();
+  const expiresAt = new Date(Date.now() + expiresInMs).toISOString();
+  await ctx.deps.sql`
+    insert into user_sessions (id, user_id, token_hash, expires_at)
+    values (${newId()}, ${userId}, ${sha256Hex(token)}, ${expiresAt}::timestamptz)`;
+  return token;
+}
+
+/** A logger whose JSON lines land in `lines`, for asserting what is (not) logged. */
+export function captureLogs(level = "debug"): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const sink = new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) });
+  return { logger: createLogger(level, {}, sink), lines };
 }

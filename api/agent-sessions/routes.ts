@@ -3,7 +3,7 @@ import type { ApiDeps } from "../client-ip";
 import { closeSession, getSession, heartbeatWithCredential, openSession } from "../../shared/agent-sessions/service";
 import { listAgentSessions } from "../../shared/agent-sessions/list";
 import { iso, isoOrNull } from "../../shared/time";
-import { authPlugin, requireCredential, withCredential } from "../plugins/auth";
+import { authPlugin, withCredential } from "../plugins/auth";
 import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
 import {
   CloseResponse, HeartbeatBody, HeartbeatResponse, ListQuery, NaturalKeyBody, OpenBody, OpenResponse,
@@ -28,12 +28,7 @@ export function agentSessionRoutes(deps: ApiDeps) {
           resurrected: beat.resurrected,
         };
       },
-      {
-        transform: requireCredential(deps),
-        body: HeartbeatBody,
-        query: NoQuery,
-        response: { 200: HeartbeatResponse, ...errors(...WRITE_ERRORS, 404) },
-      },
+      { body: HeartbeatBody, query: NoQuery, response: { 200: HeartbeatResponse, ...errors(...WRITE_ERRORS, 404) } },
     )
     .use(authPlugin(deps))
     .post(

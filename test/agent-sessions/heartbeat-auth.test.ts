@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "bun:test";
 import { newId, randomToken, sha256Hex } from "../../shared/ids";
-import { createTestContext, newTenant, type Tenant, type TestContext } from "../helpers";
+import { createTestContext, insertBearer, newTenant, type Tenant, type TestContext } from "../helpers";
 import { PrivateRedis } from "../faults/private-redis";
 import { dbRow, heartbeat, newSessionId, open } from "./helpers";
 
@@ -57,10 +57,7 @@ describe("POST /api/v1/agent-sessions/heartbeat (authentication in the same roun
 
   it("returns 401 for an expired bearer token and leaves the lease untouched", async () => {
     const tenant = await newTenant(ctx);
-    const token = randomToken();
-    await ctx.deps.sql`
-      insert into user_sessions (id, user_id, token_hash, expires_at)
-      values (${newId()}, ${tenant.userId}, ${sha256Hex(token)}, now() + interval '1 second')`;
+    const token = await insertBearer(ctx, tenant.userId, 1_000);
     const sessionId = newSessionId();
     await ctx.request("POST", "/api/v1/agent-sessions/open", { bearer: token, body: { agent: "claude-code", sessionId, source: "startup" } });
     expect((await ctx.request("POST", "/api/v1/agent-sessions/heartbeat", { bearer: token, body: { agent: "claude-code", sessionId } })).status).toBe(200);

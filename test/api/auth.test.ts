@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { createTestContext, ISO_MS, newTenant, UUID_V7, type TestContext } from "../helpers";
+import { createTestContext, insertBearer, ISO_MS, newTenant, UUID_V7, type TestContext } from "../helpers";
 import { newId, randomToken, sha256Hex } from "../../shared/ids";
 
 const ctx = await createTestContext();
@@ -304,10 +304,7 @@ describe("credentials on /api routes", () => {
 
   it("returns 401 for an expired bearer token", async () => {
     const tenant = await newTenant(ctx);
-    const token = randomToken();
-    await ctx.deps.sql`
-      insert into user_sessions (id, user_id, token_hash, expires_at)
-      values (${newId()}, ${tenant.userId}, ${sha256Hex(token)}, now() - interval '1 minute')`;
+    const token = await insertBearer(ctx, tenant.userId, -60_000);
     const res = await ctx.request("GET", "/api/v1/me", { bearer: token });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: "unauthorized" });
@@ -387,10 +384,7 @@ describe("rate limiting", () => {
 
   it("limits bearer tokens too", async () => {
     const tenant = await newTenant(limited);
-    const token = randomToken();
-    await limited.deps.sql`
-      insert into user_sessions (id, user_id, token_hash, expires_at)
-      values (${newId()}, ${tenant.userId}, ${sha256Hex(token)}, now() + interval '1 hour')`;
+    const token = await insertBearer(limited, tenant.userId, 3_600_000);
     await awayFromWindowEdge();
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await limited.request("GET", "/api/v1/me", { bearer: token })).status);

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { createTestContext, newTenant } from "../helpers";
+import { captureLogs, createTestContext, newTenant } from "../helpers";
 
 const ctx = await createTestContext();
 /** A small body limit so oversized bodies stay cheap to build. */
@@ -477,12 +477,13 @@ describe("contract edges", () => {
     }
   });
 
-  it("answers 401 before looking at the body of an unauthenticated request", async () => {
-    for (const path of ["/api/v1/agent-sessions/open", "/api/v1/agent-sessions/heartbeat"]) {
-      const res = await ctx.request("POST", path, { body: { nonsense: true } });
-      expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: "unauthorized" });
-    }
+  it("checks the body before the credential (schemas are public), and the credential before any effect", async () => {
+    const badBody = await ctx.request("POST", "/api/v1/agent-sessions/open", { body: { nonsense: true } });
+    expect(badBody.status).toBe(400);
+    expect(badBody.body).toEqual({ error: "invalid_input" });
+    const noCredential = await ctx.request("POST", "/api/v1/agent-sessions/heartbeat", { body: { agent: "a", sessionId: "s" } });
+    expect(noCredential.status).toBe(401);
+    expect(noCredential.body).toEqual({ error: "unauthorized" });
   });
 
   it("rejects a well-formed cursor carrying a non-uuid id with 400, not 500", async () => {
@@ -495,13 +496,10 @@ describe("contract edges", () => {
 
   it("turns a response that fails its own schema into a logged 500, never a 400", async () => {
     const { Elysia, t } = await import("elysia");
-    const { Writable } = await import("node:stream");
     const { errorsPlugin } = await import("../../api/plugins/errors");
-    const { createLogger } = await import("../../shared/logger");
-    const lines: string[] = [];
-    const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
+    const { logger, lines } = captureLogs("error");
     const app = new Elysia({ normalize: false })
-      .use(errorsPlugin(createLogger("error", {}, sink), () => []))
+      .use(errorsPlugin(logger, () => []))
       .get("/bug", () => ({ unexpected: 1 }) as never, { response: { 200: t.Object({ expected: t.String() }, { additionalProperties: false }) } });
     const res = await app.handle(new Request("http://localhost/bug"));
     expect(res.status).toBe(500);

@@ -1,11 +1,9 @@
 import { describe, expect, it } from "bun:test";
-import { Writable } from "node:stream";
 import { sql } from "drizzle-orm";
 import { loggableError } from "../../shared/loggable-error";
-import { createLogger } from "../../shared/logger";
 import { createDb } from "../../shared/db/client";
 import { createApp } from "../../api/app";
-import { createTestContext, newTenant } from "../helpers";
+import { captureLogs, createTestContext, newTenant } from "../helpers";
 
 const ctx = await createTestContext();
 
@@ -30,11 +28,10 @@ describe("loggableError", () => {
 
 describe("request logs", () => {
   it("never contain request data when Postgres fails under a request", async () => {
-    const lines: string[] = [];
-    const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
+    const { logger, lines } = captureLogs();
     const tenant = await newTenant(ctx);
     const dead = createDb({ url: "postgres://postgres@127.0.0.1:1/nowhere", poolSize: 1, timeoutMs: 500 });
-    const app = createApp({ ...ctx.deps, db: dead.db, sql: dead.client, logger: createLogger("debug", {}, sink) });
+    const app = createApp({ ...ctx.deps, db: dead.db, sql: dead.client, logger });
     const canary = `project-canary-${crypto.randomUUID()}`;
     const response = await app.handle(
       new Request("http://localhost/api/v1/agent-sessions/open", {
