@@ -43,7 +43,9 @@ describe("POST /auth/verify-email", () => {
     const user = await signup();
     const token = tokenOf(mailTo(user.email, /verify/i));
     await ctx.deps.sql`update email_verification_tokens set expires_at = now() - interval '1 second' where user_id = ${user.id}`;
-    expect((await ctx.request("POST", "/auth/verify-email", { body: { token } })).status).toBe(401);
+    const expired = await ctx.request("POST", "/auth/verify-email", { body: { token } });
+    expect(expired.status).toBe(401);
+    expect(expired.body).toEqual({ error: "unauthorized" });
   });
 });
 

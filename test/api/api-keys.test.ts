@@ -227,7 +227,9 @@ describe("DELETE /api/v1/api-keys/{id}", () => {
     const tenant = await newTenant(ctx);
     const created = await createKey(ctx, tenant);
     expect((await ctx.request("DELETE", `/api/v1/api-keys/${created.id}`, { apiKey: created.key })).status).toBe(204);
-    expect((await ctx.request("GET", "/api/v1/me", { apiKey: created.key })).status).toBe(401);
+    const afterRevoke = await ctx.request("GET", "/api/v1/me", { apiKey: created.key });
+    expect(afterRevoke.status).toBe(401);
+    expect(afterRevoke.body).toEqual({ error: "unauthorized" });
   });
 
   it("keeps the key revoked when its cache entry is gone", async () => {
@@ -292,7 +294,9 @@ describe("DELETE /api/v1/api-keys/{id}", () => {
     const created = await createKey(ctx, tenant);
     const res = await ctx.request("DELETE", `/api/v1/api-keys/${created.id.toUpperCase()}`, { apiKey: tenant.apiKey });
     expect(res.status).toBe(204);
-    expect((await ctx.request("GET", "/api/v1/me", { apiKey: created.key })).status).toBe(401);
+    const afterRevoke = await ctx.request("GET", "/api/v1/me", { apiKey: created.key });
+    expect(afterRevoke.status).toBe(401);
+    expect(afterRevoke.body).toEqual({ error: "unauthorized" });
   });
 
   it("returns 401 without a credential and revokes nothing", async () => {

@@ -185,6 +185,7 @@ describe("POST /auth/login", () => {
       const started = performance.now();
       const res = await ctx.request("POST", "/auth/login", { body: { email, password: "wrong password!" } });
       expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: "unauthorized" });
       return performance.now() - started;
     };
     await time(uniqueEmail()); // warm-up: the first unknown-email login may build the dummy hash
@@ -375,7 +376,9 @@ describe("rate limiting", () => {
     const tenant = await newTenant(limited);
     await awayFromWindowEdge();
     for (let i = 0; i < 4; i++) await limited.request("GET", "/api/v1/me", { apiKey: tenant.apiKey });
-    expect((await limited.request("GET", "/api/v1/me", { apiKey: tenant.apiKey })).status).toBe(429);
+    const limitedRes = await limited.request("GET", "/api/v1/me", { apiKey: tenant.apiKey });
+    expect(limitedRes.status).toBe(429);
+    expect(limitedRes.body).toEqual({ error: "rate_limited" });
     const token = await loginToken(limited, tenant.email);
     const res = await limited.request("GET", "/api/v1/me", { bearer: token });
     expect(res.status).toBe(200);

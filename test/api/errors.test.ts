@@ -283,6 +283,7 @@ describe("X-Request-Id", () => {
   it("is set on a 413 refused before routing", async () => {
     const res = await post("/api/v1/api-keys", JSON.stringify({ name: "x".repeat(3000) }), { "content-type": "application/json" });
     expect(res.status).toBe(413);
+    expect(JSON.parse(res.text)).toEqual({ error: "payload_too_large" });
     expect(res.headers.get("x-request-id")).toBeTruthy();
   });
 
@@ -300,6 +301,7 @@ describe("X-Request-Id", () => {
     expect(ok.headers.get("x-request-id")).toBe(id);
     const denied = await ctx.request("GET", "/api/v1/me", { headers: { "x-request-id": id } });
     expect(denied.status).toBe(401);
+    expect(denied.body).toEqual({ error: "unauthorized" });
     expect(denied.headers.get("x-request-id")).toBe(id);
     const missing = await ctx.request("GET", "/nope", { headers: { "x-request-id": id } });
     expect(missing.headers.get("x-request-id")).toBe(id);

@@ -41,6 +41,7 @@ describe("request logs", () => {
       }),
     );
     expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({ error: "unavailable" });
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.join("\n")).not.toContain(canary);
     expect(lines.join("\n")).not.toContain(tenant.apiKey);
