@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 
 /** Ids the service mints: UUIDv7 (time-ordered), lower-case. */
 export function newId(): string {
@@ -28,7 +28,3 @@ export function randomToken(): string {
   return randomBytes(32).toString("base64url");
 }
 
-/** Constant-time string comparison (hashes both sides so lengths never leak). */
-export function safeEqual(a: string, b: string): boolean {
-  return timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest());
-}

@@ -19,11 +19,6 @@ export function createRequestRedis(url: string, timeoutMs: number): ScriptedRedi
   return defineScripts(redis);
 }
 
-/** Connections for BullMQ workers and QueueEvents, which must block indefinitely. */
-export function createBlockingRedis(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(100 * times, 2_000) });
-}
-
 /** Connects and waits until ready, or throws within `timeoutMs`. */
 export async function connectRedis(redis: Redis, timeoutMs: number): Promise<void> {
   if (redis.status === "ready") return;

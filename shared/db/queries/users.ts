@@ -17,11 +17,6 @@ export async function findUserByEmail(db: Executor, email: string): Promise<User
   return rows[0];
 }
 
-export async function findUserById(db: Executor, id: string): Promise<UserRow | undefined> {
-  const rows = await db.select().from(users).where(eq(users.id, id)).limit(1);
-  return rows[0];
-}
-
 export async function setPasswordHash(db: Executor, userId: string, passwordHash: string): Promise<void> {
   await db.update(users).set({ passwordHash }).where(and(eq(users.id, userId), eq(users.state, "active")));
 }
