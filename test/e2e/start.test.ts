@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "../env";
 import { eventually, uniquePrefix } from "../helpers";
+import { freePort } from "../free-port";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const START = join(ROOT, "shared", "cli", "start.ts");
@@ -29,7 +30,7 @@ const alive = (pid: number) => {
 };
 
 describe("bun run start (api + workers, one process tree)", () => {
-  const port = 30_000 + Math.floor(Math.random() * 20_000);
+  const port = freePort();
   const prefix = uniquePrefix();
   const base = `http://127.0.0.1:${port}`;
   const tree = Bun.spawn(["bun", START], { cwd: ROOT, env: env({ PORT: String(port), REDIS_PREFIX: prefix }), stdout: "pipe", stderr: "pipe" });

@@ -1,25 +1,47 @@
 import type { Subprocess } from "bun";
+import { freePort } from "../free-port";
 
 /** A throwaway redis-server on its own loopback port, so fault tests never touch the shared one. */
 export class PrivateRedis {
   private process: Subprocess | null = null;
-  readonly port = 20_000 + Math.floor(Math.random() * 20_000);
+  private chosenPort = freePort();
+  get port(): number {
+    return this.chosenPort;
+  }
   get url(): string {
     return `redis://127.0.0.1:${this.port}/0`;
   }
 
+  /** Starts on the chosen port; the first start may move to another free port if that one was taken meanwhile. */
   async start(): Promise<void> {
-    this.process = Bun.spawn(
-      ["redis-server", "--bind", "127.0.0.1", "--port", String(this.port), "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction"],
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await this.startOn(this.chosenPort)) return;
+      if (this.restartable) break; // a restart must keep its port: clients point at it
+      this.chosenPort = freePort();
+    }
+    throw new Error(`private redis did not start on 127.0.0.1:${this.chosenPort}`);
+  }
+
+  private restartable = false;
+
+  private async startOn(port: number): Promise<boolean> {
+    const child = Bun.spawn(
+      ["redis-server", "--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction"],
       { stdout: "ignore", stderr: "ignore" },
     );
     const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline) {
-      const probe = Bun.spawnSync(["redis-cli", "-p", String(this.port), "ping"]);
-      if (probe.stdout.toString().trim() === "PONG") return;
+    while (Date.now() < deadline && child.exitCode === null) {
+      const probe = Bun.spawnSync(["redis-cli", "-p", String(port), "ping"]);
+      if (probe.stdout.toString().trim() === "PONG") {
+        this.process = child;
+        this.restartable = true;
+        return true;
+      }
       await Bun.sleep(20);
     }
-    throw new Error("private redis did not start");
+    child.kill();
+    await child.exited;
+    return false;
   }
 
   /** SHUTDOWN NOSAVE: everything in it is lost, like a crash of a cache without persistence. */
