@@ -10,6 +10,7 @@ import { authRoutes } from "./auth/routes";
 import { apiKeyRoutes } from "./api-keys/routes";
 import { meRoutes } from "./me/routes";
 import { agentSessionRoutes } from "./agent-sessions/routes";
+import { memoryRoutes } from "./memories/routes";
 
 /** Converts a route path (`/a/:id`) to a matcher, for 405 detection. */
 function routeMatcher(path: string): RegExp {
@@ -37,7 +38,8 @@ export function createApp(sharedDeps: Deps) {
     .use(authRoutes(deps))
     .use(apiKeyRoutes(deps))
     .use(meRoutes(deps))
-    .use(agentSessionRoutes(deps));
+    .use(agentSessionRoutes(deps))
+    .use(memoryRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path), literal: !/[:*]/.test(r.path) }));
   return app;

@@ -16,3 +16,8 @@ export async function insertDefaultScopes(db: Executor, userId: string): Promise
 export async function listScopes(db: Executor, userId: string) {
   return db.select().from(scopes).where(eq(scopes.userId, userId)).orderBy(asc(scopes.name));
 }
+
+/** A write to an unregistered scope registers it (SPEC §5). */
+export async function registerScope(db: Executor, userId: string, name: string): Promise<void> {
+  await db.insert(scopes).values({ id: newId(), userId, name }).onConflictDoNothing();
+}

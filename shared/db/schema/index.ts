@@ -4,3 +4,4 @@ export * from "./user-sessions";
 export * from "./mail-tokens";
 export * from "./scopes";
 export * from "./agent-sessions";
+export * from "./memories";

@@ -1,0 +1,42 @@
+import { Elysia } from "elysia";
+import { AppError } from "../../shared/errors";
+import { createMemory } from "../../shared/memories/capture";
+import { findMemory } from "../../shared/db/queries/memories";
+import { iso } from "../../shared/time";
+import type { ApiDeps } from "../client-ip";
+import { authPlugin } from "../plugins/auth";
+import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
+import { CaptureBody, CaptureResponse, CreatedMemory, CreateMemoryBody, MemoryIdParams, MemoryView } from "./model";
+import { memoryView } from "./view";
+
+const WRITE_ERRORS = [...AUTHED_ERRORS, 409, 410, 413, 415] as const;
+
+/** Memory capture (seed 4.8, SPEC §4.2) and the versioned memory API (SPEC §4.3). */
+export function memoryRoutes(deps: ApiDeps) {
+  return new Elysia({ name: "memory-routes", detail: { tags: ["memories"] } })
+    .use(authPlugin(deps))
+    .post(
+      "/api/memories",
+      async ({ body, principal, status }) => {
+        const row = await createMemory(deps, principal, { ...body, memoryType: body.memory_type }, "capture");
+        return status(201, {
+          id: row.id, topic: row.topic, memory_type: row.memoryType, scope: row.scope, project: row.project, created_at: iso(row.createdAt),
+        });
+      },
+      { body: CaptureBody, query: NoQuery, response: { 201: CaptureResponse, ...errors(...WRITE_ERRORS) } },
+    )
+    .post(
+      "/api/v1/memories",
+      async ({ body, principal, status }) => status(201, { memory: memoryView(await createMemory(deps, principal, body, "remember")) }),
+      { body: CreateMemoryBody, query: NoQuery, response: { 201: CreatedMemory, ...errors(...WRITE_ERRORS) } },
+    )
+    .get(
+      "/api/v1/memories/:id",
+      async ({ params, principal }) => {
+        const row = await findMemory(deps.db, principal.userId, params.id.toLowerCase());
+        if (!row) throw new AppError("not_found");
+        return memoryView(row);
+      },
+      { params: MemoryIdParams, query: NoQuery, response: { 200: MemoryView, ...errors(...AUTHED_ERRORS, 404) } },
+    );
+}

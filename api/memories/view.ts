@@ -1,0 +1,23 @@
+import type { Static } from "elysia";
+import type { MemoryRow } from "../../shared/db/queries/memories";
+import { iso, isoOrNull } from "../../shared/time";
+import type { MemoryView } from "./model";
+
+export function memoryView(row: MemoryRow): Static<typeof MemoryView> {
+  return {
+    id: row.id,
+    memoryType: row.memoryType,
+    topic: row.topic,
+    content: row.content,
+    scope: row.scope,
+    project: row.project,
+    tags: row.tags,
+    status: row.status as "active" | "archived",
+    validFrom: iso(row.validFrom),
+    validTo: isoOrNull(row.validTo),
+    recordedAt: iso(row.recordedAt),
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    sessionRunId: row.sessionRunId,
+  };
+}

@@ -1,0 +1,91 @@
+import { sql } from "drizzle-orm";
+import { check, customType, index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { idColumn, ts } from "./columns";
+import { users } from "./users";
+import { agentSessions } from "./agent-sessions";
+
+export const MEMORY_TYPES = ["decision", "commitment", "blocker", "fact", "preference", "pattern", "note", "event"] as const;
+export type MemoryType = (typeof MEMORY_TYPES)[number];
+
+const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+
+/**
+ * A memory (SPEC §4.1). Writes never destroy: a correction appends a successor and closes the
+ * predecessor's `valid_to`. "Current" means not superseded (`valid_to` null) and not archived; the
+ * content hash is unique among a tenant's current memories. `search` is the full-text document
+ * (topic weighted above content); a trigram index serves similarity.
+ */
+export const memories = pgTable(
+  "memories",
+  {
+    id: idColumn(),
+    userId: uuid("user_id").notNull().references(() => users.id),
+    memoryType: text("memory_type").$type<MemoryType>().notNull(),
+    topic: text("topic").notNull(),
+    content: text("content").notNull(),
+    contentHash: text("content_hash").notNull(),
+    scope: text("scope").notNull(),
+    project: text("project"),
+    tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
+    status: text("status").notNull().default("active"),
+    validFrom: ts("valid_from").notNull(),
+    validTo: ts("valid_to"),
+    recordedAt: ts("recorded_at").notNull(),
+    createdAt: ts("created_at").notNull(),
+    updatedAt: ts("updated_at").notNull(),
+    sessionRunId: uuid("session_run_id").references(() => agentSessions.id),
+    search: tsvector("search").generatedAlwaysAs(
+      sql`setweight(to_tsvector('english', topic), 'A') || setweight(to_tsvector('english', content), 'B')`,
+    ),
+  },
+  (t) => [
+    uniqueIndex("memories_current_content_key")
+      .on(t.userId, t.contentHash)
+      .where(sql`${t.validTo} is null and ${t.status} = 'active'`),
+    index("memories_user_created_idx").on(t.userId, t.createdAt, t.id),
+    index("memories_user_scope_project_idx").on(t.userId, t.scope, t.project),
+    index("memories_session_run_idx").on(t.sessionRunId),
+    index("memories_search_idx").using("gin", t.search),
+    index("memories_trigram_idx").using("gin", sql`(${t.topic} || ' ' || ${t.content}) gin_trgm_ops`),
+    check("memories_type_check", sql`${t.memoryType} in ('decision', 'commitment', 'blocker', 'fact', 'preference', 'pattern', 'note', 'event')`),
+    check("memories_status_check", sql`${t.status} in ('active', 'archived')`),
+  ],
+);
+
+/** Typed links between memories; never a self-edge, one per (from, to, type). */
+export const memoryEdges = pgTable(
+  "memory_edges",
+  {
+    id: idColumn(),
+    userId: uuid("user_id").notNull().references(() => users.id),
+    fromId: uuid("from_id").notNull().references(() => memories.id),
+    toId: uuid("to_id").notNull().references(() => memories.id),
+    edgeType: text("edge_type").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("memory_edges_pair_type_key").on(t.fromId, t.toId, t.edgeType),
+    index("memory_edges_to_idx").on(t.toId),
+    check("memory_edges_no_self_check", sql`${t.fromId} <> ${t.toId}`),
+    check("memory_edges_type_check", sql`${t.edgeType} in ('supersedes', 'updates', 'extends', 'derives')`),
+  ],
+);
+
+/** Provenance: every memory write, attributed to a session run when there is one (SPEC §3.7). */
+export const memoryEvents = pgTable(
+  "memory_events",
+  {
+    id: idColumn(),
+    userId: uuid("user_id").notNull().references(() => users.id),
+    kind: text("kind").notNull(),
+    memoryId: uuid("memory_id").notNull().references(() => memories.id),
+    sessionRunId: uuid("session_run_id").references(() => agentSessions.id),
+    actor: text("actor").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [
+    index("memory_events_run_idx").on(t.sessionRunId, t.id),
+    index("memory_events_memory_idx").on(t.memoryId),
+    check("memory_events_kind_check", sql`${t.kind} in ('remember', 'capture', 'revise', 'resolve', 'archive')`),
+  ],
+);

@@ -1,0 +1,61 @@
+import { AppError } from "../errors";
+import { newId, sha256Hex } from "../ids";
+import type { Deps } from "../deps";
+import { assertWritable, type Principal } from "../auth/credentials";
+import type { MemoryType } from "../db/schema";
+import { insertMemoryEvent, insertMemoryUnlessDuplicate, type MemoryRow } from "../db/queries/memories";
+import { registerScope } from "../db/queries/scopes";
+
+export const DEFAULT_SCOPE = "personal";
+
+export type NewMemory = {
+  memoryType: MemoryType;
+  topic: string;
+  content: string;
+  scope?: string;
+  project?: string;
+  tags?: string[];
+};
+
+/** Who wrote it, for provenance: the credential, never its secret. */
+export function actorOf(principal: Principal): string {
+  return `${principal.credentialKind === "k" ? "key" : "session"}:${principal.credentialId}`;
+}
+
+/**
+ * Stores a new current memory and its provenance event in one transaction, registering its scope.
+ * Content already current for the tenant (same SHA-256) → 409 duplicate_memory, nothing written.
+ */
+export async function createMemory(
+  deps: Deps,
+  principal: Principal,
+  input: NewMemory,
+  kind: "capture" | "remember",
+  now = new Date(),
+): Promise<MemoryRow> {
+  assertWritable(principal);
+  const scope = input.scope ?? DEFAULT_SCOPE;
+  const memory = await deps.db.transaction(async (tx) => {
+    const row = await insertMemoryUnlessDuplicate(tx, {
+      id: newId(),
+      userId: principal.userId,
+      memoryType: input.memoryType,
+      topic: input.topic,
+      content: input.content,
+      contentHash: sha256Hex(input.content),
+      scope,
+      project: input.project ?? null,
+      tags: [...new Set(input.tags ?? [])],
+      sessionRunId: null,
+      now,
+    });
+    if (!row) return null;
+    await registerScope(tx, principal.userId, scope);
+    await insertMemoryEvent(tx, {
+      id: newId(), userId: principal.userId, kind, memoryId: row.id, sessionRunId: null, actor: actorOf(principal), now,
+    });
+    return row;
+  });
+  if (!memory) throw new AppError("duplicate_memory");
+  return memory;
+}
