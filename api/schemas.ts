@@ -1,5 +1,5 @@
 import { t, type TSchema } from "elysia";
-import { Type, type IntegerOptions, type ObjectOptions, type TProperties } from "@sinclair/typebox";
+import { Type, type IntegerOptions, type ObjectOptions, type TLiteral, type TProperties, type TUnion } from "@sinclair/typebox";
 import { UUID_PATTERN } from "../shared/accounts/rules";
 
 /** Every object schema rejects unknown properties (SPEC §1: nothing is silently stripped). */
@@ -20,6 +20,14 @@ export const Project = t.String({ minLength: 1, maxLength: 256 });
  * sends every response containing it through a slower conversion path.
  */
 export const Int = (options: IntegerOptions = {}) => Type.Integer(options);
+
+/**
+ * One of the given strings. Not Elysia's `t.UnionEnum`, which gives the schema a default (its first
+ * value) that an optional query field then silently takes.
+ */
+export function oneOf<const V extends readonly string[]>(values: V): TUnion<TLiteral<V[number]>[]> {
+  return t.Union(values.map((v) => t.Literal(v))) as unknown as TUnion<TLiteral<V[number]>[]>;
+}
 
 /** For routes that take no query parameters: any parameter is an unknown one (400). */
 export const NoQuery = t.Object({}, { additionalProperties: false });

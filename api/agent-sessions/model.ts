@@ -89,7 +89,7 @@ export const SessionView = strictObject({
   closedAt: NullableTimestamp,
   briefingDeliveredAt: NullableTimestamp,
   briefedMemories: t.Array(BriefedMemory),
-  triageStatus: t.UnionEnum(["idle", "pending", "completed", "expired", "overflowed"]),
+  triageStatus: t.UnionEnum(["idle", "pending", "completed", "expired", "overflowed"]), // response only: its implicit default is never applied
   triageAttemptId: t.Union([Uuid, t.Null()]),
 });
 

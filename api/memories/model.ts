@@ -1,8 +1,10 @@
 import { t } from "elysia";
 import { MEMORY_TYPES } from "../../shared/db/schema";
-import { NullableTimestamp, Project, ScopeName, strictObject, Timestamp, Uuid } from "../schemas";
+import { NullableTimestamp, oneOf, Project, ScopeName, strictObject, Timestamp, Uuid } from "../schemas";
 
-export const MemoryTypeSchema = t.UnionEnum([...MEMORY_TYPES]);
+/** Request fields use `oneOf` (no implicit default); response views may use `t.UnionEnum`. */
+export const MemoryTypeSchema = oneOf(MEMORY_TYPES);
+const MemoryTypeOut = t.UnionEnum([...MEMORY_TYPES]);
 const Topic = t.String({ minLength: 1, maxLength: 256 });
 const Content = t.String({ minLength: 1, maxLength: 8000 });
 const Tags = t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 32 });
@@ -19,7 +21,7 @@ export const CaptureBody = strictObject({
 export const CaptureResponse = strictObject({
   id: Uuid,
   topic: t.String(),
-  memory_type: MemoryTypeSchema,
+  memory_type: MemoryTypeOut,
   scope: t.String(),
   project: t.Union([t.String(), t.Null()]),
   created_at: Timestamp,
@@ -36,7 +38,7 @@ export const CreateMemoryBody = strictObject({
 
 export const MemoryView = strictObject({
   id: Uuid,
-  memoryType: MemoryTypeSchema,
+  memoryType: MemoryTypeOut,
   topic: t.String(),
   content: t.String(),
   scope: t.String(),
@@ -52,3 +54,40 @@ export const MemoryView = strictObject({
 });
 export const CreatedMemory = strictObject({ memory: MemoryView });
 export const MemoryIdParams = strictObject({ id: Uuid });
+
+export const ListMemoriesQuery = t.Object(
+  {
+    scope: t.Optional(ScopeName),
+    project: t.Optional(Project),
+    memoryType: t.Optional(MemoryTypeSchema),
+    status: t.Optional(oneOf(["active", "archived"])),
+    current: t.Optional(oneOf(["true", "false"])),
+    limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, multipleOf: 1 })),
+    cursor: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+export const MemoryPage = strictObject({ items: t.Array(MemoryView), nextCursor: t.Union([t.String(), t.Null()]) });
+
+export const ReviseBody = strictObject({
+  topic: t.Optional(Topic),
+  content: Content,
+  edgeType: t.Optional(oneOf(["supersedes", "updates"])),
+});
+
+const EdgeView = strictObject({
+  id: Uuid,
+  fromId: Uuid,
+  toId: Uuid,
+  edgeType: t.UnionEnum(["supersedes", "updates", "extends", "derives"]),
+  createdAt: Timestamp,
+});
+const EventView = strictObject({
+  id: Uuid,
+  kind: t.UnionEnum(["remember", "capture", "revise", "resolve", "archive"]),
+  memoryId: Uuid,
+  sessionRunId: t.Union([Uuid, t.Null()]),
+  actor: t.String(),
+  createdAt: Timestamp,
+});
+export const MemoryHistory = strictObject({ memories: t.Array(MemoryView), edges: t.Array(EdgeView), events: t.Array(EventView) });

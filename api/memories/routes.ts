@@ -6,7 +6,12 @@ import { iso } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
 import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
-import { CaptureBody, CaptureResponse, CreatedMemory, CreateMemoryBody, MemoryIdParams, MemoryView } from "./model";
+import {
+  CaptureBody, CaptureResponse, CreatedMemory, CreateMemoryBody, ListMemoriesQuery, MemoryHistory, MemoryIdParams, MemoryPage,
+  MemoryView, ReviseBody,
+} from "./model";
+import { listTenantMemories, memoryHistory } from "../../shared/memories/read";
+import { archiveMemory, reviseMemory } from "../../shared/memories/revise";
 import { memoryView } from "./view";
 
 const WRITE_ERRORS = [...AUTHED_ERRORS, 409, 410, 413, 415] as const;
@@ -29,6 +34,42 @@ export function memoryRoutes(deps: ApiDeps) {
       "/api/v1/memories",
       async ({ body, principal, status }) => status(201, { memory: memoryView(await createMemory(deps, principal, body, "remember")) }),
       { body: CreateMemoryBody, query: NoQuery, response: { 201: CreatedMemory, ...errors(...WRITE_ERRORS) } },
+    )
+    .get(
+      "/api/v1/memories",
+      async ({ query, principal }) => {
+        const page = await listTenantMemories(deps, principal, { ...query, current: query.current === undefined ? undefined : query.current === "true" });
+        return { items: page.items.map(memoryView), nextCursor: page.nextCursor };
+      },
+      { query: ListMemoriesQuery, response: { 200: MemoryPage, ...errors(...AUTHED_ERRORS) } },
+    )
+    .post(
+      "/api/v1/memories/:id/revise",
+      async ({ params, body, principal, status }) =>
+        status(201, { memory: memoryView(await reviseMemory(deps, principal, params.id.toLowerCase(), body)) }),
+      { params: MemoryIdParams, body: ReviseBody, query: NoQuery, response: { 201: CreatedMemory, ...errors(...WRITE_ERRORS, 404) } },
+    )
+    .post(
+      "/api/v1/memories/:id/archive",
+      async ({ params, principal }) => memoryView(await archiveMemory(deps, principal, params.id.toLowerCase())),
+      { params: MemoryIdParams, query: NoQuery, response: { 200: MemoryView, ...errors(...WRITE_ERRORS, 404) } },
+    )
+    .get(
+      "/api/v1/memories/:id/history",
+      async ({ params, principal }) => {
+        const history = await memoryHistory(deps, principal, params.id.toLowerCase());
+        return {
+          memories: history.memories.map(memoryView),
+          edges: history.edges.map((e) => ({
+            id: e.id, fromId: e.fromId, toId: e.toId, edgeType: e.edgeType as "supersedes" | "updates" | "extends" | "derives", createdAt: iso(e.createdAt),
+          })),
+          events: history.events.map((e) => ({
+            id: e.id, kind: e.kind as "remember" | "capture" | "revise" | "resolve" | "archive", memoryId: e.memoryId,
+            sessionRunId: e.sessionRunId, actor: e.actor, createdAt: iso(e.createdAt),
+          })),
+        };
+      },
+      { params: MemoryIdParams, query: NoQuery, response: { 200: MemoryHistory, ...errors(...AUTHED_ERRORS, 404) } },
     )
     .get(
       "/api/v1/memories/:id",

@@ -1,5 +1,4 @@
-import { AppError } from "../errors";
-import { isUuid } from "../accounts/rules";
+import { decodeCursor, encodeCursor } from "../cursor";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import { listSessions, type AgentSessionRow } from "../db/queries/agent-sessions";
@@ -9,14 +8,9 @@ import { leaseCutoff } from "./lease";
 
 export const DEFAULT_PAGE_SIZE = 50;
 
-function encodeCursor(row: AgentSessionRow): string {
-  return Buffer.from(`${row.lastSeenAt.getTime()}.${row.id}`).toString("base64url");
-}
-
-function decodeCursor(cursor: string): { lastSeenAt: Date; id: string } {
-  const match = /^(\d{1,15})\.(.+)$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!match || !isUuid(match[2]!)) throw new AppError("invalid_input");
-  return { lastSeenAt: new Date(Number(match[1])), id: match[2]! };
+function cursorPosition(cursor: string) {
+  const { at, id } = decodeCursor(cursor);
+  return { lastSeenAt: at, id };
 }
 
 /** GET /agent-sessions: newest lastSeenAt first, keyset pages, live state per SPEC §3.2. */
@@ -33,12 +27,12 @@ export async function listAgentSessions(
     agent: query.agent,
     cutoff: leaseCutoff(deps.config, now),
     limit: limit + 1,
-    after: query.cursor ? decodeCursor(query.cursor) : undefined,
+    after: query.cursor ? cursorPosition(query.cursor) : undefined,
   });
   const page = rows.slice(0, limit);
   const leases = await Promise.all(page.map((row) => readLease(deps, row)));
   return {
     items: page.map((row, i) => withCachedSeen(row, leases[i] ?? null)),
-    nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+    nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.lastSeenAt, page[page.length - 1]!.id) : null,
   };
 }

@@ -1,6 +1,6 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Executor } from "../client";
-import { memories, memoryEvents, type MemoryType } from "../schema";
+import { memories, memoryEdges, memoryEvents, type MemoryType } from "../schema";
 
 export type MemoryRow = Omit<typeof memories.$inferSelect, "search">;
 
@@ -56,4 +56,106 @@ export async function insertMemoryEvent(
   await db.insert(memoryEvents).values({
     id: e.id, userId: e.userId, kind: e.kind, memoryId: e.memoryId, sessionRunId: e.sessionRunId, actor: e.actor, createdAt: e.now,
   });
+}
+
+/** Locks a tenant's memory for a state change (revise, archive) inside a transaction. */
+export async function lockMemory(db: Executor, userId: string, id: string): Promise<MemoryRow | undefined> {
+  const rows = await db
+    .select(memoryColumns)
+    .from(memories)
+    .where(and(eq(memories.userId, userId), eq(memories.id, id)))
+    .for("update")
+    .limit(1);
+  return rows[0];
+}
+
+/** Closes a memory's validity (it has a successor now). */
+export async function closeMemoryValidity(db: Executor, id: string, now: Date): Promise<void> {
+  await db.update(memories).set({ validTo: now, updatedAt: now }).where(eq(memories.id, id));
+}
+
+export async function archiveMemoryRow(db: Executor, id: string, now: Date): Promise<MemoryRow> {
+  const rows = await db.update(memories).set({ status: "archived", updatedAt: now }).where(eq(memories.id, id)).returning(memoryColumns);
+  return rows[0]!;
+}
+
+export async function insertMemoryEdge(
+  db: Executor,
+  e: { id: string; userId: string; fromId: string; toId: string; edgeType: "supersedes" | "updates" | "extends" | "derives"; now: Date },
+): Promise<void> {
+  await db.insert(memoryEdges).values({ id: e.id, userId: e.userId, fromId: e.fromId, toId: e.toId, edgeType: e.edgeType, createdAt: e.now });
+}
+
+export type MemoryListFilter = {
+  userId: string;
+  scope?: string;
+  project?: string;
+  memoryType?: MemoryType;
+  status?: "active" | "archived";
+  current: boolean;
+  limit: number;
+  after?: { createdAt: Date; id: string };
+};
+
+/** Newest first, keyset-paginated on (createdAt, id). */
+export async function listMemories(db: Executor, f: MemoryListFilter): Promise<MemoryRow[]> {
+  return db
+    .select(memoryColumns)
+    .from(memories)
+    .where(
+      and(
+        eq(memories.userId, f.userId),
+        f.scope === undefined ? undefined : eq(memories.scope, f.scope),
+        f.project === undefined ? undefined : eq(memories.project, f.project),
+        f.memoryType === undefined ? undefined : eq(memories.memoryType, f.memoryType),
+        f.status === undefined ? undefined : eq(memories.status, f.status),
+        f.current ? and(isNull(memories.validTo), eq(memories.status, "active")) : undefined,
+        f.after
+          ? or(lt(memories.createdAt, f.after.createdAt), and(eq(memories.createdAt, f.after.createdAt), lt(memories.id, f.after.id)))
+          : undefined,
+      ),
+    )
+    .orderBy(desc(memories.createdAt), desc(memories.id))
+    .limit(f.limit);
+}
+
+/** Ids of every memory linked to `id` through supersedes/updates edges, in either direction. */
+export async function supersedeChainIds(db: Executor, userId: string, id: string): Promise<string[]> {
+  const rows = await db.execute<{ id: string }>(sql`
+    with recursive chain(id) as (
+      select ${id}::uuid
+      union
+      select case when e.from_id = chain.id then e.to_id else e.from_id end
+      from memory_edges e join chain on e.from_id = chain.id or e.to_id = chain.id
+      where e.user_id = ${userId} and e.edge_type in ('supersedes', 'updates')
+    )
+    select id from chain limit 1000`);
+  return rows.map((r) => r.id);
+}
+
+export async function findMemoriesByIds(db: Executor, userId: string, ids: string[]): Promise<MemoryRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select(memoryColumns)
+    .from(memories)
+    .where(and(eq(memories.userId, userId), inArray(memories.id, ids)))
+    .orderBy(asc(memories.validFrom), asc(memories.id));
+}
+
+export async function findEdgesAmong(db: Executor, userId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(memoryEdges)
+    .where(and(eq(memoryEdges.userId, userId), inArray(memoryEdges.fromId, ids), inArray(memoryEdges.toId, ids)))
+    .orderBy(asc(memoryEdges.createdAt), asc(memoryEdges.id));
+}
+
+export async function findEventsFor(db: Executor, userId: string, memoryIds: string[]) {
+  if (memoryIds.length === 0) return [];
+  return db
+    .select()
+    .from(memoryEvents)
+    .where(and(eq(memoryEvents.userId, userId), inArray(memoryEvents.memoryId, memoryIds)))
+    .orderBy(asc(memoryEvents.id));
 }

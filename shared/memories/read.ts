@@ -1,0 +1,51 @@
+import { AppError } from "../errors";
+import type { Deps } from "../deps";
+import type { Principal } from "../auth/credentials";
+import type { MemoryType } from "../db/schema";
+import {
+  findEdgesAmong, findEventsFor, findMemoriesByIds, findMemory, listMemories, supersedeChainIds,
+} from "../db/queries/memories";
+import { decodeCursor, encodeCursor } from "../cursor";
+
+export const DEFAULT_MEMORY_PAGE = 25;
+
+export type MemoryListQuery = {
+  scope?: string;
+  project?: string;
+  memoryType?: MemoryType;
+  status?: "active" | "archived";
+  current?: boolean;
+  limit?: number;
+  cursor?: string;
+};
+
+/** GET /memories: newest first; `current` (default true) hides superseded and archived memories. */
+export async function listTenantMemories(deps: Deps, principal: Principal, query: MemoryListQuery) {
+  const limit = query.limit ?? DEFAULT_MEMORY_PAGE;
+  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const rows = await listMemories(deps.db, {
+    userId: principal.userId,
+    scope: query.scope,
+    project: query.project,
+    memoryType: query.memoryType,
+    status: query.status,
+    current: query.current ?? true,
+    limit: limit + 1,
+    after: after && { createdAt: after.at, id: after.id },
+  });
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { items: page, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
+}
+
+/** The supersede chain a memory belongs to, both ways, oldest first, with its edges and events. */
+export async function memoryHistory(deps: Deps, principal: Principal, id: string) {
+  if (!(await findMemory(deps.db, principal.userId, id))) throw new AppError("not_found");
+  const ids = await supersedeChainIds(deps.db, principal.userId, id);
+  const [memories, edges, events] = [
+    await findMemoriesByIds(deps.db, principal.userId, ids),
+    await findEdgesAmong(deps.db, principal.userId, ids),
+    await findEventsFor(deps.db, principal.userId, ids),
+  ];
+  return { memories, edges, events };
+}
