@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { MEMORY_TYPES } from "../../shared/db/schema";
+import { COMMITMENT_STATUSES, MEMORY_TYPES } from "../../shared/db/schema";
 import { NullableTimestamp, oneOf, Project, ScopeName, strictObject, Timestamp, Uuid } from "../schemas";
 
 /** Request fields use `oneOf` (no implicit default); response views may use `t.UnionEnum`. */
@@ -52,7 +52,7 @@ export const MemoryView = strictObject({
   updatedAt: Timestamp,
   sessionRunId: t.Union([Uuid, t.Null()]),
 });
-export const CreatedMemory = strictObject({ memory: MemoryView });
+export const CreatedMemory = strictObject({ memory: MemoryView, commitmentId: t.Optional(Uuid) });
 export const MemoryIdParams = strictObject({ id: Uuid });
 
 export const ListMemoriesQuery = t.Object(
@@ -91,3 +91,14 @@ const EventView = strictObject({
   createdAt: Timestamp,
 });
 export const MemoryHistory = strictObject({ memories: t.Array(MemoryView), edges: t.Array(EdgeView), events: t.Array(EventView) });
+
+export const ResolveBody = strictObject({ status: oneOf(COMMITMENT_STATUSES) });
+export const CommitmentView = strictObject({
+  id: Uuid,
+  status: t.UnionEnum([...COMMITMENT_STATUSES]),
+  dueAt: NullableTimestamp,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  resolvedAt: NullableTimestamp,
+});
+export const Resolved = strictObject({ memory: MemoryView, commitment: t.Union([CommitmentView, t.Null()]) });

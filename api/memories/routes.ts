@@ -8,11 +8,11 @@ import { authPlugin } from "../plugins/auth";
 import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
 import {
   CaptureBody, CaptureResponse, CreatedMemory, CreateMemoryBody, ListMemoriesQuery, MemoryHistory, MemoryIdParams, MemoryPage,
-  MemoryView, ReviseBody,
+  MemoryView, Resolved, ResolveBody, ReviseBody,
 } from "./model";
 import { listTenantMemories, memoryHistory } from "../../shared/memories/read";
-import { archiveMemory, reviseMemory } from "../../shared/memories/revise";
-import { memoryView } from "./view";
+import { archiveMemory, resolveMemory, reviseMemory } from "../../shared/memories/revise";
+import { commitmentView, memoryView } from "./view";
 
 const WRITE_ERRORS = [...AUTHED_ERRORS, 409, 410, 413, 415] as const;
 
@@ -23,7 +23,7 @@ export function memoryRoutes(deps: ApiDeps) {
     .post(
       "/api/memories",
       async ({ body, principal, status }) => {
-        const row = await createMemory(deps, principal, { ...body, memoryType: body.memory_type }, "capture");
+        const { memory: row } = await createMemory(deps, principal, { ...body, memoryType: body.memory_type }, "capture");
         return status(201, {
           id: row.id, topic: row.topic, memory_type: row.memoryType, scope: row.scope, project: row.project, created_at: iso(row.createdAt),
         });
@@ -32,7 +32,10 @@ export function memoryRoutes(deps: ApiDeps) {
     )
     .post(
       "/api/v1/memories",
-      async ({ body, principal, status }) => status(201, { memory: memoryView(await createMemory(deps, principal, body, "remember")) }),
+      async ({ body, principal, status }) => {
+        const { memory, commitmentId } = await createMemory(deps, principal, body, "remember");
+        return status(201, commitmentId ? { memory: memoryView(memory), commitmentId } : { memory: memoryView(memory) });
+      },
       { body: CreateMemoryBody, query: NoQuery, response: { 201: CreatedMemory, ...errors(...WRITE_ERRORS) } },
     )
     .get(
@@ -48,6 +51,14 @@ export function memoryRoutes(deps: ApiDeps) {
       async ({ params, body, principal, status }) =>
         status(201, { memory: memoryView(await reviseMemory(deps, principal, params.id.toLowerCase(), body)) }),
       { params: MemoryIdParams, body: ReviseBody, query: NoQuery, response: { 201: CreatedMemory, ...errors(...WRITE_ERRORS, 404) } },
+    )
+    .post(
+      "/api/v1/memories/:id/resolve",
+      async ({ params, body, principal }) => {
+        const { memory, commitment } = await resolveMemory(deps, principal, params.id.toLowerCase(), body.status);
+        return { memory: memoryView(memory), commitment: commitment && commitmentView(commitment) };
+      },
+      { params: MemoryIdParams, body: ResolveBody, query: NoQuery, response: { 200: Resolved, ...errors(...WRITE_ERRORS, 404) } },
     )
     .post(
       "/api/v1/memories/:id/archive",

@@ -1,7 +1,8 @@
 import type { Static } from "elysia";
 import type { MemoryRow } from "../../shared/db/queries/memories";
 import { iso, isoOrNull } from "../../shared/time";
-import type { MemoryView } from "./model";
+import type { CommitmentView, MemoryView } from "./model";
+import type { CommitmentRow } from "../../shared/db/queries/commitments";
 
 export function memoryView(row: MemoryRow): Static<typeof MemoryView> {
   return {
@@ -19,5 +20,16 @@ export function memoryView(row: MemoryRow): Static<typeof MemoryView> {
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     sessionRunId: row.sessionRunId,
+  };
+}
+
+export function commitmentView(row: CommitmentRow): Static<typeof CommitmentView> {
+  return {
+    id: row.id,
+    status: row.status,
+    dueAt: isoOrNull(row.dueAt),
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    resolvedAt: isoOrNull(row.resolvedAt),
   };
 }

@@ -5,6 +5,7 @@ import { assertWritable, type Principal } from "../auth/credentials";
 import type { MemoryType } from "../db/schema";
 import { insertMemoryEvent, insertMemoryUnlessDuplicate, type MemoryRow } from "../db/queries/memories";
 import { registerScope } from "../db/queries/scopes";
+import { insertCommitment } from "../db/queries/commitments";
 
 export const DEFAULT_SCOPE = "personal";
 
@@ -23,7 +24,8 @@ export function actorOf(principal: Principal): string {
 }
 
 /**
- * Stores a new current memory and its provenance event in one transaction, registering its scope.
+ * Stores a new current memory (with its commitment, for a commitment) and its provenance event in
+ * one transaction, registering its scope.
  * Content already current for the tenant (same SHA-256) → 409 duplicate_memory, nothing written.
  */
 export async function createMemory(
@@ -32,7 +34,7 @@ export async function createMemory(
   input: NewMemory,
   kind: "capture" | "remember",
   now = new Date(),
-): Promise<MemoryRow> {
+): Promise<{ memory: MemoryRow; commitmentId: string | null }> {
   assertWritable(principal);
   const scope = input.scope ?? DEFAULT_SCOPE;
   const memory = await deps.db.transaction(async (tx) => {
@@ -50,11 +52,16 @@ export async function createMemory(
       now,
     });
     if (!row) return null;
+    // A commitment memory brings its commitment (status open) in the same transaction.
+    const commitment =
+      row.memoryType === "commitment"
+        ? await insertCommitment(tx, { id: newId(), userId: principal.userId, memoryId: row.id, dueAt: null, now })
+        : null;
     await registerScope(tx, principal.userId, scope);
     await insertMemoryEvent(tx, {
       id: newId(), userId: principal.userId, kind, memoryId: row.id, sessionRunId: null, actor: actorOf(principal), now,
     });
-    return row;
+    return { memory: row, commitmentId: commitment?.id ?? null };
   });
   if (!memory) throw new AppError("duplicate_memory");
   return memory;

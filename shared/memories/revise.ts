@@ -7,6 +7,9 @@ import {
   type MemoryRow,
 } from "../db/queries/memories";
 import { actorOf } from "./capture";
+import { lockCommitmentOf, moveCommitment, setCommitmentStatus, type CommitmentRow } from "../db/queries/commitments";
+import type { CommitmentStatus } from "../db/schema";
+import { commitmentTransition } from "./commitment-status";
 
 export type Revision = { topic?: string; content: string; edgeType?: "supersedes" | "updates" };
 
@@ -41,6 +44,7 @@ export async function reviseMemory(deps: Deps, principal: Principal, id: string,
     await insertMemoryEdge(tx, {
       id: newId(), userId: principal.userId, fromId: successor.id, toId: previous.id, edgeType: revision.edgeType ?? "supersedes", now,
     });
+    await moveCommitment(tx, previous.id, successor.id, now);
     await insertMemoryEvent(tx, {
       id: newId(), userId: principal.userId, kind: "revise", memoryId: successor.id, sessionRunId: null, actor: actorOf(principal), now,
     });
@@ -60,5 +64,39 @@ export async function archiveMemory(deps: Deps, principal: Principal, id: string
       id: newId(), userId: principal.userId, kind: "archive", memoryId: memory.id, sessionRunId: null, actor: actorOf(principal), now,
     });
     return archived;
+  });
+}
+
+/**
+ * resolve (SPEC §4.3): a commitment moves through its state machine (same → same changes nothing;
+ * a forbidden move is 409 invalid_transition); a blocker resolved is archived. Any other memory,
+ * or another status for a blocker, is 409 invalid_transition.
+ */
+export async function resolveMemory(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  status: CommitmentStatus,
+  now = new Date(),
+): Promise<{ memory: MemoryRow; commitment: CommitmentRow | null }> {
+  assertWritable(principal);
+  return deps.db.transaction(async (tx) => {
+    const memory = await lockMemory(tx, principal.userId, id);
+    if (!memory) throw new AppError("not_found");
+    const event = () =>
+      insertMemoryEvent(tx, { id: newId(), userId: principal.userId, kind: "resolve", memoryId: memory.id, sessionRunId: null, actor: actorOf(principal), now });
+    if (memory.memoryType === "blocker") {
+      if (status !== "resolved") throw new AppError("invalid_transition");
+      if (memory.status === "archived") return { memory, commitment: null };
+      const archived = await archiveMemoryRow(tx, memory.id, now);
+      await event();
+      return { memory: archived, commitment: null };
+    }
+    const commitment = memory.memoryType === "commitment" ? await lockCommitmentOf(tx, principal.userId, memory.id) : undefined;
+    if (!commitment) throw new AppError("invalid_transition");
+    if (!commitmentTransition(commitment.status, status)) return { memory, commitment };
+    const updated = await setCommitmentStatus(tx, commitment.id, status, now);
+    await event();
+    return { memory, commitment: updated };
   });
 }

@@ -5,3 +5,4 @@ export * from "./mail-tokens";
 export * from "./scopes";
 export * from "./agent-sessions";
 export * from "./memories";
+export * from "./commitments";

@@ -1,0 +1,28 @@
+import { sql } from "drizzle-orm";
+import { check, index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { idColumn, ts } from "./columns";
+import { users } from "./users";
+import { memories } from "./memories";
+
+export const COMMITMENT_STATUSES = ["open", "waiting", "resolved", "expired"] as const;
+export type CommitmentStatus = (typeof COMMITMENT_STATUSES)[number];
+
+/** The state of a `commitment` memory (SPEC §4.3); one row per commitment memory. */
+export const commitments = pgTable(
+  "commitments",
+  {
+    id: idColumn(),
+    userId: uuid("user_id").notNull().references(() => users.id),
+    memoryId: uuid("memory_id").notNull().references(() => memories.id),
+    status: text("status").$type<CommitmentStatus>().notNull().default("open"),
+    dueAt: ts("due_at"),
+    createdAt: ts("created_at").notNull(),
+    updatedAt: ts("updated_at").notNull(),
+    resolvedAt: ts("resolved_at"),
+  },
+  (t) => [
+    uniqueIndex("commitments_memory_key").on(t.memoryId),
+    index("commitments_user_status_idx").on(t.userId, t.status, t.dueAt),
+    check("commitments_status_check", sql`${t.status} in ('open', 'waiting', 'resolved', 'expired')`),
+  ],
+);
