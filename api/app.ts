@@ -11,6 +11,7 @@ import { apiKeyRoutes } from "./api-keys/routes";
 import { meRoutes } from "./me/routes";
 import { agentSessionRoutes } from "./agent-sessions/routes";
 import { memoryRoutes } from "./memories/routes";
+import { factRoutes } from "./facts/routes";
 
 /** Converts a route path (`/a/:id`) to a matcher, for 405 detection. */
 function routeMatcher(path: string): RegExp {
@@ -39,7 +40,8 @@ export function createApp(sharedDeps: Deps) {
     .use(apiKeyRoutes(deps))
     .use(meRoutes(deps))
     .use(agentSessionRoutes(deps))
-    .use(memoryRoutes(deps));
+    .use(memoryRoutes(deps))
+    .use(factRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path), literal: !/[:*]/.test(r.path) }));
   return app;

@@ -1,6 +1,8 @@
 import { t, type TSchema } from "elysia";
 import { Type, type IntegerOptions, type ObjectOptions, type TLiteral, type TProperties, type TUnion } from "@sinclair/typebox";
 import { UUID_PATTERN } from "../shared/accounts/rules";
+import { isUtcTimestamp } from "../shared/time";
+import { FormatRegistry } from "@sinclair/typebox";
 
 /** Every object schema rejects unknown properties (SPEC §1: nothing is silently stripped). */
 export function strictObject<P extends TProperties>(properties: P, options: ObjectOptions = {}) {
@@ -10,6 +12,9 @@ export function strictObject<P extends TProperties>(properties: P, options: Obje
 /** UUID versions 1–8, plus nil and max, any case (SPEC §1); handlers lower-case them. */
 export const Uuid = t.String({ pattern: UUID_PATTERN });
 export const Timestamp = t.String({ description: "ISO 8601 UTC with Z, millisecond precision" });
+FormatRegistry.Set("utc-timestamp", isUtcTimestamp);
+/** A timestamp sent by the client: ISO 8601 with Z and a real calendar date. */
+export const TimestampIn = t.String({ format: "utc-timestamp", maxLength: 40 });
 export const NullableTimestamp = t.Union([Timestamp, t.Null()]);
 export const Agent = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9][a-z0-9-]*$" });
 export const ScopeName = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9][a-z0-9-]*$" });

@@ -5,3 +5,20 @@ export function iso(value: Date | number): string {
 export function isoOrNull(value: Date | number | null | undefined): string | null {
   return value === null || value === undefined ? null : iso(value);
 }
+
+const UTC_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?Z$/;
+
+/**
+ * Timestamps in (SPEC §1): ISO 8601 with `Z`, optional fraction, and a real calendar date and time
+ * (`2026-02-30T00:00:00Z` and `…T24:00:00Z` are not).
+ */
+export function isUtcTimestamp(value: string): boolean {
+  const m = UTC_TIMESTAMP.exec(value);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  return (
+    date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day &&
+    date.getUTCHours() === hour && date.getUTCMinutes() === minute && date.getUTCSeconds() === second
+  );
+}

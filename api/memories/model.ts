@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { COMMITMENT_STATUSES, MEMORY_TYPES } from "../../shared/db/schema";
-import { NullableTimestamp, oneOf, Project, ScopeName, strictObject, Timestamp, Uuid } from "../schemas";
+import { NullableTimestamp, oneOf, Project, ScopeName, strictObject, Timestamp, TimestampIn, Uuid } from "../schemas";
 
 /** Request fields use `oneOf` (no implicit default); response views may use `t.UnionEnum`. */
 export const MemoryTypeSchema = oneOf(MEMORY_TYPES);
@@ -27,6 +27,15 @@ export const CaptureResponse = strictObject({
   created_at: Timestamp,
 });
 
+const FactText = t.String({ minLength: 1, maxLength: 256 });
+export const FactIn = strictObject({
+  subject: FactText,
+  predicate: FactText,
+  value: t.String({ minLength: 1, maxLength: 2000 }),
+  validFrom: t.Optional(TimestampIn),
+  validTo: t.Optional(TimestampIn),
+});
+
 export const CreateMemoryBody = strictObject({
   memoryType: MemoryTypeSchema,
   topic: Topic,
@@ -34,6 +43,7 @@ export const CreateMemoryBody = strictObject({
   scope: t.Optional(ScopeName),
   project: t.Optional(Project),
   tags: t.Optional(Tags),
+  facts: t.Optional(t.Array(FactIn, { maxItems: 16 })),
 });
 
 export const MemoryView = strictObject({
@@ -52,7 +62,7 @@ export const MemoryView = strictObject({
   updatedAt: Timestamp,
   sessionRunId: t.Union([Uuid, t.Null()]),
 });
-export const CreatedMemory = strictObject({ memory: MemoryView, commitmentId: t.Optional(Uuid) });
+export const CreatedMemory = strictObject({ memory: MemoryView, commitmentId: t.Optional(Uuid), factIds: t.Optional(t.Array(Uuid)) });
 export const MemoryIdParams = strictObject({ id: Uuid });
 
 export const ListMemoriesQuery = t.Object(

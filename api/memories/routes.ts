@@ -33,8 +33,12 @@ export function memoryRoutes(deps: ApiDeps) {
     .post(
       "/api/v1/memories",
       async ({ body, principal, status }) => {
-        const { memory, commitmentId } = await createMemory(deps, principal, body, "remember");
-        return status(201, commitmentId ? { memory: memoryView(memory), commitmentId } : { memory: memoryView(memory) });
+        const { memory, commitmentId, factIds } = await createMemory(deps, principal, body, "remember");
+        return status(201, {
+          memory: memoryView(memory),
+          ...(commitmentId ? { commitmentId } : {}),
+          ...(body.facts ? { factIds } : {}),
+        });
       },
       { body: CreateMemoryBody, query: NoQuery, response: { 201: CreatedMemory, ...errors(...WRITE_ERRORS) } },
     )

@@ -6,6 +6,7 @@ import type { MemoryType } from "../db/schema";
 import { insertMemoryEvent, insertMemoryUnlessDuplicate, type MemoryRow } from "../db/queries/memories";
 import { registerScope } from "../db/queries/scopes";
 import { insertCommitment } from "../db/queries/commitments";
+import { recordFact, type NewFact } from "./facts";
 
 export const DEFAULT_SCOPE = "personal";
 
@@ -16,6 +17,8 @@ export type NewMemory = {
   scope?: string;
   project?: string;
   tags?: string[];
+  /** Facts the memory states (≤ 16), recorded bi-temporally and linked to it. */
+  facts?: NewFact[];
 };
 
 /** Who wrote it, for provenance: the credential, never its secret. */
@@ -34,7 +37,7 @@ export async function createMemory(
   input: NewMemory,
   kind: "capture" | "remember",
   now = new Date(),
-): Promise<{ memory: MemoryRow; commitmentId: string | null }> {
+): Promise<{ memory: MemoryRow; commitmentId: string | null; factIds: string[] }> {
   assertWritable(principal);
   const scope = input.scope ?? DEFAULT_SCOPE;
   const memory = await deps.db.transaction(async (tx) => {
@@ -57,11 +60,13 @@ export async function createMemory(
       row.memoryType === "commitment"
         ? await insertCommitment(tx, { id: newId(), userId: principal.userId, memoryId: row.id, dueAt: null, now })
         : null;
+    const factIds: string[] = [];
+    for (const fact of input.facts ?? []) factIds.push((await recordFact(tx, principal.userId, row.id, fact, now)).id);
     await registerScope(tx, principal.userId, scope);
     await insertMemoryEvent(tx, {
       id: newId(), userId: principal.userId, kind, memoryId: row.id, sessionRunId: null, actor: actorOf(principal), now,
     });
-    return { memory: row, commitmentId: commitment?.id ?? null };
+    return { memory: row, commitmentId: commitment?.id ?? null, factIds };
   });
   if (!memory) throw new AppError("duplicate_memory");
   return memory;

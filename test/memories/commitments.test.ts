@@ -28,7 +28,7 @@ describe("commitments", () => {
     const created = await remember(tenant, "commitment");
     expect(Object.keys(created).sort()).toEqual(["commitmentId", "memory"]);
     const rows = await ctx.deps.sql`select id, status, memory_id from commitments where user_id = ${tenant.userId}`;
-    expect(rows).toEqual([{ id: created.commitmentId, status: "open", memory_id: created.memory.id }]);
+    expect([...rows]).toEqual([{ id: created.commitmentId, status: "open", memory_id: created.memory.id }]);
     expect(Object.keys(await remember(tenant, "note"))).toEqual(["memory"]);
   });
 

@@ -6,3 +6,4 @@ export * from "./scopes";
 export * from "./agent-sessions";
 export * from "./memories";
 export * from "./commitments";
+export * from "./facts";

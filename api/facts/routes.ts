@@ -1,0 +1,49 @@
+import { Elysia, t } from "elysia";
+import { readFacts } from "../../shared/memories/facts";
+import { iso, isoOrNull } from "../../shared/time";
+import type { ApiDeps } from "../client-ip";
+import { authPlugin } from "../plugins/auth";
+import { AUTHED_ERRORS, errors, Int, NullableTimestamp, strictObject, Timestamp, TimestampIn, Uuid } from "../schemas";
+
+const FactsQuery = t.Object(
+  {
+    subject: t.Optional(t.String({ minLength: 1, maxLength: 256 })),
+    predicate: t.Optional(t.String({ minLength: 1, maxLength: 256 })),
+    validAt: t.Optional(TimestampIn),
+    knownAt: t.Optional(TimestampIn),
+    limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, multipleOf: 1 })),
+  },
+  { additionalProperties: false },
+);
+const FactView = strictObject({
+  id: Uuid,
+  memoryId: t.Union([Uuid, t.Null()]),
+  subject: t.String(),
+  predicate: t.String(),
+  value: t.String(),
+  validFrom: Timestamp,
+  validTo: NullableTimestamp,
+  recordedAt: Timestamp,
+  retractedAt: NullableTimestamp,
+});
+const FactList = strictObject({ count: Int(), items: t.Array(FactView) });
+
+/** Bi-temporal fact reads (SPEC §4.3): `validAt` is world time, `knownAt` system time; both default to now. */
+export function factRoutes(deps: ApiDeps) {
+  return new Elysia({ name: "fact-routes", detail: { tags: ["facts"] } })
+    .use(authPlugin(deps))
+    .get(
+      "/api/v1/facts",
+      async ({ query, principal }) => {
+        const rows = await readFacts(deps, principal, query);
+        return {
+          count: rows.length,
+          items: rows.map((f) => ({
+            id: f.id, memoryId: f.memoryId, subject: f.subject, predicate: f.predicate, value: f.value,
+            validFrom: iso(f.validFrom), validTo: isoOrNull(f.validTo), recordedAt: iso(f.recordedAt), retractedAt: isoOrNull(f.retractedAt),
+          })),
+        };
+      },
+      { query: FactsQuery, response: { 200: FactList, ...errors(...AUTHED_ERRORS) } },
+    );
+}

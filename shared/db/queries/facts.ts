@@ -1,0 +1,65 @@
+import { and, asc, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
+import type { Executor } from "../client";
+import { facts } from "../schema";
+
+export type FactRow = typeof facts.$inferSelect;
+export type FactInterval = { validFrom: Date; validTo: Date | null };
+
+/** The tenant's believed (unretracted) facts about (subject, predicate) overlapping the interval, locked. */
+export async function lockOverlappingFacts(
+  db: Executor,
+  userId: string,
+  subject: string,
+  predicate: string,
+  interval: FactInterval,
+): Promise<FactRow[]> {
+  return db
+    .select()
+    .from(facts)
+    .where(
+      and(
+        eq(facts.userId, userId),
+        eq(facts.subject, subject),
+        eq(facts.predicate, predicate),
+        isNull(facts.retractedAt),
+        interval.validTo ? sql`${facts.validFrom} < ${interval.validTo.toISOString()}::timestamptz` : undefined,
+        or(isNull(facts.validTo), gt(facts.validTo, interval.validFrom)),
+      ),
+    )
+    .for("update");
+}
+
+export async function retractFact(db: Executor, id: string, at: Date): Promise<void> {
+  await db.update(facts).set({ retractedAt: at }).where(eq(facts.id, id));
+}
+
+export async function insertFact(
+  db: Executor,
+  f: { id: string; userId: string; memoryId: string | null; subject: string; predicate: string; value: string; validFrom: Date; validTo: Date | null; recordedAt: Date },
+): Promise<FactRow> {
+  const rows = await db.insert(facts).values(f).returning();
+  return rows[0]!;
+}
+
+/** Facts as the service believed them at `knownAt`, holding in the world at `validAt`. */
+export async function factsAsOf(
+  db: Executor,
+  q: { userId: string; subject?: string; predicate?: string; validAt: Date; knownAt: Date; limit: number },
+): Promise<FactRow[]> {
+  return db
+    .select()
+    .from(facts)
+    .where(
+      and(
+        eq(facts.userId, q.userId),
+        q.subject === undefined ? undefined : eq(facts.subject, q.subject),
+        q.predicate === undefined ? undefined : eq(facts.predicate, q.predicate),
+        lte(facts.recordedAt, q.knownAt),
+        or(isNull(facts.retractedAt), gt(facts.retractedAt, q.knownAt)),
+        lte(facts.validFrom, q.validAt),
+        or(isNull(facts.validTo), gt(facts.validTo, q.validAt)),
+      ),
+    )
+    .orderBy(asc(facts.subject), asc(facts.predicate), asc(facts.validFrom), asc(facts.id))
+    .limit(q.limit);
+}

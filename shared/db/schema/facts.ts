@@ -1,0 +1,31 @@
+import { sql } from "drizzle-orm";
+import { check, index, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { idColumn, ts } from "./columns";
+import { users } from "./users";
+import { memories } from "./memories";
+
+/**
+ * Bi-temporal facts (SPEC §4.3): `valid_from`/`valid_to` is when the fact holds in the world,
+ * `recorded_at`/`retracted_at` when the service believed it. Rows are never updated in place but
+ * to retract them: a correction retracts what it overlaps and records the remainders anew.
+ */
+export const facts = pgTable(
+  "facts",
+  {
+    id: idColumn(),
+    userId: uuid("user_id").notNull().references(() => users.id),
+    memoryId: uuid("memory_id").references(() => memories.id),
+    subject: text("subject").notNull(),
+    predicate: text("predicate").notNull(),
+    value: text("value").notNull(),
+    validFrom: ts("valid_from").notNull(),
+    validTo: ts("valid_to"),
+    recordedAt: ts("recorded_at").notNull(),
+    retractedAt: ts("retracted_at"),
+  },
+  (t) => [
+    index("facts_user_subject_predicate_idx").on(t.userId, t.subject, t.predicate, t.validFrom),
+    index("facts_memory_idx").on(t.memoryId),
+    check("facts_valid_interval_check", sql`${t.validTo} is null or ${t.validTo} > ${t.validFrom}`),
+  ],
+);

@@ -1,0 +1,48 @@
+import { AppError } from "../errors";
+import { newId } from "../ids";
+import type { Deps } from "../deps";
+import type { Executor } from "../db/client";
+import type { Principal } from "../auth/credentials";
+import { factsAsOf, insertFact, lockOverlappingFacts, retractFact, type FactRow } from "../db/queries/facts";
+
+export type NewFact = { subject: string; predicate: string; value: string; validFrom?: string; validTo?: string };
+
+/**
+ * Records a fact bi-temporally: whatever the tenant believed about the same subject and predicate
+ * over an overlapping stretch of world time is retracted (kept, with `retractedAt`), and the parts
+ * of it outside the new fact's interval are recorded again, so reads "as known before" still see the
+ * old belief and reads "as known now" see the new one. Runs inside the caller's transaction.
+ */
+export async function recordFact(tx: Executor, userId: string, memoryId: string | null, fact: NewFact, now: Date): Promise<FactRow> {
+  const validFrom = fact.validFrom ? new Date(fact.validFrom) : now;
+  const validTo = fact.validTo ? new Date(fact.validTo) : null;
+  if (validTo && validTo <= validFrom) throw new AppError("invalid_input");
+  for (const old of await lockOverlappingFacts(tx, userId, fact.subject, fact.predicate, { validFrom, validTo })) {
+    await retractFact(tx, old.id, now);
+    const keep = { userId, memoryId: old.memoryId, subject: old.subject, predicate: old.predicate, value: old.value, recordedAt: now };
+    if (old.validFrom < validFrom) await insertFact(tx, { ...keep, id: newId(), validFrom: old.validFrom, validTo: validFrom });
+    if (validTo && (old.validTo === null || old.validTo > validTo)) {
+      await insertFact(tx, { ...keep, id: newId(), validFrom: validTo, validTo: old.validTo });
+    }
+  }
+  return insertFact(tx, { id: newId(), userId, memoryId, subject: fact.subject, predicate: fact.predicate, value: fact.value, validFrom, validTo, recordedAt: now });
+}
+
+export const DEFAULT_FACT_LIMIT = 50;
+
+/** GET /facts: the current picture, or the picture at a point in world time and system time. */
+export async function readFacts(
+  deps: Deps,
+  principal: Principal,
+  q: { subject?: string; predicate?: string; validAt?: string; knownAt?: string; limit?: number },
+  now = new Date(),
+): Promise<FactRow[]> {
+  return factsAsOf(deps.db, {
+    userId: principal.userId,
+    subject: q.subject,
+    predicate: q.predicate,
+    validAt: q.validAt ? new Date(q.validAt) : now,
+    knownAt: q.knownAt ? new Date(q.knownAt) : now,
+    limit: q.limit ?? DEFAULT_FACT_LIMIT,
+  });
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "bun:test";
+import { createTestContext, newTenant, type Tenant } from "../helpers";
+
+const ctx = await createTestContext();
+
+async function state(tenant: Tenant, facts: Record<string, unknown>[]) {
+  const res = await ctx.request("POST", "/api/v1/memories", {
+    apiKey: tenant.apiKey,
+    body: { memoryType: "fact", topic: "db pool", content: `pool facts ${crypto.randomUUID()}`, facts },
+  });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+async function valueAt(tenant: Tenant, query: string): Promise<string[]> {
+  const res = await ctx.request("GET", `/api/v1/facts?subject=db&predicate=pool-size${query}`, { apiKey: tenant.apiKey });
+  expect(res.status).toBe(200);
+  expect(res.body.count).toBe(res.body.items.length);
+  return res.body.items.map((f: { value: string }) => f.value);
+}
+const pool = (value: string, validFrom?: string, validTo?: string) => ({ subject: "db", predicate: "pool-size", value, validFrom, validTo });
+
+describe("facts (bi-temporal)", () => {
+  it("are recorded with their memory, in the same write, and read back as current", async () => {
+    const tenant = await newTenant(ctx);
+    const created = await state(tenant, [pool("10", "2026-01-01T00:00:00Z")]);
+    expect(created.factIds).toHaveLength(1);
+    const res = await ctx.request("GET", "/api/v1/facts?subject=db", { apiKey: tenant.apiKey });
+    expect(res.body.items).toEqual([{
+      id: created.factIds[0], memoryId: created.memory.id, subject: "db", predicate: "pool-size", value: "10",
+      validFrom: "2026-01-01T00:00:00.000Z", validTo: null, recordedAt: res.body.items[0].recordedAt, retractedAt: null,
+    }]);
+  });
+
+  it("answers for a past point in world time and in system time", async () => {
+    const tenant = await newTenant(ctx);
+    await state(tenant, [pool("10", "2026-01-01T00:00:00Z")]);
+    await Bun.sleep(5);
+    const beforeCorrection = new Date().toISOString();
+    await Bun.sleep(5);
+    await state(tenant, [pool("20", "2026-06-01T00:00:00Z")]);
+
+    expect(await valueAt(tenant, "&validAt=2026-03-01T00:00:00Z")).toEqual(["10"]);
+    expect(await valueAt(tenant, "&validAt=2026-07-01T00:00:00Z")).toEqual(["20"]);
+    // As the service knew it before the correction, the pool was still 10 in July.
+    expect(await valueAt(tenant, `&validAt=2026-07-01T00:00:00Z&knownAt=${beforeCorrection}`)).toEqual(["10"]);
+    // Before anything was recorded, nothing was known.
+    expect(await valueAt(tenant, "&validAt=2026-07-01T00:00:00Z&knownAt=2020-01-01T00:00:00Z")).toEqual([]);
+    // Before the world-time start, nothing held.
+    expect(await valueAt(tenant, "&validAt=2025-12-31T23:59:59Z")).toEqual([]);
+  });
+
+  it("keeps what lies outside a bounded correction", async () => {
+    const tenant = await newTenant(ctx);
+    await state(tenant, [pool("10", "2026-01-01T00:00:00Z")]);
+    await state(tenant, [pool("15", "2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z")]);
+    expect(await valueAt(tenant, "&validAt=2026-01-15T00:00:00Z")).toEqual(["10"]);
+    expect(await valueAt(tenant, "&validAt=2026-02-15T00:00:00Z")).toEqual(["15"]);
+    expect(await valueAt(tenant, "&validAt=2026-04-01T00:00:00Z")).toEqual(["10"]);
+    const rows = await ctx.deps.sql`select count(*) filter (where retracted_at is null)::int as believed, count(*)::int as total from facts where user_id = ${tenant.userId}`;
+    expect(rows[0]).toEqual({ believed: 3, total: 4 });
+  });
+
+  it("rejects bad timestamps, empty intervals, too many facts and unknown properties with 400", async () => {
+    const tenant = await newTenant(ctx);
+    for (const facts of [
+      [pool("1", "2026-02-30T00:00:00Z")],
+      [pool("1", "2026-01-01T24:00:00Z")],
+      [pool("1", "2026-01-01T00:00:00+01:00")],
+      [pool("1", "2026-03-01T00:00:00Z", "2026-03-01T00:00:00Z")],
+      Array.from({ length: 17 }, (_, i) => pool(String(i))),
+      [{ ...pool("1"), source: "x" }],
+      [{ subject: "db", predicate: "pool-size" }],
+    ]) {
+      const res = await ctx.request("POST", "/api/v1/memories", {
+        apiKey: tenant.apiKey, body: { memoryType: "fact", topic: "t", content: `c ${crypto.randomUUID()}`, facts },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "invalid_input" });
+    }
+    expect((await ctx.deps.sql`select 1 from memories where user_id = ${tenant.userId}`).length).toBe(0);
+    for (const query of ["?validAt=yesterday", "?knownAt=2026-13-01T00:00:00Z", "?limit=101", "?value=10"]) {
+      const res = await ctx.request("GET", `/api/v1/facts${query}`, { apiKey: tenant.apiKey });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "invalid_input" });
+    }
+  });
+
+  it("never shows another tenant's facts", async () => {
+    const alice = await newTenant(ctx);
+    const bob = await newTenant(ctx);
+    await state(alice, [pool("10")]);
+    expect(await valueAt(bob, "")).toEqual([]);
+  });
+});
