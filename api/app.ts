@@ -12,6 +12,7 @@ import { meRoutes } from "./me/routes";
 import { agentSessionRoutes } from "./agent-sessions/routes";
 import { memoryRoutes } from "./memories/routes";
 import { factRoutes } from "./facts/routes";
+import { scopeRoutes } from "./scopes/routes";
 
 /** Converts a route path (`/a/:id`) to a matcher, for 405 detection. */
 function routeMatcher(path: string): RegExp {
@@ -41,7 +42,8 @@ export function createApp(sharedDeps: Deps) {
     .use(meRoutes(deps))
     .use(agentSessionRoutes(deps))
     .use(memoryRoutes(deps))
-    .use(factRoutes(deps));
+    .use(factRoutes(deps))
+    .use(scopeRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path), literal: !/[:*]/.test(r.path) }));
   return app;

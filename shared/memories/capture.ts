@@ -4,7 +4,7 @@ import type { Deps } from "../deps";
 import { assertWritable, type Principal } from "../auth/credentials";
 import type { MemoryType } from "../db/schema";
 import { insertMemoryEvent, insertMemoryUnlessDuplicate, type MemoryRow } from "../db/queries/memories";
-import { registerScope } from "../db/queries/scopes";
+import { scopeForWrite } from "../scopes/service";
 import { insertCommitment } from "../db/queries/commitments";
 import { recordFact, type NewFact } from "./facts";
 
@@ -28,7 +28,7 @@ export function actorOf(principal: Principal): string {
 
 /**
  * Stores a new current memory (with its commitment, for a commitment) and its provenance event in
- * one transaction, registering its scope.
+ * one transaction; an alias scope resolves to its scope, an unregistered one is registered.
  * Content already current for the tenant (same SHA-256) → 409 duplicate_memory, nothing written.
  */
 export async function createMemory(
@@ -39,8 +39,8 @@ export async function createMemory(
   now = new Date(),
 ): Promise<{ memory: MemoryRow; commitmentId: string | null; factIds: string[] }> {
   assertWritable(principal);
-  const scope = input.scope ?? DEFAULT_SCOPE;
   const memory = await deps.db.transaction(async (tx) => {
+    const scope = await scopeForWrite(tx, principal.userId, input.scope ?? DEFAULT_SCOPE, now);
     const row = await insertMemoryUnlessDuplicate(tx, {
       id: newId(),
       userId: principal.userId,
@@ -62,7 +62,6 @@ export async function createMemory(
         : null;
     const factIds: string[] = [];
     for (const fact of input.facts ?? []) factIds.push((await recordFact(tx, principal.userId, row.id, fact, now)).id);
-    await registerScope(tx, principal.userId, scope);
     await insertMemoryEvent(tx, {
       id: newId(), userId: principal.userId, kind, memoryId: row.id, sessionRunId: null, actor: actorOf(principal), now,
     });

@@ -6,6 +6,7 @@ import {
   findEdgesAmong, findEventsFor, findMemoriesByIds, findMemory, listMemories, supersedeChainIds,
 } from "../db/queries/memories";
 import { decodeCursor, encodeCursor } from "../cursor";
+import { resolveScopeName } from "../scopes/service";
 
 export const DEFAULT_MEMORY_PAGE = 25;
 
@@ -25,7 +26,7 @@ export async function listTenantMemories(deps: Deps, principal: Principal, query
   const after = query.cursor ? decodeCursor(query.cursor) : undefined;
   const rows = await listMemories(deps.db, {
     userId: principal.userId,
-    scope: query.scope,
+    scope: query.scope === undefined ? undefined : await resolveScopeName(deps.db, principal.userId, query.scope),
     project: query.project,
     memoryType: query.memoryType,
     status: query.status,

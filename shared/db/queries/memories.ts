@@ -159,3 +159,8 @@ export async function findEventsFor(db: Executor, userId: string, memoryIds: str
     .where(and(eq(memoryEvents.userId, userId), inArray(memoryEvents.memoryId, memoryIds)))
     .orderBy(asc(memoryEvents.id));
 }
+
+/** A scope rename carries the tenant's memories along (their scope text is the scope's name). */
+export async function renameMemoryScope(db: Executor, userId: string, from: string, to: string): Promise<void> {
+  await db.update(memories).set({ scope: to }).where(and(eq(memories.userId, userId), eq(memories.scope, from)));
+}

@@ -1,4 +1,4 @@
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq, ne, or, sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import { scopes } from "../schema";
 import { newId } from "../../ids";
@@ -17,7 +17,56 @@ export async function listScopes(db: Executor, userId: string) {
   return db.select().from(scopes).where(eq(scopes.userId, userId)).orderBy(asc(scopes.name));
 }
 
-/** A write to an unregistered scope registers it (SPEC §5). */
-export async function registerScope(db: Executor, userId: string, name: string): Promise<void> {
-  await db.insert(scopes).values({ id: newId(), userId, name }).onConflictDoNothing();
+export type ScopeRow = typeof scopes.$inferSelect;
+
+/** Serialises a tenant's scope changes (names and aliases are unique together, across rows). */
+export async function lockTenantScopes(db: Executor, userId: string): Promise<void> {
+  await db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`scopes:${userId}`}, 0))`);
+}
+
+/** The registered scope a name or alias designates, if any. */
+export async function findScopeByNameOrAlias(db: Executor, userId: string, nameOrAlias: string): Promise<ScopeRow | undefined> {
+  const rows = await db
+    .select()
+    .from(scopes)
+    .where(and(eq(scopes.userId, userId), or(eq(scopes.name, nameOrAlias), sql`${nameOrAlias} = any(${scopes.aliases})`)))
+    .limit(1);
+  return rows[0];
+}
+
+/** Whether any of `names` is already a name or alias of another of the tenant's scopes. */
+export async function scopeNamesTaken(db: Executor, userId: string, names: string[], exceptId?: string): Promise<boolean> {
+  const literal = `{${names.map((n) => `"${n}"`).join(",")}}`; // names are [a-z0-9-]: no quoting issues
+  const rows = await db
+    .select({ id: scopes.id })
+    .from(scopes)
+    .where(
+      and(
+        eq(scopes.userId, userId),
+        exceptId ? ne(scopes.id, exceptId) : undefined,
+        or(sql`${scopes.name} = any(${literal}::text[])`, sql`${scopes.aliases} && ${literal}::text[]`),
+      ),
+    )
+    .limit(1);
+  return rows.length > 0;
+}
+
+export async function insertScope(db: Executor, s: { id: string; userId: string; name: string; aliases: string[]; now: Date }): Promise<ScopeRow> {
+  const rows = await db.insert(scopes).values({ id: s.id, userId: s.userId, name: s.name, aliases: s.aliases, createdAt: s.now }).returning();
+  return rows[0]!;
+}
+
+export async function findScopeById(db: Executor, userId: string, id: string): Promise<ScopeRow | undefined> {
+  const rows = await db.select().from(scopes).where(and(eq(scopes.userId, userId), eq(scopes.id, id))).limit(1);
+  return rows[0];
+}
+
+export async function updateScopeRow(db: Executor, id: string, values: { name: string; aliases: string[] }): Promise<ScopeRow> {
+  const rows = await db.update(scopes).set(values).where(eq(scopes.id, id)).returning();
+  return rows[0]!;
+}
+
+export async function deleteScopeRow(db: Executor, userId: string, id: string): Promise<boolean> {
+  const rows = await db.delete(scopes).where(and(eq(scopes.userId, userId), eq(scopes.id, id))).returning({ id: scopes.id });
+  return rows.length > 0;
 }

@@ -1,0 +1,75 @@
+import { AppError } from "../errors";
+import { newId } from "../ids";
+import type { Deps } from "../deps";
+import type { Executor } from "../db/client";
+import { assertWritable, type Principal } from "../auth/credentials";
+import {
+  deleteScopeRow, findScopeById, findScopeByNameOrAlias, insertScope, lockTenantScopes, scopeNamesTaken, updateScopeRow,
+  type ScopeRow,
+} from "../db/queries/scopes";
+import { renameMemoryScope } from "../db/queries/memories";
+
+/** The scope name a read means: an alias resolves to its scope's name; anything else is taken as is. */
+export async function resolveScopeName(db: Executor, userId: string, nameOrAlias: string): Promise<string> {
+  return (await findScopeByNameOrAlias(db, userId, nameOrAlias))?.name ?? nameOrAlias;
+}
+
+/**
+ * The scope a write lands in (inside the write's transaction): an alias resolves to its scope; an
+ * unregistered name is registered (SPEC §5). Only that rare registration takes the tenant's scope lock.
+ */
+export async function scopeForWrite(tx: Executor, userId: string, nameOrAlias: string, now: Date): Promise<string> {
+  const known = await findScopeByNameOrAlias(tx, userId, nameOrAlias);
+  if (known) return known.name;
+  await lockTenantScopes(tx, userId);
+  const raced = await findScopeByNameOrAlias(tx, userId, nameOrAlias);
+  if (raced) return raced.name;
+  await insertScope(tx, { id: newId(), userId, name: nameOrAlias, aliases: [], now });
+  return nameOrAlias;
+}
+
+function checkAliases(name: string, aliases: string[]): void {
+  if (new Set(aliases).size !== aliases.length || aliases.includes(name)) throw new AppError("invalid_input");
+}
+
+/** POST /scopes: 409 conflict when the name or an alias is already a name or alias of the tenant. */
+export async function createScope(deps: Deps, principal: Principal, input: { name: string; aliases?: string[] }, now = new Date()): Promise<ScopeRow> {
+  assertWritable(principal);
+  const aliases = input.aliases ?? [];
+  checkAliases(input.name, aliases);
+  return deps.db.transaction(async (tx) => {
+    await lockTenantScopes(tx, principal.userId);
+    if (await scopeNamesTaken(tx, principal.userId, [input.name, ...aliases])) throw new AppError("conflict");
+    return insertScope(tx, { id: newId(), userId: principal.userId, name: input.name, aliases, now });
+  });
+}
+
+/** PATCH /scopes/{id}: rename (the tenant's memories follow) and/or replace the aliases. */
+export async function updateScope(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  input: { name?: string; aliases?: string[] },
+): Promise<ScopeRow> {
+  assertWritable(principal);
+  return deps.db.transaction(async (tx) => {
+    await lockTenantScopes(tx, principal.userId);
+    const scope = await findScopeById(tx, principal.userId, id);
+    if (!scope) throw new AppError("not_found");
+    const name = input.name ?? scope.name;
+    const aliases = input.aliases ?? scope.aliases;
+    checkAliases(name, aliases);
+    if (await scopeNamesTaken(tx, principal.userId, [name, ...aliases], scope.id)) throw new AppError("conflict");
+    if (name !== scope.name) await renameMemoryScope(tx, principal.userId, scope.name, name);
+    return updateScopeRow(tx, scope.id, { name, aliases });
+  });
+}
+
+/** DELETE /scopes/{id}: the registration goes; memories keep their scope text. */
+export async function deleteScope(deps: Deps, principal: Principal, id: string): Promise<void> {
+  assertWritable(principal);
+  await deps.db.transaction(async (tx) => {
+    await lockTenantScopes(tx, principal.userId);
+    if (!(await deleteScopeRow(tx, principal.userId, id))) throw new AppError("not_found");
+  });
+}
