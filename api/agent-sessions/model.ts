@@ -105,3 +105,23 @@ export const ListQuery = t.Object(
 
 export const SessionPage = strictObject({ count: Int(), items: t.Array(SessionView), nextCursor: t.Union([t.String(), t.Null()]) });
 export const RunIdParams = strictObject({ sessionRunId: Uuid });
+
+export const EventsQuery = t.Object(
+  {
+    limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, multipleOf: 1 })),
+    cursor: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+export const EventPage = strictObject({
+  items: t.Array(
+    strictObject({
+      id: Uuid,
+      memoryId: Uuid,
+      eventKind: t.UnionEnum(["remember", "capture", "revise", "resolve", "archive"]),
+      createdAt: Timestamp,
+    }),
+  ),
+  nextCursor: t.Union([t.String(), t.Null()]),
+  truncated: t.Boolean(),
+});

@@ -2,11 +2,12 @@ import { Elysia } from "elysia";
 import type { ApiDeps } from "../client-ip";
 import { closeSession, getSession, heartbeatWithCredential, openSession } from "../../shared/agent-sessions/service";
 import { listAgentSessions } from "../../shared/agent-sessions/list";
+import { listSessionEvents } from "../../shared/agent-sessions/events";
 import { iso, isoOrNull } from "../../shared/time";
 import { authPlugin, withCredential } from "../plugins/auth";
 import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
 import {
-  CloseResponse, HeartbeatBody, HeartbeatResponse, ListQuery, NaturalKeyBody, OpenBody, OpenResponse,
+  CloseResponse, EventPage, EventsQuery, HeartbeatBody, HeartbeatResponse, ListQuery, NaturalKeyBody, OpenBody, OpenResponse,
   RunIdParams, SessionPage, SessionView,
 } from "./model";
 import { sessionView } from "./view";
@@ -63,6 +64,20 @@ export function agentSessionRoutes(deps: ApiDeps) {
         return { count: page.items.length, items: page.items.map(sessionView), nextCursor: page.nextCursor };
       },
       { query: ListQuery, response: { 200: SessionPage, ...errors(...AUTHED_ERRORS) } },
+    )
+    .get(
+      "/:sessionRunId/events",
+      async ({ params, query, principal }) => {
+        const page = await listSessionEvents(deps, principal, params.sessionRunId.toLowerCase(), query);
+        return {
+          items: page.items.map((e) => ({
+            id: e.id, memoryId: e.memoryId, eventKind: e.kind as "remember" | "capture" | "revise" | "resolve" | "archive", createdAt: iso(e.createdAt),
+          })),
+          nextCursor: page.nextCursor,
+          truncated: page.truncated,
+        };
+      },
+      { params: RunIdParams, query: EventsQuery, response: { 200: EventPage, ...errors(...AUTHED_ERRORS, 404) } },
     )
     .get(
       "/:sessionRunId",

@@ -17,6 +17,7 @@ export const CaptureBody = strictObject({
   scope: t.Optional(ScopeName),
   project: t.Optional(Project),
   tags: t.Optional(Tags),
+  session_run_id: t.Optional(Uuid),
 });
 export const CaptureResponse = strictObject({
   id: Uuid,
@@ -44,6 +45,7 @@ export const CreateMemoryBody = strictObject({
   project: t.Optional(Project),
   tags: t.Optional(Tags),
   facts: t.Optional(t.Array(FactIn, { maxItems: 16 })),
+  sessionRunId: t.Optional(Uuid),
 });
 
 export const MemoryView = strictObject({
@@ -83,6 +85,7 @@ export const ReviseBody = strictObject({
   topic: t.Optional(Topic),
   content: Content,
   edgeType: t.Optional(oneOf(["supersedes", "updates"])),
+  sessionRunId: t.Optional(Uuid),
 });
 
 const EdgeView = strictObject({
@@ -102,7 +105,7 @@ const EventView = strictObject({
 });
 export const MemoryHistory = strictObject({ memories: t.Array(MemoryView), edges: t.Array(EdgeView), events: t.Array(EventView) });
 
-export const ResolveBody = strictObject({ status: oneOf(COMMITMENT_STATUSES) });
+export const ResolveBody = strictObject({ status: oneOf(COMMITMENT_STATUSES), sessionRunId: t.Optional(Uuid) });
 export const CommitmentView = strictObject({
   id: Uuid,
   status: t.UnionEnum([...COMMITMENT_STATUSES]),

@@ -23,7 +23,10 @@ export function memoryRoutes(deps: ApiDeps) {
     .post(
       "/api/memories",
       async ({ body, principal, status }) => {
-        const { memory: row } = await createMemory(deps, principal, { ...body, memoryType: body.memory_type }, "capture");
+        const { memory_type, session_run_id, ...rest } = body;
+        const { memory: row } = await createMemory(
+          deps, principal, { ...rest, memoryType: memory_type, sessionRunId: session_run_id?.toLowerCase() }, "capture",
+        );
         return status(201, {
           id: row.id, topic: row.topic, memory_type: row.memoryType, scope: row.scope, project: row.project, created_at: iso(row.createdAt),
         });
@@ -33,7 +36,7 @@ export function memoryRoutes(deps: ApiDeps) {
     .post(
       "/api/v1/memories",
       async ({ body, principal, status }) => {
-        const { memory, commitmentId, factIds } = await createMemory(deps, principal, body, "remember");
+        const { memory, commitmentId, factIds } = await createMemory(deps, principal, { ...body, sessionRunId: body.sessionRunId?.toLowerCase() }, "remember");
         return status(201, {
           memory: memoryView(memory),
           ...(commitmentId ? { commitmentId } : {}),
@@ -53,13 +56,13 @@ export function memoryRoutes(deps: ApiDeps) {
     .post(
       "/api/v1/memories/:id/revise",
       async ({ params, body, principal, status }) =>
-        status(201, { memory: memoryView(await reviseMemory(deps, principal, params.id.toLowerCase(), body)) }),
+        status(201, { memory: memoryView(await reviseMemory(deps, principal, params.id.toLowerCase(), { ...body, sessionRunId: body.sessionRunId?.toLowerCase() })) }),
       { params: MemoryIdParams, body: ReviseBody, query: NoQuery, response: { 201: CreatedMemory, ...errors(...WRITE_ERRORS, 404) } },
     )
     .post(
       "/api/v1/memories/:id/resolve",
       async ({ params, body, principal }) => {
-        const { memory, commitment } = await resolveMemory(deps, principal, params.id.toLowerCase(), body.status);
+        const { memory, commitment } = await resolveMemory(deps, principal, params.id.toLowerCase(), body.status, body.sessionRunId?.toLowerCase());
         return { memory: memoryView(memory), commitment: commitment && commitmentView(commitment) };
       },
       { params: MemoryIdParams, body: ResolveBody, query: NoQuery, response: { 200: Resolved, ...errors(...WRITE_ERRORS, 404) } },

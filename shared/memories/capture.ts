@@ -5,6 +5,7 @@ import { assertWritable, type Principal } from "../auth/credentials";
 import type { MemoryType } from "../db/schema";
 import { insertMemoryEvent, insertMemoryUnlessDuplicate, type MemoryRow } from "../db/queries/memories";
 import { scopeForWrite } from "../scopes/service";
+import { attributeWrite, settleAttributedLease } from "../agent-sessions/attribution";
 import { insertCommitment } from "../db/queries/commitments";
 import { recordFact, type NewFact } from "./facts";
 
@@ -19,6 +20,8 @@ export type NewMemory = {
   tags?: string[];
   /** Facts the memory states (≤ 16), recorded bi-temporally and linked to it. */
   facts?: NewFact[];
+  /** The agent-session run writing it (SPEC §3.7); omitted → the single live run of the project, if any. */
+  sessionRunId?: string;
 };
 
 /** Who wrote it, for provenance: the credential, never its secret. */
@@ -39,7 +42,8 @@ export async function createMemory(
   now = new Date(),
 ): Promise<{ memory: MemoryRow; commitmentId: string | null; factIds: string[] }> {
   assertWritable(principal);
-  const memory = await deps.db.transaction(async (tx) => {
+  const written = await deps.db.transaction(async (tx) => {
+    const attribution = await attributeWrite(tx, deps, principal, { sessionRunId: input.sessionRunId, project: input.project ?? null }, now);
     const scope = await scopeForWrite(tx, principal.userId, input.scope ?? DEFAULT_SCOPE, now);
     const row = await insertMemoryUnlessDuplicate(tx, {
       id: newId(),
@@ -51,10 +55,11 @@ export async function createMemory(
       scope,
       project: input.project ?? null,
       tags: [...new Set(input.tags ?? [])],
-      sessionRunId: null,
+      sessionRunId: attribution.runId,
       now,
     });
-    if (!row) return null;
+    // Thrown inside the transaction so that everything above (a resurrection included) rolls back.
+    if (!row) throw new AppError("duplicate_memory");
     // A commitment memory brings its commitment (status open) in the same transaction.
     const commitment =
       row.memoryType === "commitment"
@@ -63,10 +68,10 @@ export async function createMemory(
     const factIds: string[] = [];
     for (const fact of input.facts ?? []) factIds.push((await recordFact(tx, principal.userId, row.id, fact, now)).id);
     await insertMemoryEvent(tx, {
-      id: newId(), userId: principal.userId, kind, memoryId: row.id, sessionRunId: null, actor: actorOf(principal), now,
+      id: newId(), userId: principal.userId, kind, memoryId: row.id, sessionRunId: attribution.runId, actor: actorOf(principal), now,
     });
-    return { memory: row, commitmentId: commitment?.id ?? null, factIds };
+    return { memory: row, commitmentId: commitment?.id ?? null, factIds, attribution };
   });
-  if (!memory) throw new AppError("duplicate_memory");
-  return memory;
+  await settleAttributedLease(deps, written.attribution, now);
+  return written;
 }

@@ -10,8 +10,9 @@ import { actorOf } from "./capture";
 import { lockCommitmentOf, moveCommitment, setCommitmentStatus, type CommitmentRow } from "../db/queries/commitments";
 import type { CommitmentStatus } from "../db/schema";
 import { commitmentTransition } from "./commitment-status";
+import { attributeWrite, settleAttributedLease, type Attribution } from "../agent-sessions/attribution";
 
-export type Revision = { topic?: string; content: string; edgeType?: "supersedes" | "updates" };
+export type Revision = { topic?: string; content: string; edgeType?: "supersedes" | "updates"; sessionRunId?: string };
 
 /**
  * Append-and-supersede (SPEC §4.1, §4.3): the successor inherits type, scope, project and tags;
@@ -21,10 +22,11 @@ export type Revision = { topic?: string; content: string; edgeType?: "supersedes
  */
 export async function reviseMemory(deps: Deps, principal: Principal, id: string, revision: Revision, now = new Date()): Promise<MemoryRow> {
   assertWritable(principal);
-  return deps.db.transaction(async (tx) => {
+  const revised = await deps.db.transaction(async (tx) => {
     const previous = await lockMemory(tx, principal.userId, id);
     if (!previous) throw new AppError("not_found");
     if (previous.validTo !== null || previous.status !== "active") throw new AppError("conflict");
+    const attribution = await attributeWrite(tx, deps, principal, { sessionRunId: revision.sessionRunId, project: previous.project }, now);
     await closeMemoryValidity(tx, previous.id, now);
     const successor = await insertMemoryUnlessDuplicate(tx, {
       id: newId(),
@@ -36,7 +38,7 @@ export async function reviseMemory(deps: Deps, principal: Principal, id: string,
       scope: previous.scope,
       project: previous.project,
       tags: previous.tags,
-      sessionRunId: null,
+      sessionRunId: attribution.runId,
       now,
     });
     // Throwing rolls the whole revision back, the predecessor's closed validity included.
@@ -46,10 +48,12 @@ export async function reviseMemory(deps: Deps, principal: Principal, id: string,
     });
     await moveCommitment(tx, previous.id, successor.id, now);
     await insertMemoryEvent(tx, {
-      id: newId(), userId: principal.userId, kind: "revise", memoryId: successor.id, sessionRunId: null, actor: actorOf(principal), now,
+      id: newId(), userId: principal.userId, kind: "revise", memoryId: successor.id, sessionRunId: attribution.runId, actor: actorOf(principal), now,
     });
-    return successor;
+    return { successor, attribution };
   });
+  await settleAttributedLease(deps, revised.attribution, now);
+  return revised.successor;
 }
 
 /** Archives a memory (idempotent: an archived memory is returned as it is, with no new event). */
@@ -77,14 +81,21 @@ export async function resolveMemory(
   principal: Principal,
   id: string,
   status: CommitmentStatus,
+  sessionRunId?: string,
   now = new Date(),
 ): Promise<{ memory: MemoryRow; commitment: CommitmentRow | null }> {
   assertWritable(principal);
-  return deps.db.transaction(async (tx) => {
+  let attribution: Attribution | null = null;
+  const resolved = await deps.db.transaction(async (tx) => {
     const memory = await lockMemory(tx, principal.userId, id);
     if (!memory) throw new AppError("not_found");
-    const event = () =>
-      insertMemoryEvent(tx, { id: newId(), userId: principal.userId, kind: "resolve", memoryId: memory.id, sessionRunId: null, actor: actorOf(principal), now });
+    // Attributed only when the resolve changes something (a no-op records no event).
+    const event = async () => {
+      attribution = await attributeWrite(tx, deps, principal, { sessionRunId, project: memory.project }, now);
+      await insertMemoryEvent(tx, {
+        id: newId(), userId: principal.userId, kind: "resolve", memoryId: memory.id, sessionRunId: attribution.runId, actor: actorOf(principal), now,
+      });
+    };
     if (memory.memoryType === "blocker") {
       if (status !== "resolved") throw new AppError("invalid_transition");
       if (memory.status === "archived") return { memory, commitment: null };
@@ -99,4 +110,6 @@ export async function resolveMemory(
     await event();
     return { memory, commitment: updated };
   });
+  if (attribution) await settleAttributedLease(deps, attribution, now);
+  return resolved;
 }

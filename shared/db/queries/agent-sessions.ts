@@ -215,3 +215,34 @@ export async function findSessionsByIds(db: Executor, ids: string[]): Promise<Ag
   if (ids.length === 0) return [];
   return db.select().from(agentSessions).where(inArray(agentSessions.id, ids));
 }
+
+/** A tenant's run, locked for a transition made by a memory write (attribution). */
+export async function lockSessionById(db: Executor, userId: string, id: string): Promise<AgentSessionRow | undefined> {
+  const rows = await db
+    .select()
+    .from(agentSessions)
+    .where(and(eq(agentSessions.userId, userId), eq(agentSessions.id, id)))
+    .for("update")
+    .limit(1);
+  return rows[0];
+}
+
+/** Up to two live runs of the tenant for a project (null matches null), to find the single one. */
+export async function findLiveRunsForProject(db: Executor, userId: string, project: string | null, cutoff: Date): Promise<AgentSessionRow[]> {
+  return db
+    .select()
+    .from(agentSessions)
+    .where(
+      and(
+        eq(agentSessions.userId, userId),
+        sql`${agentSessions.project} is not distinct from ${project}`,
+        sql`not ${staleCondition(null, cutoff)}`,
+      ),
+    )
+    .limit(2);
+}
+
+/** New material to triage: a completed run goes back to idle. */
+export async function rearmTriage(db: Executor, id: string): Promise<void> {
+  await db.update(agentSessions).set({ triageStatus: "idle" }).where(and(eq(agentSessions.id, id), eq(agentSessions.triageStatus, "completed")));
+}

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import { memories, memoryEdges, memoryEvents, type MemoryType } from "../schema";
 
@@ -163,4 +163,21 @@ export async function findEventsFor(db: Executor, userId: string, memoryIds: str
 /** A scope rename carries the tenant's memories along (their scope text is the scope's name). */
 export async function renameMemoryScope(db: Executor, userId: string, from: string, to: string): Promise<void> {
   await db.update(memories).set({ scope: to }).where(and(eq(memories.userId, userId), eq(memories.scope, from)));
+}
+
+/** A run's provenance events in id order, from a position on. */
+export async function listRunEvents(db: Executor, userId: string, runId: string, afterId: string | undefined, limit: number) {
+  return db
+    .select({ id: memoryEvents.id, memoryId: memoryEvents.memoryId, kind: memoryEvents.kind, createdAt: memoryEvents.createdAt })
+    .from(memoryEvents)
+    .where(and(eq(memoryEvents.userId, userId), eq(memoryEvents.sessionRunId, runId), afterId ? gt(memoryEvents.id, afterId) : undefined))
+    .orderBy(asc(memoryEvents.id))
+    .limit(limit);
+}
+
+export async function countRunEvents(db: Executor, userId: string, runId: string): Promise<number> {
+  const rows = await db.execute<{ n: number }>(
+    sql`select count(*)::int as n from memory_events where user_id = ${userId} and session_run_id = ${runId}`,
+  );
+  return rows[0]?.n ?? 0;
 }

@@ -1,0 +1,67 @@
+import { AppError } from "../errors";
+import type { Deps } from "../deps";
+import type { Executor } from "../db/client";
+import type { Principal } from "../auth/credentials";
+import {
+  findLiveRunsForProject, lockSessionById, rearmTriage, reopenSession, type AgentSessionRow,
+} from "../db/queries/agent-sessions";
+import { fillLease, heartbeatLease, readLease } from "./lease-cache";
+import { isLive, leaseCutoff, leaseMs } from "./lease";
+
+/** The run a write is attributed to, and what the lease needs once the write has committed. */
+export type Attribution = { runId: string | null; run: AgentSessionRow | null; resurrected: boolean };
+const UNATTRIBUTED: Attribution = { runId: null, run: null, resurrected: false };
+
+/**
+ * Attribution of a memory write (SPEC §3.7), inside the write's transaction with the run locked:
+ * a named run of another tenant (or none) → 400 and nothing is written; explicitly closed →
+ * unattributed; lease-expired → resurrected here (epoch + 1, a Postgres transition); live →
+ * attributed. Without a named run, the tenant's single live run for the project is used, if there
+ * is exactly one. An attributed write re-arms a completed triage.
+ */
+export async function attributeWrite(
+  tx: Executor,
+  deps: Deps,
+  principal: Principal,
+  target: { sessionRunId?: string; project: string | null },
+  now: Date,
+): Promise<Attribution> {
+  let run: AgentSessionRow | undefined;
+  if (target.sessionRunId) {
+    run = await lockSessionById(tx, principal.userId, target.sessionRunId);
+    if (!run) throw new AppError("invalid_input");
+    if (run.closedAt) return UNATTRIBUTED;
+  } else {
+    const live = await findLiveRunsForProject(tx, principal.userId, target.project, leaseCutoff(deps.config, now));
+    if (live.length !== 1) return UNATTRIBUTED;
+    run = await lockSessionById(tx, principal.userId, live[0]!.id);
+    if (!run || run.closedAt) return UNATTRIBUTED;
+  }
+  const cached = await readLease(deps, run);
+  const known = cached && cached.epoch === run.activationEpoch ? { epoch: cached.epoch, seenMs: cached.seenMs } : null;
+  const seenMs = Math.max(run.lastSeenAt.getTime(), known?.seenMs ?? 0);
+  let resurrected = false;
+  if (!isLive(null, seenMs, now.getTime(), leaseMs(deps.config))) {
+    const reopened = await reopenSession(tx, {
+      userId: run.userId, agent: run.agent, sessionId: run.sessionId,
+      fenceEpoch: run.activationEpoch, known, cutoff: leaseCutoff(deps.config, now), now,
+    });
+    if (!reopened) throw new AppError("unavailable", 1); // the row is locked: only a bug gets here
+    run = reopened;
+    resurrected = true;
+  }
+  await rearmTriage(tx, run.id);
+  return { runId: run.id, run, resurrected };
+}
+
+/** After the write committed: a resurrected run's new epoch goes to Redis; a live one's lease is refreshed. */
+export async function settleAttributedLease(deps: Deps, attribution: Attribution, now: Date): Promise<void> {
+  const run = attribution.run;
+  if (!run) return;
+  if (attribution.resurrected) return fillLease(deps, run);
+  const beat = await heartbeatLease(deps, run, now.getTime(), undefined);
+  if (beat.kind === "miss") {
+    await fillLease(deps, run);
+    await heartbeatLease(deps, run, now.getTime(), undefined);
+  }
+}

@@ -1,0 +1,36 @@
+import { AppError } from "../errors";
+import type { Deps } from "../deps";
+import type { Principal } from "../auth/credentials";
+import { findSessionById } from "../db/queries/agent-sessions";
+import { countRunEvents, listRunEvents } from "../db/queries/memories";
+import { isUuid } from "../accounts/rules";
+
+/** At most this many of a run's events are listed (SPEC §3.6); the run's per-run ceiling. */
+export const RUN_EVENT_CEILING = 500;
+export const DEFAULT_EVENT_PAGE = 50;
+
+function decodeEventCursor(cursor: string): { afterId: string; listed: number } {
+  const match = /^(\d{1,3})\.(.+)$/.exec(Buffer.from(cursor, "base64url").toString());
+  if (!match || !isUuid(match[2]!) || Number(match[1]) > RUN_EVENT_CEILING) throw new AppError("invalid_input");
+  return { listed: Number(match[1]), afterId: match[2]!.toLowerCase() };
+}
+
+/**
+ * GET /agent-sessions/{id}/events: the run's provenance events in id order, pages within the first
+ * 500; `truncated` says the run has more than that.
+ */
+export async function listSessionEvents(deps: Deps, principal: Principal, runId: string, q: { cursor?: string; limit?: number }) {
+  if (!(await findSessionById(deps.db, principal.userId, runId))) throw new AppError("not_found");
+  const { afterId, listed } = q.cursor ? decodeEventCursor(q.cursor) : { afterId: undefined, listed: 0 };
+  const limit = Math.min(q.limit ?? DEFAULT_EVENT_PAGE, RUN_EVENT_CEILING - listed);
+  const rows = limit > 0 ? await listRunEvents(deps.db, principal.userId, runId, afterId, limit + 1) : [];
+  const page = rows.slice(0, limit);
+  const total = await countRunEvents(deps.db, principal.userId, runId);
+  const last = page[page.length - 1];
+  const more = rows.length > limit && listed + page.length < RUN_EVENT_CEILING;
+  return {
+    items: page,
+    nextCursor: more && last ? Buffer.from(`${listed + page.length}.${last.id}`).toString("base64url") : null,
+    truncated: total > RUN_EVENT_CEILING,
+  };
+}
