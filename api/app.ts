@@ -11,6 +11,7 @@ import { apiKeyRoutes } from "./api-keys/routes";
 import { meRoutes } from "./me/routes";
 import { agentSessionRoutes } from "./agent-sessions/routes";
 import { memoryRoutes } from "./memories/routes";
+import { searchRoutes } from "./memories/search-routes";
 import { factRoutes } from "./facts/routes";
 import { scopeRoutes } from "./scopes/routes";
 
@@ -42,6 +43,7 @@ export function createApp(sharedDeps: Deps) {
     .use(meRoutes(deps))
     .use(agentSessionRoutes(deps))
     .use(memoryRoutes(deps))
+    .use(searchRoutes(deps))
     .use(factRoutes(deps))
     .use(scopeRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });

@@ -6,6 +6,8 @@ const JSON_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;|$)/i;
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 /** Invalid UTF-8 is rejected (invalid_json), never silently replaced. */
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+/** An escaped NUL (`\u0000`) not preceded by an escaped backslash: Postgres text cannot store it. */
+const JSON_NUL = /(?<!\\)(?:\\\\)*\\u0000/i;
 
 function hasBody(request: Request): boolean {
   const length = request.headers.get("content-length");
@@ -23,6 +25,8 @@ export function requestContextPlugin(bodyLimitBytes: number) {
     .onRequest(({ request, set }) => {
       const incoming = request.headers.get("x-request-id");
       set.headers["x-request-id"] = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+      // Postgres text cannot hold NUL: refuse it up front rather than fail deep in a query.
+      if (request.url.includes("%00")) throw new AppError("invalid_input");
       if (!BODY_METHODS.has(request.method) || !hasBody(request)) return;
       if (Number(request.headers.get("content-length") ?? 0) > bodyLimitBytes) throw new AppError("payload_too_large");
       if (!JSON_TYPE.test(request.headers.get("content-type") ?? "")) throw new AppError("unsupported_media_type");
@@ -36,11 +40,16 @@ export function requestContextPlugin(bodyLimitBytes: number) {
       if (bytes.byteLength === 0) return undefined;
       // Also here, not only in onRequest: a body can arrive without a length header.
       if (!JSON_TYPE.test(request.headers.get("content-type") ?? "")) throw new AppError("unsupported_media_type");
+      let text: string;
+      let body: unknown;
       try {
-        return JSON.parse(STRICT_UTF8.decode(bytes));
+        text = STRICT_UTF8.decode(bytes);
+        body = JSON.parse(text);
       } catch {
         throw new AppError("invalid_json");
       }
+      if (JSON_NUL.test(text)) throw new AppError("invalid_input");
+      return body;
     });
 }
 

@@ -509,3 +509,18 @@ describe("contract edges", () => {
     expect(lines.length).toBe(1);
   });
 });
+
+describe("NUL characters (Postgres text cannot store them)", () => {
+  it("are invalid input in bodies and query strings, while a literal backslash-u0000 text is fine", async () => {
+    const tenant = await newTenant(ctx);
+    const withNul = await ctx.request("POST", "/api/v1/memories", { apiKey: tenant.apiKey, body: { memoryType: "note", topic: "t", content: "a\u0000b" } });
+    expect(withNul.status).toBe(400);
+    expect(withNul.body).toEqual({ error: "invalid_input" });
+    const inQuery = await ctx.request("GET", "/api/v1/memories?project=%00", { apiKey: tenant.apiKey });
+    expect(inQuery.status).toBe(400);
+    expect(inQuery.body).toEqual({ error: "invalid_input" });
+    const literal = await ctx.request("POST", "/api/v1/memories", { apiKey: tenant.apiKey, body: { memoryType: "note", topic: "t", content: `path C:\\u0000 ${crypto.randomUUID()}` } });
+    expect(literal.status).toBe(201);
+    expect(literal.body.memory.content).toStartWith("path C:\\u0000");
+  });
+});
