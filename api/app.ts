@@ -14,6 +14,7 @@ import { memoryRoutes } from "./memories/routes";
 import { searchRoutes } from "./memories/search-routes";
 import { factRoutes } from "./facts/routes";
 import { scopeRoutes } from "./scopes/routes";
+import { briefingRoutes } from "./briefing/routes";
 
 /** Converts a route path (`/a/:id`) to a matcher, for 405 detection. */
 function routeMatcher(path: string): RegExp {
@@ -45,7 +46,8 @@ export function createApp(sharedDeps: Deps) {
     .use(memoryRoutes(deps))
     .use(searchRoutes(deps))
     .use(factRoutes(deps))
-    .use(scopeRoutes(deps));
+    .use(scopeRoutes(deps))
+    .use(briefingRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path), literal: !/[:*]/.test(r.path) }));
   return app;

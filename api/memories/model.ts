@@ -45,6 +45,7 @@ export const CreateMemoryBody = strictObject({
   project: t.Optional(Project),
   tags: t.Optional(Tags),
   facts: t.Optional(t.Array(FactIn, { maxItems: 16 })),
+  dueAt: t.Optional(TimestampIn),
   sessionRunId: t.Optional(Uuid),
 });
 

@@ -20,6 +20,8 @@ export type NewMemory = {
   tags?: string[];
   /** Facts the memory states (≤ 16), recorded bi-temporally and linked to it. */
   facts?: NewFact[];
+  /** For a commitment: when it is due (the briefing's "overdue" section). */
+  dueAt?: string;
   /** The agent-session run writing it (SPEC §3.7); omitted → the single live run of the project, if any. */
   sessionRunId?: string;
 };
@@ -42,6 +44,7 @@ export async function createMemory(
   now = new Date(),
 ): Promise<{ memory: MemoryRow; commitmentId: string | null; factIds: string[] }> {
   assertWritable(principal);
+  if (input.dueAt !== undefined && input.memoryType !== "commitment") throw new AppError("invalid_input");
   const written = await deps.db.transaction(async (tx) => {
     const attribution = await attributeWrite(tx, deps, principal, { sessionRunId: input.sessionRunId, project: input.project ?? null }, now);
     const scope = await scopeForWrite(tx, principal.userId, input.scope ?? DEFAULT_SCOPE, now);
@@ -63,7 +66,7 @@ export async function createMemory(
     // A commitment memory brings its commitment (status open) in the same transaction.
     const commitment =
       row.memoryType === "commitment"
-        ? await insertCommitment(tx, { id: newId(), userId: principal.userId, memoryId: row.id, dueAt: null, now })
+        ? await insertCommitment(tx, { id: newId(), userId: principal.userId, memoryId: row.id, dueAt: input.dueAt ? new Date(input.dueAt) : null, now })
         : null;
     const factIds: string[] = [];
     for (const fact of input.facts ?? []) factIds.push((await recordFact(tx, principal.userId, row.id, fact, now)).id);

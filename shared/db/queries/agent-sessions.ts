@@ -246,3 +246,24 @@ export async function findLiveRunsForProject(db: Executor, userId: string, proje
 export async function rearmTriage(db: Executor, id: string): Promise<void> {
   await db.update(agentSessions).set({ triageStatus: "idle" }).where(and(eq(agentSessions.id, id), eq(agentSessions.triageStatus, "completed")));
 }
+
+/**
+ * Records a delivered briefing on the run: the first delivery stamps `briefingDeliveredAt` and
+ * stores the delivered items; later deliveries change nothing. Returns the row, or nothing if absent.
+ */
+export async function stampBriefingDelivered(
+  db: Executor,
+  k: NaturalKey,
+  delivered: BriefedMemory[],
+  now: Date,
+): Promise<AgentSessionRow | undefined> {
+  const rows = await db
+    .update(agentSessions)
+    .set({
+      briefingDeliveredAt: sql`coalesce(${agentSessions.briefingDeliveredAt}, ${now.toISOString()}::timestamptz)`,
+      briefedMemories: sql`case when ${agentSessions.briefingDeliveredAt} is null then ${JSON.stringify(delivered)}::jsonb else ${agentSessions.briefedMemories} end`,
+    })
+    .where(byNaturalKey(k))
+    .returning();
+  return rows[0];
+}

@@ -1,6 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Executor } from "../client";
-import { commitments, type CommitmentStatus } from "../schema";
+import { commitments, memories, type CommitmentStatus } from "../schema";
 
 export type CommitmentRow = typeof commitments.$inferSelect;
 
@@ -37,4 +37,14 @@ export async function setCommitmentStatus(db: Executor, id: string, status: Comm
 /** A commitment follows its memory's revisions: it belongs to the current version. */
 export async function moveCommitment(db: Executor, fromMemoryId: string, toMemoryId: string, now: Date): Promise<void> {
   await db.update(commitments).set({ memoryId: toMemoryId, updatedAt: now }).where(eq(commitments.memoryId, fromMemoryId));
+}
+
+/** The commitments of the given memories, with their topics (the debrief's data). */
+export async function commitmentsOfMemories(db: Executor, userId: string, memoryIds: string[]) {
+  if (memoryIds.length === 0) return [];
+  return db
+    .select({ memoryId: commitments.memoryId, status: commitments.status, dueAt: commitments.dueAt, topic: memories.topic })
+    .from(commitments)
+    .innerJoin(memories, eq(memories.id, commitments.memoryId))
+    .where(and(eq(commitments.userId, userId), inArray(commitments.memoryId, memoryIds)));
 }

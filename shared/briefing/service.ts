@@ -1,0 +1,78 @@
+import { AppError } from "../errors";
+import type { Deps } from "../deps";
+import { assertWritable, type Principal } from "../auth/credentials";
+import type { BriefedMemory, Selector } from "../db/schema";
+import { briefingSections, type BriefingSections } from "../db/queries/briefing";
+import { stampBriefingDelivered } from "../db/queries/agent-sessions";
+import { normalizeSelector } from "../agent-sessions/facets";
+import { resolveScopeName } from "../scopes/service";
+
+export const DEFAULT_SECTION_LIMIT = 5;
+/** Current memories untouched for this long are offered for review. */
+export const STALE_AFTER_DAYS = 90;
+const BRIEFED_MAX = 100;
+
+export type BriefingQuery = {
+  kind?: "all" | "scope" | "project" | "scope_project";
+  scope?: string;
+  project?: string;
+  includeUnscoped?: boolean;
+  sectionLimit?: number;
+  agent?: string;
+  sessionId?: string;
+};
+
+/** The selector the query describes; fields that the kind does not take are invalid (seed 2.3). */
+async function selectorOf(deps: Deps, userId: string, q: BriefingQuery): Promise<Selector> {
+  const kind = q.kind ?? "all";
+  type Field = "scope" | "project" | "includeUnscoped";
+  const takes: readonly Field[] = ({ all: [], scope: ["scope"], project: ["project"], scope_project: ["scope", "project", "includeUnscoped"] } as const)[kind];
+  for (const field of ["scope", "project", "includeUnscoped"] as const) {
+    if (q[field] !== undefined && !takes.includes(field)) throw new AppError("invalid_input");
+  }
+  if (takes.includes("scope") && q.scope === undefined) throw new AppError("invalid_input");
+  if (takes.includes("project") && q.project === undefined) throw new AppError("invalid_input");
+  const scope = q.scope === undefined ? undefined : await resolveScopeName(deps.db, userId, q.scope);
+  switch (kind) {
+    case "all":
+      return normalizeSelector({ kind });
+    case "scope":
+      return normalizeSelector({ kind, scope: scope! });
+    case "project":
+      return normalizeSelector({ kind, project: q.project! });
+    case "scope_project":
+      return normalizeSelector({ kind, scope: scope!, project: q.project!, includeUnscoped: q.includeUnscoped });
+  }
+}
+
+/**
+ * GET /briefing (SPEC §6). Naming a run (agent + sessionId, both or neither) records the delivery:
+ * the first time only, `briefingDeliveredAt` is stamped and the delivered items become its
+ * `briefedMemories`.
+ */
+export async function buildBriefing(
+  deps: Deps,
+  principal: Principal,
+  q: BriefingQuery,
+  now = new Date(),
+): Promise<{ generatedAt: Date; selector: Selector; sections: BriefingSections }> {
+  if ((q.agent === undefined) !== (q.sessionId === undefined)) throw new AppError("invalid_input");
+  const selector = await selectorOf(deps, principal.userId, q);
+  const sections = await briefingSections(deps.db, {
+    userId: principal.userId,
+    selector,
+    limit: q.sectionLimit ?? DEFAULT_SECTION_LIMIT,
+    now,
+    staleBefore: new Date(now.getTime() - STALE_AFTER_DAYS * 86_400_000),
+  });
+  if (q.agent !== undefined && q.sessionId !== undefined) {
+    assertWritable(principal);
+    const delivered = new Map<string, BriefedMemory>();
+    for (const { items } of Object.values(sections)) {
+      for (const item of items) if (delivered.size < BRIEFED_MAX) delivered.set(item.id, { id: item.id, topic: item.topic, status: item.status });
+    }
+    const stamped = await stampBriefingDelivered(deps.db, { userId: principal.userId, agent: q.agent, sessionId: q.sessionId }, [...delivered.values()], now);
+    if (!stamped) throw new AppError("not_found");
+  }
+  return { generatedAt: now, selector, sections };
+}

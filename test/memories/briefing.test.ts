@@ -1,0 +1,128 @@
+import { describe, expect, it } from "bun:test";
+import { createTestContext, newTenant, type Tenant } from "../helpers";
+import { newSessionId, open } from "../agent-sessions/helpers";
+
+const ctx = await createTestContext();
+
+async function remember(tenant: Tenant, body: Record<string, unknown>): Promise<string> {
+  const res = await ctx.request("POST", "/api/v1/memories", {
+    apiKey: tenant.apiKey, body: { topic: "t", content: `c ${crypto.randomUUID()}`, memoryType: "decision", ...body },
+  });
+  expect(res.status).toBe(201);
+  return res.body.memory.id;
+}
+const briefing = (tenant: Tenant, query: string) => ctx.request("GET", `/api/v1/briefing${query}`, { apiKey: tenant.apiKey });
+const decisionIds = async (tenant: Tenant, query: string) =>
+  ((await briefing(tenant, `${query}${query ? "&" : "?"}sectionLimit=100`)).body.sections.recentDecisions.items as { id: string }[]).map((i) => i.id).sort();
+
+describe("GET /api/v1/briefing selectors (seed 2.3)", () => {
+  it("applies all, scope, project and scope_project (strict unless includeUnscoped) exactly", async () => {
+    const tenant = await newTenant(ctx);
+    const workP = await remember(tenant, { scope: "work", project: "p" });
+    const workNone = await remember(tenant, { scope: "work" });
+    const workQ = await remember(tenant, { scope: "work", project: "q" });
+    const personalP = await remember(tenant, { scope: "personal", project: "p" });
+    const sorted = (...ids: string[]) => ids.sort();
+    expect(await decisionIds(tenant, "")).toEqual(sorted(workP, workNone, workQ, personalP));
+    expect(await decisionIds(tenant, "?kind=scope&scope=work")).toEqual(sorted(workP, workNone, workQ));
+    expect(await decisionIds(tenant, "?kind=project&project=p")).toEqual(sorted(workP, personalP));
+    expect(await decisionIds(tenant, "?kind=scope_project&scope=work&project=p")).toEqual([workP]);
+    expect(await decisionIds(tenant, "?kind=scope_project&scope=work&project=p&includeUnscoped=false")).toEqual([workP]);
+    expect(await decisionIds(tenant, "?kind=scope_project&scope=work&project=p&includeUnscoped=true")).toEqual(sorted(workP, workNone));
+    const res = await briefing(tenant, "?kind=scope_project&scope=work&project=p");
+    expect(res.body.selector).toEqual({ kind: "scope_project", scope: "work", project: "p", includeUnscoped: false });
+  });
+
+  it("resolves a scope alias in the selector", async () => {
+    const tenant = await newTenant(ctx);
+    await ctx.request("POST", "/api/v1/scopes", { apiKey: tenant.apiKey, body: { name: "research", aliases: ["rnd"] } });
+    const id = await remember(tenant, { scope: "research" });
+    expect(await decisionIds(tenant, "?kind=scope&scope=rnd")).toEqual([id]);
+  });
+
+  it("rejects selector fields the kind does not take, missing ones, and bad limits with 400", async () => {
+    const tenant = await newTenant(ctx);
+    for (const query of [
+      "?kind=scope", "?kind=project", "?kind=scope_project&scope=work", "?scope=work", "?kind=scope&scope=work&includeUnscoped=true",
+      "?kind=everything", "?sectionLimit=0", "?sectionLimit=101", "?agent=claude-code", "?extra=1",
+    ]) {
+      const res = await briefing(tenant, query);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "invalid_input" });
+    }
+  });
+});
+
+describe("GET /api/v1/briefing sections", () => {
+  it("fills each section from current memories, with counts, limits and hasMore", async () => {
+    const tenant = await newTenant(ctx);
+    const open1 = await remember(tenant, { memoryType: "commitment", topic: "ship", dueAt: "2020-01-01T00:00:00Z" });
+    const open2 = await remember(tenant, { memoryType: "commitment", topic: "write docs" });
+    const done = await remember(tenant, { memoryType: "commitment", topic: "done" });
+    await ctx.request("POST", `/api/v1/memories/${done}/resolve`, { apiKey: tenant.apiKey, body: { status: "resolved" } });
+    const blocker = await remember(tenant, { memoryType: "blocker", topic: "CI red" });
+    const preference = await remember(tenant, { memoryType: "preference", topic: "tabs" });
+    const old = await remember(tenant, { memoryType: "fact", topic: "old fact" });
+    await ctx.deps.sql`update memories set updated_at = now() - interval '200 days' where id = ${old}`;
+    for (let i = 0; i < 3; i++) await remember(tenant, { topic: `decision ${i}` });
+
+    const res = await briefing(tenant, "?sectionLimit=2");
+    expect(res.status).toBe(200);
+    const s = res.body.sections;
+    expect(s.commitments.count).toBe(2);
+    expect(s.commitments.items.map((i: { id: string }) => i.id)).toEqual([open1, open2]);
+    expect(s.commitments.items[0]).toMatchObject({ status: "open", memoryType: "commitment", dueAt: "2020-01-01T00:00:00.000Z" });
+    expect(s.overdue).toMatchObject({ count: 1, hasMore: false });
+    expect(s.overdue.items[0].id).toBe(open1);
+    expect(s.blockers.items.map((i: { id: string }) => i.id)).toEqual([blocker]);
+    expect(s.preferences.items.map((i: { id: string }) => i.id)).toEqual([preference]);
+    expect(s.staleCandidates.items.map((i: { id: string }) => i.id)).toEqual([old]);
+    expect(s.recentDecisions).toMatchObject({ count: 3, hasMore: true });
+    expect(s.recentDecisions.items.length).toBe(2);
+  });
+
+  it("rejects a due date on anything but a commitment", async () => {
+    const tenant = await newTenant(ctx);
+    const res = await ctx.request("POST", "/api/v1/memories", {
+      apiKey: tenant.apiKey, body: { memoryType: "note", topic: "t", content: `c ${crypto.randomUUID()}`, dueAt: "2030-01-01T00:00:00Z" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "invalid_input" });
+  });
+});
+
+describe("briefing delivery to a run", () => {
+  it("stamps briefingDeliveredAt and records the delivered items the first time only", async () => {
+    const tenant = await newTenant(ctx);
+    const sessionId = newSessionId();
+    const run = (await open(ctx, tenant, { sessionId, source: "startup" })).body;
+    const commitment = await remember(tenant, { memoryType: "commitment", topic: "ship it" });
+    const first = await briefing(tenant, `?agent=claude-code&sessionId=${sessionId}`);
+    expect(first.status).toBe(200);
+    const row = (await ctx.request("GET", `/api/v1/agent-sessions/${run.sessionRunId}`, { apiKey: tenant.apiKey })).body;
+    expect(row.briefingDeliveredAt).toBe(first.body.generatedAt);
+    expect(row.briefedMemories).toEqual([{ id: commitment, topic: "ship it", status: "open" }]);
+
+    await remember(tenant, { topic: "later decision" });
+    await briefing(tenant, `?agent=claude-code&sessionId=${sessionId}`);
+    await open(ctx, tenant, { sessionId, source: "resume" });
+    const after = (await ctx.request("GET", `/api/v1/agent-sessions/${run.sessionRunId}`, { apiKey: tenant.apiKey })).body;
+    expect(after.briefingDeliveredAt).toBe(first.body.generatedAt);
+    expect(after.briefedMemories).toEqual(row.briefedMemories);
+
+    const prompt = await ctx.request("GET", `/api/v1/prompts/debrief?agent=claude-code&sessionId=${sessionId}`, { apiKey: tenant.apiKey });
+    expect(prompt.status).toBe(200);
+    expect(prompt.body.prompt).toContain("debrief");
+    const data = JSON.parse(prompt.body.prompt.split("<data>")[1].split("</data>")[0]);
+    expect(data).toEqual({ sessionRunId: run.sessionRunId, commitments: [{ id: commitment, topic: "ship it", status: "open", dueAt: null }] });
+  });
+
+  it("answers 404 for an unknown run, on the briefing and the debrief prompt", async () => {
+    const tenant = await newTenant(ctx);
+    for (const path of ["/api/v1/briefing?agent=claude-code&sessionId=nope", "/api/v1/prompts/debrief?agent=claude-code&sessionId=nope"]) {
+      const res = await ctx.request("GET", path, { apiKey: tenant.apiKey });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: "not_found" });
+    }
+  });
+});
