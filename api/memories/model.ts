@@ -116,3 +116,6 @@ export const CommitmentView = strictObject({
   resolvedAt: NullableTimestamp,
 });
 export const Resolved = strictObject({ memory: MemoryView, commitment: t.Union([CommitmentView, t.Null()]) });
+
+/** Archive takes an optional body: the run doing it. */
+export const ArchiveBody = t.Optional(strictObject({ sessionRunId: t.Optional(Uuid) }));

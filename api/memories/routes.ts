@@ -8,7 +8,7 @@ import { authPlugin } from "../plugins/auth";
 import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
 import {
   CaptureBody, CaptureResponse, CreatedMemory, CreateMemoryBody, ListMemoriesQuery, MemoryHistory, MemoryIdParams, MemoryPage,
-  MemoryView, Resolved, ResolveBody, ReviseBody,
+  MemoryView, Resolved, ResolveBody, ReviseBody, ArchiveBody,
 } from "./model";
 import { listTenantMemories, memoryHistory } from "../../shared/memories/read";
 import { archiveMemory, resolveMemory, reviseMemory } from "../../shared/memories/revise";
@@ -69,8 +69,9 @@ export function memoryRoutes(deps: ApiDeps) {
     )
     .post(
       "/api/v1/memories/:id/archive",
-      async ({ params, principal }) => memoryView(await archiveMemory(deps, principal, params.id.toLowerCase())),
-      { params: MemoryIdParams, query: NoQuery, response: { 200: MemoryView, ...errors(...WRITE_ERRORS, 404) } },
+      async ({ params, body, principal }) =>
+        memoryView(await archiveMemory(deps, principal, params.id.toLowerCase(), body?.sessionRunId?.toLowerCase())),
+      { params: MemoryIdParams, body: ArchiveBody, query: NoQuery, response: { 200: MemoryView, ...errors(...WRITE_ERRORS, 404) } },
     )
     .get(
       "/api/v1/memories/:id/history",

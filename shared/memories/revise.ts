@@ -57,18 +57,22 @@ export async function reviseMemory(deps: Deps, principal: Principal, id: string,
 }
 
 /** Archives a memory (idempotent: an archived memory is returned as it is, with no new event). */
-export async function archiveMemory(deps: Deps, principal: Principal, id: string, now = new Date()): Promise<MemoryRow> {
+export async function archiveMemory(deps: Deps, principal: Principal, id: string, sessionRunId?: string, now = new Date()): Promise<MemoryRow> {
   assertWritable(principal);
-  return deps.db.transaction(async (tx) => {
+  let attribution: Attribution | null = null;
+  const archived = await deps.db.transaction(async (tx) => {
     const memory = await lockMemory(tx, principal.userId, id);
     if (!memory) throw new AppError("not_found");
     if (memory.status === "archived") return memory;
-    const archived = await archiveMemoryRow(tx, memory.id, now);
+    attribution = await attributeWrite(tx, deps, principal, { sessionRunId, project: memory.project }, now);
+    const row = await archiveMemoryRow(tx, memory.id, now);
     await insertMemoryEvent(tx, {
-      id: newId(), userId: principal.userId, kind: "archive", memoryId: memory.id, sessionRunId: null, actor: actorOf(principal), now,
+      id: newId(), userId: principal.userId, kind: "archive", memoryId: memory.id, sessionRunId: attribution.runId, actor: actorOf(principal), now,
     });
-    return archived;
+    return row;
   });
+  if (attribution) await settleAttributedLease(deps, attribution, now);
+  return archived;
 }
 
 /**
