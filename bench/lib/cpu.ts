@@ -40,21 +40,67 @@ function pidsByName(name: string): number[] {
   return pids;
 }
 
-export type CpuMark = { at: number; busy: number; ours: number; byPid: Map<number | "self" | "redis", number> };
+/**
+ * Postgres processes that count as ours: the backends connected to `database`, plus the shared
+ * auxiliary processes (checkpointer, walwriter, autovacuum, …), which mostly work for whoever writes.
+ * Backends of other databases (a test run against amem_test) stay foreign.
+ */
+function postgresPids(database: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue;
+      const title = readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ").trim();
+      // "postgres: 15/main: <user> <db> 127.0.0.1(port) idle" for a backend; the postmaster is not "postgres: …".
+      const m = /^postgres: (?:[^:]+: )?(\S+) (\S+) (?:[\d.:a-f]+\(\d+\)|\[local\])/.exec(title);
+      if (m ? m[2] === database : title.startsWith("postgres: ")) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+export type CpuMark = {
+  at: number;
+  busy: number;
+  byPid: Map<number | "self" | "redis", number>;
+  /** Ticks per Postgres pid counted as ours (empty without `postgresDatabase`). */
+  postgres: Map<number, number>;
+};
 
 export class ForeignCpu {
   private readonly redis = pidsByName("redis-server");
 
-  constructor(private readonly ourPids: () => number[]) {}
+  /** `postgresDatabase`: also count that database's backends (and Postgres's auxiliary processes) as ours. */
+  constructor(private readonly ourPids: () => number[], private readonly postgresDatabase?: string) {}
 
   mark(): CpuMark {
     const byPid: CpuMark["byPid"] = new Map();
     byPid.set("self", processTicks("self", true));
     byPid.set("redis", this.redis.reduce((sum, pid) => sum + processTicks(pid), 0));
     for (const pid of this.ourPids()) byPid.set(pid, processTicks(pid));
-    let ours = 0;
-    for (const ticks of byPid.values()) ours += ticks;
-    return { at: performance.now(), busy: busyTicks(), ours, byPid };
+    const postgres = new Map<number, number>();
+    if (this.postgresDatabase) for (const pid of postgresPids(this.postgresDatabase)) postgres.set(pid, processTicks(pid));
+    return { at: performance.now(), busy: busyTicks(), byPid, postgres };
+  }
+
+  /** Ticks used between two marks by the processes counted as ours (a process gone by `to` is left out). */
+  private oursTicks(from: CpuMark, to: CpuMark): number {
+    let ticks = 0;
+    for (const [key, b] of to.byPid) ticks += Math.max(0, b - (from.byPid.get(key) ?? 0));
+    for (const [pid, b] of to.postgres) ticks += Math.max(0, b - (from.postgres.get(pid) ?? 0));
+    return ticks;
+  }
+
+  /** Cores used between two marks by the Postgres processes counted as ours. */
+  postgresCores(from: CpuMark, to: CpuMark): number {
+    const seconds = (to.at - from.at) / 1000;
+    if (seconds <= 0) return 0;
+    let ticks = 0;
+    for (const [pid, b] of to.postgres) ticks += Math.max(0, b - (from.postgres.get(pid) ?? 0));
+    return ticks / TICKS_PER_SECOND / seconds;
   }
 
   /**
@@ -73,7 +119,7 @@ export class ForeignCpu {
   cores(from: CpuMark, to: CpuMark): number {
     const seconds = (to.at - from.at) / 1000;
     if (seconds <= 0) return 0;
-    return Math.max(0, (to.busy - from.busy - (to.ours - from.ours)) / TICKS_PER_SECOND / seconds);
+    return Math.max(0, (to.busy - from.busy - this.oursTicks(from, to)) / TICKS_PER_SECOND / seconds);
   }
 
   /**

@@ -8,6 +8,10 @@ export type WrkTarget = {
   method: "GET" | "POST";
   body?: string;
   headers?: Record<string, string>;
+  /** A wrk Lua script other than bench/wrk/request.lua (which sends the fixed `body`). */
+  script?: string;
+  /** Extra environment for the Lua script (e.g. WRK_RUN, WRK_BODIES). */
+  env?: Record<string, string>;
 };
 
 export type WrkOptions = { connections: number; threads: number; seconds: number; timeoutSeconds: number };
@@ -61,11 +65,11 @@ export async function runWrk(procs: Procs, target: WrkTarget, opts: WrkOptions):
   if (url.hostname !== "127.0.0.1") throw new Error(`refusing to load a non-loopback target: ${target.url}`);
   const args = [
     "wrk", `-t${opts.threads}`, `-c${opts.connections}`, `-d${opts.seconds}s`,
-    `--timeout`, `${opts.timeoutSeconds}s`, "--latency", "-s", SCRIPT,
+    `--timeout`, `${opts.timeoutSeconds}s`, "--latency", "-s", target.script ?? SCRIPT,
   ];
   for (const [name, value] of Object.entries(target.headers ?? {})) args.push("-H", `${name}: ${value}`);
   args.push(target.url);
-  const proc = procs.spawnPiped("wrk", args, { WRK_METHOD: target.method, WRK_BODY: target.body ?? "" });
+  const proc = procs.spawnPiped("wrk", args, { ...target.env, WRK_METHOD: target.method, WRK_BODY: target.body ?? "" });
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),

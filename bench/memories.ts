@@ -1,0 +1,586 @@
+/**
+ * Memory capture throughput and search latency at 10k and 100k memories for one tenant, against
+ * B-pg, per shared/BENCH.md. Run: `bun run bench:memories`.
+ *
+ * Starts, on 127.0.0.1 only: the B-pg baseline (bench/baseline-pg.ts), the amem api and the
+ * workers, against database `amem_bench` and Redis db 2 under a fresh REDIS_PREFIX; creates a user
+ * + API key with the admin CLI. For each level (default 10,000 then 100,000 memories) it seeds the
+ * tenant by COPY with generated developer-agent memories (bench/lib/memory-text.ts), runs VACUUM
+ * ANALYZE, probes each search query sequentially (and EXPLAIN ANALYZEs the slowest one), then loads,
+ * interleaved per round: B-pg, search (64 connections), search (1 connection), capture. The rows a
+ * capture run wrote (tagged "bench-capture") are deleted after it (then VACUUM ANALYZE), so every
+ * figure of a level starts from the same table. Every process it started is stopped by pid at the
+ * end, on error and on SIGINT; the tenant's rows are deleted at the end (BENCH_KEEP_DATA=1 keeps them).
+ *
+ * env:
+ *   BENCH_SECONDS=6  BENCH_WARMUP_SECONDS=2  BENCH_RUNS=3  BENCH_CONNECTIONS=64  BENCH_THREADS=2
+ *   BENCH_LEVELS=10000,100000   memories of the tenant at which each set of figures is measured
+ *   BENCH_ONLY=                 comma list of operations (baseline,search,search1,capture)
+ *   BENCH_PROBE=1               sequential per-query latency + EXPLAIN (ANALYZE, BUFFERS) of the slowest query
+ *   BENCH_WAIT_QUIET=1          before each run, wait (≤ 60 s) until other processes use < 0.15 core
+ *   BENCH_PROFILE=0             run the api under `bun --cpu-prof --cpu-prof-md` (profile written to the log dir at exit)
+ *   BENCH_KEEP_DATA=0           keep the tenant's memories in amem_bench at the end
+ *   BENCH_RECORD=auto           append rows to bench/README.md (auto: default levels, runs ≥ 3, seconds ≥ 6, no BENCH_ONLY)
+ *   BENCH_README=bench/README.md
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
+ * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 BENCH_LEVELS=2000,5000 bun run bench:memories
+ */
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir, cpus } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import Redis from "ioredis";
+import postgres from "postgres";
+import { drizzle } from "drizzle-orm/postgres-js";
+import * as schema from "../shared/db/schema";
+import { searchMemories } from "../shared/memories/search";
+import type { Deps } from "../shared/deps";
+import type { Principal } from "../shared/auth/credentials";
+import { findWrk, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
+import { Procs, freePort, rssBytes, waitForHttp } from "./lib/procs";
+import { ForeignCpu } from "./lib/cpu";
+import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
+import { appendRow, fmtMb, fmtMs, fmtRatio, fmtRps, mdRow, median, textTable } from "./lib/report";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
+
+// ---- settings -------------------------------------------------------------------------------
+
+function intEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer in [${min}, ${max}]`);
+  return n;
+}
+
+const DEFAULT_SECONDS = 6;
+const DEFAULT_LEVELS = "10000,100000";
+const SECONDS = intEnv("BENCH_SECONDS", DEFAULT_SECONDS, 1, 600);
+const WARMUP = intEnv("BENCH_WARMUP_SECONDS", 2, 0, 60);
+const RUNS = intEnv("BENCH_RUNS", 3, 1, 21);
+const CONNECTIONS = intEnv("BENCH_CONNECTIONS", 64, 1, 10_000);
+const THREADS = intEnv("BENCH_THREADS", 2, 1, 64);
+const LEVELS_RAW = process.env.BENCH_LEVELS || DEFAULT_LEVELS;
+const LEVELS = LEVELS_RAW.split(",").map((s) => Number(s.trim()));
+if (LEVELS.some((n) => !Number.isInteger(n) || n < 1 || n > 2_000_000) || LEVELS.some((n, i) => i > 0 && n <= LEVELS[i - 1]!)) {
+  throw new Error("BENCH_LEVELS must be increasing integers in [1, 2000000]");
+}
+const PROBE = process.env.BENCH_PROBE !== "0";
+const WAIT_QUIET = process.env.BENCH_WAIT_QUIET !== "0";
+const KEEP_DATA = process.env.BENCH_KEEP_DATA === "1";
+const PROFILE = process.env.BENCH_PROFILE === "1";
+/** Cores used by other processes above which a run is flagged as disturbed. */
+const FOREIGN_LIMIT = 0.15;
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((s) => s.trim())) : null;
+const RECORD = process.env.BENCH_RECORD === "1" ||
+  (process.env.BENCH_RECORD !== "0" && RUNS >= 3 && SECONDS >= DEFAULT_SECONDS && !ONLY && !PROFILE && LEVELS_RAW === DEFAULT_LEVELS);
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench";
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/2";
+const DATABASE = new URL(DATABASE_URL).pathname.slice(1);
+
+for (const url of [DATABASE_URL, REDIS_URL]) {
+  if (new URL(url).hostname !== "127.0.0.1") throw new Error(`benchmarks only target 127.0.0.1, not ${url}`);
+}
+if (Number(new URL(REDIS_URL).pathname.slice(1) || 0) === 0) throw new Error("BENCH_REDIS_URL must name a dedicated Redis database (default /2), not db 0");
+if (!/bench/.test(DATABASE)) throw new Error(`BENCH_DATABASE_URL must name a benchmark database (its name contains "bench"), not ${DATABASE}`);
+
+const CAPTURE_TAG = "bench-capture";
+const SCRIPT_CAPTURE = join(ROOT, "bench/wrk/capture.lua");
+const SCRIPT_ROTATE = join(ROOT, "bench/wrk/rotate.lua");
+
+// ---- machine and commit ---------------------------------------------------------------------
+
+function machine() {
+  const cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? "unknown";
+  const nproc = Bun.spawnSync(["nproc"]).stdout.toString().trim() || String(cpus().length);
+  return { nproc, model, label: `${nproc}× ${model}` };
+}
+
+function commit(): string {
+  const head = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim() || "unknown";
+  // The measured code is the working tree: say so when it differs from HEAD outside bench/.
+  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--", "api", "shared", "workers", "migrations", "package.json", "bun.lock"], { cwd: ROOT })
+    .stdout.toString().trim();
+  return dirty ? `${head}+dirty` : head;
+}
+
+// ---- processes ------------------------------------------------------------------------------
+
+const logDir = mkdtempSync(join(tmpdir(), "amem-bench-"));
+const procs = new Procs(ROOT, logDir);
+let cleaning: Promise<void> | null = null;
+let tenant: string | null = null;
+
+const id = crypto.randomUUID().slice(0, 8);
+const PREFIX = `bench-${id}`;
+const db = postgres(DATABASE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-memories" } });
+
+/** Deletes a tenant's memories and their events (bounded batches). */
+async function deleteTenantRows(userId: string): Promise<number> {
+  let deleted = 0;
+  for (let i = 0; i < 1_000; i++) {
+    const ids = (await db`select id from memories where user_id = ${userId} limit 20000`).map((r) => r.id as string);
+    if (ids.length === 0) break;
+    await db`delete from memory_events where memory_id = any(${ids}::uuid[])`;
+    await db`delete from memories where id = any(${ids}::uuid[])`;
+    deleted += ids.length;
+  }
+  return deleted;
+}
+
+/** Stops our processes (by pid), deletes this run's Redis keys (db 2, SCAN, bounded) and, unless kept, the tenant's memories. */
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await procs.stopAll();
+    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+    redis.on("error", () => {});
+    try {
+      await redis.connect();
+      let cursor = "0";
+      for (let i = 0; i < 100_000; i++) {
+        const [next, keys] = await redis.scan(cursor, "MATCH", `${PREFIX}:*`, "COUNT", 1000);
+        if (keys.length > 0) await redis.unlink(...keys);
+        cursor = next;
+        if (cursor === "0") break;
+      }
+    } catch (error) {
+      console.error(`warning: could not delete Redis keys ${PREFIX}:* (${(error as Error).message})`);
+    } finally {
+      redis.disconnect();
+    }
+    try {
+      if (tenant && !KEEP_DATA) {
+        const n = await deleteTenantRows(tenant);
+        if (n > 0) console.log(`deleted the bench tenant's ${fmtRps(n)} memories from ${DATABASE} (BENCH_KEEP_DATA=1 keeps them)`);
+      }
+    } catch (error) {
+      console.error(`warning: could not delete the bench tenant's memories (${(error as Error).message})`);
+    } finally {
+      await db.end({ timeout: 2 });
+    }
+  })();
+  return cleaning;
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping the processes this benchmark started…`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+// ---- data -----------------------------------------------------------------------------------
+
+async function tenantCount(userId: string): Promise<number> {
+  const [row] = await db`select count(*)::int as n from memories where user_id = ${userId}`;
+  return (row as { n: number }).n;
+}
+
+/** COPY text format: our generated text has no tab, newline or backslash, but escape anyway. */
+const copyText = (s: string | null) => (s === null ? "\\N" : s.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r"));
+const copyArray = (a: string[]) => `{${a.map((s) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(",")}}`;
+
+/**
+ * Adds `count` generated memories (scope "personal", current, created over the past 180 days, in
+ * order) and one "remember" event each, by COPY. The `search` column is generated by Postgres.
+ */
+async function seed(gen: MemoryTextGenerator, userId: string, count: number, actor: string): Promise<void> {
+  const now = Date.now();
+  const span = 180 * 86_400_000;
+  const memoryLines: string[] = [];
+  const eventLines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const m = gen.next();
+    const at = now - span + Math.floor((span * i) / count) - 60_000;
+    const iso = new Date(at).toISOString();
+    const memoryId = Bun.randomUUIDv7("hex", at);
+    memoryLines.push([
+      memoryId, userId, m.memoryType, copyText(m.topic), copyText(m.content), Bun.SHA256.hash(m.content, "hex"), "personal",
+      copyText(m.project), copyText(copyArray(m.tags)), "active", iso, "\\N", iso, iso, iso, "\\N",
+    ].join("\t") + "\n");
+    eventLines.push([Bun.randomUUIDv7("hex", at), userId, "remember", memoryId, "\\N", copyText(actor), iso].join("\t") + "\n");
+  }
+  const chunks = (lines: string[]) => {
+    const out: string[] = [];
+    for (let i = 0; i < lines.length; i += 2_000) out.push(lines.slice(i, i + 2_000).join(""));
+    return out;
+  };
+  await db.begin(async (tx) => {
+    const memoriesIn = await tx`copy memories (id, user_id, memory_type, topic, content, content_hash, scope, project, tags, status,
+      valid_from, valid_to, recorded_at, created_at, updated_at, session_run_id) from stdin`.writable();
+    await pipeline(Readable.from(chunks(memoryLines)), memoriesIn);
+    const eventsIn = await tx`copy memory_events (id, user_id, kind, memory_id, session_run_id, actor, created_at) from stdin`.writable();
+    await pipeline(Readable.from(chunks(eventLines)), eventsIn);
+  });
+}
+
+/** VACUUM ANALYZE: fresh statistics, visibility map, and the GIN pending lists merged. */
+async function vacuum(): Promise<void> {
+  await db`vacuum (analyze) memories`;
+  await db`vacuum (analyze) memory_events`;
+}
+
+/** Deletes the memories written by capture runs (tagged), and their events; returns how many. */
+async function deleteCaptured(userId: string): Promise<number> {
+  const ids = (await db`select id from memories where user_id = ${userId} and ${CAPTURE_TAG} = any(tags)`).map((r) => r.id as string);
+  for (let i = 0; i < ids.length; i += 20_000) {
+    const batch = ids.slice(i, i + 20_000);
+    await db`delete from memory_events where memory_id = any(${batch}::uuid[])`;
+    await db`delete from memories where id = any(${batch}::uuid[])`;
+  }
+  return ids.length;
+}
+
+/**
+ * Waits (≤ 60 s, 200 ms polls) until no api backend runs a statement in the bench database. After
+ * wrk stops, requests it abandoned are still queued in the api (pool of 10): a slow search leaves
+ * seconds of work behind that would otherwise land in the next figure.
+ */
+async function drain(): Promise<number> {
+  const t0 = performance.now();
+  // Three idle polls in a row: between two queued queries a pooled connection is briefly idle.
+  let idle = 0;
+  for (let i = 0; i < 300 && idle < 3; i++) {
+    const [row] = await db`select count(*)::int as n from pg_stat_activity
+      where datname = ${DATABASE} and application_name = 'amem' and state <> 'idle' and pid <> pg_backend_pid()`;
+    idle = (row as { n: number }).n === 0 ? idle + 1 : 0;
+    await Bun.sleep(200);
+  }
+  return (performance.now() - t0) / 1000 - 0.6;
+}
+
+// ---- search probe: per-query latency and the plan of the slowest -----------------------------
+
+type QueryProbe = { query: string; medianMs: number; maxMs: number; results: number; failed: number };
+type Probe = { level: number; queries: QueryProbe[]; slowest: string; explain: string; explainSql: string };
+
+async function probeSearch(apiBase: string, apiKey: string, userId: string, level: number): Promise<Probe> {
+  const queries: QueryProbe[] = [];
+  for (const query of SEARCH_QUERIES) {
+    const body = JSON.stringify({ query });
+    const times: number[] = [];
+    let results = 0;
+    let failed = 0;
+    for (let i = 0; i < 4; i++) {
+      const t0 = performance.now();
+      const res = await fetch(`${apiBase}/api/v1/search`, {
+        method: "POST", body, headers: { "content-type": "application/json", "x-api-key": apiKey }, signal: AbortSignal.timeout(10_000),
+      });
+      const text = await res.text();
+      if (i > 0) times.push(performance.now() - t0); // the first one warms the cache
+      // A 503 is the service's statement timeout (DEPENDENCY_TIMEOUT_MS): recorded, not fatal.
+      if (res.status === 200) results = (JSON.parse(text) as { items: unknown[] }).items.length;
+      else if (res.status === 503) failed++;
+      else throw new Error(`search "${query}" answered ${res.status}: ${text.slice(0, 300)}`);
+    }
+    queries.push({ query, medianMs: median(times), maxMs: Math.max(...times), results, failed });
+  }
+  const slowest = [...queries].sort((a, b) => b.medianMs - a.medianMs)[0]!.query;
+  // The exact SQL the service runs: searchMemories through a drizzle instance that records its last query.
+  let captured: { query: string; params: unknown[] } | null = null;
+  const client = postgres(DATABASE_URL, { max: 1, onnotice: () => {} });
+  try {
+    const logged = drizzle(client, { schema, logger: { logQuery: (query, params) => void (captured = { query, params }) } });
+    const deps = { db: logged } as unknown as Deps;
+    const principal = { userId } as unknown as Principal;
+    await searchMemories(deps, principal, { query: slowest });
+    if (!captured) throw new Error("drizzle logged no query");
+    const { query, params } = captured as { query: string; params: unknown[] };
+    const plan = await client.unsafe(`explain (analyze, buffers) ${query}`, params as postgres.ParameterOrJSON<never>[]);
+    return { level, queries, slowest, explain: plan.map((r) => r["QUERY PLAN"]).join("\n"), explainSql: query };
+  } finally {
+    await client.end({ timeout: 1 });
+  }
+}
+
+/** The plan's index usage in one line: which index scans appear, and whether there is a Seq Scan. */
+function planSummary(plan: string): string {
+  const indexes = [...new Set([...plan.matchAll(/(?:Bitmap Index Scan|Index Scan|Index Only Scan)(?: Backward)? (?:using )?on (\S+)/g)].map((m) => m[1]))];
+  const seq = /Seq Scan on memories/.test(plan) ? "Seq Scan on memories" : null;
+  const time = /Execution Time: ([\d.]+) ms/.exec(plan)?.[1];
+  const heap = /Bitmap Heap Scan on memories[\s\S]*?rows=(\d+) loops/.exec(plan)?.[1];
+  return [indexes.length ? `indexes: ${indexes.join(", ")}` : "no index", seq, heap ? `bitmap heap rows ${heap}` : null, time ? `execution ${time} ms` : null]
+    .filter(Boolean).join("; ");
+}
+
+// ---- load -----------------------------------------------------------------------------------
+
+async function api(base: string, path: string, init: RequestInit & { apiKey?: string } = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (init.apiKey) headers.set("x-api-key", init.apiKey);
+  if (init.body) headers.set("content-type", "application/json");
+  return fetch(base + path, { ...init, headers, signal: AbortSignal.timeout(10_000) });
+}
+
+async function expectStatus(res: Response, status: number, what: string): Promise<unknown> {
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+type Op = {
+  key: "baseline" | "search" | "search1" | "capture";
+  label: string;
+  target: WrkTarget;
+  server: Bun.Subprocess;
+  connections: number;
+  threads: number;
+  /** Errors abort the benchmark (capture: a 409 means the generator repeated itself) or only flag the run (search). */
+  abortOnErrors: boolean;
+};
+type Run = WrkResult & {
+  foreignCores: number; serverCores: number; postgresCores: number; wrkCores: number;
+  /** Memories of the tenant before and after the measured run (capture only). */
+  countBefore?: number; countAfter?: number;
+};
+type LevelResult = { level: number; seeded: number; seedSeconds: number; vacuumSeconds: number; probe: Probe | null; runs: Map<string, Run[]> };
+
+let wrkRun = 0;
+
+async function main() {
+  const wrk = findWrk();
+  if (!wrk) {
+    console.error("wrk is not installed. Install it (Debian: `apt-get install -y wrk`) and run again.");
+    process.exitCode = 2;
+    return;
+  }
+  const box = machine();
+  const rev = commit();
+  const started = new Date();
+  console.log(`amem memories benchmark — ${started.toISOString()}`);
+  console.log(`machine: nproc=${box.nproc}, ${box.model}; commit ${rev}`);
+  console.log(`wrk: ${CONNECTIONS} connections, ${THREADS} threads (search also at 1 connection), ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); levels ${LEVELS.join(", ")}`);
+  console.log("note: wrk runs on the same cores as the servers, Redis and Postgres (loopback, shared CPU).");
+  console.log(`logs: ${logDir}; Redis ${REDIS_URL} prefix ${PREFIX}; Postgres ${DATABASE_URL}\n`);
+
+  const serviceEnv = {
+    DATABASE_URL, REDIS_URL, REDIS_PREFIX: PREFIX, RATE_LIMIT: "off", LOG_LEVEL: "warn", HOST: "127.0.0.1",
+  };
+  const bun = process.execPath;
+
+  const migrate = await procs.run("migrate", [bun, "shared/cli/migrate.ts"], serviceEnv, 60_000);
+  if (migrate.code !== 0) throw new Error(`migrate failed: ${migrate.stderr || migrate.stdout}`);
+
+  const basePort = freePort();
+  const baseline = procs.spawnService("baseline-pg", [bun, "bench/baseline-pg.ts"], { PORT: String(basePort), DATABASE_URL });
+  const apiPort = freePort();
+  const profileFlags = PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${logDir}`] : [];
+  const apiProc = procs.spawnService("api", [bun, ...profileFlags, "api/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
+  const workers = procs.spawnService("workers", [bun, "workers/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
+  const apiBase = `http://127.0.0.1:${apiPort}`;
+  const baseBase = `http://127.0.0.1:${basePort}`;
+  try {
+    await waitForHttp(`${baseBase}/health`, baseline, 20_000);
+    await waitForHttp(`${apiBase}/ready`, apiProc, 20_000);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n--- api log ---\n${procs.logTail(apiProc.pid)}\n--- baseline log ---\n${procs.logTail(baseline.pid)}`);
+  }
+  await Bun.sleep(500);
+  if (workers.exitCode !== null) throw new Error(`workers exited:\n${procs.logTail(workers.pid)}`);
+
+  // Tenant and key.
+  const email = `bench-${id}@example.com`;
+  const created = await procs.run("cli", [bun, "shared/cli/amem.ts", "user", "create", "--email", email], serviceEnv, 30_000);
+  if (created.code !== 0) throw new Error(`user create failed: ${created.stderr || created.stdout}`);
+  const user = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { id: string; email: string; apiKey: string };
+  tenant = user.id;
+
+  // One capture (registers scope "personal") and one search through the api; one baseline request.
+  const captureBody = JSON.stringify({ memoryType: "note", topic: "bench", content: `bench sanity capture ${id}`, project: "amem", tags: [CAPTURE_TAG] });
+  const first = (await expectStatus(await api(apiBase, "/api/v1/memories", { method: "POST", apiKey: user.apiKey, body: captureBody }), 201, "capture")) as { memory: { id: string } };
+  await expectStatus(await api(apiBase, "/api/v1/memories", { method: "POST", apiKey: user.apiKey, body: captureBody }), 409, "duplicate capture");
+  await expectStatus(await api(apiBase, "/api/v1/search", { method: "POST", apiKey: user.apiKey, body: JSON.stringify({ query: "sanity" }) }), 200, "search");
+  await expectStatus(await api(baseBase, "/memories", { method: "POST", body: captureBody }), 201, "baseline");
+  const [{ actor }] = (await db`select actor from memory_events where memory_id = ${first.memory.id}`) as unknown as [{ actor: string }];
+  console.log(`user ${user.id}; api pid ${apiProc.pid}, RSS at rest ${fmtMb(rssBytes(apiProc.pid) ?? 0)}\n`);
+
+  const searchBodies = SEARCH_QUERIES.map((query) => JSON.stringify({ query })).join("\n");
+  const key = { "X-API-Key": user.apiKey };
+  const ops: Op[] = [
+    {
+      key: "baseline", label: "B-pg (1 UPDATE … RETURNING)", server: baseline, connections: CONNECTIONS, threads: THREADS, abortOnErrors: true,
+      target: { url: `${baseBase}/memories`, method: "POST", script: SCRIPT_CAPTURE },
+    },
+    {
+      key: "search", label: `search (${CONNECTIONS} conn)`, server: apiProc, connections: CONNECTIONS, threads: THREADS, abortOnErrors: false,
+      target: { url: `${apiBase}/api/v1/search`, method: "POST", headers: key, script: SCRIPT_ROTATE, env: { WRK_BODIES: searchBodies } },
+    },
+    {
+      key: "search1", label: "search (1 conn)", server: apiProc, connections: 1, threads: 1, abortOnErrors: false,
+      target: { url: `${apiBase}/api/v1/search`, method: "POST", headers: key, script: SCRIPT_ROTATE, env: { WRK_BODIES: searchBodies } },
+    },
+    {
+      key: "capture", label: `capture (${CONNECTIONS} conn)`, server: apiProc, connections: CONNECTIONS, threads: THREADS, abortOnErrors: true,
+      target: { url: `${apiBase}/api/v1/memories`, method: "POST", headers: key, script: SCRIPT_CAPTURE },
+    },
+  ];
+  if (ONLY) {
+    for (let i = ops.length - 1; i >= 0; i--) if (!ONLY.has(ops[i]!.key)) ops.splice(i, 1);
+    if (ops.length === 0) throw new Error("BENCH_ONLY selects no operation");
+  }
+
+  const gen = new MemoryTextGenerator(20261121);
+  const foreign = new ForeignCpu(() => procs.pids(), DATABASE);
+  const levels: LevelResult[] = [];
+  let rssMax = 0;
+  const rssSampler = setInterval(() => {
+    const rss = rssBytes(apiProc.pid);
+    if (rss !== null && rss > rssMax) rssMax = rss;
+  }, 200);
+  try {
+    for (const level of LEVELS) {
+      // Seed up to the level (the sanity capture and earlier captures were deleted or are counted).
+      await deleteCaptured(user.id);
+      const have = await tenantCount(user.id);
+      const t0 = performance.now();
+      if (level > have) await seed(gen, user.id, level - have, actor);
+      const seedSeconds = (performance.now() - t0) / 1000;
+      const t1 = performance.now();
+      await vacuum();
+      const vacuumSeconds = (performance.now() - t1) / 1000;
+      const count = await tenantCount(user.id);
+      console.log(`── level ${fmtRps(level)}: seeded ${fmtRps(Math.max(0, level - have))} memories in ${seedSeconds.toFixed(1)} s (COPY), VACUUM ANALYZE ${vacuumSeconds.toFixed(1)} s; tenant has ${fmtRps(count)}`);
+
+      let probe: Probe | null = null;
+      if (PROBE) {
+        probe = await probeSearch(apiBase, user.apiKey, user.id, level);
+        const sorted = [...probe.queries].sort((a, b) => b.medianMs - a.medianMs);
+        console.log(`probe (sequential, median of 3 after 1 warm-up, incl. client): ${sorted.map((q) => `${JSON.stringify(q.query)} ${fmtMs(q.medianMs)} (${q.failed ? `${q.failed}×503` : `${q.results} hits`})`).join(", ")}`);
+        console.log(`  slowest: ${JSON.stringify(probe.slowest)} — ${planSummary(probe.explain)}`);
+        writeFileSync(join(logDir, `explain-${level}.txt`), `${probe.explainSql}\n\n${probe.explain}\n`);
+      }
+
+      const runs = new Map<string, Run[]>(ops.map((op) => [op.key, []]));
+      for (let round = 1; round <= RUNS; round++) {
+        for (const op of ops) {
+          if (WAIT_QUIET) {
+            const t = performance.now();
+            const load = await foreign.waitQuiet(FOREIGN_LIMIT, 60);
+            const waited = (performance.now() - t) / 1000;
+            if (waited > 1.5) console.log(`        (waited ${waited.toFixed(0)} s for other processes to settle; now ${load.toFixed(2)} cores)`);
+          }
+          const target = (phase: string): WrkTarget => ({ ...op.target, env: { ...op.target.env, WRK_RUN: `${id}-${++wrkRun}-${phase}` } });
+          const wrkOpts = { connections: op.connections, threads: op.threads, timeoutSeconds: 5 };
+          if (WARMUP > 0) {
+            checkClean(op, await runWrk(procs, target("w"), { ...wrkOpts, seconds: WARMUP }), "warm-up");
+            await drain();
+          }
+          const countBefore = op.key === "capture" ? await tenantCount(user.id) : undefined;
+          const before = foreign.mark();
+          const measured = checkClean(op, await runWrk(procs, target("m"), { ...wrkOpts, seconds: SECONDS }), "run");
+          const after = foreign.mark();
+          const drained = await drain();
+          if (drained > 1) console.log(`        (waited ${drained.toFixed(0)} s for the api's abandoned queries to finish)`);
+          const r: Run = {
+            ...measured,
+            foreignCores: foreign.cores(before, after),
+            serverCores: foreign.coresOf(before, after, op.server.pid),
+            postgresCores: foreign.postgresCores(before, after),
+            wrkCores: foreign.coresOf(before, after, "self"),
+          };
+          if (op.key === "capture") {
+            r.countBefore = countBefore;
+            r.countAfter = await tenantCount(user.id);
+            // Back to the level: the next figures start from the same table.
+            await deleteCaptured(user.id);
+            await vacuum();
+          }
+          runs.get(op.key)!.push(r);
+          const flags = [
+            r.foreignCores > FOREIGN_LIMIT ? "⚠ disturbed" : "",
+            r.non2xx + r.socketErrors > 0 || r.requests === 0 ? `⚠ ${r.non2xx} non-2xx, ${r.socketErrors} socket errors of ${r.requests}` : "",
+            r.countBefore !== undefined ? `table ${fmtRps(r.countBefore)}→${fmtRps(r.countAfter!)}` : "",
+          ].filter(Boolean).join("  ");
+          console.log(
+            `run ${round}/${RUNS}  ${op.label.padEnd(28)} ${fmtRps(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50Ms).padStart(8)}  p99 ${fmtMs(r.p99Ms).padStart(8)}  cpu: server ${r.serverCores.toFixed(2)} pg ${r.postgresCores.toFixed(2)} wrk ${r.wrkCores.toFixed(2)} other ${r.foreignCores.toFixed(2)}  ${flags}`,
+          );
+        }
+      }
+      levels.push({ level, seeded: Math.max(0, level - have), seedSeconds, vacuumSeconds, probe, runs });
+      console.log("");
+    }
+  } finally {
+    clearInterval(rssSampler);
+  }
+
+  // Summary.
+  type Med = { rps: number; p50: number; p99: number; serverUs: number; pgUs: number; errors: number; disturbed: number; n: number };
+  const med = (l: LevelResult, key: string): Med => {
+    const runs = l.runs.get(key) ?? [];
+    return {
+      rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50Ms)), p99: median(runs.map((r) => r.p99Ms)),
+      serverUs: median(runs.map((r) => (r.serverCores / r.rps) * 1e6)), pgUs: median(runs.map((r) => (r.postgresCores / r.rps) * 1e6)),
+      errors: runs.reduce((s, r) => s + r.non2xx + r.socketErrors, 0), disturbed: runs.filter((r) => r.foreignCores > FOREIGN_LIMIT).length, n: runs.length,
+    };
+  };
+  const us = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : "—");
+  const rows: string[][] = [];
+  for (const l of levels) {
+    const b = med(l, "baseline");
+    for (const key of ["baseline", "capture", "search", "search1"] as const) {
+      const op = ops.find((o) => o.key === key);
+      if (!op) continue;
+      const m = med(l, key);
+      rows.push([fmtRps(l.level), op.label, fmtRps(m.rps), fmtMs(m.p50), fmtMs(m.p99), key === "baseline" ? "—" : fmtRatio(m.rps / b.rps),
+        us(m.serverUs), us(m.pgUs), m.errors ? String(m.errors) : "", `${m.disturbed}/${m.n}`]);
+    }
+  }
+  console.log(`medians of ${RUNS} run(s) × ${SECONDS} s — ${box.label}, commit ${rev} (wrk shares the cores)`);
+  console.log(textTable(["memories", "operation", "req/s", "p50", "p99", "vs B-pg", "server µs/req", "pg µs/req", "errors", "disturbed"], rows));
+  if (levels.length >= 2 && ops.some((o) => o.key === "capture")) {
+    const a = med(levels[0]!, "capture");
+    const z = med(levels.at(-1)!, "capture");
+    console.log(`\ncapture at ${fmtRps(levels.at(-1)!.level)} vs ${fmtRps(levels[0]!.level)}: ${fmtRatio(z.rps / a.rps)} req/s, p99 ${fmtRatio(z.p99 / a.p99)}, api µs/req ${us(a.serverUs)} → ${us(z.serverUs)}, pg µs/req ${us(a.pgUs)} → ${us(z.pgUs)}`);
+  }
+  console.log(`api RSS max ${fmtMb(rssMax)}`);
+
+  const date = started.toISOString().slice(0, 10);
+  const runsLabel = `${RUNS}×${SECONDS} s`;
+  mkdirSync(join(ROOT, "bench/results"), { recursive: true });
+  const rawPath = join(ROOT, `bench/results/memories-${started.toISOString().replace(/[:.]/g, "-")}.json`);
+  writeFileSync(rawPath, JSON.stringify({
+    date: started.toISOString(), commit: rev, machine: box, settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, LEVELS }, rssMaxBytes: rssMax,
+    levels: levels.map((l) => ({ ...l, runs: Object.fromEntries(l.runs), medians: Object.fromEntries(ops.map((o) => [o.key, med(l, o.key)])) })),
+  }, null, 2));
+  console.log(`raw results (with the EXPLAIN plans): ${rawPath}`);
+  if (RECORD) {
+    const ok: boolean[] = [];
+    for (const l of levels) {
+      const b = med(l, "baseline");
+      const c = med(l, "capture");
+      const s = med(l, "search");
+      const s1 = med(l, "search1");
+      const disturbed = (...keys: string[]) => `${keys.reduce((n, k) => n + med(l, k).disturbed, 0)}/${keys.reduce((n, k) => n + med(l, k).n, 0)}`;
+      ok.push(appendRow(README, "memories-capture", mdRow([date, rev, box.label, runsLabel, fmtRps(l.level), fmtRps(c.rps), fmtMs(c.p50), fmtMs(c.p99),
+        fmtRps(b.rps), fmtMs(b.p99), fmtRatio(c.rps / b.rps), `${us(c.serverUs)} / ${us(c.pgUs)} / ${us(b.serverUs)} / ${us(b.pgUs)}`, disturbed("baseline", "capture")])));
+      ok.push(appendRow(README, "memories-search", mdRow([date, rev, box.label, runsLabel, fmtRps(l.level), fmtRps(s.rps), fmtMs(s.p50), fmtMs(s.p99),
+        fmtMs(s1.p50), fmtMs(s1.p99), fmtRps(b.rps), fmtRatio(s.rps / b.rps), `${us(s.serverUs)} / ${us(s.pgUs)}`, String(s.errors + s1.errors), disturbed("search", "search1")])));
+    }
+    console.log(ok.every(Boolean) ? `rows appended to ${README}` : `warning: some table markers are missing from ${README}`);
+  } else {
+    console.log("not recorded in bench/README.md (short or partial run; BENCH_RECORD=1 forces it)");
+  }
+}
+
+/** Errors in a capture figure mean the load is wrong (a 409 is a repeated content): abort. Search errors flag the run. */
+function checkClean(op: Op, r: WrkResult, phase: string): WrkResult {
+  if (r.non2xx > 0 || r.socketErrors > 0 || r.requests === 0) {
+    const message = `${op.label} ${phase}: ${r.non2xx} non-2xx responses and ${r.socketErrors} socket errors out of ${r.requests} requests`;
+    if (op.abortOnErrors) throw new Error(message);
+    console.log(`        ⚠ ${message}`);
+  }
+  return r;
+}
+
+try {
+  await main();
+} catch (error) {
+  if (!cleaning) console.error(`\nbenchmark failed: ${(error as Error).message}`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}
