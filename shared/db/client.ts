@@ -22,4 +22,4 @@ export function createDb({ url, poolSize, timeoutMs }: DbOptions) {
 }
 export type Db = ReturnType<typeof createDb>["db"];
 /** A query function's executor: the pool or a transaction, so callers choose the boundary. */
-export type Executor = Pick<Db, "select" | "insert" | "update" | "delete" | "execute">;
+export type Executor = Pick<Db, "select" | "insert" | "update" | "delete" | "execute" | "$with" | "with">;
