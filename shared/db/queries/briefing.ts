@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { commitments, memories, type Selector } from "../schema";
+import { memoryFilter } from "./memories";
 
 /** Seed 2.3, exactly: scope_project is the strict intersection unless includeUnscoped adds the scope's project-less memories. */
 export function selectorCondition(selector: Selector): SQL | undefined {
@@ -61,7 +62,7 @@ export async function briefingSections(
   db: Executor,
   q: { userId: string; selector: Selector; limit: number; now: Date; staleBefore: Date },
 ): Promise<BriefingSections> {
-  const current = and(eq(memories.userId, q.userId), isNull(memories.validTo), eq(memories.status, "active"), selectorCondition(q.selector));
+  const current = and(memoryFilter({ userId: q.userId, current: true }), selectorCondition(q.selector));
   const ofType = (type: string) => and(current, eq(memories.memoryType, type as never));
   const pending = inArray(commitments.status, ["open", "waiting"]);
   const newest = [desc(memories.createdAt), desc(memories.id)];

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { memories, memoryEdges, memoryEvents, type MemoryType } from "../schema";
 
@@ -86,6 +86,21 @@ export async function insertMemoryEdge(
   await db.insert(memoryEdges).values({ id: e.id, userId: e.userId, fromId: e.fromId, toId: e.toId, edgeType: e.edgeType, createdAt: e.now });
 }
 
+/** "Current": not superseded and not archived (SPEC §4.1). */
+export function isCurrentMemory(): SQL {
+  return and(isNull(memories.validTo), eq(memories.status, "active"))!;
+}
+
+/** The tenant, scope, project and currency filters that memory lists, search and the briefing share. */
+export function memoryFilter(f: { userId: string; scope?: string; project?: string; current: boolean }): SQL {
+  return and(
+    eq(memories.userId, f.userId),
+    f.scope === undefined ? undefined : eq(memories.scope, f.scope),
+    f.project === undefined ? undefined : eq(memories.project, f.project),
+    f.current ? isCurrentMemory() : undefined,
+  )!;
+}
+
 export type MemoryListFilter = {
   userId: string;
   scope?: string;
@@ -104,12 +119,9 @@ export async function listMemories(db: Executor, f: MemoryListFilter): Promise<M
     .from(memories)
     .where(
       and(
-        eq(memories.userId, f.userId),
-        f.scope === undefined ? undefined : eq(memories.scope, f.scope),
-        f.project === undefined ? undefined : eq(memories.project, f.project),
+        memoryFilter(f),
         f.memoryType === undefined ? undefined : eq(memories.memoryType, f.memoryType),
         f.status === undefined ? undefined : eq(memories.status, f.status),
-        f.current ? and(isNull(memories.validTo), eq(memories.status, "active")) : undefined,
         f.after
           ? or(lt(memories.createdAt, f.after.createdAt), and(eq(memories.createdAt, f.after.createdAt), lt(memories.id, f.after.id)))
           : undefined,

@@ -1,7 +1,7 @@
 import { and, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { memories, type MemoryType } from "../schema";
-import type { MemoryRow } from "./memories";
+import { memoryFilter, type MemoryRow } from "./memories";
 
 const { search: searchDocument, ...memoryColumns } = getTableColumns(memories);
 
@@ -73,11 +73,8 @@ export async function searchMemoryRows(db: Executor, f: SearchFilter): Promise<S
       .from(memories)
       .where(
         and(
-          eq(memories.userId, f.userId),
-          f.scope === undefined ? undefined : eq(memories.scope, f.scope),
-          f.project === undefined ? undefined : eq(memories.project, f.project),
+          memoryFilter(f),
           f.memoryTypes === undefined ? undefined : inArray(memories.memoryType, f.memoryTypes),
-          f.current ? and(isNull(memories.validTo), eq(memories.status, "active")) : undefined,
           sql`(${searchDocument} @@ ${tsquery} or ${document} %> ${f.similarityText})`,
           f.exclusions === null ? undefined : sql`${searchDocument} @@ websearch_to_tsquery('english', ${f.exclusions})`,
         ),
