@@ -25,8 +25,9 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 BENCH_LEVELS=2000,5000 bun run bench:memories
  */
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir, cpus } from "node:os";
+import { assertBenchTargets, commit, deleteRedisPrefix, machine } from "./lib/run-env";
+import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -81,10 +82,7 @@ const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/2";
 const DATABASE = new URL(DATABASE_URL).pathname.slice(1);
 
-for (const url of [DATABASE_URL, REDIS_URL]) {
-  if (new URL(url).hostname !== "127.0.0.1") throw new Error(`benchmarks only target 127.0.0.1, not ${url}`);
-}
-if (Number(new URL(REDIS_URL).pathname.slice(1) || 0) === 0) throw new Error("BENCH_REDIS_URL must name a dedicated Redis database (default /2), not db 0");
+assertBenchTargets(DATABASE_URL, REDIS_URL);
 if (!/bench/.test(DATABASE)) throw new Error(`BENCH_DATABASE_URL must name a benchmark database (its name contains "bench"), not ${DATABASE}`);
 
 const CAPTURE_TAG = "bench-capture";
@@ -93,20 +91,6 @@ const SCRIPT_ROTATE = join(ROOT, "bench/wrk/rotate.lua");
 
 // ---- machine and commit ---------------------------------------------------------------------
 
-function machine() {
-  const cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
-  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? "unknown";
-  const nproc = Bun.spawnSync(["nproc"]).stdout.toString().trim() || String(cpus().length);
-  return { nproc, model, label: `${nproc}× ${model}` };
-}
-
-function commit(): string {
-  const head = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim() || "unknown";
-  // The measured code is the working tree: say so when it differs from HEAD outside bench/.
-  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--", "api", "shared", "workers", "migrations", "package.json", "bun.lock"], { cwd: ROOT })
-    .stdout.toString().trim();
-  return dirty ? `${head}+dirty` : head;
-}
 
 // ---- processes ------------------------------------------------------------------------------
 
@@ -136,22 +120,7 @@ async function deleteTenantRows(userId: string): Promise<number> {
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await procs.stopAll();
-    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
-    redis.on("error", () => {});
-    try {
-      await redis.connect();
-      let cursor = "0";
-      for (let i = 0; i < 100_000; i++) {
-        const [next, keys] = await redis.scan(cursor, "MATCH", `${PREFIX}:*`, "COUNT", 1000);
-        if (keys.length > 0) await redis.unlink(...keys);
-        cursor = next;
-        if (cursor === "0") break;
-      }
-    } catch (error) {
-      console.error(`warning: could not delete Redis keys ${PREFIX}:* (${(error as Error).message})`);
-    } finally {
-      redis.disconnect();
-    }
+    await deleteRedisPrefix(REDIS_URL, PREFIX);
     try {
       if (tenant && !KEEP_DATA) {
         const n = await deleteTenantRows(tenant);
@@ -349,7 +318,7 @@ async function main() {
     return;
   }
   const box = machine();
-  const rev = commit();
+  const rev = commit(ROOT);
   const started = new Date();
   console.log(`amem memories benchmark — ${started.toISOString()}`);
   console.log(`machine: nproc=${box.nproc}, ${box.model}; commit ${rev}`);

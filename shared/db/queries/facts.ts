@@ -3,6 +3,9 @@ import type { Executor } from "../client";
 import { facts } from "../schema";
 
 export type FactRow = typeof facts.$inferSelect;
+
+/** An interval end that is open (null) or lies after `at`: the interval still covers `at`. */
+const endsAfter = (end: typeof facts.validTo | typeof facts.retractedAt, at: Date) => or(isNull(end), gt(end, at));
 export type FactInterval = { validFrom: Date; validTo: Date | null };
 
 /** The tenant's believed (unretracted) facts about (subject, predicate) overlapping the interval, locked. */
@@ -23,7 +26,7 @@ export async function lockOverlappingFacts(
         eq(facts.predicate, predicate),
         isNull(facts.retractedAt),
         interval.validTo ? sql`${facts.validFrom} < ${interval.validTo.toISOString()}::timestamptz` : undefined,
-        or(isNull(facts.validTo), gt(facts.validTo, interval.validFrom)),
+        endsAfter(facts.validTo, interval.validFrom),
       ),
     )
     .for("update");
@@ -55,9 +58,9 @@ export async function factsAsOf(
         q.subject === undefined ? undefined : eq(facts.subject, q.subject),
         q.predicate === undefined ? undefined : eq(facts.predicate, q.predicate),
         lte(facts.recordedAt, q.knownAt),
-        or(isNull(facts.retractedAt), gt(facts.retractedAt, q.knownAt)),
+        endsAfter(facts.retractedAt, q.knownAt),
         lte(facts.validFrom, q.validAt),
-        or(isNull(facts.validTo), gt(facts.validTo, q.validAt)),
+        endsAfter(facts.validTo, q.validAt),
       ),
     )
     .orderBy(asc(facts.subject), asc(facts.predicate), asc(facts.validFrom), asc(facts.id))
