@@ -5,6 +5,8 @@ import { createApp } from "./app";
 
 const config = loadConfig();
 const deps = await createDeps(config, "api");
+// The routes that wait for a job share one QueueEvents per queue, ready before the first request.
+await deps.jobs.startEvents(["triage", "account"]);
 const app = createApp(deps).listen({
   hostname: config.HOST,
   port: config.PORT,

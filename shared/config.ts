@@ -33,6 +33,24 @@ export const ConfigSchema = T.Object({
   /** Upper bound for any single Postgres or Redis call made while answering a request. */
   DEPENDENCY_TIMEOUT_MS: T.Integer({ minimum: 100, maximum: 30_000, default: 2_000 }),
   PUBLIC_URL: T.String({ minLength: 1, default: "http://127.0.0.1:3000" }),
+  /** How long a request waits for its queued job (triage complete, erasure) before 503 + Retry-After. */
+  JOB_WAIT_MS: T.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
+  /** How long finished jobs stay in Redis, so a waiter (or a retry) can always read the result. */
+  JOB_KEEP_SECONDS: T.Integer({ minimum: 60, maximum: 604_800, default: 3_600 }),
+  /** Jobs processed at once per worker process, per queue. */
+  WORKER_CONCURRENCY_TRIAGE: T.Integer({ minimum: 1, maximum: 256, default: 16 }),
+  WORKER_CONCURRENCY_ACCOUNT: T.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  WORKER_CONCURRENCY_MAINTENANCE: T.Integer({ minimum: 1, maximum: 64, default: 1 }),
+  /** The workers schedule the maintenance jobs themselves (BullMQ job schedulers) unless "off". */
+  SCHEDULERS: T.Union([T.Literal("on"), T.Literal("off")], { default: "on" }),
+  SWEEP_EVERY_SECONDS: T.Integer({ minimum: 1, maximum: 86_400, default: 300 }),
+  CONSOLIDATE_EVERY_SECONDS: T.Integer({ minimum: 1, maximum: 604_800, default: 3_600 }),
+  COMMITMENTS_SURFACE_EVERY_SECONDS: T.Integer({ minimum: 1, maximum: 86_400, default: 900 }),
+  GC_EVERY_SECONDS: T.Integer({ minimum: 1, maximum: 604_800, default: 3_600 }),
+  /** Triage begin thresholds (SPEC §3.8). */
+  TRIAGE_MIN_ATTEMPT_AGE_SECONDS: T.Number({ minimum: 0, maximum: 86_400, default: 30 }),
+  TRIAGE_MIN_TURNS: T.Integer({ minimum: 0, maximum: 100_000, default: 3 }),
+  TRIAGE_MIN_ELAPSED_MINUTES: T.Number({ minimum: 0, maximum: 525_600, default: 10 }),
 });
 export type Config = Static<typeof ConfigSchema>;
 

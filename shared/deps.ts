@@ -7,6 +7,7 @@ import { redisKeys, type RedisKeys } from "./redis/keys";
 import { createLogger, type Logger } from "./logger";
 import { createLogMailer, type Mailer } from "./mail";
 import { CredentialOwners } from "./auth/credential-owners";
+import { JobQueues } from "./queue/producer";
 
 /** What services need from the outside world; built once per process (or per test). */
 export type Deps = {
@@ -18,6 +19,8 @@ export type Deps = {
   logger: Logger;
   mailer: Mailer;
   credentialOwners: CredentialOwners;
+  /** The BullMQ producer side (queues, shared QueueEvents); nothing connects until first used. */
+  jobs: JobQueues;
   close: () => Promise<void>;
 };
 
@@ -32,6 +35,7 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
   // A failed connect attempt must not leave an unhandled 'error' event behind.
   redis.on("error", () => {});
   await connectRedis(redis, config.DEPENDENCY_TIMEOUT_MS);
+  const jobs = new JobQueues(config, logger);
   return {
     config,
     db,
@@ -41,7 +45,9 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
     logger,
     mailer: createLogMailer(logger),
     credentialOwners: new CredentialOwners(),
+    jobs,
     close: async () => {
+      await jobs.close();
       redis.disconnect();
       await client.end({ timeout: 2 });
     },

@@ -8,9 +8,14 @@ import { createUser } from "../shared/accounts/users";
 import { createApp, type App } from "../api/app";
 import type { Mail } from "../shared/mail";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./env";
+import { QUEUES, type QueueName } from "../shared/queue/jobs";
+import { startQueueWorkers } from "../workers/queue-workers";
+import { HANDLERS } from "../workers/handlers";
 
 export type TestContext = {
   deps: Deps;
+  /** Runs before the context's connections close (last registered, first run). */
+  onClose: (cleanup: () => Promise<void>) => void;
   app: App;
   config: Config;
   request: (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>;
@@ -58,7 +63,9 @@ export async function createTestContext(overrides: Record<string, string> = {}):
   const config = testConfig(overrides);
   const deps = await createDeps(config, "test", createLogger("silent"));
   const app = createApp(deps);
+  const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
     await deletePrefix(deps).catch(() => {});
     await deps.close();
   });
@@ -81,7 +88,7 @@ export async function createTestContext(overrides: Record<string, string> = {}):
     }
     return { status: response.status, body: parsed, headers: response.headers, text };
   };
-  return { deps, app, config, request };
+  return { deps, app, config, request, onClose: (cleanup) => void cleanups.push(cleanup) };
 }
 
 export type Tenant = { userId: string; email: string; apiKey: string };
@@ -134,4 +141,16 @@ export function captureLogs(level = "debug"): { logger: Logger; lines: string[] 
   const lines: string[] = [];
   const sink = new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) });
   return { logger: createLogger(level, {}, sink), lines };
+}
+
+/**
+ * Real BullMQ workers (in this process) for the context's queues, and the api's QueueEvents, as
+ * `bun run start` runs them; stopped before the context closes.
+ */
+export async function startWorkers(ctx: TestContext, queues: readonly QueueName[] = QUEUES) {
+  await ctx.deps.jobs.startEvents(queues);
+  const workers = startQueueWorkers(ctx.deps, HANDLERS, queues);
+  await workers.waitUntilReady();
+  ctx.onClose(workers.stop);
+  return workers;
 }

@@ -43,6 +43,10 @@ export const agentSessions = pgTable(
   (t) => [
     uniqueIndex("agent_sessions_natural_key").on(t.userId, t.agent, t.sessionId),
     index("agent_sessions_user_last_seen_idx").on(t.userId, t.lastSeenAt),
+    // The sweep's three scans across all tenants (SPEC §3.9), each over a small partial index.
+    index("agent_sessions_unclosed_last_seen_idx").on(t.lastSeenAt).where(sql`${t.closedAt} is null`),
+    index("agent_sessions_closed_pending_idx").on(t.closedAt).where(sql`${t.triageStatus} = 'pending' and ${t.closedAt} is not null`),
+    index("agent_sessions_closed_excerpt_idx").on(t.closedAt).where(sql`${t.lastMessageExcerpt} is not null and ${t.closedAt} is not null`),
     check("agent_sessions_source_check", sql`${t.source} in ('startup', 'resume')`),
     check(
       "agent_sessions_triage_status_check",

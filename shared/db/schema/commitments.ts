@@ -19,6 +19,8 @@ export const commitments = pgTable(
     createdAt: ts("created_at").notNull(),
     updatedAt: ts("updated_at").notNull(),
     resolvedAt: ts("resolved_at"),
+    /** When the `commitments-surface` job first found it overdue (dueAt passed while open/waiting). */
+    surfacedAt: ts("surfaced_at"),
   },
   (t) => [
     uniqueIndex("commitments_memory_key").on(t.memoryId),

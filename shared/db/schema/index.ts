@@ -7,3 +7,6 @@ export * from "./agent-sessions";
 export * from "./memories";
 export * from "./commitments";
 export * from "./facts";
+export * from "./triage-attempts";
+export * from "./account-erasures";
+export * from "./proposals";

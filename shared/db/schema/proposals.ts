@@ -1,0 +1,66 @@
+import { sql } from "drizzle-orm";
+import { check, index, pgTable, real, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { idColumn, ts } from "./columns";
+import { users } from "./users";
+import { memories } from "./memories";
+import { facts } from "./facts";
+
+export const PROPOSAL_STATUSES = ["proposed", "applied", "rejected"] as const;
+export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
+
+const statusCheck = (name: string, status: unknown) =>
+  check(name, sql`${status} in ('proposed', 'applied', 'rejected')`);
+
+/**
+ * Consolidation proposals (SPEC §7): an edge the `consolidate` job suggests between two current
+ * memories, applied or rejected by the user. One proposal per (from, to, edgeType) ever, so a
+ * rejected pair is not proposed again.
+ */
+export const proposals = pgTable(
+  "proposals",
+  {
+    id: idColumn(),
+    userId: uuid("user_id").notNull().references(() => users.id),
+    fromId: uuid("from_id").notNull().references(() => memories.id),
+    toId: uuid("to_id").notNull().references(() => memories.id),
+    edgeType: text("edge_type").notNull(),
+    memoryType: text("memory_type").notNull(),
+    rationale: text("rationale").notNull(),
+    similarity: real("similarity").notNull(),
+    status: text("status").$type<ProposalStatus>().notNull().default("proposed"),
+    createdAt: ts("created_at").notNull(),
+    decidedAt: ts("decided_at"),
+  },
+  (t) => [
+    uniqueIndex("proposals_pair_type_key").on(t.fromId, t.toId, t.edgeType),
+    index("proposals_user_status_created_idx").on(t.userId, t.status, t.createdAt),
+    statusCheck("proposals_status_check", t.status),
+    check("proposals_edge_type_check", sql`${t.edgeType} in ('supersedes', 'updates', 'extends', 'derives')`),
+    check("proposals_no_self_check", sql`${t.fromId} <> ${t.toId}`),
+  ],
+);
+
+/**
+ * Fact proposals: two near-duplicate current facts (same subject and predicate, similar value);
+ * applying retracts the older one (`to`) in favour of the newer (`from`).
+ */
+export const factProposals = pgTable(
+  "fact_proposals",
+  {
+    id: idColumn(),
+    userId: uuid("user_id").notNull().references(() => users.id),
+    fromId: uuid("from_id").notNull().references(() => facts.id),
+    toId: uuid("to_id").notNull().references(() => facts.id),
+    rationale: text("rationale").notNull(),
+    similarity: real("similarity").notNull(),
+    status: text("status").$type<ProposalStatus>().notNull().default("proposed"),
+    createdAt: ts("created_at").notNull(),
+    decidedAt: ts("decided_at"),
+  },
+  (t) => [
+    uniqueIndex("fact_proposals_pair_key").on(t.fromId, t.toId),
+    index("fact_proposals_user_status_created_idx").on(t.userId, t.status, t.createdAt),
+    statusCheck("fact_proposals_status_check", t.status),
+    check("fact_proposals_no_self_check", sql`${t.fromId} <> ${t.toId}`),
+  ],
+);

@@ -1,0 +1,117 @@
+import { Queue, QueueEvents, type JobsOptions } from "bullmq";
+import type { Config } from "../config";
+import { AppError } from "../errors";
+import type { Logger } from "../logger";
+import { loggableError } from "../loggable-error";
+import { JOBS, type JobName, type JobPayload, type JobResult, type QueueName } from "./jobs";
+import { blockingConnection, producerConnection, queuePrefix } from "./connection";
+
+const TIMED_OUT = Symbol("timed out");
+
+/** Resolves to TIMED_OUT once `ms` passes; the timer never keeps the process alive. */
+function deadline(ms: number): { promise: Promise<typeof TIMED_OUT>; cancel: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const promise = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, ms));
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/** Job options shared by every job: transient faults retried with backoff, results kept for an age. */
+export function jobOptions(config: Config): JobsOptions {
+  return {
+    attempts: 5,
+    backoff: { type: "exponential", delay: 200 },
+    // Never removed before its waiter (or a retry of the same request) has read the result.
+    removeOnComplete: { age: config.JOB_KEEP_SECONDS },
+    removeOnFail: { age: config.JOB_KEEP_SECONDS },
+  };
+}
+
+/**
+ * The api's side of the async path: one Queue per queue and one shared QueueEvents per queue per
+ * process. `run` enqueues with a deterministic job id and waits for the result within JOB_WAIT_MS;
+ * past that it answers 503 `unavailable` (Retry-After), and a retry of the same request finds the
+ * in-flight or finished job under the same id, so the operation takes effect exactly once.
+ */
+export class JobQueues {
+  private readonly queues = new Map<QueueName, Queue>();
+  private readonly events = new Map<QueueName, QueueEvents>();
+
+  constructor(private readonly config: Config, private readonly logger: Logger) {}
+
+  queue(name: QueueName): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, {
+        connection: producerConnection(this.config),
+        prefix: queuePrefix(this.config),
+        defaultJobOptions: jobOptions(this.config),
+      });
+      // Connection errors surface on the calls that need Redis; the emitter must not throw.
+      queue.on("error", () => {});
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  /** Starts (and waits for) the QueueEvents the waiting routes need; call before listening. */
+  async startEvents(names: readonly QueueName[]): Promise<void> {
+    for (const name of names) {
+      if (this.events.has(name)) continue;
+      const events = new QueueEvents(name, { connection: blockingConnection(this.config), prefix: queuePrefix(this.config) });
+      events.on("error", () => {});
+      this.events.set(name, events);
+      await events.waitUntilReady();
+      // Connect the producer now too, so the first request does not pay for it.
+      await this.queue(name).waitUntilReady();
+    }
+  }
+
+  /** Enqueues without waiting (cron triggers); returns the job id. */
+  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, jobId?: string): Promise<string> {
+    const job = await this.withinBudget(this.queue(JOBS[name].queue).add(name, payload, jobId ? { jobId } : {}), this.config.DEPENDENCY_TIMEOUT_MS);
+    return job.id!;
+  }
+
+  /** Enqueues under `jobId` (no `:`) and waits for the worker's result, at most JOB_WAIT_MS. */
+  async run<N extends JobName>(name: N, payload: JobPayload<N>, jobId: string): Promise<JobResult<N>> {
+    const queueName = JOBS[name].queue;
+    const events = this.events.get(queueName);
+    if (!events) throw new Error(`QueueEvents for ${queueName} not started`);
+    const queue = this.queue(queueName);
+    const until = Date.now() + this.config.JOB_WAIT_MS;
+    // Round two only follows a job that had failed for good (its transient retries exhausted):
+    // it is retried once, as the client's retry would otherwise meet the same failure forever.
+    for (let round = 0; round < 2; round++) {
+      const job = await this.withinBudget(queue.add(name, payload, { jobId }), until - Date.now());
+      try {
+        return (await this.withinBudget(job.waitUntilFinished(events, until - Date.now()), until - Date.now())) as JobResult<N>;
+      } catch (error) {
+        if (error instanceof AppError) throw error;
+        this.logger.warn({ job: name, jobId, err: loggableError(error) }, "job failed; retrying it");
+        const failed = await queue.getJob(jobId);
+        if (failed && (await failed.isFailed())) await failed.retry("failed");
+      }
+    }
+    throw new AppError("unavailable", 1);
+  }
+
+  private async withinBudget<T>(work: Promise<T>, ms: number): Promise<T> {
+    const timer = deadline(ms);
+    // The abandoned promise may still reject later (Redis away); that must not go unhandled.
+    work.catch(() => {});
+    try {
+      const outcome = await Promise.race([work, timer.promise]);
+      if (outcome === TIMED_OUT) throw new AppError("unavailable", 1);
+      return outcome;
+    } finally {
+      timer.cancel();
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.events.values()].map((e) => e.close()));
+    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+  }
+}

@@ -1,0 +1,16 @@
+import { UnrecoverableError } from "bullmq";
+import type { JobHandlers } from "./job-handler";
+
+const notBuilt = async (): Promise<never> => {
+  throw new UnrecoverableError("not built yet");
+};
+
+/** Every job in the catalog and the function that processes it. */
+export const HANDLERS: JobHandlers = {
+  "complete-triage": notBuilt,
+  "erase-account": notBuilt,
+  "session-sweep": notBuilt,
+  consolidate: notBuilt,
+  "commitments-surface": notBuilt,
+  gc: notBuilt,
+};

@@ -1,0 +1,53 @@
+import { UnrecoverableError, Worker, type Job } from "bullmq";
+import { Value } from "@sinclair/typebox/value";
+import type { Deps } from "../shared/deps";
+import { loggableError } from "../shared/loggable-error";
+import { blockingConnection, queuePrefix } from "../shared/queue/connection";
+import { JOBS, QUEUES, type JobName, type QueueName } from "../shared/queue/jobs";
+import type { JobHandlers } from "./job-handler";
+
+const CLOSE_DEADLINE_MS = 8_000;
+
+function concurrency(deps: Deps, queue: QueueName): number {
+  const c = deps.config;
+  return { triage: c.WORKER_CONCURRENCY_TRIAGE, account: c.WORKER_CONCURRENCY_ACCOUNT, maintenance: c.WORKER_CONCURRENCY_MAINTENANCE }[queue];
+}
+
+/**
+ * One in-process BullMQ Worker per queue (sandboxed processors hang under Bun). A payload that
+ * does not match the catalog fails at once (UnrecoverableError); a domain outcome is a returned
+ * value; anything thrown is transient and retried with the job's backoff.
+ */
+export function startQueueWorkers(deps: Deps, handlers: JobHandlers, queues: readonly QueueName[] = QUEUES) {
+  const workers = queues.map((queue) => {
+    const worker = new Worker(
+      queue,
+      async (job: Job) => {
+        const name = job.name as JobName;
+        const spec = JOBS[name];
+        if (!spec || spec.queue !== queue || !Value.Check(spec.payload, job.data)) {
+          throw new UnrecoverableError("malformed job");
+        }
+        const log = deps.logger.child({ job: name, jobId: job.id, attempt: job.attemptsMade + 1 });
+        const handler = handlers[name] as (d: Deps, p: unknown, l: typeof log) => Promise<unknown>;
+        return handler(deps, job.data, log);
+      },
+      { connection: blockingConnection(deps.config), prefix: queuePrefix(deps.config), concurrency: concurrency(deps, queue) },
+    );
+    worker.on("failed", (job, err) => {
+      deps.logger.warn({ queue, job: job?.name, jobId: job?.id, err: loggableError(err) }, "job attempt failed");
+    });
+    worker.on("error", (err) => deps.logger.warn({ queue, err: loggableError(err) }, "worker connection error"));
+    return worker;
+  });
+  return {
+    workers,
+    waitUntilReady: () => Promise.all(workers.map((w) => w.waitUntilReady())),
+    /** Lets running jobs finish, within a deadline; then forces the connections closed. */
+    stop: async () => {
+      const graceful = Promise.all(workers.map((w) => w.close()));
+      const timer = new Promise<"late">((r) => setTimeout(() => r("late"), CLOSE_DEADLINE_MS).unref());
+      if ((await Promise.race([graceful, timer])) === "late") await Promise.all(workers.map((w) => w.close(true)));
+    },
+  };
+}
