@@ -1,5 +1,6 @@
 import { UnrecoverableError } from "bullmq";
 import type { JobHandlers } from "./job-handler";
+import { completeTriageJob } from "./triage/complete-triage";
 
 const notBuilt = async (): Promise<never> => {
   throw new UnrecoverableError("not built yet");
@@ -7,7 +8,7 @@ const notBuilt = async (): Promise<never> => {
 
 /** Every job in the catalog and the function that processes it. */
 export const HANDLERS: JobHandlers = {
-  "complete-triage": notBuilt,
+  "complete-triage": completeTriageJob,
   "erase-account": notBuilt,
   "session-sweep": notBuilt,
   consolidate: notBuilt,

@@ -125,3 +125,33 @@ export const EventPage = strictObject({
   nextCursor: t.Union([t.String(), t.Null()]),
   truncated: t.Boolean(),
 });
+
+const TriageStatus = t.UnionEnum(["idle", "pending", "completed", "expired", "overflowed"]); // response only
+const EventCount = Int({ minimum: 0, maximum: 500 });
+
+export const TriageBeginBody = strictObject({
+  agent: Agent,
+  sessionId: SessionId,
+  turnCount: t.Optional(Int({ minimum: 0, maximum: 100_000 })),
+  stopHookActive: t.Optional(t.Boolean()),
+});
+
+export type TriageBeginResponse = typeof TriageBeginResponse.static;
+export const TriageBeginResponse = strictObject({
+  sessionRunId: Uuid,
+  armed: t.Boolean(),
+  attemptId: t.Optional(Uuid),
+  triageStatus: TriageStatus,
+  reason: t.Optional(t.UnionEnum(["not-live", "terminal", "pending-fresh", "pending", "no-signal", "debounce", "overflowed"])),
+});
+
+export const TriageCompleteBody = strictObject({ agent: Agent, attemptId: Uuid, sessionId: SessionId });
+
+export type TriageCompleteResponse = typeof TriageCompleteResponse.static;
+export const TriageCompleteResponse = strictObject({
+  eventCount: EventCount,
+  sessionRunId: Uuid,
+  sinceBeginCount: EventCount,
+  triageStatus: t.UnionEnum(["completed", "expired", "overflowed"]),
+  truncated: t.Boolean(),
+});

@@ -8,8 +8,12 @@ import { authPlugin, withCredential } from "../plugins/auth";
 import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
 import {
   CloseResponse, EventPage, EventsQuery, HeartbeatBody, HeartbeatResponse, ListQuery, NaturalKeyBody, OpenBody, OpenResponse,
-  RunIdParams, SessionPage, SessionView,
+  RunIdParams, SessionPage, SessionView, TriageBeginBody, TriageBeginResponse, TriageCompleteBody, TriageCompleteResponse,
 } from "./model";
+import { beginTriage } from "../../shared/triage/begin";
+import { completeTriageJobId } from "../../shared/triage/complete";
+import { assertWritable } from "../../shared/auth/credentials";
+import { AppError } from "../../shared/errors";
 import { sessionView } from "./view";
 
 const WRITE_ERRORS = [...AUTHED_ERRORS, 410, 413, 415] as const;
@@ -56,6 +60,24 @@ export function agentSessionRoutes(deps: ApiDeps) {
         return { sessionRunId: row.id, activationEpoch: row.activationEpoch, closedAt: iso(row.closedAt!), alreadyClosed };
       },
       { body: NaturalKeyBody, query: NoQuery, response: { 200: CloseResponse, ...errors(...WRITE_ERRORS, 404) } },
+    )
+    .post(
+      "/triage/begin",
+      async ({ body, principal }) => beginTriage(deps, principal, body) as Promise<TriageBeginResponse>,
+      { body: TriageBeginBody, query: NoQuery, response: { 200: TriageBeginResponse, ...errors(...WRITE_ERRORS, 404) } },
+    )
+    .post(
+      "/triage/complete",
+      async ({ body, principal }) => {
+        assertWritable(principal);
+        const payload = { userId: principal.userId, agent: body.agent, sessionId: body.sessionId, attemptId: body.attemptId.toLowerCase() };
+        // Waits for the triage worker (JOB_WAIT_MS at most, then 503 and the retry finds the same job).
+        const outcome = await deps.jobs.run("complete-triage", payload, completeTriageJobId(payload));
+        if (!outcome.ok) throw new AppError(outcome.error);
+        // The text stored at finalization, so a repeat answers byte for byte what the first did.
+        return JSON.parse(outcome.value.body) as TriageCompleteResponse;
+      },
+      { body: TriageCompleteBody, query: NoQuery, response: { 200: TriageCompleteResponse, ...errors(...WRITE_ERRORS, 404, 409) } },
     )
     .get(
       "",

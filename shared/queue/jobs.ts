@@ -30,7 +30,8 @@ export const JOBS = {
   "complete-triage": {
     queue: "triage",
     payload: T.Object({ userId: Uuid, agent: T.String(), sessionId: T.String(), attemptId: Uuid }, { additionalProperties: false }),
-    result: {} as JobOutcome<{ body: string; result: TriageResult }>,
+    /** `body` is the stored response text, returned byte for byte on every repeat. */
+    result: {} as JobOutcome<{ body: string }>,
   },
   "erase-account": {
     queue: "account",

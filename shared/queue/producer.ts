@@ -50,6 +50,8 @@ export class JobQueues {
       });
       // Connection errors surface on the calls that need Redis; the emitter must not throw.
       queue.on("error", () => {});
+      // Each waiter also listens for the queue closing (BullMQ's waitUntilFinished).
+      queue.setMaxListeners(0);
       this.queues.set(name, queue);
     }
     return queue;
@@ -61,6 +63,8 @@ export class JobQueues {
       if (this.events.has(name)) continue;
       const events = new QueueEvents(name, { connection: blockingConnection(this.config), prefix: queuePrefix(this.config) });
       events.on("error", () => {});
+      // Every waiting request adds a listener for its job; the waits are bounded, so the count is too.
+      events.setMaxListeners(0);
       this.events.set(name, events);
       await events.waitUntilReady();
       // Connect the producer now too, so the first request does not pay for it.

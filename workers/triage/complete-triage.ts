@@ -1,0 +1,5 @@
+import { completeTriage } from "../../shared/triage/complete";
+import type { JobHandler } from "../job-handler";
+
+/** triage queue: finalizes one triage attempt (one transaction, session row locked). */
+export const completeTriageJob: JobHandler<"complete-triage"> = (deps, payload) => completeTriage(deps, payload);
