@@ -37,6 +37,11 @@ export const ConfigSchema = T.Object({
   JOB_WAIT_MS: T.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
   /** How long finished jobs stay in Redis, so a waiter (or a retry) can always read the result. */
   JOB_KEEP_SECONDS: T.Integer({ minimum: 60, maximum: 604_800, default: 3_600 }),
+  /**
+   * How long a worker's claim on a job lasts without renewal; a job whose worker died is redone
+   * after at most about twice this (BullMQ's lock duration and stalled-job check interval).
+   */
+  JOB_LOCK_MS: T.Integer({ minimum: 500, maximum: 600_000, default: 30_000 }),
   /** Jobs processed at once per worker process, per queue. */
   WORKER_CONCURRENCY_TRIAGE: T.Integer({ minimum: 1, maximum: 256, default: 16 }),
   WORKER_CONCURRENCY_ACCOUNT: T.Integer({ minimum: 1, maximum: 64, default: 2 }),

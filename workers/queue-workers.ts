@@ -32,7 +32,15 @@ export function startQueueWorkers(deps: Deps, handlers: JobHandlers, queues: rea
         const handler = handlers[name] as (d: Deps, p: unknown, l: typeof log) => Promise<unknown>;
         return handler(deps, job.data, log);
       },
-      { connection: blockingConnection(deps.config), prefix: queuePrefix(deps.config), concurrency: concurrency(deps, queue) },
+      {
+        connection: blockingConnection(deps.config),
+        prefix: queuePrefix(deps.config),
+        concurrency: concurrency(deps, queue),
+        // A job whose worker died (its lock not renewed) goes back to the queue at the next check.
+        lockDuration: deps.config.JOB_LOCK_MS,
+        stalledInterval: deps.config.JOB_LOCK_MS,
+        maxStalledCount: 2,
+      },
     );
     worker.on("failed", (job, err) => {
       deps.logger.warn({ queue, job: job?.name, jobId: job?.id, err: loggableError(err) }, "job attempt failed");

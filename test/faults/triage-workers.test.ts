@@ -1,0 +1,145 @@
+import { afterAll, afterEach, describe, expect, it } from "bun:test";
+import Redis from "ioredis";
+import { createTestContext, eventually, newTenant, type TestContext, type TestResponse } from "../helpers";
+import { PrivateRedis } from "./private-redis";
+import { WorkerProcess } from "./worker-process";
+import { armedRun, complete, remember } from "../triage/helpers";
+import { completeTriageJobId } from "../../shared/triage/complete";
+
+/**
+ * Triage complete with real worker processes killed by pid (SIGKILL), on a private redis-server.
+ * JOB_LOCK_MS is short so a dead worker's job is redone within a couple of seconds.
+ */
+const redis = new PrivateRedis();
+await redis.start();
+const admin = new Redis(redis.url, { lazyConnect: false });
+const ctx = await createTestContext({ REDIS_URL: redis.url, JOB_WAIT_MS: "15000", JOB_LOCK_MS: "1000", DEPENDENCY_TIMEOUT_MS: "1000" });
+await ctx.deps.jobs.startEvents(["triage"]);
+const workers: WorkerProcess[] = [];
+// Each test chooses which worker processes run; none outlives its test.
+afterEach(async () => {
+  for (const w of workers.splice(0)) await w.kill();
+});
+afterAll(async () => {
+  admin.disconnect();
+  await redis.stop();
+});
+
+async function startWorker(): Promise<WorkerProcess> {
+  const worker = new WorkerProcess(ctx.config, { JOB_LOCK_MS: "1000" });
+  workers.push(worker);
+  await worker.start();
+  return worker;
+}
+
+/** Holds the run's row lock (as a slow transaction would) until `release` is called. */
+function holdRowLock(c: TestContext, runId: string) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => (locked = resolve));
+  const done = c.deps.sql.begin(async (tx) => {
+    await tx`select 1 from agent_sessions where id = ${runId} for update`;
+    locked();
+    await released;
+  });
+  return { isLocked, release: async () => (release(), await done) };
+}
+
+async function jobState(jobId: string) {
+  const job = await ctx.deps.jobs.queue("triage").getJob(jobId);
+  return { state: job ? await job.getState() : "missing", stalledCounter: job?.stalledCounter ?? 0 };
+}
+
+async function finalizations(attemptId: string) {
+  const [row] = await ctx.deps.sql`
+    select count(*) filter (where finalized_at is not null)::int as finalized,
+      (select count(*)::int from memory_events where triage_attempt_id = ${attemptId}) as absorbed,
+      max(result) as result
+    from triage_attempts where id = ${attemptId}`;
+  return row as { finalized: number; absorbed: number; result: string | null };
+}
+
+/** A client that retries a 503 (as the spec allows) until it gets an answer. */
+async function completeWithRetries(body: Parameters<typeof complete>[2], tenant: Parameters<typeof complete>[1]): Promise<TestResponse> {
+  let res = await complete(ctx, tenant, body);
+  for (let i = 0; i < 10 && res.status === 503; i++) res = await complete(ctx, tenant, body);
+  return res;
+}
+
+describe("triage complete when a worker process dies", () => {
+  it("redoes the job once when the worker is killed before its commit; the waiting client gets the result", async () => {
+    const tenant = await newTenant(ctx);
+    const run = await armedRun(ctx, tenant);
+    await remember(ctx, tenant, run.runId);
+    const jobId = completeTriageJobId({ userId: tenant.userId, agent: "claude-code", sessionId: run.sessionId, attemptId: run.attemptId });
+    const lock = holdRowLock(ctx, run.runId);
+    await lock.isLocked;
+    const doomed = await startWorker();
+
+    const answer = completeWithRetries({ sessionId: run.sessionId, attemptId: run.attemptId }, tenant);
+    expect(await eventually(async () => (await jobState(jobId)).state === "active", 10_000)).toBe(true);
+    await doomed.kill(); // mid-transaction: blocked on the row lock, nothing committed
+    await lock.release();
+    expect((await finalizations(run.attemptId)).finalized).toBe(0);
+
+    await startWorker();
+    const res = await answer;
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ eventCount: 2, sessionRunId: run.runId, sinceBeginCount: 1, triageStatus: "completed", truncated: false });
+    expect(await finalizations(run.attemptId)).toEqual({ finalized: 1, absorbed: 1, result: res.text });
+    expect(await jobState(jobId)).toEqual({ state: "completed", stalledCounter: 1 });
+  });
+
+  it("does not apply twice when the worker is killed after its commit, before it could report the result", async () => {
+    const tenant = await newTenant(ctx);
+    const run = await armedRun(ctx, tenant);
+    await remember(ctx, tenant, run.runId);
+    const jobId = completeTriageJobId({ userId: tenant.userId, agent: "claude-code", sessionId: run.sessionId, attemptId: run.attemptId });
+    const lock = holdRowLock(ctx, run.runId);
+    await lock.isLocked;
+    const doomed = await startWorker();
+
+    const answer = completeWithRetries({ sessionId: run.sessionId, attemptId: run.attemptId }, tenant);
+    expect(await eventually(async () => (await jobState(jobId)).state === "active", 10_000)).toBe(true);
+    // Redis holds every write from now on: the worker can commit in Postgres but not report the job done.
+    await admin.call("CLIENT", "PAUSE", "20000", "WRITE");
+    await lock.release();
+    const committed = await eventually(async () => (await finalizations(run.attemptId)).finalized === 1, 10_000);
+    await doomed.kill();
+    await admin.call("CLIENT", "UNPAUSE");
+    expect(committed).toBe(true);
+    const first = await finalizations(run.attemptId);
+
+    await startWorker();
+    const res = await answer;
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(first.result!);
+    expect(await finalizations(run.attemptId)).toEqual({ finalized: 1, absorbed: 1, result: first.result });
+    expect(await jobState(jobId)).toEqual({ state: "completed", stalledCounter: 1 });
+  });
+});
+
+describe("triage complete with every worker down", () => {
+  it("answers 503 within JOB_WAIT_MS ± 1 s, then succeeds once a worker is back", async () => {
+    const quick = await createTestContext({ REDIS_URL: redis.url, JOB_WAIT_MS: "2000", JOB_LOCK_MS: "1000" });
+    await quick.deps.jobs.startEvents(["triage"]);
+    const tenant = await newTenant(quick);
+    const run = await armedRun(quick, tenant);
+    const started = performance.now();
+    const waiting = await complete(quick, tenant, { sessionId: run.sessionId, attemptId: run.attemptId });
+    const waited = performance.now() - started;
+    expect(waiting.status).toBe(503);
+    expect(waiting.body).toEqual({ error: "unavailable" });
+    expect(waiting.headers.get("retry-after")).toBe("1");
+    expect(waited).toBeGreaterThan(1_000);
+    expect(waited).toBeLessThan(3_000);
+
+    const revived = new WorkerProcess(quick.config, { JOB_LOCK_MS: "1000" });
+    workers.push(revived);
+    await revived.start();
+    const res = await complete(quick, tenant, { sessionId: run.sessionId, attemptId: run.attemptId });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ eventCount: 1, sessionRunId: run.runId, sinceBeginCount: 0, triageStatus: "expired", truncated: false });
+  });
+});
