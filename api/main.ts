@@ -1,10 +1,11 @@
 import { loadConfig } from "../shared/config";
 import { createDeps } from "../shared/deps";
-import { onShutdown } from "../shared/shutdown";
+import { onShutdown, survivePromiseRejections } from "../shared/shutdown";
 import { createApp } from "./app";
 
 const config = loadConfig();
 const deps = await createDeps(config, "api");
+survivePromiseRejections(deps.logger);
 // The routes that wait for a job share one QueueEvents per queue, ready before the first request.
 await deps.jobs.startEvents(["triage", "account"]);
 const app = createApp(deps).listen({

@@ -1,4 +1,5 @@
 import type { Logger } from "./logger";
+import { loggableError } from "./loggable-error";
 
 const DEADLINE_MS = 10_000;
 
@@ -20,4 +21,15 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
   };
   process.on("SIGTERM", () => handler("SIGTERM"));
   process.on("SIGINT", () => handler("SIGINT"));
+}
+
+/**
+ * A rejection nobody handled comes from a library's background work during a Redis or Postgres
+ * blip (our own code awaits everything); state lives in Postgres, so the process logs it once and
+ * keeps serving rather than dying — the architecture promises recovery without restarts.
+ */
+export function survivePromiseRejections(logger: Logger): void {
+  process.on("unhandledRejection", (reason) => {
+    logger.error({ err: loggableError(reason) }, "unhandled rejection (kept running)");
+  });
 }

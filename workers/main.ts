@@ -1,6 +1,6 @@
 import { loadConfig } from "../shared/config";
 import { createDeps } from "../shared/deps";
-import { onShutdown } from "../shared/shutdown";
+import { onShutdown, survivePromiseRejections } from "../shared/shutdown";
 import { startFlusher } from "./flusher/flusher";
 import { startQueueWorkers } from "./queue-workers";
 import { HANDLERS } from "./handlers";
@@ -8,6 +8,7 @@ import { upsertSchedulers } from "./maintenance/schedulers";
 
 const config = loadConfig();
 const deps = await createDeps(config, "workers");
+survivePromiseRejections(deps.logger);
 const flusher = startFlusher(deps);
 const queueWorkers = startQueueWorkers(deps, HANDLERS);
 await queueWorkers.waitUntilReady();

@@ -88,17 +88,54 @@ export class JobQueues {
     // Round two only follows a job that had failed for good (its transient retries exhausted):
     // it is retried once, as the client's retry would otherwise meet the same failure forever.
     for (let round = 0; round < 2; round++) {
-      const job = await this.withinBudget(queue.add(name, payload, { jobId }), until - Date.now());
-      try {
-        return (await this.withinBudget(job.waitUntilFinished(events, until - Date.now()), until - Date.now())) as JobResult<N>;
-      } catch (error) {
-        if (error instanceof AppError) throw error;
-        this.logger.warn({ job: name, jobId, err: loggableError(error) }, "job failed; retrying it");
-        const failed = await queue.getJob(jobId);
-        if (failed && (await failed.isFailed())) await failed.retry("failed");
+      await this.withinBudget(queue.add(name, payload, { jobId }), until - Date.now());
+      const outcome = await this.waitForJob(queue, events, jobId, until - Date.now());
+      if (outcome.done && outcome.value != null) return outcome.value as JobResult<N>;
+      const job = await queue.getJob(jobId);
+      if (outcome.done) {
+        // Completed without a result: a job record rebuilt while Redis restarted under a running
+        // job. Every handler is idempotent, so the job is simply run again.
+        this.logger.warn({ job: name, jobId }, "job completed without a result; running it again");
+        await job?.remove().catch(() => {});
+      } else {
+        this.logger.warn({ job: name, jobId }, "job failed; retrying it");
+        if (job && (await job.isFailed())) await job.retry("failed");
       }
     }
     throw new AppError("unavailable", 1);
+  }
+
+  /**
+   * Waits for the job's completed/failed event on the shared QueueEvents, after listening first
+   * and then checking once whether it had already finished. BullMQ's own `waitUntilFinished` does
+   * the same but lets a Redis error in that check escape as an unhandled rejection (which would
+   * bring the process down during a Redis restart); here every path ends in the returned promise.
+   */
+  private waitForJob(queue: Queue, events: QueueEvents, jobId: string, ms: number): Promise<{ done: true; value: unknown } | { done: false }> {
+    return new Promise((resolve, reject) => {
+      const finish = (settle: () => void) => {
+        clearTimeout(timer);
+        (events as unknown as NodeJS.EventEmitter).off(`completed:${jobId}`, onCompleted);
+        (events as unknown as NodeJS.EventEmitter).off(`failed:${jobId}`, onFailed);
+        settle();
+      };
+      const onCompleted = (args: { returnvalue: unknown }) => finish(() => resolve({ done: true, value: args.returnvalue }));
+      const onFailed = () => finish(() => resolve({ done: false }));
+      const timer = setTimeout(() => finish(() => reject(new AppError("unavailable", 1))), Math.max(0, ms));
+      // Per-job event names are how BullMQ signals one job's end; its typings list only the generic ones.
+      const perJob = events as unknown as NodeJS.EventEmitter;
+      perJob.on(`completed:${jobId}`, onCompleted);
+      perJob.on(`failed:${jobId}`, onFailed);
+      void (async () => {
+        await events.waitUntilReady();
+        const state = await queue.getJobState(jobId);
+        // Read after the state: a job fetched before it finished would carry no result yet.
+        if (state === "completed") onCompleted({ returnvalue: (await queue.getJob(jobId))?.returnvalue });
+        else if (state === "failed") onFailed();
+      })().catch(() => {
+        // Redis is away: the event (once it is back) or the deadline decides.
+      });
+    });
   }
 
   private async withinBudget<T>(work: Promise<T>, ms: number): Promise<T> {
