@@ -67,18 +67,26 @@ async function completeWithRetries(body: Parameters<typeof complete>[2], tenant:
   return res;
 }
 
+/**
+ * An armed attempt with one event to absorb, whose complete request is in flight and whose job a
+ * freshly started worker process holds, blocked on the run's row lock (so nothing is committed yet).
+ */
+async function completeHeldInWorker() {
+  const tenant = await newTenant(ctx);
+  const run = await armedRun(ctx, tenant);
+  await remember(ctx, tenant, run.runId);
+  const jobId = completeTriageJobId({ userId: tenant.userId, agent: "claude-code", sessionId: run.sessionId, attemptId: run.attemptId });
+  const lock = holdRowLock(ctx, run.runId);
+  await lock.isLocked;
+  const doomed = await startWorker();
+  const answer = completeWithRetries({ sessionId: run.sessionId, attemptId: run.attemptId }, tenant);
+  expect(await eventually(async () => (await jobState(jobId)).state === "active", 10_000)).toBe(true);
+  return { run, jobId, lock, doomed, answer };
+}
+
 describe("triage complete when a worker process dies", () => {
   it("redoes the job once when the worker is killed before its commit; the waiting client gets the result", async () => {
-    const tenant = await newTenant(ctx);
-    const run = await armedRun(ctx, tenant);
-    await remember(ctx, tenant, run.runId);
-    const jobId = completeTriageJobId({ userId: tenant.userId, agent: "claude-code", sessionId: run.sessionId, attemptId: run.attemptId });
-    const lock = holdRowLock(ctx, run.runId);
-    await lock.isLocked;
-    const doomed = await startWorker();
-
-    const answer = completeWithRetries({ sessionId: run.sessionId, attemptId: run.attemptId }, tenant);
-    expect(await eventually(async () => (await jobState(jobId)).state === "active", 10_000)).toBe(true);
+    const { run, jobId, lock, doomed, answer } = await completeHeldInWorker();
     await doomed.kill(); // mid-transaction: blocked on the row lock, nothing committed
     await lock.release();
     expect((await finalizations(run.attemptId)).finalized).toBe(0);
@@ -92,16 +100,7 @@ describe("triage complete when a worker process dies", () => {
   });
 
   it("does not apply twice when the worker is killed after its commit, before it could report the result", async () => {
-    const tenant = await newTenant(ctx);
-    const run = await armedRun(ctx, tenant);
-    await remember(ctx, tenant, run.runId);
-    const jobId = completeTriageJobId({ userId: tenant.userId, agent: "claude-code", sessionId: run.sessionId, attemptId: run.attemptId });
-    const lock = holdRowLock(ctx, run.runId);
-    await lock.isLocked;
-    const doomed = await startWorker();
-
-    const answer = completeWithRetries({ sessionId: run.sessionId, attemptId: run.attemptId }, tenant);
-    expect(await eventually(async () => (await jobState(jobId)).state === "active", 10_000)).toBe(true);
+    const { run, jobId, lock, doomed, answer } = await completeHeldInWorker();
     // Redis holds every write from now on: the worker can commit in Postgres but not report the job done.
     await admin.call("CLIENT", "PAUSE", "20000", "WRITE");
     await lock.release();
