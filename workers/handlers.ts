@@ -1,5 +1,6 @@
 import { UnrecoverableError } from "bullmq";
 import type { JobHandlers } from "./job-handler";
+import { eraseAccount } from "./account/erase-account";
 
 const notBuilt = async (): Promise<never> => {
   throw new UnrecoverableError("not built yet");
@@ -8,7 +9,7 @@ const notBuilt = async (): Promise<never> => {
 /** Every job in the catalog and the function that processes it. */
 export const HANDLERS: JobHandlers = {
   "complete-triage": notBuilt,
-  "erase-account": notBuilt,
+  "erase-account": eraseAccount,
   "session-sweep": notBuilt,
   consolidate: notBuilt,
   "commitments-surface": notBuilt,
