@@ -194,8 +194,9 @@ describe("an account whose erasure has begun", () => {
         expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 410, body: { error: "account_deleted" } });
       }
     }
-    // Reads still work while erasing.
+    // Reads (the export too) still work while erasing.
     expect((await slow.request("GET", "/api/v1/me", { apiKey: tenant.apiKey })).body).toEqual({ id: tenant.userId, email: tenant.email });
+    expect((await slow.request("GET", "/api/v1/export", { apiKey: tenant.apiKey })).status).toBe(200);
     const excerpt = await slow.deps.sql`select last_message_excerpt from agent_sessions where user_id = ${tenant.userId}`;
     expect(excerpt[0]!.last_message_excerpt).toBeNull();
 
