@@ -44,6 +44,7 @@ export function accountRoutes(deps: ApiDeps) {
       async ({ principal }) => {
         await beginErasure(deps, principal);
         const outcome = await deps.jobs.run("erase-account", { userId: principal.userId }, `erase-${principal.userId}`);
+        // Only a user row that is gone gives not_found, and then the credential is no one's.
         if (!outcome.ok) throw new AppError("unauthorized");
         return outcome.value;
       },

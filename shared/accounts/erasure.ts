@@ -83,7 +83,6 @@ export async function eraseAccountData(
   if (await findErasure(tx, userId)) {
     return { result: { deleted: true, alreadyDeleted: true, erased: { ...ZERO_COUNTS } }, purge: { apiKeys: await apiKeyHashes(tx, userId), tokenHashes: [] } };
   }
-  // Children before parents is not needed (rows are kept), but order keeps the counts readable.
   const memories = await eraseMemories(tx, userId);
   const facts = await eraseFacts(tx, userId);
   const commitments = await countCommitments(tx, userId);
