@@ -1,6 +1,7 @@
 import { UnrecoverableError } from "bullmq";
 import type { JobHandlers } from "./job-handler";
 import { completeTriageJob } from "./triage/complete-triage";
+import { eraseAccount } from "./account/erase-account";
 
 const notBuilt = async (): Promise<never> => {
   throw new UnrecoverableError("not built yet");
@@ -9,7 +10,7 @@ const notBuilt = async (): Promise<never> => {
 /** Every job in the catalog and the function that processes it. */
 export const HANDLERS: JobHandlers = {
   "complete-triage": completeTriageJob,
-  "erase-account": notBuilt,
+  "erase-account": eraseAccount,
   "session-sweep": notBuilt,
   consolidate: notBuilt,
   "commitments-surface": notBuilt,

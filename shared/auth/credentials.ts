@@ -71,6 +71,27 @@ export async function markCredentialRevoked(deps: Deps, kind: CredentialKind, ha
   await deps.redis.set(deps.keys.credential(kind, hash), "r", "PX", REVOKED_TTL_MS);
 }
 
+/**
+ * Overwrites (not NX) a live credential's entry with the `erasing` state, once Postgres holds the
+ * user as `erasing`: a fill that read Postgres before that either landed earlier and is replaced
+ * here, or comes later and meets this entry (NX). Its writes get 410 from the next request on.
+ */
+export async function cacheErasingCredential(deps: Deps, kind: CredentialKind, hash: string, entry: Omit<Entry, "userState">): Promise<void> {
+  const ttl = entry.expiresAtMs ? Math.min(ACTIVE_TTL_MS, entry.expiresAtMs - Date.now()) : ACTIVE_TTL_MS;
+  if (ttl <= 0) return;
+  await deps.redis.set(deps.keys.credential(kind, hash), encodeEntry(kind, { ...entry, userState: "erasing" }), "PX", ttl);
+}
+
+/** Revoked markers for many credentials at once (account erasure), in one round trip. */
+export async function markCredentialsRevoked(deps: Deps, credentials: { kind: CredentialKind; hash: string }[]): Promise<void> {
+  if (credentials.length === 0) return;
+  const pipeline = deps.redis.pipeline();
+  for (const c of credentials) pipeline.set(deps.keys.credential(c.kind, c.hash), "r", "PX", REVOKED_TTL_MS);
+  const replies = await pipeline.exec();
+  const failed = replies?.find(([error]) => error);
+  if (failed) throw failed[0];
+}
+
 async function fillFromPostgres(deps: Deps, kind: CredentialKind, hash: string, now: Date): Promise<void> {
   const row = kind === "k" ? await findApiKeyCredential(deps.db, hash) : await findBearerCredential(deps.db, hash, now);
   const key = deps.keys.credential(kind, hash);
@@ -115,6 +136,12 @@ export type AuthRequest = {
   windowSeconds: number;
 };
 export type AuthReply = [entry: string, count: number];
+
+/** A credential's rate-limit counters: the current window's and the previous one's (both may still exist). */
+export function credentialRateKeys(deps: Deps, kind: CredentialKind, hash: string, nowMs: number): string[] {
+  const window = Math.floor(nowMs / (RATE_WINDOW_SECONDS * 1000));
+  return [deps.keys.rate(kind + hash.slice(0, 32), window), deps.keys.rate(kind + hash.slice(0, 32), window - 1)];
+}
 
 export function prepareAuthentication(deps: Deps, credential: Credential, now: Date): AuthRequest {
   const hash = sha256Hex(credential.secret);

@@ -13,6 +13,8 @@ export function redisKeys(prefix: string) {
     /** A session's lease state; agent names hold no ':' so the key is unambiguous. */
     lease: (userId: string, agent: string, sessionId: string) => `${prefix}:{u:${userId}}:lease:${agent}:${sessionId}`,
     userPattern: (userId: string) => `${prefix}:{u:${userId}}:*`,
+    /** The credential entries an erasure switched to `erasing` (`k:<hash>` / `t:<hash>`), purged after it commits. */
+    erasingCredentials: (userId: string) => `${prefix}:{u:${userId}}:erasing-credentials`,
     /** Lease hashes with refreshes not yet in Postgres; score = the hash's version counter. */
     leaseDirty: () => `${prefix}:lease:dirty`,
   };

@@ -1,0 +1,199 @@
+import { sql } from "drizzle-orm";
+import type { Job } from "bullmq";
+import type { Deps } from "../deps";
+import type { Executor } from "../db/client";
+import type { ErasureCounts } from "../db/schema";
+import type { ErasureResult } from "../queue/jobs";
+import { newId } from "../ids";
+import {
+  cacheErasingCredential, credentialRateKeys, markCredentialsRevoked, type CredentialKind, type Principal,
+} from "../auth/credentials";
+import {
+  anonymiseUser, apiKeyHashes, countCommitments, deleteResetTokens, deleteScopes, deleteUserSessions, deleteVerificationTokens,
+  eraseAgentSessions, eraseFactProposals, eraseFacts, eraseMemories, eraseProposals, findErasure, insertErasure, liveCredentials,
+  lockUser, markUserErasing, revokeAndScrubApiKeys,
+} from "../db/queries/account-erasure";
+
+export const ZERO_COUNTS: ErasureCounts = {
+  agentSessions: 0,
+  apiKeysRevoked: 0,
+  commitments: 0,
+  emailVerificationTokensDeleted: 0,
+  factProposals: 0,
+  facts: 0,
+  memories: 0,
+  oauthCodesDeleted: 0,
+  oauthTokensRevoked: 0,
+  passwordResetTokensDeleted: 0,
+  proposals: 0,
+  sessionsDeleted: 0,
+};
+
+/** Cached credential state lives at most this long after erasure began; the set naming those entries outlives them. */
+const ERASING_SET_TTL_MS = 24 * 3_600_000;
+/**
+ * The erasure statements rewrite every row of a tenant (and its search indexes); the pool's
+ * request-sized statement timeout would fail a large account for good, so the job's transaction
+ * gets its own bound.
+ */
+const ERASURE_STATEMENT_TIMEOUT = "10min";
+
+/**
+ * The api's half of DELETE /account, before the job is enqueued: the user becomes `erasing` in
+ * Postgres, then every live credential's cache entry says so, so every write (open first, the
+ * heartbeat script included) answers 410 from the next request on while reads still work.
+ * Idempotent; a retry of the request repeats it harmlessly.
+ */
+export async function beginErasure(deps: Deps, principal: Principal, now = new Date()): Promise<void> {
+  const { userId, email } = principal;
+  if (!(await markUserErasing(deps.db, userId))) return;
+  const { keys, sessions } = await liveCredentials(deps.db, userId, now);
+  const entries: { kind: CredentialKind; hash: string; credentialId: string; expiresAtMs: number }[] = [
+    ...keys.map((k) => ({ kind: "k" as const, hash: k.hash, credentialId: k.id, expiresAtMs: 0 })),
+    ...sessions.map((s) => ({ kind: "t" as const, hash: s.hash, credentialId: s.id, expiresAtMs: s.expiresAt.getTime() })),
+  ];
+  if (entries.length === 0) return;
+  // Named first: whatever happens next, the purge after the commit finds every entry written here.
+  const setKey = deps.keys.erasingCredentials(userId);
+  await deps.redis.multi().sadd(setKey, ...entries.map((e) => `${e.kind}:${e.hash}`)).pexpire(setKey, ERASING_SET_TTL_MS).exec();
+  for (const e of entries) {
+    await cacheErasingCredential(deps, e.kind, e.hash, { userId, email, credentialId: e.credentialId, expiresAtMs: e.expiresAtMs });
+  }
+}
+
+/** What the Redis purge after the commit must reach: credentials (by hash) and API key ids. */
+export type PurgeTargets = {
+  apiKeys: { id: string; hash: string }[];
+  tokenHashes: string[];
+};
+
+/**
+ * The erasure (SPEC §8) inside one transaction, with the user row locked: text overwritten in
+ * place (rows kept for referential integrity), sessions scrubbed and closed, credentials revoked
+ * or deleted, the user anonymised, the ledger row written. Null when there is no such user. A
+ * repeat (ledger row present) changes nothing and reports zero counts.
+ */
+export async function eraseAccountData(
+  tx: Executor,
+  userId: string,
+  now: Date,
+): Promise<{ result: ErasureResult; purge: PurgeTargets } | null> {
+  await tx.execute(sql.raw(`set local statement_timeout = '${ERASURE_STATEMENT_TIMEOUT}'`));
+  if (!(await lockUser(tx, userId))) return null;
+  if (await findErasure(tx, userId)) {
+    return { result: { deleted: true, alreadyDeleted: true, erased: { ...ZERO_COUNTS } }, purge: { apiKeys: await apiKeyHashes(tx, userId), tokenHashes: [] } };
+  }
+  const memories = await eraseMemories(tx, userId);
+  const facts = await eraseFacts(tx, userId);
+  const commitments = await countCommitments(tx, userId);
+  const proposals = await eraseProposals(tx, userId);
+  const factProposals = await eraseFactProposals(tx, userId);
+  const runs = await eraseAgentSessions(tx, userId, now);
+  await deleteScopes(tx, userId);
+  const keys = await revokeAndScrubApiKeys(tx, userId, now);
+  const tokenHashes = await deleteUserSessions(tx, userId);
+  const emailVerificationTokensDeleted = await deleteVerificationTokens(tx, userId);
+  const passwordResetTokensDeleted = await deleteResetTokens(tx, userId);
+  // OAuth codes and tokens are deleted and revoked here too once the MCP server's tables exist;
+  // until then the account has none, and both counts are 0.
+  await anonymiseUser(tx, userId);
+  const erased: ErasureCounts = {
+    ...ZERO_COUNTS,
+    agentSessions: runs.length,
+    apiKeysRevoked: keys.revoked,
+    commitments,
+    emailVerificationTokensDeleted,
+    factProposals,
+    facts,
+    memories,
+    passwordResetTokensDeleted,
+    proposals,
+    sessionsDeleted: tokenHashes.length,
+  };
+  await insertErasure(tx, { id: newId(), userId, erasedAt: now, counts: erased });
+  return { result: { deleted: true, alreadyDeleted: false, erased }, purge: { apiKeys: keys.keys, tokenHashes } };
+}
+
+/** A glob-safe form of a literal key part (SCAN MATCH). */
+function globLiteral(text: string): string {
+  return text.replace(/[*?[\]\\]/g, "\\$&");
+}
+
+async function scanKeys(deps: Deps, pattern: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, keys] = await deps.redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+    found.push(...keys);
+    cursor = next;
+  } while (cursor !== "0");
+  return found;
+}
+
+async function scanSortedSet(deps: Deps, key: string, pattern: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, pairs] = await deps.redis.zscan(key, cursor, "MATCH", pattern, "COUNT", 1000);
+    for (let i = 0; i < pairs.length; i += 2) found.push(pairs[i]!);
+    cursor = next;
+  } while (cursor !== "0");
+  return found;
+}
+
+/** Job states whose data a purge removes; an active job cannot be removed, so its data is scrubbed instead. */
+const JOB_STATES = ["completed", "failed", "waiting", "delayed", "prioritized", "waiting-children", "active"] as const;
+const JOB_PAGE = 500;
+
+/**
+ * Triage jobs carry the session's natural key (client text) in their data; the user's are
+ * removed, or scrubbed when a worker holds them. The account queue's jobs carry ids only.
+ */
+async function purgeTriageJobs(deps: Deps, userId: string): Promise<void> {
+  const queue = deps.jobs.queue("triage");
+  const mine: Job[] = [];
+  for (const state of JOB_STATES) {
+    for (let start = 0; ; start += JOB_PAGE) {
+      const page = await queue.getJobs([state], start, start + JOB_PAGE - 1, true);
+      mine.push(...page.filter((job) => job?.data?.userId === userId));
+      if (page.length < JOB_PAGE) break;
+    }
+  }
+  for (const job of mine) {
+    try {
+      await job.remove();
+    } catch {
+      await job.updateData({ ...job.data, agent: "[erased]", sessionId: "[erased]" });
+    }
+  }
+}
+
+/**
+ * After the commit: every Redis trace of the user. Credentials get revoked markers (a fill can
+ * never bring them back, and they answer 401); lease hashes (they hold excerpts), their dirty-set
+ * members, the erasing set, rate counters and last-used fields go; queued job data holding the
+ * user's text goes. Idempotent: a retried job repeats it.
+ */
+export async function purgeUserTraces(deps: Deps, userId: string, targets: PurgeTargets, now = new Date()): Promise<void> {
+  const { redis, keys } = deps;
+  const named = await redis.smembers(keys.erasingCredentials(userId));
+  const credentials = new Map<string, { kind: CredentialKind; hash: string }>();
+  for (const k of targets.apiKeys) credentials.set(`k:${k.hash}`, { kind: "k", hash: k.hash });
+  for (const hash of targets.tokenHashes) credentials.set(`t:${hash}`, { kind: "t", hash });
+  for (const member of named) {
+    const [kind, hash] = member.split(":") as [CredentialKind, string];
+    if ((kind === "k" || kind === "t") && hash) credentials.set(member, { kind, hash });
+  }
+  await markCredentialsRevoked(deps, [...credentials.values()]);
+  const rateKeys = [...credentials.values()].flatMap((c) => credentialRateKeys(deps, c.kind, c.hash, now.getTime()));
+  if (rateKeys.length) await redis.del(...rateKeys);
+  if (targets.apiKeys.length) await redis.hdel(keys.keyLastUsed(), ...targets.apiKeys.map((k) => k.id));
+
+  const userKeys = keys.userPattern(userId);
+  const pattern = globLiteral(userKeys.slice(0, -1)) + "*";
+  const dirty = await scanSortedSet(deps, keys.leaseDirty(), pattern);
+  if (dirty.length) await redis.zrem(keys.leaseDirty(), ...dirty);
+  const owned = await scanKeys(deps, pattern);
+  for (let i = 0; i < owned.length; i += 500) await redis.del(...owned.slice(i, i + 500));
+  await purgeTriageJobs(deps, userId);
+}

@@ -1,0 +1,175 @@
+import { and, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
+import type { Executor } from "../client";
+import {
+  accountErasures, agentSessions, apiKeys, commitments, emailVerificationTokens, factProposals, facts, memories,
+  passwordResetTokens, proposals, scopes, userSessions, users, type ErasureCounts,
+} from "../schema";
+
+/** What overwritten user text reads as (SPEC §8). */
+export const ERASED = "[erased]";
+/**
+ * Stamped as an erased run's `excerpt_at`: the write-behind flusher only writes an excerpt newer
+ * than the stored one, so an excerpt it read from Redis before the purge can never come back.
+ */
+const EXCERPT_FENCE = "9999-12-31T23:59:59.999Z";
+
+/** Marks the account as being erased (writes → 410 from now on); false when there is no such active or erasing user. */
+export async function markUserErasing(db: Executor, userId: string): Promise<boolean> {
+  const rows = await db
+    .update(users)
+    .set({ state: "erasing" })
+    .where(and(eq(users.id, userId), inArray(users.state, ["active", "erasing"])))
+    .returning({ id: users.id });
+  return rows.length > 0;
+}
+
+/** The credentials that still authenticate, with what their cache entries carry. */
+export async function liveCredentials(db: Executor, userId: string, now: Date) {
+  const keys = await db
+    .select({ id: apiKeys.id, hash: apiKeys.keyHash })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
+  const sessions = await db
+    .select({ id: userSessions.id, hash: userSessions.tokenHash, expiresAt: userSessions.expiresAt })
+    .from(userSessions)
+    .where(and(eq(userSessions.userId, userId), isNull(userSessions.revokedAt), gt(userSessions.expiresAt, now)));
+  return { keys, sessions };
+}
+
+/** The user row, locked for the erasure: every other write of the tenant that touches it waits. */
+export async function lockUser(db: Executor, userId: string) {
+  const rows = await db.select({ id: users.id, state: users.state }).from(users).where(eq(users.id, userId)).for("update");
+  return rows[0];
+}
+
+export async function findErasure(db: Executor, userId: string) {
+  const rows = await db.select().from(accountErasures).where(eq(accountErasures.userId, userId)).limit(1);
+  return rows[0];
+}
+
+export async function insertErasure(db: Executor, values: { id: string; userId: string; erasedAt: Date; counts: ErasureCounts }) {
+  await db.insert(accountErasures).values(values);
+}
+
+/**
+ * Memories keep their rows (edges, events, commitments and facts point at them) with every text
+ * field overwritten. The content hash becomes one of the row's id, so it stays unique among the
+ * tenant's current memories and says nothing about the old content.
+ */
+export async function eraseMemories(db: Executor, userId: string): Promise<number> {
+  const rows = await db
+    .update(memories)
+    .set({
+      topic: ERASED,
+      content: ERASED,
+      contentHash: sql`'erased:' || ${memories.id}::text`,
+      scope: ERASED,
+      project: null,
+      tags: sql`'{}'::text[]`,
+    })
+    .where(eq(memories.userId, userId))
+    .returning({ id: memories.id });
+  return rows.length;
+}
+
+export async function eraseFacts(db: Executor, userId: string): Promise<number> {
+  const rows = await db
+    .update(facts)
+    .set({ subject: ERASED, predicate: ERASED, value: ERASED })
+    .where(eq(facts.userId, userId))
+    .returning({ id: facts.id });
+  return rows.length;
+}
+
+/** A commitment row holds no text of its own (its text is its memory's); counted, kept as it is. */
+export async function countCommitments(db: Executor, userId: string): Promise<number> {
+  const rows = await db.select({ n: count() }).from(commitments).where(eq(commitments.userId, userId));
+  return rows[0]!.n;
+}
+
+export async function eraseProposals(db: Executor, userId: string): Promise<number> {
+  const rows = await db.update(proposals).set({ rationale: ERASED }).where(eq(proposals.userId, userId)).returning({ id: proposals.id });
+  return rows.length;
+}
+
+export async function eraseFactProposals(db: Executor, userId: string): Promise<number> {
+  const rows = await db
+    .update(factProposals)
+    .set({ rationale: ERASED })
+    .where(eq(factProposals.userId, userId))
+    .returning({ id: factProposals.id });
+  return rows.length;
+}
+
+/**
+ * Agent sessions are scrubbed and closed. The natural key is client text too (an agent name, a
+ * session id that may embed a path or a user name): the agent becomes `[erased]` and the session
+ * id the row's own id, which keeps the key unique. Returns the runs' ids for the Redis purge.
+ */
+export async function eraseAgentSessions(db: Executor, userId: string, now: Date): Promise<string[]> {
+  const rows = await db
+    .update(agentSessions)
+    .set({
+      agent: ERASED,
+      sessionId: sql`${agentSessions.id}::text`,
+      project: null,
+      scope: null,
+      selector: sql`'{"kind":"all"}'::jsonb`,
+      briefedMemories: sql`'[]'::jsonb`,
+      lastMessageExcerpt: null,
+      excerptAt: new Date(EXCERPT_FENCE),
+      closedAt: sql`coalesce(${agentSessions.closedAt}, ${now.toISOString()}::timestamptz)`,
+    })
+    .where(eq(agentSessions.userId, userId))
+    .returning({ id: agentSessions.id });
+  return rows.map((r) => r.id);
+}
+
+/** Every key loses its name; live ones are revoked. Returns all of them (id, hash) and how many were live. */
+export async function revokeAndScrubApiKeys(db: Executor, userId: string, now: Date) {
+  const live = await db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  const all = await db
+    .update(apiKeys)
+    .set({ name: ERASED })
+    .where(eq(apiKeys.userId, userId))
+    .returning({ id: apiKeys.id, hash: apiKeys.keyHash });
+  return { revoked: live.length, keys: all };
+}
+
+/** Deletes every bearer session; returns their token hashes for the Redis purge. */
+export async function deleteUserSessions(db: Executor, userId: string): Promise<string[]> {
+  const rows = await db.delete(userSessions).where(eq(userSessions.userId, userId)).returning({ hash: userSessions.tokenHash });
+  return rows.map((r) => r.hash);
+}
+
+export async function deleteVerificationTokens(db: Executor, userId: string): Promise<number> {
+  const rows = await db.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, userId)).returning({ id: emailVerificationTokens.id });
+  return rows.length;
+}
+
+export async function deleteResetTokens(db: Executor, userId: string): Promise<number> {
+  const rows = await db.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, userId)).returning({ id: passwordResetTokens.id });
+  return rows.length;
+}
+
+/** Scope names and aliases are user text, and nothing references a scope row: they go. */
+export async function deleteScopes(db: Executor, userId: string): Promise<void> {
+  await db.delete(scopes).where(eq(scopes.userId, userId));
+}
+
+/** The user row stays (every table references it), anonymous: no email, no password, state `deleted`. */
+export async function anonymiseUser(db: Executor, userId: string): Promise<void> {
+  await db
+    .update(users)
+    .set({ email: `deleted-${userId}@deleted.invalid`, passwordHash: null, emailVerifiedAt: null, state: "deleted" })
+    .where(eq(users.id, userId));
+}
+
+/** The api key ids and hashes of a user (a repeat run's purge, when the first one's was lost). */
+export async function apiKeyHashes(db: Executor, userId: string) {
+  return db.select({ id: apiKeys.id, hash: apiKeys.keyHash }).from(apiKeys).where(eq(apiKeys.userId, userId));
+}

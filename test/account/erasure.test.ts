@@ -1,0 +1,214 @@
+import { describe, expect, it } from "bun:test";
+import { createTestContext, insertBearer, newTenant, startWorkers, type Tenant, type TestContext } from "../helpers";
+import { newSessionId } from "../agent-sessions/helpers";
+import { createApiKey } from "../../shared/accounts/api-keys";
+import { beginErasure, eraseAccountData, ZERO_COUNTS } from "../../shared/accounts/erasure";
+import type { Principal } from "../../shared/auth/credentials";
+
+const ctx = await createTestContext();
+await startWorkers(ctx, ["account"]);
+
+const erase = (c: TestContext, credential: { apiKey?: string; bearer?: string }, body: unknown = { confirm: true }) =>
+  c.request("DELETE", "/api/v1/account", { ...credential, body });
+
+/** A tenant with a session, two memories (one a commitment with a fact), a second key and a bearer token. */
+async function seed(c: TestContext) {
+  const tenant = await newTenant(c);
+  const sessionId = newSessionId();
+  const opened = await c.request("POST", "/api/v1/agent-sessions/open", {
+    apiKey: tenant.apiKey, body: { agent: "claude-code", sessionId, source: "startup", project: "p" },
+  });
+  expect(opened.status).toBe(200);
+  for (const body of [
+    { memoryType: "note", topic: "t1", content: `note ${crypto.randomUUID()}` },
+    { memoryType: "commitment", topic: "t2", content: `ship ${crypto.randomUUID()}`, facts: [{ subject: "s", predicate: "p", value: "v" }] },
+  ]) {
+    expect((await c.request("POST", "/api/v1/memories", { apiKey: tenant.apiKey, body })).status).toBe(201);
+  }
+  const second = await createApiKey(c.deps, { userId: tenant.userId, email: tenant.email }, "second");
+  const bearer = await insertBearer(c, tenant.userId, 3_600_000);
+  return { tenant, sessionId, secondKey: second.key, bearer };
+}
+
+const SEEDED_COUNTS = {
+  ...ZERO_COUNTS,
+  agentSessions: 1,
+  apiKeysRevoked: 2,
+  commitments: 1,
+  emailVerificationTokensDeleted: 1,
+  facts: 1,
+  memories: 2,
+  sessionsDeleted: 1,
+};
+
+async function expectAllRejected(c: TestContext, credentials: { apiKey?: string; bearer?: string }[]) {
+  for (const credential of credentials) {
+    const me = await c.request("GET", "/api/v1/me", credential);
+    expect(me.status).toBe(401);
+    expect(me.body).toEqual({ error: "unauthorized" });
+  }
+}
+
+async function ledgerRows(c: TestContext, userId: string): Promise<number> {
+  return (await c.deps.sql`select 1 from account_erasures where user_id = ${userId}`).length;
+}
+
+function principalOf(tenant: Tenant): Principal {
+  return { userId: tenant.userId, email: tenant.email, userState: "active", credentialKind: "k", credentialId: "", credentialHash: "" };
+}
+
+describe("DELETE /api/v1/account", () => {
+  it("erases the account, answers with every count, and every credential answers 401 afterwards", async () => {
+    const { tenant, secondKey, bearer } = await seed(ctx);
+    const res = await erase(ctx, { apiKey: tenant.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ deleted: true, alreadyDeleted: false, erased: SEEDED_COUNTS });
+    await expectAllRejected(ctx, [{ apiKey: tenant.apiKey }, { apiKey: secondKey }, { bearer }]);
+    const users = await ctx.deps.sql`select email, password_hash, state from users where id = ${tenant.userId}`;
+    expect(users[0]).toEqual({ email: `deleted-${tenant.userId}@deleted.invalid`, password_hash: null, state: "deleted" });
+    const ledger = await ctx.deps.sql`select counts from account_erasures where user_id = ${tenant.userId}`;
+    expect(ledger.map((r) => r.counts)).toEqual([SEEDED_COUNTS]);
+  });
+
+  it("rejects any body but exactly {confirm: true} with 400 invalid_input and erases nothing", async () => {
+    const tenant = await newTenant(ctx);
+    for (const body of [{ confirm: false }, {}, { confirm: true, extra: 1 }, { confirm: "true" }, { confirm: 1 }, null]) {
+      const res = await erase(ctx, { apiKey: tenant.apiKey }, body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "invalid_input" });
+    }
+    const noBody = await ctx.request("DELETE", "/api/v1/account", { apiKey: tenant.apiKey });
+    expect(noBody.status).toBe(400);
+    expect(noBody.body).toEqual({ error: "invalid_input" });
+    const query = await ctx.request("DELETE", "/api/v1/account?force=1", { apiKey: tenant.apiKey, body: { confirm: true } });
+    expect(query.status).toBe(400);
+    expect((await ctx.deps.sql`select state from users where id = ${tenant.userId}`)[0]!.state).toBe("active");
+    expect((await ctx.request("GET", "/api/v1/me", { apiKey: tenant.apiKey })).status).toBe(200);
+  });
+
+  it("answers 401 without a credential or with an unknown one", async () => {
+    const none = await ctx.request("DELETE", "/api/v1/account", { body: { confirm: true } });
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({ error: "unauthorized" });
+    const unknown = await erase(ctx, { apiKey: `amem_${"x".repeat(40)}` });
+    expect(unknown.status).toBe(401);
+    expect(unknown.body).toEqual({ error: "unauthorized" });
+  });
+
+  it("applies concurrent DELETEs once: the same answer for all, one ledger row", async () => {
+    const { tenant, secondKey, bearer } = await seed(ctx);
+    const answers = await Promise.all([
+      erase(ctx, { apiKey: tenant.apiKey }),
+      erase(ctx, { apiKey: secondKey }),
+      erase(ctx, { bearer }),
+      erase(ctx, { apiKey: tenant.apiKey }),
+    ]);
+    for (const res of answers) {
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ deleted: true, alreadyDeleted: false, erased: SEEDED_COUNTS });
+    }
+    expect(await ledgerRows(ctx, tenant.userId)).toBe(1);
+  });
+
+  it("completes an erasure whose Redis purge was lost: alreadyDeleted with zero counts, then every credential 401", async () => {
+    const { tenant, secondKey, bearer } = await seed(ctx);
+    // Erasure begun and committed, but the process died before the purge: the cache still says `erasing`.
+    await beginErasure(ctx.deps, principalOf(tenant));
+    await ctx.deps.db.transaction((tx) => eraseAccountData(tx, tenant.userId, new Date()));
+    expect((await ctx.request("GET", "/api/v1/me", { apiKey: tenant.apiKey })).status).toBe(200);
+    const res = await erase(ctx, { apiKey: tenant.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ deleted: true, alreadyDeleted: true, erased: ZERO_COUNTS });
+    await expectAllRejected(ctx, [{ apiKey: tenant.apiKey }, { apiKey: secondKey }, { bearer }]);
+    expect(await ledgerRows(ctx, tenant.userId)).toBe(1);
+  });
+
+  it("leaves everything as it was when the erasure transaction fails midway, and the retry completes it", async () => {
+    const { tenant } = await seed(ctx);
+    await beginErasure(ctx.deps, principalOf(tenant));
+    const crash = new Error("crash after the erasure statements");
+    const failed = await ctx.deps.db
+      .transaction(async (tx) => {
+        await eraseAccountData(tx, tenant.userId, new Date());
+        throw crash;
+      })
+      .catch((e) => e);
+    expect(failed).toBe(crash);
+    const memories = await ctx.deps.sql`select topic from memories where user_id = ${tenant.userId} order by topic`;
+    expect(memories.map((m) => m.topic)).toEqual(["t1", "t2"]);
+    const users = await ctx.deps.sql`select email, state from users where id = ${tenant.userId}`;
+    expect(users[0]).toEqual({ email: tenant.email, state: "erasing" });
+    expect(await ledgerRows(ctx, tenant.userId)).toBe(0);
+    const res = await erase(ctx, { apiKey: tenant.apiKey });
+    expect(res.body).toEqual({ deleted: true, alreadyDeleted: false, erased: SEEDED_COUNTS });
+  });
+});
+
+describe("erase-account job", () => {
+  it("reports a repeat run as alreadyDeleted with zero counts and changes nothing", async () => {
+    const { tenant } = await seed(ctx);
+    expect((await erase(ctx, { apiKey: tenant.apiKey })).status).toBe(200);
+    const before = await ctx.deps.sql`select id, topic, content, content_hash from memories where user_id = ${tenant.userId} order by id`;
+    const again = await ctx.deps.jobs.run("erase-account", { userId: tenant.userId }, `erase-again-${tenant.userId}`);
+    expect(again).toEqual({ ok: true, value: { deleted: true, alreadyDeleted: true, erased: ZERO_COUNTS } });
+    expect(await ctx.deps.sql`select id, topic, content, content_hash from memories where user_id = ${tenant.userId} order by id`).toEqual(before);
+    expect(await ledgerRows(ctx, tenant.userId)).toBe(1);
+  });
+
+  it("returns not_found for a user that does not exist", async () => {
+    const userId = crypto.randomUUID();
+    expect(await ctx.deps.jobs.run("erase-account", { userId }, `erase-${userId}`)).toEqual({ ok: false, error: "not_found" });
+  });
+});
+
+describe("an account whose erasure has begun", () => {
+  it("answers 410 to every write, open and heartbeat included, 503 while no worker runs, and completes on the retry", async () => {
+    const slow = await createTestContext({ JOB_WAIT_MS: "300" });
+    await slow.deps.jobs.startEvents(["account"]);
+    const { tenant, sessionId, bearer } = await seed(slow);
+    // The heartbeat's combined one-round-trip path needs this process to know the key's owner.
+    const beat = await slow.request("POST", "/api/v1/agent-sessions/heartbeat", {
+      apiKey: tenant.apiKey, body: { agent: "claude-code", sessionId },
+    });
+    expect(beat.status).toBe(200);
+
+    const started = Date.now();
+    const pending = await erase(slow, { apiKey: tenant.apiKey });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(pending.status).toBe(503);
+    expect(pending.body).toEqual({ error: "unavailable" });
+    expect(pending.headers.get("retry-after")).toBe("1");
+
+    const writes: [string, string, unknown][] = [
+      ["POST", "/api/v1/agent-sessions/open", { agent: "claude-code", sessionId: newSessionId(), source: "startup" }],
+      ["POST", "/api/v1/agent-sessions/heartbeat", { agent: "claude-code", sessionId, lastMessageExcerpt: "late words" }],
+      ["POST", "/api/v1/agent-sessions/close", { agent: "claude-code", sessionId }],
+      ["POST", "/api/memories", { topic: "t", content: `late ${crypto.randomUUID()}`, memory_type: "note" }],
+      ["POST", "/api/v1/memories", { memoryType: "note", topic: "t", content: `late ${crypto.randomUUID()}` }],
+      ["POST", "/api/v1/scopes", { name: "late" }],
+      ["POST", "/api/v1/api-keys", { name: "late" }],
+    ];
+    for (const credential of [{ apiKey: tenant.apiKey }, { bearer }]) {
+      for (const [method, path, body] of writes) {
+        const res = await slow.request(method, path, { ...credential, body });
+        expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 410, body: { error: "account_deleted" } });
+      }
+    }
+    // Reads (the export too) still work while erasing.
+    expect((await slow.request("GET", "/api/v1/me", { apiKey: tenant.apiKey })).body).toEqual({ id: tenant.userId, email: tenant.email });
+    expect((await slow.request("GET", "/api/v1/export", { apiKey: tenant.apiKey })).status).toBe(200);
+    const excerpt = await slow.deps.sql`select last_message_excerpt from agent_sessions where user_id = ${tenant.userId}`;
+    expect(excerpt[0]!.last_message_excerpt).toBeNull();
+
+    await startWorkers(slow, ["account"]);
+    const retried = await erase(slow, { apiKey: tenant.apiKey });
+    expect(retried.status).toBe(200);
+    expect(retried.body).toEqual({ deleted: true, alreadyDeleted: false, erased: SEEDED_COUNTS });
+    await expectAllRejected(slow, [{ apiKey: tenant.apiKey }, { bearer }]);
+    const heartbeat = await slow.request("POST", "/api/v1/agent-sessions/heartbeat", {
+      apiKey: tenant.apiKey, body: { agent: "claude-code", sessionId },
+    });
+    expect(heartbeat.status).toBe(401);
+    expect(heartbeat.body).toEqual({ error: "unauthorized" });
+  });
+});
