@@ -71,7 +71,8 @@ export type PurgeTargets = {
  * The erasure (SPEC §8) inside one transaction, with the user row locked: text overwritten in
  * place (rows kept for referential integrity), sessions scrubbed and closed, credentials revoked
  * or deleted, the user anonymised, the ledger row written. Null when there is no such user. A
- * repeat (ledger row present) changes nothing and reports zero counts.
+ * repeat (ledger row present) reports zero counts but scrubs again: a write that authenticated
+ * just before erasure began and committed just after it is erased by the follow-up run.
  */
 export async function eraseAccountData(
   tx: Executor,
@@ -80,9 +81,17 @@ export async function eraseAccountData(
 ): Promise<{ result: ErasureResult; purge: PurgeTargets } | null> {
   await tx.execute(sql.raw(`set local statement_timeout = '${ERASURE_STATEMENT_TIMEOUT}'`));
   if (!(await lockUser(tx, userId))) return null;
-  if (await findErasure(tx, userId)) {
-    return { result: { deleted: true, alreadyDeleted: true, erased: { ...ZERO_COUNTS } }, purge: { apiKeys: await apiKeyHashes(tx, userId), tokenHashes: [] } };
+  const repeat = Boolean(await findErasure(tx, userId));
+  const { erased, purge } = await scrubTenant(tx, userId, now);
+  if (repeat) {
+    return { result: { deleted: true, alreadyDeleted: true, erased: { ...ZERO_COUNTS } }, purge: { apiKeys: await apiKeyHashes(tx, userId), tokenHashes: purge.tokenHashes } };
   }
+  await insertErasure(tx, { id: newId(), userId, erasedAt: now, counts: erased });
+  return { result: { deleted: true, alreadyDeleted: false, erased }, purge };
+}
+
+/** Every statement of the erasure but the ledger; idempotent (already erased text is rewritten alike). */
+async function scrubTenant(tx: Executor, userId: string, now: Date): Promise<{ erased: ErasureCounts; purge: PurgeTargets }> {
   const memories = await eraseMemories(tx, userId);
   const facts = await eraseFacts(tx, userId);
   const commitments = await countCommitments(tx, userId);
@@ -110,8 +119,7 @@ export async function eraseAccountData(
     proposals,
     sessionsDeleted: tokenHashes.length,
   };
-  await insertErasure(tx, { id: newId(), userId, erasedAt: now, counts: erased });
-  return { result: { deleted: true, alreadyDeleted: false, erased }, purge: { apiKeys: keys.keys, tokenHashes } };
+  return { erased, purge: { apiKeys: keys.keys, tokenHashes } };
 }
 
 /** A glob-safe form of a literal key part (SCAN MATCH). */

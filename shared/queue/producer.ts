@@ -72,9 +72,9 @@ export class JobQueues {
     }
   }
 
-  /** Enqueues without waiting (cron triggers); returns the job id. */
-  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, jobId?: string): Promise<string> {
-    const job = await this.withinBudget(this.queue(JOBS[name].queue).add(name, payload, jobId ? { jobId } : {}), this.config.DEPENDENCY_TIMEOUT_MS);
+  /** Enqueues without waiting (cron triggers, follow-ups); returns the job id. */
+  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, jobId?: string, options: { delay?: number } = {}): Promise<string> {
+    const job = await this.withinBudget(this.queue(JOBS[name].queue).add(name, payload, { ...options, ...(jobId ? { jobId } : {}) }), this.config.DEPENDENCY_TIMEOUT_MS);
     return job.id!;
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { createTestContext, insertBearer, newTenant, startWorkers, type Tenant, type TestContext } from "../helpers";
+import { createTestContext, eventually, insertBearer, newTenant, startWorkers, type Tenant, type TestContext } from "../helpers";
 import { newSessionId } from "../agent-sessions/helpers";
 import { createApiKey } from "../../shared/accounts/api-keys";
 import { beginErasure, eraseAccountData, ZERO_COUNTS } from "../../shared/accounts/erasure";
@@ -152,6 +152,24 @@ describe("erase-account job", () => {
     const again = await ctx.deps.jobs.run("erase-account", { userId: tenant.userId }, `erase-again-${tenant.userId}`);
     expect(again).toEqual({ ok: true, value: { deleted: true, alreadyDeleted: true, erased: ZERO_COUNTS } });
     expect(await ctx.deps.sql`select id, topic, content, content_hash from memories where user_id = ${tenant.userId} order by id`).toEqual(before);
+    expect(await ledgerRows(ctx, tenant.userId)).toBe(1);
+  });
+
+  it("erases, in its delayed follow-up run, a write that committed just after the erasure", async () => {
+    const { tenant } = await seed(ctx);
+    expect((await erase(ctx, { apiKey: tenant.apiKey })).status).toBe(200);
+    const followUp = await ctx.deps.jobs.queue("account").getJob(`erase-${tenant.userId}-late`);
+    expect(await followUp!.getState()).toBe("delayed");
+    // A capture that authenticated before erasure began and committed after it, as it lands in Postgres.
+    await ctx.deps.sql`
+      insert into memories (id, user_id, memory_type, topic, content, content_hash, scope, valid_from, recorded_at, created_at, updated_at)
+      values (${Bun.randomUUIDv7()}, ${tenant.userId}, 'note', 'late topic', 'late words', 'late-hash', 'personal', now(), now(), now(), now())`;
+    await followUp!.promote();
+    expect(await eventually(async () => (await followUp!.getState()) === "completed", 10_000)).toBe(true);
+    const late = await ctx.deps.sql`select topic, content from memories where user_id = ${tenant.userId} and content_hash <> 'late-hash' and topic <> '[erased]'`;
+    expect([...late]).toEqual([]);
+    const texts = await ctx.deps.sql`select distinct topic, content from memories where user_id = ${tenant.userId}`;
+    expect([...texts]).toEqual([{ topic: "[erased]", content: "[erased]" }]);
     expect(await ledgerRows(ctx, tenant.userId)).toBe(1);
   });
 
