@@ -1,5 +1,8 @@
 import { UnrecoverableError } from "bullmq";
 import type { JobHandlers } from "./job-handler";
+import { sessionSweep } from "./maintenance/session-sweep";
+import { commitmentsSurface } from "./maintenance/commitments-surface";
+import { gc } from "./maintenance/gc";
 
 const notBuilt = async (): Promise<never> => {
   throw new UnrecoverableError("not built yet");
@@ -9,8 +12,8 @@ const notBuilt = async (): Promise<never> => {
 export const HANDLERS: JobHandlers = {
   "complete-triage": notBuilt,
   "erase-account": notBuilt,
-  "session-sweep": notBuilt,
+  "session-sweep": sessionSweep,
   consolidate: notBuilt,
-  "commitments-surface": notBuilt,
-  gc: notBuilt,
+  "commitments-surface": commitmentsSurface,
+  gc,
 };

@@ -20,17 +20,23 @@ export function pastNow(): Date {
 export const ms = { hour: HOUR, day: DAY };
 
 /**
- * Leaves every session of the given tenants closed in real time, with no excerpt and no pending
- * attempt, so nothing a test aged into the past is still work for a later pass (in any run).
+ * After each test, leaves nothing of the given tenants that a later pass (of any run) could still
+ * act on: sessions closed in real time with no excerpt and no pending attempt, commitments
+ * surfaced, bearer sessions and mail tokens deleted.
  */
 export function retireAfterEach(ctx: TestContext): (tenant: Tenant) => Tenant {
   const tenants: Tenant[] = [];
   afterEach(async () => {
     for (const t of tenants.splice(0)) {
-      await ctx.deps.sql`
+      const sql = ctx.deps.sql;
+      await sql`
         update agent_sessions set closed_at = coalesce(closed_at, now()), last_message_excerpt = null,
           triage_status = case when triage_status = 'pending' then 'idle' else triage_status end
         where user_id = ${t.userId}`;
+      await sql`update commitments set surfaced_at = coalesce(surfaced_at, now()) where user_id = ${t.userId}`;
+      await sql`delete from user_sessions where user_id = ${t.userId}`;
+      await sql`delete from email_verification_tokens where user_id = ${t.userId}`;
+      await sql`delete from password_reset_tokens where user_id = ${t.userId}`;
     }
   });
   return (tenant) => (tenants.push(tenant), tenant);
