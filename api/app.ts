@@ -15,6 +15,7 @@ import { searchRoutes } from "./memories/search-routes";
 import { factRoutes } from "./facts/routes";
 import { scopeRoutes } from "./scopes/routes";
 import { briefingRoutes } from "./briefing/routes";
+import { cronRoutes } from "./cron/routes";
 
 /** Converts a route path (`/a/:id`) to a matcher, for 405 detection. */
 function routeMatcher(path: string): RegExp {
@@ -47,7 +48,8 @@ export function createApp(sharedDeps: Deps) {
     .use(searchRoutes(deps))
     .use(factRoutes(deps))
     .use(scopeRoutes(deps))
-    .use(briefingRoutes(deps));
+    .use(briefingRoutes(deps))
+    .use(cronRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path), literal: !/[:*]/.test(r.path) }));
   return app;
