@@ -16,6 +16,7 @@ import { factRoutes } from "./facts/routes";
 import { scopeRoutes } from "./scopes/routes";
 import { briefingRoutes } from "./briefing/routes";
 import { accountRoutes } from "./account/routes";
+import { cronRoutes } from "./cron/routes";
 
 /** Converts a route path (`/a/:id`) to a matcher, for 405 detection. */
 function routeMatcher(path: string): RegExp {
@@ -49,7 +50,8 @@ export function createApp(sharedDeps: Deps) {
     .use(factRoutes(deps))
     .use(scopeRoutes(deps))
     .use(briefingRoutes(deps))
-    .use(accountRoutes(deps));
+    .use(accountRoutes(deps))
+    .use(cronRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path), literal: !/[:*]/.test(r.path) }));
   return app;

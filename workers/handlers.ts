@@ -2,6 +2,9 @@ import { UnrecoverableError } from "bullmq";
 import type { JobHandlers } from "./job-handler";
 import { completeTriageJob } from "./triage/complete-triage";
 import { eraseAccount } from "./account/erase-account";
+import { sessionSweep } from "./maintenance/session-sweep";
+import { commitmentsSurface } from "./maintenance/commitments-surface";
+import { gc } from "./maintenance/gc";
 
 const notBuilt = async (): Promise<never> => {
   throw new UnrecoverableError("not built yet");
@@ -11,8 +14,8 @@ const notBuilt = async (): Promise<never> => {
 export const HANDLERS: JobHandlers = {
   "complete-triage": completeTriageJob,
   "erase-account": eraseAccount,
-  "session-sweep": notBuilt,
+  "session-sweep": sessionSweep,
   consolidate: notBuilt,
-  "commitments-surface": notBuilt,
-  gc: notBuilt,
+  "commitments-surface": commitmentsSurface,
+  gc,
 };

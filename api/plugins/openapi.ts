@@ -12,6 +12,7 @@ export function openapiPlugin() {
         securitySchemes: {
           apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
           bearer: { type: "http", scheme: "bearer" },
+          cronSecret: { type: "apiKey", in: "header", name: "X-Cron-Secret", description: "CRON_SECRET (cron routes only; also accepted as a bearer token there)" },
         },
       },
       security: [{ apiKey: [] }, { bearer: [] }],

@@ -17,6 +17,7 @@ const SCRIPTS = {
   },
   leaseFill: { numberOfKeys: 1, lua: load("lease-fill") },
   leaseAck: { lua: load("lease-ack") },
+  leaseDropExcerpt: { numberOfKeys: 1, lua: load("lease-drop-excerpt") },
   hashAck: { numberOfKeys: 1, lua: load("hash-ack") },
 } as const;
 
@@ -42,6 +43,7 @@ declare module "ioredis" {
     /** numberOfKeys first, then keys, then args (variable key count). */
     leaseAck(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Result<number, Context>;
     hashAck(hashKey: string, ...fieldValuePairs: string[]): Result<number, Context>;
+    leaseDropExcerpt(leaseKey: string, runId: string, epoch: number): Result<0 | 1, Context>;
   }
 }
 

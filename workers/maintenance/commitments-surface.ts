@@ -1,0 +1,9 @@
+import type { JobHandler } from "../job-handler";
+import { surfaceCommitments } from "../../shared/memories/surface-commitments";
+
+/** commitments-surface: stamp `surfacedAt` on commitments that became overdue. */
+export const commitmentsSurface: JobHandler<"commitments-surface"> = async (deps, _payload, log) => {
+  const counts = await surfaceCommitments(deps);
+  log.info(counts, "commitments surfaced");
+  return counts;
+};

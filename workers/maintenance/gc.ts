@@ -1,0 +1,9 @@
+import type { JobHandler } from "../job-handler";
+import { collectGarbage } from "../../shared/accounts/gc";
+
+/** gc: delete spent bearer sessions and mail tokens. */
+export const gc: JobHandler<"gc"> = async (deps, _payload, log) => {
+  const counts = await collectGarbage(deps);
+  log.info(counts, "gc done");
+  return counts;
+};
