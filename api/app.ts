@@ -4,7 +4,7 @@ import type { Deps } from "../shared/deps";
 import { withClientIp } from "./client-ip";
 import { errorsPlugin } from "./plugins/errors";
 import { requestContextPlugin } from "./plugins/request-context";
-import { openapiPlugin } from "./plugins/openapi";
+import { openapiPlugin, type RouteLike } from "./plugins/openapi";
 import { healthRoutes } from "./health/routes";
 import { authRoutes } from "./auth/routes";
 import { apiKeyRoutes } from "./api-keys/routes";
@@ -27,6 +27,7 @@ function routeMatcher(path: string): RegExp {
 /** errors → request context → openapi → features (each feature applies auth to its own routes). */
 export function createApp(sharedDeps: Deps) {
   let routes: { method: string; matcher: RegExp; literal: boolean }[] = [];
+  let documentedRoutes: readonly RouteLike[] = [];
   // The Bun server exists once the app listens; client addresses are read through it.
   const built: { server?: Server<unknown> | null } = {};
   const deps = withClientIp(sharedDeps, () => built.server);
@@ -39,7 +40,7 @@ export function createApp(sharedDeps: Deps) {
   const app = new Elysia({ normalize: false, name: "amem" })
     .use(errorsPlugin(deps.logger, allowedMethods))
     .use(requestContextPlugin(deps.config.BODY_LIMIT_BYTES))
-    .use(openapiPlugin())
+    .use(openapiPlugin(() => documentedRoutes))
     .use(healthRoutes(deps))
     .use(authRoutes(deps))
     .use(apiKeyRoutes(deps))
@@ -53,6 +54,7 @@ export function createApp(sharedDeps: Deps) {
     .use(accountRoutes(deps))
     .use(cronRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
+  documentedRoutes = app.routes as readonly RouteLike[];
   routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path), literal: !/[:*]/.test(r.path) }));
   return app;
 }

@@ -118,4 +118,5 @@ export const CommitmentView = strictObject({
 export const Resolved = strictObject({ memory: MemoryView, commitment: t.Union([CommitmentView, t.Null()]) });
 
 /** Archive takes an optional body: the run doing it. */
-export const ArchiveBody = t.Optional(strictObject({ sessionRunId: t.Optional(Uuid) }));
+/** No body, or exactly this object: `t.Optional` of an object would let `[]`, `1` or `null` through. */
+export const ArchiveBody = t.Union([t.Undefined(), strictObject({ sessionRunId: t.Optional(Uuid) })]);

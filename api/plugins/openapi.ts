@@ -1,21 +1,49 @@
+import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 
+type Document = { paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>> };
+export type RouteLike = { method: string; path: string; hooks: { body?: unknown } };
+
+/**
+ * The generator leaves request bodies without a media type when a custom parser is installed (ours
+ * enforces the size limit and JSON-only), so each body schema is put under application/json here.
+ */
+function withJsonRequestBodies(document: Document, routes: readonly RouteLike[]): Document {
+  for (const route of routes) {
+    if (!route.hooks.body) continue;
+    const path = route.path.replace(/:([^/]+)/g, "{$1}");
+    const operation = document.paths?.[path]?.[route.method.toLowerCase()];
+    if (operation?.requestBody && Object.keys(operation.requestBody.content ?? {}).length === 0) {
+      operation.requestBody.content = { "application/json": { schema: route.hooks.body } };
+    }
+  }
+  return document;
+}
+
 /** OpenAPI 3.1 at /api/v1/openapi.json and the API reference page at /docs. */
-export function openapiPlugin() {
-  return openapi({
-    path: "/docs",
-    specPath: "/api/v1/openapi.json",
-    openapiVersion: "3.1.0",
-    documentation: {
-      info: { title: "amem — agent memory", version: "v1", description: "Memory core for software agents." },
-      components: {
-        securitySchemes: {
-          apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
-          bearer: { type: "http", scheme: "bearer" },
-          cronSecret: { type: "apiKey", in: "header", name: "X-Cron-Secret", description: "CRON_SECRET (cron routes only; also accepted as a bearer token there)" },
+export function openapiPlugin(routes: () => readonly RouteLike[]) {
+  return new Elysia({ name: "openapi-json-bodies" })
+    .onAfterHandle(({ request, response }) => {
+      if (new URL(request.url).pathname === "/api/v1/openapi.json" && response && typeof response === "object") {
+        return withJsonRequestBodies(response as Document, routes());
+      }
+    })
+    .use(
+      openapi({
+        path: "/docs",
+        specPath: "/api/v1/openapi.json",
+        openapiVersion: "3.1.0",
+        documentation: {
+          info: { title: "amem — agent memory", version: "v1", description: "Memory core for software agents." },
+          components: {
+            securitySchemes: {
+              apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+              bearer: { type: "http", scheme: "bearer" },
+              cronSecret: { type: "apiKey", in: "header", name: "X-Cron-Secret", description: "CRON_SECRET (cron routes only; also accepted as a bearer token there)" },
+            },
+          },
+          security: [{ apiKey: [] }, { bearer: [] }],
         },
-      },
-      security: [{ apiKey: [] }, { bearer: [] }],
-    },
-  });
+      }),
+    );
 }

@@ -427,6 +427,21 @@ describe("GET /api/v1/openapi.json", () => {
     expect(Object.keys(responses)).toEqual(expect.arrayContaining(["201", "400", "401", "413", "415", "429"]));
   });
 
+  it("documents every route in the app, each request body as application/json with its schema", async () => {
+    const res = await ctx.request("GET", "/api/v1/openapi.json");
+    for (const route of ctx.app.routes) {
+      if ((route.hooks as { detail?: { hide?: boolean } }).detail?.hide || route.path === "/api/v1/openapi.json") continue;
+      const operation = res.body.paths[route.path.replace(/:([^/]+)/g, "{$1}")]?.[route.method.toLowerCase()];
+      expect(operation).toBeDefined();
+      if ((route.hooks as { body?: unknown }).body) {
+        expect(Object.keys(operation.requestBody.content)).toEqual(["application/json"]);
+        expect(operation.requestBody.content["application/json"].schema.type).toBeDefined();
+      }
+    }
+    expect(res.body.paths["/api/v1/agent-sessions/triage/complete"].post.requestBody.content["application/json"].schema.required)
+      .toEqual(["agent", "attemptId", "sessionId"]);
+  });
+
   it("needs no credential", async () => {
     const res = await ctx.request("GET", "/api/v1/openapi.json");
     expect(res.status).toBe(200);

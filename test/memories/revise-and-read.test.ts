@@ -83,6 +83,20 @@ describe("POST /api/v1/memories/{id}/revise", () => {
 });
 
 describe("POST /api/v1/memories/{id}/archive", () => {
+  it("takes no body or an object, and rejects any other JSON value with 400 invalid_input", async () => {
+    const tenant = await newTenant(ctx);
+    const memory = await remember(tenant, { content: unique("body shapes") });
+    for (const rawBody of ["[]", "1", "null", '"x"', "true", '{"extra":1}']) {
+      const res = await ctx.request("POST", `/api/v1/memories/${memory.id}/archive`, {
+        apiKey: tenant.apiKey, rawBody, headers: { "content-type": "application/json" },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "invalid_input" });
+    }
+    const withObject = await ctx.request("POST", `/api/v1/memories/${memory.id}/archive`, { apiKey: tenant.apiKey, body: {} });
+    expect(withObject.status).toBe(200);
+  });
+
   it("archives once (idempotent), hides it from current lists, and frees its content", async () => {
     const tenant = await newTenant(ctx);
     const content = unique("temporary");
