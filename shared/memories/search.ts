@@ -40,6 +40,7 @@ export async function searchMemories(deps: Deps, principal: Principal, input: Se
     userId: principal.userId,
     query: input.query,
     similarityText: words,
+    anyWord: anyWordQuery(words),
     exclusions,
     scope: input.scope === undefined ? undefined : await resolveScopeName(deps.db, principal.userId, input.scope),
     project: input.project,
@@ -75,6 +76,15 @@ export function splitWebsearch(query: string): { words: string; exclusions: stri
     }
   }
   return { words: words.join(" ").split(/\s+/).filter(Boolean).join(" "), exclusions: excluded.length > 0 ? excluded.join(" ") : null };
+}
+
+/**
+ * A websearch query matching any one of the wanted words (`a or b or c`), or null for fewer than
+ * two (it would be the query itself). Quotes are dropped so every word stands alone.
+ */
+export function anyWordQuery(words: string): string | null {
+  const each = words.replace(/"/g, " ").split(/\s+/).filter((w) => w !== "" && w.toLowerCase() !== "or");
+  return each.length < 2 ? null : each.join(" or ");
 }
 
 /** What a cursor is bound to: the search, not the page size. */
