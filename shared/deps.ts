@@ -7,6 +7,7 @@ import { redisKeys, type RedisKeys } from "./redis/keys";
 import { createLogger, type Logger } from "./logger";
 import { createLogMailer, type Mailer } from "./mail";
 import { CredentialOwners } from "./auth/credential-owners";
+import { WaitLimiter } from "./concurrency/wait-limiter";
 
 /** What services need from the outside world; built once per process (or per test). */
 export type Deps = {
@@ -18,6 +19,8 @@ export type Deps = {
   logger: Logger;
   mailer: Mailer;
   credentialOwners: CredentialOwners;
+  /** Bounds the searches running at once in this process and their wait for a turn. */
+  searchLimiter: WaitLimiter;
   close: () => Promise<void>;
 };
 
@@ -41,6 +44,7 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
     logger,
     mailer: createLogMailer(logger),
     credentialOwners: new CredentialOwners(),
+    searchLimiter: new WaitLimiter(config.SEARCH_MAX_CONCURRENT, config.SEARCH_WAIT_MS),
     close: async () => {
       redis.disconnect();
       await client.end({ timeout: 2 });

@@ -26,11 +26,16 @@ export type SearchPage = { items: { memory: MemoryRow; score: number }[]; nextCu
  * POST /search (SPEC §4.3): the tenant's memories ranked by full-text rank blended with trigram
  * similarity (formula in searchMemoryRows), best first. `current` (default true) hides superseded
  * and archived memories. A cursor only continues the search it came from: one from another query
- * or other filters, or a malformed one, is invalid input (400).
+ * or other filters, or a malformed one, is invalid input (400). At most SEARCH_MAX_CONCURRENT
+ * searches run at once per process; one that waits longer than SEARCH_WAIT_MS for its turn is 503.
  */
 export async function searchMemories(deps: Deps, principal: Principal, input: SearchQuery): Promise<SearchPage> {
   // Postgres text cannot hold NUL, so such a value matches nothing and would fail as a bind parameter.
   if (input.query.includes("\0") || input.project?.includes("\0")) throw new AppError("invalid_input");
+  return deps.searchLimiter.run(() => rankedPage(deps, principal, input));
+}
+
+async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery): Promise<SearchPage> {
   const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
   const current = input.current ?? true;
   const fingerprint = searchFingerprint({ ...input, current });
