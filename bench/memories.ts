@@ -37,6 +37,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import * as schema from "../shared/db/schema";
 import { searchMemories } from "../shared/memories/search";
 import type { Deps } from "../shared/deps";
+import { WaitLimiter } from "../shared/concurrency/wait-limiter";
 import type { Principal } from "../shared/auth/credentials";
 import { findWrk, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
 import { Procs, freePort, rssBytes, waitForHttp } from "./lib/procs";
@@ -254,7 +255,7 @@ async function probeSearch(apiBase: string, apiKey: string, userId: string, leve
   const client = postgres(DATABASE_URL, { max: 1, onnotice: () => {} });
   try {
     const logged = drizzle(client, { schema, logger: { logQuery: (query, params) => void (captured = { query, params }) } });
-    const deps = { db: logged } as unknown as Deps;
+    const deps = { db: logged, searchLimiter: new WaitLimiter(1, 60_000) } as unknown as Deps;
     const principal = { userId } as unknown as Principal;
     await searchMemories(deps, principal, { query: slowest });
     if (!captured) throw new Error("drizzle logged no query");

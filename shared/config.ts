@@ -32,6 +32,12 @@ export const ConfigSchema = T.Object({
   DB_POOL_SIZE: T.Integer({ minimum: 1, maximum: 200, default: 10 }),
   /** Upper bound for any single Postgres or Redis call made while answering a request. */
   DEPENDENCY_TIMEOUT_MS: T.Integer({ minimum: 100, maximum: 30_000, default: 2_000 }),
+  /**
+   * Searches one api process runs at once; keep it below DB_POOL_SIZE so searches never hold every
+   * pooled connection. Beyond it a search waits up to SEARCH_WAIT_MS, then answers 503.
+   */
+  SEARCH_MAX_CONCURRENT: T.Integer({ minimum: 1, maximum: 200, default: 4 }),
+  SEARCH_WAIT_MS: T.Integer({ minimum: 0, maximum: 30_000, default: 2_000 }),
   PUBLIC_URL: T.String({ minLength: 1, default: "http://127.0.0.1:3000" }),
   /** How long a request waits for its queued job (triage complete, erasure) before 503 + Retry-After. */
   JOB_WAIT_MS: T.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),

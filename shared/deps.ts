@@ -8,6 +8,7 @@ import { createLogger, type Logger } from "./logger";
 import { createLogMailer, type Mailer } from "./mail";
 import { CredentialOwners } from "./auth/credential-owners";
 import { JobQueues } from "./queue/producer";
+import { WaitLimiter } from "./concurrency/wait-limiter";
 
 /** What services need from the outside world; built once per process (or per test). */
 export type Deps = {
@@ -21,6 +22,8 @@ export type Deps = {
   credentialOwners: CredentialOwners;
   /** The BullMQ producer side (queues, shared QueueEvents); nothing connects until first used. */
   jobs: JobQueues;
+  /** Bounds the searches running at once in this process and their wait for a turn. */
+  searchLimiter: WaitLimiter;
   close: () => Promise<void>;
 };
 
@@ -46,6 +49,7 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
     mailer: createLogMailer(logger),
     credentialOwners: new CredentialOwners(),
     jobs,
+    searchLimiter: new WaitLimiter(config.SEARCH_MAX_CONCURRENT, config.SEARCH_WAIT_MS),
     close: async () => {
       await jobs.close();
       redis.disconnect();

@@ -7,6 +7,8 @@ import { insertMemoryEvent, insertMemoryUnlessDuplicate, type MemoryRow } from "
 import { scopeForWrite } from "../scopes/service";
 import { attributeWrite, settleAttributedLease } from "../agent-sessions/attribution";
 import { insertCommitment } from "../db/queries/commitments";
+import { insertPlainMemory } from "../db/queries/plain-memory-insert";
+import { leaseCutoff } from "../agent-sessions/lease";
 import { recordFact, type NewFact } from "./facts";
 
 export const DEFAULT_SCOPE = "personal";
@@ -32,8 +34,9 @@ export function actorOf(principal: Principal): string {
 }
 
 /**
- * Stores a new current memory (with its commitment, for a commitment) and its provenance event in
- * one transaction; an alias scope resolves to its scope, an unregistered one is registered.
+ * Stores a new current memory (with its commitment, for a commitment) and its provenance event
+ * atomically (one statement when nothing needs locking or registering, else one transaction); an
+ * alias scope resolves to its scope, an unregistered one is registered.
  * Content already current for the tenant (same SHA-256) → 409 duplicate_memory, nothing written.
  */
 export async function createMemory(
@@ -45,22 +48,32 @@ export async function createMemory(
 ): Promise<{ memory: MemoryRow; commitmentId: string | null; factIds: string[] }> {
   assertWritable(principal);
   if (input.dueAt !== undefined && input.memoryType !== "commitment") throw new AppError("invalid_input");
+  const fields = {
+    id: newId(),
+    userId: principal.userId,
+    memoryType: input.memoryType,
+    topic: input.topic,
+    content: input.content,
+    contentHash: sha256Hex(input.content),
+    project: input.project ?? null,
+    tags: [...new Set(input.tags ?? [])],
+    now,
+  };
+  // A plain memory (no named run, no commitment, no facts) is usually one statement; see insertPlainMemory.
+  if (input.sessionRunId === undefined && input.memoryType !== "commitment" && input.facts === undefined) {
+    const plain = await insertPlainMemory(deps.db, {
+      ...fields,
+      scopeNameOrAlias: input.scope ?? DEFAULT_SCOPE,
+      liveCutoff: leaseCutoff(deps.config, now),
+      event: { id: newId(), kind, actor: actorOf(principal) },
+    });
+    if (plain.kind === "duplicate") throw new AppError("duplicate_memory");
+    if (plain.kind === "stored") return { memory: plain.memory, commitmentId: null, factIds: [] };
+  }
   const written = await deps.db.transaction(async (tx) => {
     const attribution = await attributeWrite(tx, deps, principal, { sessionRunId: input.sessionRunId, project: input.project ?? null }, now);
     const scope = await scopeForWrite(tx, principal.userId, input.scope ?? DEFAULT_SCOPE, now);
-    const row = await insertMemoryUnlessDuplicate(tx, {
-      id: newId(),
-      userId: principal.userId,
-      memoryType: input.memoryType,
-      topic: input.topic,
-      content: input.content,
-      contentHash: sha256Hex(input.content),
-      scope,
-      project: input.project ?? null,
-      tags: [...new Set(input.tags ?? [])],
-      sessionRunId: attribution.runId,
-      now,
-    });
+    const row = await insertMemoryUnlessDuplicate(tx, { ...fields, scope, sessionRunId: attribution.runId });
     // Thrown inside the transaction so that everything above (a resurrection included) rolls back.
     if (!row) throw new AppError("duplicate_memory");
     // A commitment memory brings its commitment (status open) in the same transaction.

@@ -26,11 +26,16 @@ export type SearchPage = { items: { memory: MemoryRow; score: number }[]; nextCu
  * POST /search (SPEC §4.3): the tenant's memories ranked by full-text rank blended with trigram
  * similarity (formula in searchMemoryRows), best first. `current` (default true) hides superseded
  * and archived memories. A cursor only continues the search it came from: one from another query
- * or other filters, or a malformed one, is invalid input (400).
+ * or other filters, or a malformed one, is invalid input (400). At most SEARCH_MAX_CONCURRENT
+ * searches run at once per process; one that waits longer than SEARCH_WAIT_MS for its turn is 503.
  */
 export async function searchMemories(deps: Deps, principal: Principal, input: SearchQuery): Promise<SearchPage> {
   // Postgres text cannot hold NUL, so such a value matches nothing and would fail as a bind parameter.
   if (input.query.includes("\0") || input.project?.includes("\0")) throw new AppError("invalid_input");
+  return deps.searchLimiter.run(() => rankedPage(deps, principal, input));
+}
+
+async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery): Promise<SearchPage> {
   const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
   const current = input.current ?? true;
   const fingerprint = searchFingerprint({ ...input, current });
@@ -40,6 +45,7 @@ export async function searchMemories(deps: Deps, principal: Principal, input: Se
     userId: principal.userId,
     query: input.query,
     similarityText: words,
+    anyWord: anyWordQuery(words),
     exclusions,
     scope: input.scope === undefined ? undefined : await resolveScopeName(deps.db, principal.userId, input.scope),
     project: input.project,
@@ -75,6 +81,15 @@ export function splitWebsearch(query: string): { words: string; exclusions: stri
     }
   }
   return { words: words.join(" ").split(/\s+/).filter(Boolean).join(" "), exclusions: excluded.length > 0 ? excluded.join(" ") : null };
+}
+
+/**
+ * A websearch query matching any one of the wanted words (`a or b or c`), or null for fewer than
+ * two (it would be the query itself). Quotes are dropped so every word stands alone.
+ */
+export function anyWordQuery(words: string): string | null {
+  const each = words.replace(/"/g, " ").split(/\s+/).filter((w) => w !== "" && w.toLowerCase() !== "or");
+  return each.length < 2 ? null : each.join(" or ");
 }
 
 /** What a cursor is bound to: the search, not the page size. */

@@ -92,6 +92,27 @@ describe("POST /api/v1/memories", () => {
     expect((await ctx.deps.sql`select 1 from memories where user_id = ${alice.userId}`).length).toBe(1);
   });
 
+  it("answers with the memory exactly as stored, for a scope name and for an alias", async () => {
+    const tenant = await newTenant(ctx);
+    expect((await ctx.request("POST", "/api/v1/scopes", { apiKey: tenant.apiKey, body: { name: "research", aliases: ["lab"] } })).status).toBe(201);
+    for (const scope of ["work", "lab"]) {
+      const res = await remember(tenant.apiKey, { memoryType: "fact", topic: "t", content: unique("stored as answered"), scope, project: "p", tags: ["a"] });
+      expect(res.status).toBe(201);
+      const got = await ctx.request("GET", `/api/v1/memories/${res.body.memory.id}`, { apiKey: tenant.apiKey });
+      expect(got.body).toEqual(res.body.memory);
+    }
+  });
+
+  it("writes neither a memory nor an event for a rejected duplicate", async () => {
+    const tenant = await newTenant(ctx);
+    const content = unique("said once");
+    expect((await capture(tenant.apiKey, { topic: "t", content, memory_type: "note" })).status).toBe(201);
+    expect((await capture(tenant.apiKey, { topic: "t", content, memory_type: "note" })).status).toBe(409);
+    const [counts] = await ctx.deps.sql`select (select count(*)::int from memories where user_id = ${tenant.userId}) as memories,
+      (select count(*)::int from memory_events where user_id = ${tenant.userId}) as events`;
+    expect(counts).toEqual({ memories: 1, events: 1 });
+  });
+
   it("stores exactly one of simultaneous identical writes", async () => {
     const tenant = await newTenant(ctx);
     const content = unique("raced");

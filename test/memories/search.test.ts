@@ -113,6 +113,14 @@ describe("POST /api/v1/search", () => {
       expect(failures).toEqual([]);
     });
 
+    it("finds a misspelt word among correct ones even when the correct words match many memories", async () => {
+      const tenant = await newTenant(ctx);
+      // More memories share the correct word than the sparse-query threshold, so the whole-text trigram stage is skipped.
+      for (let n = 0; n < 25; n++) await remember(tenant, { memoryType: "note", topic: `Pool note ${n}`, content: `The worker pool number ${n} drains its queue.` });
+      const pgPool = await remember(tenant, { memoryType: FIXTURE.pgPool[0], topic: FIXTURE.pgPool[1], content: FIXTURE.pgPool[2] });
+      expect((await hits(tenant, { query: "postgress pool" }))[0]?.memory.id).toBe(pgPool.id);
+    });
+
     it("never returns a memory the query excludes, not even through trigram similarity", async () => {
       const tenant = await newTenant(ctx);
       const pnpm = await remember(tenant, { memoryType: "preference", topic: FIXTURE.pnpm[1], content: FIXTURE.pnpm[2] });

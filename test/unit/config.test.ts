@@ -34,6 +34,8 @@ describe("loadConfig", () => {
       FLUSH_INTERVAL_MS: 500,
       DB_POOL_SIZE: 10,
       DEPENDENCY_TIMEOUT_MS: 2_000,
+      SEARCH_MAX_CONCURRENT: 4,
+      SEARCH_WAIT_MS: 2_000,
       PUBLIC_URL: "http://127.0.0.1:3000",
       JOB_WAIT_MS: 10_000,
       JOB_KEEP_SECONDS: 3_600,

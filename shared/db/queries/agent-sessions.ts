@@ -227,19 +227,18 @@ export async function lockSessionById(db: Executor, userId: string, id: string):
   return rows[0];
 }
 
+/** The tenant's runs of a project (null matches null) that Postgres sees as live at `cutoff`. */
+export function liveRunOfProject(userId: string, project: string | null, cutoff: Date): SQL {
+  return and(
+    eq(agentSessions.userId, userId),
+    sql`${agentSessions.project} is not distinct from ${project}`,
+    sql`not ${staleCondition(null, cutoff)}`,
+  )!;
+}
+
 /** Up to two live runs of the tenant for a project (null matches null), to find the single one. */
 export async function findLiveRunsForProject(db: Executor, userId: string, project: string | null, cutoff: Date): Promise<AgentSessionRow[]> {
-  return db
-    .select()
-    .from(agentSessions)
-    .where(
-      and(
-        eq(agentSessions.userId, userId),
-        sql`${agentSessions.project} is not distinct from ${project}`,
-        sql`not ${staleCondition(null, cutoff)}`,
-      ),
-    )
-    .limit(2);
+  return db.select().from(agentSessions).where(liveRunOfProject(userId, project, cutoff)).limit(2);
 }
 
 /** New material to triage: a completed run goes back to idle. */

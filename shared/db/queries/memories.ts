@@ -27,15 +27,20 @@ export type InsertMemory = {
   now: Date;
 };
 
+/** The row a new current memory is stored as (every column but the generated search document). */
+export function newMemoryRow(m: InsertMemory): MemoryRow {
+  return {
+    id: m.id, userId: m.userId, memoryType: m.memoryType, topic: m.topic, content: m.content,
+    contentHash: m.contentHash, scope: m.scope, project: m.project, tags: m.tags, status: "active",
+    validFrom: m.now, validTo: null, recordedAt: m.now, createdAt: m.now, updatedAt: m.now, sessionRunId: m.sessionRunId,
+  };
+}
+
 /** Inserts a current memory, or returns nothing when the tenant already has a current one with that content. */
 export async function insertMemoryUnlessDuplicate(db: Executor, m: InsertMemory): Promise<MemoryRow | undefined> {
   const rows = await db
     .insert(memories)
-    .values({
-      id: m.id, userId: m.userId, memoryType: m.memoryType, topic: m.topic, content: m.content,
-      contentHash: m.contentHash, scope: m.scope, project: m.project, tags: m.tags, status: "active",
-      validFrom: m.now, recordedAt: m.now, createdAt: m.now, updatedAt: m.now, sessionRunId: m.sessionRunId,
-    })
+    .values(newMemoryRow(m))
     .onConflictDoNothing({
       target: [memories.userId, memories.contentHash],
       where: sql`${memories.validTo} is null and ${memories.status} = 'active'`,

@@ -1,4 +1,4 @@
-import { and, asc, eq, ne, or, sql } from "drizzle-orm";
+import { and, asc, eq, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { scopes } from "../schema";
 import { newId } from "../../ids";
@@ -24,13 +24,14 @@ export async function lockTenantScopes(db: Executor, userId: string): Promise<vo
   await db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`scopes:${userId}`}, 0))`);
 }
 
+/** The tenant's scope whose name or one of whose aliases is `nameOrAlias` (at most one: they are unique together). */
+export function scopeNamedBy(userId: string, nameOrAlias: string): SQL {
+  return and(eq(scopes.userId, userId), or(eq(scopes.name, nameOrAlias), sql`${nameOrAlias} = any(${scopes.aliases})`))!;
+}
+
 /** The registered scope a name or alias designates, if any. */
 export async function findScopeByNameOrAlias(db: Executor, userId: string, nameOrAlias: string): Promise<ScopeRow | undefined> {
-  const rows = await db
-    .select()
-    .from(scopes)
-    .where(and(eq(scopes.userId, userId), or(eq(scopes.name, nameOrAlias), sql`${nameOrAlias} = any(${scopes.aliases})`)))
-    .limit(1);
+  const rows = await db.select().from(scopes).where(scopeNamedBy(userId, nameOrAlias)).limit(1);
   return rows[0];
 }
 

@@ -1,0 +1,60 @@
+import { AppError } from "../errors";
+
+/**
+ * At most `limit` tasks run at once in this process; a task beyond waits its turn (first come,
+ * first served) for at most `maxWaitMs`, then fails with 503 `unavailable` (Retry-After 1 s).
+ * postgres.js has no pool-acquire timeout: without this, a burst of heavy queries (search) would
+ * hold every pooled connection and every other Postgres-backed request would queue behind them
+ * without bound. A limit below the pool size keeps connections free for everything else.
+ */
+export class WaitLimiter {
+  private running = 0;
+  private readonly queue: { start: () => void; timer: ReturnType<typeof setTimeout> }[] = [];
+
+  constructor(
+    readonly limit: number,
+    readonly maxWaitMs: number,
+  ) {}
+
+  /** Tasks waiting for a slot now. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  /** Runs `task` when a slot is free (within the wait bound); the slot is released however it ends. */
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    await this.acquire();
+    try {
+      return await task();
+    } finally {
+      this.release();
+    }
+  }
+
+  private acquire(): Promise<void> {
+    if (this.running < this.limit) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        // The releasing task hands its slot over, so `running` does not change.
+        start: () => {
+          clearTimeout(waiter.timer);
+          resolve();
+        },
+        timer: setTimeout(() => {
+          this.queue.splice(this.queue.indexOf(waiter), 1);
+          reject(new AppError("unavailable", 1));
+        }, this.maxWaitMs),
+      };
+      this.queue.push(waiter);
+    });
+  }
+
+  private release(): void {
+    const next = this.queue.shift();
+    if (next) next.start();
+    else this.running--;
+  }
+}
