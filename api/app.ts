@@ -15,6 +15,8 @@ import { searchRoutes } from "./memories/search-routes";
 import { factRoutes } from "./facts/routes";
 import { scopeRoutes } from "./scopes/routes";
 import { briefingRoutes } from "./briefing/routes";
+import { proposalRoutes } from "./proposals/routes";
+import { dashboardRoutes } from "./dashboard/routes";
 
 /** Converts a route path (`/a/:id`) to a matcher, for 405 detection. */
 function routeMatcher(path: string): RegExp {
@@ -47,7 +49,9 @@ export function createApp(sharedDeps: Deps) {
     .use(searchRoutes(deps))
     .use(factRoutes(deps))
     .use(scopeRoutes(deps))
-    .use(briefingRoutes(deps));
+    .use(briefingRoutes(deps))
+    .use(proposalRoutes(deps))
+    .use(dashboardRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path), literal: !/[:*]/.test(r.path) }));
   return app;

@@ -1,5 +1,6 @@
 import { UnrecoverableError } from "bullmq";
 import type { JobHandlers } from "./job-handler";
+import { consolidateJob } from "./maintenance/consolidate";
 
 const notBuilt = async (): Promise<never> => {
   throw new UnrecoverableError("not built yet");
@@ -10,7 +11,7 @@ export const HANDLERS: JobHandlers = {
   "complete-triage": notBuilt,
   "erase-account": notBuilt,
   "session-sweep": notBuilt,
-  consolidate: notBuilt,
+  consolidate: consolidateJob,
   "commitments-surface": notBuilt,
   gc: notBuilt,
 };
