@@ -17,6 +17,8 @@ import { scopeRoutes } from "./scopes/routes";
 import { briefingRoutes } from "./briefing/routes";
 import { accountRoutes } from "./account/routes";
 import { cronRoutes } from "./cron/routes";
+import { proposalRoutes } from "./proposals/routes";
+import { dashboardRoutes } from "./dashboard/routes";
 
 /** Converts a route path (`/a/:id`) to a matcher, for 405 detection. */
 function routeMatcher(path: string): RegExp {
@@ -52,7 +54,9 @@ export function createApp(sharedDeps: Deps) {
     .use(scopeRoutes(deps))
     .use(briefingRoutes(deps))
     .use(accountRoutes(deps))
-    .use(cronRoutes(deps));
+    .use(cronRoutes(deps))
+    .use(proposalRoutes(deps))
+    .use(dashboardRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   documentedRoutes = app.routes as readonly RouteLike[];
   routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path), literal: !/[:*]/.test(r.path) }));

@@ -56,6 +56,8 @@ export const ConfigSchema = T.Object({
   SCHEDULERS: T.Union([T.Literal("on"), T.Literal("off")], { default: "on" }),
   SWEEP_EVERY_SECONDS: T.Integer({ minimum: 1, maximum: 86_400, default: 300 }),
   CONSOLIDATE_EVERY_SECONDS: T.Integer({ minimum: 1, maximum: 604_800, default: 3_600 }),
+  /** Memories one consolidate pass compares with their elders (one trigram index lookup each), across tenants. */
+  CONSOLIDATE_PROBES_PER_RUN: T.Integer({ minimum: 1, maximum: 1_000_000, default: 1_000 }),
   COMMITMENTS_SURFACE_EVERY_SECONDS: T.Integer({ minimum: 1, maximum: 86_400, default: 900 }),
   GC_EVERY_SECONDS: T.Integer({ minimum: 1, maximum: 604_800, default: 3_600 }),
   /** Triage begin thresholds (SPEC §3.8). */

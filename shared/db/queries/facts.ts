@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import { facts } from "../schema";
 
@@ -65,4 +65,9 @@ export async function factsAsOf(
     )
     .orderBy(asc(facts.subject), asc(facts.predicate), asc(facts.validFrom), asc(facts.id))
     .limit(q.limit);
+}
+
+/** The tenant's facts with these ids, locked, in id order (a fixed order, so two deciders cannot deadlock). */
+export async function lockFactsByIds(db: Executor, userId: string, ids: string[]): Promise<FactRow[]> {
+  return db.select().from(facts).where(and(eq(facts.userId, userId), inArray(facts.id, ids))).orderBy(asc(facts.id)).for("update");
 }

@@ -198,3 +198,13 @@ export async function countRunEvents(db: Executor, userId: string, runId: string
   );
   return rows[0]?.n ?? 0;
 }
+
+/** The tenant's memories with these ids, locked, in id order (a fixed order, so two deciders cannot deadlock). */
+export async function lockMemoriesByIds(db: Executor, userId: string, ids: string[]): Promise<MemoryRow[]> {
+  return db
+    .select(memoryColumns)
+    .from(memories)
+    .where(and(eq(memories.userId, userId), inArray(memories.id, ids)))
+    .orderBy(asc(memories.id))
+    .for("update");
+}

@@ -26,6 +26,9 @@ export const facts = pgTable(
   (t) => [
     index("facts_user_subject_predicate_idx").on(t.userId, t.subject, t.predicate, t.validFrom),
     index("facts_memory_idx").on(t.memoryId),
+    // The consolidate job: facts recorded since its cursor, and a tenant's facts about a subject in any case.
+    index("facts_user_recorded_idx").on(t.userId, t.recordedAt, t.id),
+    index("facts_user_subject_lower_idx").on(t.userId, sql`lower(${t.subject})`),
     check("facts_valid_interval_check", sql`${t.validTo} is null or ${t.validTo} > ${t.validFrom}`),
   ],
 );

@@ -64,3 +64,18 @@ export const factProposals = pgTable(
     check("fact_proposals_no_self_check", sql`${t.fromId} <> ${t.toId}`),
   ],
 );
+
+/**
+ * How far the `consolidate` job has probed each tenant: memories and facts up to these (time, id)
+ * positions have been compared with everything older. Probing only what is new keeps a pass cheap
+ * (a trigram probe costs tens of milliseconds, so re-probing 10k memories every run would not be).
+ * `run_at` orders tenants so a per-run budget is shared round-robin.
+ */
+export const consolidationCursors = pgTable("consolidation_cursors", {
+  userId: uuid("user_id").primaryKey().references(() => users.id),
+  memoryCreatedAt: ts("memory_created_at"),
+  memoryId: uuid("memory_id"),
+  factRecordedAt: ts("fact_recorded_at"),
+  factId: uuid("fact_id"),
+  runAt: ts("run_at").notNull(),
+});
