@@ -1,5 +1,6 @@
 import { Type as T, type Static, type TSchema } from "@sinclair/typebox";
 import type { ErasureCounts } from "../db/schema/account-erasures";
+import { UUID_PATTERN } from "../accounts/rules";
 
 /**
  * The job catalog: every queue, job name, payload and result the workers handle. Payloads carry
@@ -9,7 +10,9 @@ import type { ErasureCounts } from "../db/schema/account-erasures";
 export const QUEUES = ["triage", "account", "maintenance"] as const;
 export type QueueName = (typeof QUEUES)[number];
 
-const Uuid = T.String({ format: "uuid" });
+// A pattern, not `format: "uuid"`: TypeBox knows that format only once Elysia has registered it,
+// which the workers process never imports, so every payload failed there as "malformed job".
+const Uuid = T.String({ pattern: UUID_PATTERN });
 const Empty = T.Object({}, { additionalProperties: false });
 
 /** A domain outcome is a returned value (not retried); transient faults throw and are retried. */
