@@ -31,7 +31,7 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 bun run bench:triage
  */
-import { mkdtempSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
@@ -520,10 +520,14 @@ async function main() {
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-/** sha1 → BullMQ script name (bullmq/dist/esm/scripts), so the probe's EVALSHA lines can be named. */
+/** sha1 → script name (BullMQ's and the service's Lua scripts), so the probe's EVALSHA lines can be named. */
 function bullScriptNames(): Map<string, string> {
   const dir = join(ROOT, "node_modules/bullmq/dist/esm/scripts");
   const names = new Map<string, string>();
+  const own = join(ROOT, "shared/redis/scripts");
+  for (const file of readdirSync(own)) {
+    if (file.endsWith(".lua")) names.set(new Bun.CryptoHasher("sha1").update(readFileSync(join(own, file), "utf8")).digest("hex"), file.replace(/\.lua$/, ""));
+  }
   for (const file of readdirSync(dir)) {
     const m = /^(\w+)-\d+\.js$/.exec(file);
     if (!m) continue;
