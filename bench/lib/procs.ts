@@ -73,6 +73,18 @@ export class Procs {
     }
   }
 
+  /** SIGTERM to one tracked process, SIGKILL after the grace period; then it is forgotten. */
+  async stop(pid: number): Promise<void> {
+    const t = this.tracked.get(pid);
+    if (!t) return;
+    if (t.proc.exitCode === null && t.proc.signalCode === null) {
+      t.proc.kill("SIGTERM");
+      const deadline = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), STOP_GRACE_MS).unref());
+      if ((await Promise.race([t.proc.exited, deadline])) === "late") t.proc.kill("SIGKILL");
+    }
+    this.tracked.delete(pid);
+  }
+
   /** SIGTERM to every tracked process still running, then SIGKILL to any still there after the grace period. */
   async stopAll(): Promise<void> {
     const alive = [...this.tracked.values()].filter((t) => t.proc.exitCode === null && t.proc.signalCode === null);

@@ -25,6 +25,8 @@ export type WrkResult = {
   non2xx: number;
   /** Sum of connect/read/write/timeout socket errors. */
   socketErrors: number;
+  /** wrk's whole stdout (a script's done() may print its own figures there). */
+  output: string;
 };
 
 /** The wrk binary on PATH, or null. The benchmark never installs it. */
@@ -56,6 +58,7 @@ export function parseWrk(output: string): WrkResult {
     requests: Number(requests[1]),
     non2xx: non2xx ? Number(non2xx[1]) : 0,
     socketErrors: socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
+    output,
   };
 }
 

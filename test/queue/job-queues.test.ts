@@ -36,4 +36,21 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     expect(stored!.attemptsMade).toBe(1);
     expect(stored!.failedReason).toBe("malformed job");
   });
+
+  it("validates the catalog's payloads in a process that never imports Elysia (the workers process)", async () => {
+    // In-process tests load Elysia, which registers TypeBox formats globally; `bun workers/main.ts` does not.
+    const probe = `
+      import { Value } from "@sinclair/typebox/value";
+      import { JOBS } from "./shared/queue/jobs";
+      const id = "01a1ff91-8b0e-71e2-95d5-1ec6098ad9cb";
+      console.log(JSON.stringify([
+        Value.Check(JOBS["complete-triage"].payload, { userId: id, agent: "a", sessionId: "s", attemptId: "8f1b2c6b-679d-41e1-b5dc-7eeb7c9d7a02" }),
+        Value.Check(JOBS["erase-account"].payload, { userId: id }),
+        Value.Check(JOBS["erase-account"].payload, { userId: "not-a-uuid" }),
+      ]));`;
+    const proc = Bun.spawn([process.execPath, "-e", probe], { cwd: new URL("../..", import.meta.url).pathname, stdout: "pipe", stderr: "pipe" });
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual([true, true, false]);
+  });
 });
