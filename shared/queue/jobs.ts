@@ -18,6 +18,7 @@ const Empty = T.Object({}, { additionalProperties: false });
 /** A domain outcome is a returned value (not retried); transient faults throw and are retried. */
 export type JobOutcome<V> = { ok: true; value: V } | { ok: false; error: "not_found" | "conflict" };
 
+/** The body of a triage complete answer (built, and stored, by amem_complete_triage). */
 export type TriageResult = {
   eventCount: number;
   sessionRunId: string;

@@ -435,7 +435,7 @@ describe("GET /api/v1/openapi.json", () => {
       expect(operation).toBeDefined();
       if ((route.hooks as { body?: unknown }).body) {
         expect(Object.keys(operation.requestBody.content)).toEqual(["application/json"]);
-        expect(operation.requestBody.content["application/json"].schema.type).toBeDefined();
+        expect(operation.requestBody.content["application/json"].schema).toEqual(JSON.parse(JSON.stringify((route.hooks as { body?: unknown }).body)));
       }
     }
     expect(res.body.paths["/api/v1/agent-sessions/triage/complete"].post.requestBody.content["application/json"].schema.required)

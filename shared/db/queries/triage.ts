@@ -57,14 +57,6 @@ export async function hasUntriagedEvent(tx: Executor, userId: string, runId: str
   return rows[0]?.found ?? false;
 }
 
-export async function countRunEventsUpTo(tx: Executor, userId: string, runId: string, limit: number): Promise<number> {
-  const rows = await tx.execute<{ n: number }>(sql`
-    select count(*)::int as n from (
-      select 1 from memory_events where user_id = ${userId} and session_run_id = ${runId} limit ${limit}
-    ) as bounded`);
-  return rows[0]?.n ?? 0;
-}
-
 export async function stampOverflowed(tx: Executor, runId: string): Promise<void> {
   await tx.update(agentSessions).set({ triageStatus: "overflowed" }).where(eq(agentSessions.id, runId));
 }
@@ -79,61 +71,16 @@ export async function armAttempt(
   await tx.update(agentSessions).set({ triageStatus: "pending", triageAttemptId: a.attemptId }).where(eq(agentSessions.id, a.runId));
 }
 
-/** The requested attempt, as complete needs it (null when it is not an attempt of this run). */
-export type CompleteAttempt = { beginStamp: string[]; finalizedBy: string | null; result: string | null };
-
 /**
- * Complete's first read in one round trip: the session row locked (`FOR UPDATE`, as in
- * `lockSessionForTriage`) together with the requested attempt of that run (which need not be the
- * row's current one: a repeat of a finalized attempt returns its stored result).
+ * Triage complete in one statement (the `amem_complete_triage` function, migration 0007): locks
+ * the session row, decides, finalizes and stores the answer — the statement is the transaction.
  */
-export async function lockSessionWithAttempt(
-  tx: Executor,
-  key: NaturalKey,
-  attemptId: string,
-): Promise<{ id: string; triageStatus: TriageRow["triageStatus"]; triageAttemptId: string | null; attempt: CompleteAttempt | null } | undefined> {
-  const rows = await tx
-    .select({
-      id: agentSessions.id,
-      triageStatus: agentSessions.triageStatus,
-      triageAttemptId: agentSessions.triageAttemptId,
-      attemptId: triageAttempts.id,
-      beginStamp: triageAttempts.beginStamp,
-      finalizedBy: triageAttempts.finalizedBy,
-      result: triageAttempts.result,
-    })
-    .from(agentSessions)
-    .leftJoin(triageAttempts, and(eq(triageAttempts.id, attemptId), eq(triageAttempts.sessionRunId, agentSessions.id)))
-    .where(and(eq(agentSessions.userId, key.userId), eq(agentSessions.agent, key.agent), eq(agentSessions.sessionId, key.sessionId)))
-    .for("update", { of: agentSessions });
-  const row = rows[0];
-  if (!row) return undefined;
-  const attempt = row.attemptId === null ? null : { beginStamp: row.beginStamp ?? [], finalizedBy: row.finalizedBy, result: row.result };
-  return { id: row.id, triageStatus: row.triageStatus as TriageRow["triageStatus"], triageAttemptId: row.triageAttemptId, attempt };
-}
-
-/** A Postgres array literal of uuids (ids read from Postgres: no quoting needed). */
-const uuidArray = (ids: string[]) => `{${ids.join(",")}}`;
-
-/**
- * Stamps the finalization on the attempt, the outcome and cumulative watermark on the run, and links
- * absorbed events — one statement (data-modifying CTEs on three tables), so the worker's
- * transaction pays one round trip for it instead of three.
- */
-export async function finalizeAttempt(
-  tx: Executor,
-  f: { attemptId: string; runId: string; outcome: "completed" | "expired" | "overflowed"; watermark: string[]; absorbed: string[]; result: string; now: Date },
-): Promise<void> {
-  await tx.execute(sql`
-    with absorbed as (
-      update memory_events set triage_attempt_id = ${f.attemptId}
-      where id = any (${uuidArray(f.absorbed)}::uuid[])
-      returning 1
-    ), attempt as (
-      update triage_attempts set outcome = ${f.outcome}, finalized_by = 'complete', finalized_at = ${f.now.toISOString()}::timestamptz, result = ${f.result}
-      where id = ${f.attemptId}
-      returning 1
-    )
-    update agent_sessions set triage_status = ${f.outcome}, triage_watermark = ${uuidArray(f.watermark)}::uuid[]
-    where id = ${f.runId}`);
+export async function completeTriageAttempt(
+  db: Executor,
+  c: { userId: string; agent: string; sessionId: string; attemptId: string; now: Date; ceiling: number },
+): Promise<{ outcome: "ok" | "not_found" | "conflict"; body: string | null }> {
+  const rows = await db.execute<{ outcome: "ok" | "not_found" | "conflict"; body: string | null }>(sql`
+    select outcome, body from amem_complete_triage(
+      ${c.userId}::uuid, ${c.agent}, ${c.sessionId}, ${c.attemptId}::uuid, ${c.now.toISOString()}::timestamptz, ${c.ceiling}::int)`);
+  return rows[0]!;
 }
