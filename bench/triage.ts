@@ -36,7 +36,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import postgres from "postgres";
-import { assertBenchTargets, commit, deleteRedisPrefix, machine } from "./lib/run-env";
+import { assertBenchTargets, commit, deleteRedisPrefix, machine, intEnv, cleanupOnSignals } from "./lib/run-env";
 import { findWrk, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
 import { Procs, freePort, waitForHttp } from "./lib/procs";
 import { countRedisCommands, type CommandCount } from "./lib/probe";
@@ -47,14 +47,6 @@ const ROOT = new URL("..", import.meta.url).pathname;
 const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
 
 // ---- settings -------------------------------------------------------------------------------
-
-function intEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer in [${min}, ${max}]`);
-  return n;
-}
 
 const SECONDS = intEnv("BENCH_SECONDS", 10, 1, 600);
 const WARMUP = intEnv("BENCH_WARMUP_SECONDS", 2, 0, 60);
@@ -145,12 +137,7 @@ function cleanup(): Promise<void> {
   return cleaning;
 }
 
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping the processes this benchmark started…`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+cleanupOnSignals(cleanup);
 
 // ---- data -----------------------------------------------------------------------------------
 

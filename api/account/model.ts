@@ -1,3 +1,4 @@
+import { FactView } from "../facts/routes";
 import { t } from "elysia";
 import { Int, NullableTimestamp, strictObject, Timestamp, Uuid } from "../schemas";
 import { MemoryView } from "../memories/model";
@@ -36,17 +37,7 @@ const ExportCommitment = strictObject({
   updatedAt: Timestamp,
   resolvedAt: NullableTimestamp,
 });
-const ExportFact = strictObject({
-  id: Uuid,
-  memoryId: t.Union([Uuid, t.Null()]),
-  subject: t.String(),
-  predicate: t.String(),
-  value: t.String(),
-  validFrom: Timestamp,
-  validTo: NullableTimestamp,
-  recordedAt: Timestamp,
-  retractedAt: NullableTimestamp,
-});
+const ExportFact = FactView;
 /** A session as read back, plus the last message excerpt: it is the user's data too. */
 const ExportSession = t.Composite([SessionView, strictObject({ lastMessageExcerpt: t.Union([t.String(), t.Null()]) })], {
   additionalProperties: false,

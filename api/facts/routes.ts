@@ -15,7 +15,8 @@ const FactsQuery = t.Object(
   },
   { additionalProperties: false },
 );
-const FactView = strictObject({
+/** A fact as the API shows it (also in the export). */
+export const FactView = strictObject({
   id: Uuid,
   memoryId: t.Union([Uuid, t.Null()]),
   subject: t.String(),

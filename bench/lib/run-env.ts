@@ -46,3 +46,22 @@ export async function deleteRedisPrefix(redisUrl: string, prefix: string): Promi
     redis.disconnect();
   }
 }
+
+/** An integer knob from the environment, with its bounds checked (a typo fails the run at once). */
+export function intEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer in [${min}, ${max}]`);
+  return n;
+}
+
+/** On SIGINT/SIGTERM: stop what the benchmark started (by pid, in `cleanup`), then exit. */
+export function cleanupOnSignals(cleanup: () => Promise<void>): void {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      console.error(`\n${signal}: stopping the processes this benchmark started…`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+}

@@ -11,6 +11,15 @@ export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
 const statusCheck = (name: string, status: unknown) =>
   check(name, sql`${status} in ('proposed', 'applied', 'rejected')`);
 
+/** What every proposal has: why, how similar, and its decision. */
+const decisionColumns = () => ({
+  rationale: text("rationale").notNull(),
+  similarity: real("similarity").notNull(),
+  status: text("status").$type<ProposalStatus>().notNull().default("proposed"),
+  createdAt: ts("created_at").notNull(),
+  decidedAt: ts("decided_at"),
+});
+
 /**
  * Consolidation proposals (SPEC §7): an edge the `consolidate` job suggests between two current
  * memories, applied or rejected by the user. One proposal per (from, to, edgeType) ever, so a
@@ -25,11 +34,7 @@ export const proposals = pgTable(
     toId: uuid("to_id").notNull().references(() => memories.id),
     edgeType: text("edge_type").notNull(),
     memoryType: text("memory_type").notNull(),
-    rationale: text("rationale").notNull(),
-    similarity: real("similarity").notNull(),
-    status: text("status").$type<ProposalStatus>().notNull().default("proposed"),
-    createdAt: ts("created_at").notNull(),
-    decidedAt: ts("decided_at"),
+    ...decisionColumns(),
   },
   (t) => [
     uniqueIndex("proposals_pair_type_key").on(t.fromId, t.toId, t.edgeType),
@@ -51,11 +56,7 @@ export const factProposals = pgTable(
     userId: uuid("user_id").notNull().references(() => users.id),
     fromId: uuid("from_id").notNull().references(() => facts.id),
     toId: uuid("to_id").notNull().references(() => facts.id),
-    rationale: text("rationale").notNull(),
-    similarity: real("similarity").notNull(),
-    status: text("status").$type<ProposalStatus>().notNull().default("proposed"),
-    createdAt: ts("created_at").notNull(),
-    decidedAt: ts("decided_at"),
+    ...decisionColumns(),
   },
   (t) => [
     uniqueIndex("fact_proposals_pair_key").on(t.fromId, t.toId),
