@@ -19,7 +19,7 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 bun run bench:heartbeat
  */
-import { assertBenchTargets, commit, deleteRedisPrefix, machine, intEnv, cleanupOnSignals } from "./lib/run-env";
+import { assertBenchTargets, benchLifecycle, commit, deleteRedisPrefix, machine, wrkKnobs } from "./lib/run-env";
 import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,11 +35,7 @@ const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
 
 // ---- settings -------------------------------------------------------------------------------
 
-const SECONDS = intEnv("BENCH_SECONDS", 10, 1, 600);
-const WARMUP = intEnv("BENCH_WARMUP_SECONDS", 2, 0, 60);
-const RUNS = intEnv("BENCH_RUNS", 3, 1, 21);
-const CONNECTIONS = intEnv("BENCH_CONNECTIONS", 64, 1, 10_000);
-const THREADS = intEnv("BENCH_THREADS", 2, 1, 64);
+const { seconds: SECONDS, warmup: WARMUP, runs: RUNS, connections: CONNECTIONS, threads: THREADS } = wrkKnobs(10);
 const PROBE = process.env.BENCH_PROBE !== "0";
 const WAIT_QUIET = process.env.BENCH_WAIT_QUIET !== "0";
 /** Cores used by other processes above which a run is flagged as disturbed. */
@@ -63,21 +59,15 @@ const TARGETS = { heartbeatRatio: 0.8, heartbeatP99Ratio: 2, meRatio: 0.8, rssBy
 
 const logDir = mkdtempSync(join(tmpdir(), "amem-bench-"));
 const procs = new Procs(ROOT, logDir);
-let cleaning: Promise<void> | null = null;
 
 const id = crypto.randomUUID().slice(0, 8);
 const PREFIX = `bench-${id}`;
 
 /** Stops our processes (by pid), then deletes this run's Redis keys (SCAN, bounded). */
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await procs.stopAll();
-    await deleteRedisPrefix(REDIS_URL, PREFIX);
-  })();
-  return cleaning;
-}
-
-cleanupOnSignals(cleanup);
+const bench = benchLifecycle(async () => {
+  await procs.stopAll();
+  await deleteRedisPrefix(REDIS_URL, PREFIX);
+});
 
 // ---- steps ----------------------------------------------------------------------------------
 
@@ -359,12 +349,4 @@ function checkClean(op: Op, r: WrkResult, phase: string): WrkResult {
   return r;
 }
 
-try {
-  await main();
-} catch (error) {
-  // After SIGINT the stopped wrk/services make main() fail; that is not worth a second message.
-  if (!cleaning) console.error(`\nbenchmark failed: ${(error as Error).message}`);
-  process.exitCode = 1;
-} finally {
-  await cleanup();
-}
+await bench.run(main);

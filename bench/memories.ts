@@ -25,7 +25,7 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 BENCH_LEVELS=2000,5000 bun run bench:memories
  */
-import { assertBenchTargets, commit, deleteRedisPrefix, machine, intEnv, cleanupOnSignals } from "./lib/run-env";
+import { assertBenchTargets, benchLifecycle, commit, deleteRedisPrefix, dropTenantRows, machine, wrkKnobs } from "./lib/run-env";
 import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,11 +52,7 @@ const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
 
 const DEFAULT_SECONDS = 6;
 const DEFAULT_LEVELS = "10000,100000";
-const SECONDS = intEnv("BENCH_SECONDS", DEFAULT_SECONDS, 1, 600);
-const WARMUP = intEnv("BENCH_WARMUP_SECONDS", 2, 0, 60);
-const RUNS = intEnv("BENCH_RUNS", 3, 1, 21);
-const CONNECTIONS = intEnv("BENCH_CONNECTIONS", 64, 1, 10_000);
-const THREADS = intEnv("BENCH_THREADS", 2, 1, 64);
+const { seconds: SECONDS, warmup: WARMUP, runs: RUNS, connections: CONNECTIONS, threads: THREADS } = wrkKnobs(DEFAULT_SECONDS);
 const LEVELS_RAW = process.env.BENCH_LEVELS || DEFAULT_LEVELS;
 const LEVELS = LEVELS_RAW.split(",").map((s) => Number(s.trim()));
 if (LEVELS.some((n) => !Number.isInteger(n) || n < 1 || n > 2_000_000) || LEVELS.some((n, i) => i > 0 && n <= LEVELS[i - 1]!)) {
@@ -89,7 +85,6 @@ const SCRIPT_ROTATE = join(ROOT, "bench/wrk/rotate.lua");
 
 const logDir = mkdtempSync(join(tmpdir(), "amem-bench-"));
 const procs = new Procs(ROOT, logDir);
-let cleaning: Promise<void> | null = null;
 let tenant: string | null = null;
 
 const id = crypto.randomUUID().slice(0, 8);
@@ -110,25 +105,11 @@ async function deleteTenantRows(userId: string): Promise<number> {
 }
 
 /** Stops our processes (by pid), deletes this run's Redis keys (db 2, SCAN, bounded) and, unless kept, the tenant's memories. */
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await procs.stopAll();
-    await deleteRedisPrefix(REDIS_URL, PREFIX);
-    try {
-      if (tenant && !KEEP_DATA) {
-        const n = await deleteTenantRows(tenant);
-        if (n > 0) console.log(`deleted the bench tenant's ${fmtRps(n)} memories from ${DATABASE} (BENCH_KEEP_DATA=1 keeps them)`);
-      }
-    } catch (error) {
-      console.error(`warning: could not delete the bench tenant's memories (${(error as Error).message})`);
-    } finally {
-      await db.end({ timeout: 2 });
-    }
-  })();
-  return cleaning;
-}
-
-cleanupOnSignals(cleanup);
+const bench = benchLifecycle(async () => {
+  await procs.stopAll();
+  await deleteRedisPrefix(REDIS_URL, PREFIX);
+  await dropTenantRows(db, tenant, { keep: KEEP_DATA, database: DATABASE, what: "memories", deleteRows: deleteTenantRows });
+});
 
 // ---- data -----------------------------------------------------------------------------------
 
@@ -533,11 +514,4 @@ function checkClean(op: Op, r: WrkResult, phase: string): WrkResult {
   return r;
 }
 
-try {
-  await main();
-} catch (error) {
-  if (!cleaning) console.error(`\nbenchmark failed: ${(error as Error).message}`);
-  process.exitCode = 1;
-} finally {
-  await cleanup();
-}
+await bench.run(main);

@@ -36,7 +36,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import postgres from "postgres";
-import { assertBenchTargets, commit, deleteRedisPrefix, machine, intEnv, cleanupOnSignals } from "./lib/run-env";
+import { assertBenchTargets, benchLifecycle, commit, deleteRedisPrefix, dropTenantRows, machine, wrkKnobs } from "./lib/run-env";
 import { findWrk, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
 import { Procs, freePort, waitForHttp } from "./lib/procs";
 import { countRedisCommands, type CommandCount } from "./lib/probe";
@@ -48,11 +48,7 @@ const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
 
 // ---- settings -------------------------------------------------------------------------------
 
-const SECONDS = intEnv("BENCH_SECONDS", 10, 1, 600);
-const WARMUP = intEnv("BENCH_WARMUP_SECONDS", 2, 0, 60);
-const RUNS = intEnv("BENCH_RUNS", 3, 1, 21);
-const CONNECTIONS = intEnv("BENCH_CONNECTIONS", 64, 1, 10_000);
-const THREADS = intEnv("BENCH_THREADS", 2, 1, 64);
+const { seconds: SECONDS, warmup: WARMUP, runs: RUNS, connections: CONNECTIONS, threads: THREADS } = wrkKnobs(10);
 const DEFAULT_CONFIGS = "1x16,2x16";
 const CONFIGS_RAW = process.env.BENCH_CONFIGS || DEFAULT_CONFIGS;
 type WorkerConfig = { processes: number; concurrency: number; label: string };
@@ -92,7 +88,6 @@ const MIN_SEED_RATE = 1_500;
 
 const logDir = mkdtempSync(join(tmpdir(), "amem-bench-"));
 const procs = new Procs(ROOT, logDir);
-let cleaning: Promise<void> | null = null;
 let tenant: string | null = null;
 
 const id = crypto.randomUUID().slice(0, 8);
@@ -118,26 +113,14 @@ async function deleteTenantRows(userId: string): Promise<number> {
 }
 
 /** Stops our processes (by pid), deletes this run's Redis keys (db 2, SCAN, bounded) and, unless kept, the tenant's rows. */
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await procs.stopAll();
-    await Promise.allSettled([serviceQueue.close(), baselineQueue.close()]);
-    await deleteRedisPrefix(REDIS_URL, PREFIX);
-    try {
-      if (tenant && !KEEP_DATA) {
-        const n = await deleteTenantRows(tenant);
-        if (n > 0) console.log(`deleted the bench tenant's ${fmtRps(n)} sessions (with their attempts and events) from ${DATABASE} (BENCH_KEEP_DATA=1 keeps them)`);
-      }
-    } catch (error) {
-      console.error(`warning: could not delete the bench tenant's rows (${(error as Error).message})`);
-    } finally {
-      await db.end({ timeout: 2 });
-    }
-  })();
-  return cleaning;
-}
-
-cleanupOnSignals(cleanup);
+const bench = benchLifecycle(async () => {
+  await procs.stopAll();
+  await Promise.allSettled([serviceQueue.close(), baselineQueue.close()]);
+  await deleteRedisPrefix(REDIS_URL, PREFIX);
+  await dropTenantRows(db, tenant, {
+    keep: KEEP_DATA, database: DATABASE, what: "sessions (with their attempts and events)", deleteRows: deleteTenantRows,
+  });
+});
 
 // ---- data -----------------------------------------------------------------------------------
 
@@ -548,11 +531,4 @@ function checkCounts(side: Side, c: PairCounts, phase: string): void {
   if (c.s503 > 0) console.log(`        ⚠ ${side.label} ${phase}: ${c.s503} × 503 (the ${WAIT_MS / 1000} s wait budget ran out) of ${c.answered}`);
 }
 
-try {
-  await main();
-} catch (error) {
-  if (!cleaning) console.error(`\nbenchmark failed: ${(error as Error).message}`);
-  process.exitCode = 1;
-} finally {
-  await cleanup();
-}
+await bench.run(main);

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import Redis from "ioredis";
+import type { Sql } from "postgres";
+import { fmtRps } from "./report";
 
 /** Benchmarks only ever target loopback, and never Redis db 0 (the service's default). */
 export function assertBenchTargets(databaseUrl: string, redisUrl: string): void {
@@ -56,12 +58,62 @@ export function intEnv(name: string, fallback: number, min: number, max: number)
   return n;
 }
 
-/** On SIGINT/SIGTERM: stop what the benchmark started (by pid, in `cleanup`), then exit. */
-export function cleanupOnSignals(cleanup: () => Promise<void>): void {
+/** The wrk knobs every load benchmark reads (`BENCH_SECONDS` … `BENCH_THREADS`). */
+export function wrkKnobs(defaultSeconds: number) {
+  return {
+    seconds: intEnv("BENCH_SECONDS", defaultSeconds, 1, 600),
+    warmup: intEnv("BENCH_WARMUP_SECONDS", 2, 0, 60),
+    runs: intEnv("BENCH_RUNS", 3, 1, 21),
+    connections: intEnv("BENCH_CONNECTIONS", 64, 1, 10_000),
+    threads: intEnv("BENCH_THREADS", 2, 1, 64),
+  };
+}
+
+/**
+ * A benchmark's life: `run(main)` runs it and always ends with `cleanup`, which runs `stop` once
+ * however often it is asked for (at the end, on error, on SIGINT/SIGTERM, where it then exits).
+ */
+export function benchLifecycle(stop: () => Promise<void>) {
+  let cleaning: Promise<void> | null = null;
+  const cleanup = (): Promise<void> => (cleaning ??= stop());
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {
       console.error(`\n${signal}: stopping the processes this benchmark started…`);
       void cleanup().finally(() => process.exit(130));
     });
+  }
+  return {
+    async run(main: () => Promise<void>): Promise<void> {
+      try {
+        await main();
+      } catch (error) {
+        // After SIGINT the stopped wrk/services make main() fail; that is not worth a second message.
+        if (!cleaning) console.error(`\nbenchmark failed: ${(error as Error).message}`);
+        process.exitCode = 1;
+      } finally {
+        await cleanup();
+      }
+    },
+  };
+}
+
+/**
+ * Unless kept (`BENCH_KEEP_DATA=1`), deletes the bench tenant's rows with `deleteRows` (which
+ * answers how many `what` it deleted); a failure is reported, not thrown. Closes `db` either way.
+ */
+export async function dropTenantRows(
+  db: Sql,
+  tenant: string | null,
+  opts: { keep: boolean; database: string; what: string; deleteRows: (tenant: string) => Promise<number> },
+): Promise<void> {
+  try {
+    if (tenant && !opts.keep) {
+      const n = await opts.deleteRows(tenant);
+      if (n > 0) console.log(`deleted the bench tenant's ${fmtRps(n)} ${opts.what} from ${opts.database} (BENCH_KEEP_DATA=1 keeps them)`);
+    }
+  } catch (error) {
+    console.error(`warning: could not delete the bench tenant's ${opts.what} (${(error as Error).message})`);
+  } finally {
+    await db.end({ timeout: 2 });
   }
 }
