@@ -19,12 +19,12 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 bun run bench:heartbeat
  */
-import { assertBenchTargets, benchLifecycle, commit, deleteRedisPrefix, machine, wrkKnobs } from "./lib/run-env";
+import { assertBenchTargets, benchKnobs, benchLifecycle, benchStart, deleteRedisPrefix, FOREIGN_LIMIT } from "./lib/run-env";
 import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Redis from "ioredis";
-import { findWrk, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
+import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
 import { Procs, freePort, rssBytes, waitForHttp } from "./lib/procs";
 import { countRedisCommands, postgresBackendsUsed, sequentialLatency, type CommandCount } from "./lib/probe";
 import { ForeignCpu } from "./lib/cpu";
@@ -35,25 +35,14 @@ const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
 
 // ---- settings -------------------------------------------------------------------------------
 
-const { seconds: SECONDS, warmup: WARMUP, runs: RUNS, connections: CONNECTIONS, threads: THREADS } = wrkKnobs(10);
-const PROBE = process.env.BENCH_PROBE !== "0";
-const WAIT_QUIET = process.env.BENCH_WAIT_QUIET !== "0";
-/** Cores used by other processes above which a run is flagged as disturbed. */
-const FOREIGN_LIMIT = 0.15;
+const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, ONLY, DATABASE_URL, REDIS_URL } = benchKnobs(10);
 const INVESTIGATE = process.env.BENCH_INVESTIGATE === "1";
-const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((s) => s.trim())) : null;
-const PROFILE = process.env.BENCH_PROFILE === "1";
 const RECORD = process.env.BENCH_RECORD === "1" || (process.env.BENCH_RECORD !== "0" && RUNS >= 3 && SECONDS >= 10 && !ONLY && !PROFILE);
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench";
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/2";
 
 assertBenchTargets(DATABASE_URL, REDIS_URL);
 const REDIS_DB = Number(new URL(REDIS_URL).pathname.slice(1));
 
 const TARGETS = { heartbeatRatio: 0.8, heartbeatP99Ratio: 2, meRatio: 0.8, rssBytes: 200 * 1_048_576 };
-
-// ---- machine and commit ---------------------------------------------------------------------
-
 
 // ---- processes ------------------------------------------------------------------------------
 
@@ -90,17 +79,9 @@ type Run = WrkResult & { foreignCores: number; serverCores: number; redisCores: 
 type OpRuns = { op: Op; runs: Run[] };
 
 async function main() {
-  const wrk = findWrk();
-  if (!wrk) {
-    console.error("wrk is not installed. Install it (Debian: `apt-get install -y wrk`) and run again.");
-    process.exitCode = 2;
-    return;
-  }
-  const box = machine();
-  const rev = commit(ROOT);
-  const started = new Date();
-  console.log(`amem heartbeat benchmark — ${started.toISOString()}`);
-  console.log(`machine: nproc=${box.nproc}, ${box.model}; commit ${rev}`);
+  const start = benchStart("heartbeat", ROOT);
+  if (!start) return;
+  const { box, rev, started } = start;
   console.log(`wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted)`);
   console.log("note: wrk runs on the same cores as the servers, Redis and Postgres (loopback, shared CPU).");
   console.log(`logs: ${logDir}; Redis ${REDIS_URL} prefix ${PREFIX}; Postgres ${DATABASE_URL}\n`);

@@ -25,7 +25,7 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 BENCH_LEVELS=2000,5000 bun run bench:memories
  */
-import { assertBenchTargets, benchLifecycle, commit, deleteRedisPrefix, dropTenantRows, machine, wrkKnobs } from "./lib/run-env";
+import { assertBenchTargets, benchKnobs, benchLifecycle, benchStart, deleteRedisPrefix, dropTenantRows, FOREIGN_LIMIT } from "./lib/run-env";
 import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,7 +39,7 @@ import { searchMemories } from "../shared/memories/search";
 import type { Deps } from "../shared/deps";
 import { WaitLimiter } from "../shared/concurrency/wait-limiter";
 import type { Principal } from "../shared/auth/credentials";
-import { findWrk, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
+import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
 import { Procs, freePort, rssBytes, waitForHttp } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
@@ -52,23 +52,14 @@ const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
 
 const DEFAULT_SECONDS = 6;
 const DEFAULT_LEVELS = "10000,100000";
-const { seconds: SECONDS, warmup: WARMUP, runs: RUNS, connections: CONNECTIONS, threads: THREADS } = wrkKnobs(DEFAULT_SECONDS);
+const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, KEEP_DATA, ONLY, DATABASE_URL, REDIS_URL } = benchKnobs(DEFAULT_SECONDS);
 const LEVELS_RAW = process.env.BENCH_LEVELS || DEFAULT_LEVELS;
 const LEVELS = LEVELS_RAW.split(",").map((s) => Number(s.trim()));
 if (LEVELS.some((n) => !Number.isInteger(n) || n < 1 || n > 2_000_000) || LEVELS.some((n, i) => i > 0 && n <= LEVELS[i - 1]!)) {
   throw new Error("BENCH_LEVELS must be increasing integers in [1, 2000000]");
 }
-const PROBE = process.env.BENCH_PROBE !== "0";
-const WAIT_QUIET = process.env.BENCH_WAIT_QUIET !== "0";
-const KEEP_DATA = process.env.BENCH_KEEP_DATA === "1";
-const PROFILE = process.env.BENCH_PROFILE === "1";
-/** Cores used by other processes above which a run is flagged as disturbed. */
-const FOREIGN_LIMIT = 0.15;
-const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((s) => s.trim())) : null;
 const RECORD = process.env.BENCH_RECORD === "1" ||
   (process.env.BENCH_RECORD !== "0" && RUNS >= 3 && SECONDS >= DEFAULT_SECONDS && !ONLY && !PROFILE && LEVELS_RAW === DEFAULT_LEVELS);
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench";
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/2";
 const DATABASE = new URL(DATABASE_URL).pathname.slice(1);
 
 assertBenchTargets(DATABASE_URL, REDIS_URL);
@@ -77,9 +68,6 @@ if (!/bench/.test(DATABASE)) throw new Error(`BENCH_DATABASE_URL must name a ben
 const CAPTURE_TAG = "bench-capture";
 const SCRIPT_CAPTURE = join(ROOT, "bench/wrk/capture.lua");
 const SCRIPT_ROTATE = join(ROOT, "bench/wrk/rotate.lua");
-
-// ---- machine and commit ---------------------------------------------------------------------
-
 
 // ---- processes ------------------------------------------------------------------------------
 
@@ -280,17 +268,9 @@ type LevelResult = { level: number; seeded: number; seedSeconds: number; vacuumS
 let wrkRun = 0;
 
 async function main() {
-  const wrk = findWrk();
-  if (!wrk) {
-    console.error("wrk is not installed. Install it (Debian: `apt-get install -y wrk`) and run again.");
-    process.exitCode = 2;
-    return;
-  }
-  const box = machine();
-  const rev = commit(ROOT);
-  const started = new Date();
-  console.log(`amem memories benchmark — ${started.toISOString()}`);
-  console.log(`machine: nproc=${box.nproc}, ${box.model}; commit ${rev}`);
+  const start = benchStart("memories", ROOT);
+  if (!start) return;
+  const { box, rev, started } = start;
   console.log(`wrk: ${CONNECTIONS} connections, ${THREADS} threads (search also at 1 connection), ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); levels ${LEVELS.join(", ")}`);
   console.log("note: wrk runs on the same cores as the servers, Redis and Postgres (loopback, shared CPU).");
   console.log(`logs: ${logDir}; Redis ${REDIS_URL} prefix ${PREFIX}; Postgres ${DATABASE_URL}\n`);

@@ -36,8 +36,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import postgres from "postgres";
-import { assertBenchTargets, benchLifecycle, commit, deleteRedisPrefix, dropTenantRows, machine, wrkKnobs } from "./lib/run-env";
-import { findWrk, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
+import { assertBenchTargets, benchKnobs, benchLifecycle, benchStart, deleteRedisPrefix, dropTenantRows, FOREIGN_LIMIT } from "./lib/run-env";
+import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
 import { Procs, freePort, waitForHttp } from "./lib/procs";
 import { countRedisCommands, type CommandCount } from "./lib/probe";
 import { ForeignCpu } from "./lib/cpu";
@@ -48,7 +48,7 @@ const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
 
 // ---- settings -------------------------------------------------------------------------------
 
-const { seconds: SECONDS, warmup: WARMUP, runs: RUNS, connections: CONNECTIONS, threads: THREADS } = wrkKnobs(10);
+const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, KEEP_DATA, ONLY, DATABASE_URL, REDIS_URL } = benchKnobs(10);
 const DEFAULT_CONFIGS = "1x16,2x16";
 const CONFIGS_RAW = process.env.BENCH_CONFIGS || DEFAULT_CONFIGS;
 type WorkerConfig = { processes: number; concurrency: number; label: string };
@@ -59,17 +59,8 @@ const CONFIGS: WorkerConfig[] = CONFIGS_RAW.split(",").map((s) => {
   }
   return { processes: Number(m[1]), concurrency: Number(m[2]), label: `${m[1]} × ${m[2]}` };
 });
-const PROBE = process.env.BENCH_PROBE !== "0";
-const WAIT_QUIET = process.env.BENCH_WAIT_QUIET !== "0";
-const PROFILE = process.env.BENCH_PROFILE === "1";
-const KEEP_DATA = process.env.BENCH_KEEP_DATA === "1";
-/** Cores used by other processes above which a run is flagged as disturbed. */
-const FOREIGN_LIMIT = 0.15;
-const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((s) => s.trim())) : null;
 const RECORD = process.env.BENCH_RECORD === "1" ||
   (process.env.BENCH_RECORD !== "0" && RUNS >= 3 && SECONDS >= 10 && !ONLY && !PROFILE && CONFIGS_RAW === DEFAULT_CONFIGS);
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench";
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/2";
 const DATABASE = new URL(DATABASE_URL).pathname.slice(1);
 
 assertBenchTargets(DATABASE_URL, REDIS_URL);
@@ -221,16 +212,9 @@ async function waitForWorkers(queue: Queue, expected: number, procsOf: Bun.Subpr
 let wrkRun = 0;
 
 async function main() {
-  if (!findWrk()) {
-    console.error("wrk is not installed. Install it (Debian: `apt-get install -y wrk`) and run again.");
-    process.exitCode = 2;
-    return;
-  }
-  const box = machine();
-  const rev = commit(ROOT);
-  const started = new Date();
-  console.log(`amem triage complete benchmark — ${started.toISOString()}`);
-  console.log(`machine: nproc=${box.nproc}, ${box.model}; commit ${rev}`);
+  const start = benchStart("triage complete", ROOT);
+  if (!start) return;
+  const { box, rev, started } = start;
   console.log(`wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); worker configurations ${CONFIGS.map((c) => c.label).join(", ")} (processes × concurrency, same on both sides)`);
   console.log("note: wrk runs on the same cores as the servers, the workers, Redis and Postgres (loopback, shared CPU).");
   console.log(`logs: ${logDir}; Redis ${REDIS_URL} prefix ${PREFIX}; Postgres ${DATABASE_URL}\n`);

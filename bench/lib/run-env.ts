@@ -3,6 +3,7 @@ import { cpus } from "node:os";
 import Redis from "ioredis";
 import type { Sql } from "postgres";
 import { fmtRps } from "./report";
+import { findWrk } from "./wrk";
 
 /** Benchmarks only ever target loopback, and never Redis db 0 (the service's default). */
 export function assertBenchTargets(databaseUrl: string, redisUrl: string): void {
@@ -58,15 +59,43 @@ export function intEnv(name: string, fallback: number, min: number, max: number)
   return n;
 }
 
-/** The wrk knobs every load benchmark reads (`BENCH_SECONDS` … `BENCH_THREADS`). */
-export function wrkKnobs(defaultSeconds: number) {
+/** The knobs every load benchmark reads (wrk's, the probe, quiet wait, profile, data, targets). */
+export function benchKnobs(defaultSeconds: number) {
   return {
-    seconds: intEnv("BENCH_SECONDS", defaultSeconds, 1, 600),
-    warmup: intEnv("BENCH_WARMUP_SECONDS", 2, 0, 60),
-    runs: intEnv("BENCH_RUNS", 3, 1, 21),
-    connections: intEnv("BENCH_CONNECTIONS", 64, 1, 10_000),
-    threads: intEnv("BENCH_THREADS", 2, 1, 64),
+    SECONDS: intEnv("BENCH_SECONDS", defaultSeconds, 1, 600),
+    WARMUP: intEnv("BENCH_WARMUP_SECONDS", 2, 0, 60),
+    RUNS: intEnv("BENCH_RUNS", 3, 1, 21),
+    CONNECTIONS: intEnv("BENCH_CONNECTIONS", 64, 1, 10_000),
+    THREADS: intEnv("BENCH_THREADS", 2, 1, 64),
+    PROBE: process.env.BENCH_PROBE !== "0",
+    WAIT_QUIET: process.env.BENCH_WAIT_QUIET !== "0",
+    PROFILE: process.env.BENCH_PROFILE === "1",
+    KEEP_DATA: process.env.BENCH_KEEP_DATA === "1",
+    ONLY: process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((s) => s.trim())) : null,
+    DATABASE_URL: process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench",
+    REDIS_URL: process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/2",
   };
+}
+
+/** Cores used by other processes above which a run is flagged as disturbed. */
+export const FOREIGN_LIMIT = 0.15;
+
+/**
+ * The start of every benchmark's main: wrk must be installed (else a message and exit code 2,
+ * answered as null); prints the banner and answers the machine, the commit and the start time.
+ */
+export function benchStart(title: string, root: string) {
+  if (!findWrk()) {
+    console.error("wrk is not installed. Install it (Debian: `apt-get install -y wrk`) and run again.");
+    process.exitCode = 2;
+    return null;
+  }
+  const box = machine();
+  const rev = commit(root);
+  const started = new Date();
+  console.log(`amem ${title} benchmark — ${started.toISOString()}`);
+  console.log(`machine: nproc=${box.nproc}, ${box.model}; commit ${rev}`);
+  return { box, rev, started };
 }
 
 /**
