@@ -104,12 +104,7 @@ async function main() {
   const workers = procs.spawnService("workers", [bun, "workers/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
   const apiBase = `http://127.0.0.1:${apiPort}`;
   const baseBase = `http://127.0.0.1:${basePort}`;
-  try {
-    await waitForHttp(`${baseBase}/health`, baseline, 20_000);
-    await waitForHttp(`${apiBase}/ready`, apiProc, 20_000);
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n--- api log ---\n${procs.logTail(apiProc.pid)}\n--- baseline log ---\n${procs.logTail(baseline.pid)}`);
-  }
+  await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
   let base2: { proc: Bun.Subprocess; url: string } | null = null;
   if (INVESTIGATE) {
     const port = freePort();

@@ -40,7 +40,7 @@ import type { Deps } from "../shared/deps";
 import { WaitLimiter } from "../shared/concurrency/wait-limiter";
 import type { Principal } from "../shared/auth/credentials";
 import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
-import { Procs, freePort, rssBytes, waitForHttp } from "./lib/procs";
+import { Procs, freePort, rssBytes } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
 import { appendRow, fmtMb, fmtMs, fmtRatio, fmtRps, mdRow, median, textTable } from "./lib/report";
@@ -291,12 +291,7 @@ async function main() {
   const workers = procs.spawnService("workers", [bun, "workers/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
   const apiBase = `http://127.0.0.1:${apiPort}`;
   const baseBase = `http://127.0.0.1:${basePort}`;
-  try {
-    await waitForHttp(`${baseBase}/health`, baseline, 20_000);
-    await waitForHttp(`${apiBase}/ready`, apiProc, 20_000);
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n--- api log ---\n${procs.logTail(apiProc.pid)}\n--- baseline log ---\n${procs.logTail(baseline.pid)}`);
-  }
+  await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
   await Bun.sleep(500);
   if (workers.exitCode !== null) throw new Error(`workers exited:\n${procs.logTail(workers.pid)}`);
 

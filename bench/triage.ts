@@ -38,7 +38,7 @@ import { Queue } from "bullmq";
 import postgres from "postgres";
 import { assertBenchTargets, benchKnobs, benchLifecycle, benchStart, deleteRedisPrefix, dropTenantRows, FOREIGN_LIMIT } from "./lib/run-env";
 import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
-import { Procs, freePort, waitForHttp } from "./lib/procs";
+import { Procs, freePort } from "./lib/procs";
 import { countRedisCommands, type CommandCount } from "./lib/probe";
 import { ForeignCpu } from "./lib/cpu";
 import { appendRow, fmtMs, fmtRatio, fmtRps, mdRow, median, textTable } from "./lib/report";
@@ -236,12 +236,7 @@ async function main() {
   const apiProc = procs.spawnService("api", [bun, ...profileFlags("api"), "api/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
   const apiBase = `http://127.0.0.1:${apiPort}`;
   const baseBase = `http://127.0.0.1:${basePort}`;
-  try {
-    await waitForHttp(`${baseBase}/health`, baseline, 20_000);
-    await waitForHttp(`${apiBase}/ready`, apiProc, 20_000);
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n--- api log ---\n${procs.logTail(apiProc.pid)}\n--- baseline log ---\n${procs.logTail(baseline.pid)}`);
-  }
+  await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
 
   const workers: Workers = { service: [], baseline: [] };
   /** (Re)starts both sides' worker processes for a configuration, one at a time (the baseline worker creates its table). */

@@ -62,6 +62,16 @@ export class Procs {
     this.tracked.delete(pid);
   }
 
+  /** Waits for the baseline's /health and the api's /ready; a failure carries the tail of both logs. */
+  async waitForServers(baseline: Bun.Subprocess, baseUrl: string, api: Bun.Subprocess, apiUrl: string): Promise<void> {
+    try {
+      await waitForHttp(`${baseUrl}/health`, baseline, 20_000);
+      await waitForHttp(`${apiUrl}/ready`, api, 20_000);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n--- api log ---\n${this.logTail(api.pid)}\n--- baseline log ---\n${this.logTail(baseline.pid)}`);
+    }
+  }
+
   /** The last lines of a service's log, for error messages. */
   logTail(pid: number, lines = 20): string {
     const log = this.tracked.get(pid)?.log;
