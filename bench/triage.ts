@@ -406,7 +406,7 @@ async function main() {
   // No double application: each completed attempt linked exactly its two post-begin events.
   const [check] = await db`select
       (select count(*)::int from triage_attempts where user_id = ${user.id} and outcome = 'completed') as attempts,
-      (select count(*)::int from memory_events where user_id = ${user.id} and triage_attempt_id is not null) as absorbed,
+      (select coalesce(sum(cardinality(absorbed_event_ids)), 0)::int from triage_attempts where user_id = ${user.id}) as absorbed,
       (select count(*)::int from agent_sessions where user_id = ${user.id} and triage_status = 'completed') as sessions`;
   const integrity = check as unknown as { attempts: number; absorbed: number; sessions: number };
   const intact = integrity.absorbed === 2 * integrity.attempts && integrity.sessions === integrity.attempts;

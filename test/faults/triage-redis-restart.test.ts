@@ -57,7 +57,7 @@ describe("Redis SHUTDOWN NOSAVE and restart during triage traffic", () => {
     expect(answers.size).toBe(ATTEMPTS);
     const rows = await ctx.deps.sql`
       select a.id, a.result, (a.finalized_at is not null) as finalized, a.finalized_at,
-        (select count(*)::int from memory_events e where e.triage_attempt_id = a.id) as absorbed
+        coalesce(cardinality(a.absorbed_event_ids), 0)::int as absorbed
       from triage_attempts a where a.user_id = ${tenant.userId}`;
     expect(rows.length).toBe(ATTEMPTS);
     for (const row of rows) {

@@ -54,7 +54,7 @@ async function jobState(jobId: string) {
 async function finalizations(attemptId: string) {
   const [row] = await ctx.deps.sql`
     select count(*) filter (where finalized_at is not null)::int as finalized,
-      (select count(*)::int from memory_events where triage_attempt_id = ${attemptId}) as absorbed,
+      coalesce(max(cardinality(absorbed_event_ids)), 0)::int as absorbed,
       max(result) as result
     from triage_attempts where id = ${attemptId}`;
   return row as { finalized: number; absorbed: number; result: string | null };

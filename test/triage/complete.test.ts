@@ -8,6 +8,12 @@ const ctx = await createTestContext();
 await startWorkers(ctx, ["triage"]);
 const tenant = await newTenant(ctx);
 
+/** The events an attempt absorbed (its provenance), null when it absorbed none. */
+async function absorbed(attemptId: string): Promise<string[] | null> {
+  const [row] = await ctx.deps.sql`select absorbed_event_ids from triage_attempts where id = ${attemptId}`;
+  return row!.absorbed_event_ids;
+}
+
 describe("POST /api/v1/agent-sessions/triage/complete", () => {
   it("completes when the continuation wrote events: absorbs them with provenance and stamps the watermark", async () => {
     const run = await armedRun(ctx, tenant); // one event before begin
@@ -17,10 +23,10 @@ describe("POST /api/v1/agent-sessions/triage/complete", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ eventCount: 3, sessionRunId: run.runId, sinceBeginCount: 2, triageStatus: "completed", truncated: false });
     expect(await triageRow(ctx, run.runId)).toEqual({ triage_status: "completed", triage_attempt_id: run.attemptId, watermark_size: 3 });
-    const linked = await ctx.deps.sql`select count(*)::int as n from memory_events where triage_attempt_id = ${run.attemptId}`;
-    expect(linked[0]!.n).toBe(2);
-    const [attempt] = await ctx.deps.sql`select outcome, finalized_by, result from triage_attempts where id = ${run.attemptId}`;
-    expect(attempt).toEqual({ outcome: "completed", finalized_by: "complete", result: res.text });
+    // Provenance: the attempt holds exactly the two events written after begin, not the one before.
+    const events = (await ctx.deps.sql`select id from memory_events where session_run_id = ${run.runId} order by id`).map((e) => e.id);
+    const [attempt] = await ctx.deps.sql`select outcome, finalized_by, result, absorbed_event_ids from triage_attempts where id = ${run.attemptId}`;
+    expect(attempt).toEqual({ outcome: "completed", finalized_by: "complete", result: res.text, absorbed_event_ids: events.slice(1) });
   });
 
   it("expires when the continuation wrote nothing", async () => {
@@ -28,6 +34,7 @@ describe("POST /api/v1/agent-sessions/triage/complete", () => {
     const res = await complete(ctx, tenant, { sessionId: run.sessionId, attemptId: run.attemptId });
     expect(res.body).toEqual({ eventCount: 1, sessionRunId: run.runId, sinceBeginCount: 0, triageStatus: "expired", truncated: false });
     expect((await triageRow(ctx, run.runId)).triage_status).toBe("expired");
+    expect(await absorbed(run.attemptId)).toBeNull();
   });
 
   it("overflows (terminal) when the run passed 500 events, counting only the first 500", async () => {
@@ -36,6 +43,7 @@ describe("POST /api/v1/agent-sessions/triage/complete", () => {
     const res = await complete(ctx, tenant, { sessionId: run.sessionId, attemptId: run.attemptId });
     expect(res.body).toEqual({ eventCount: 500, sessionRunId: run.runId, sinceBeginCount: 499, triageStatus: "overflowed", truncated: true });
     expect(await triageRow(ctx, run.runId)).toEqual({ triage_status: "overflowed", triage_attempt_id: run.attemptId, watermark_size: 500 });
+    expect(await absorbed(run.attemptId)).toBeNull(); // only `completed` absorbs
     const next = await begin(ctx, tenant, { sessionId: run.sessionId, turnCount: 10 });
     expect(next.body.reason).toBe("terminal");
   });
@@ -61,8 +69,7 @@ describe("POST /api/v1/agent-sessions/triage/complete", () => {
     const repeat = await complete(ctx, tenant, { sessionId: run.sessionId, attemptId: run.attemptId.toUpperCase() });
     expect(repeat.status).toBe(200);
     expect(repeat.text).toBe(first.text);
-    const linked = await ctx.deps.sql`select count(*)::int as n from memory_events where triage_attempt_id = ${run.attemptId}`;
-    expect(linked[0]!.n).toBe(1);
+    expect(await absorbed(run.attemptId)).toHaveLength(1);
   });
 
   it("still answers a finalized attempt's stored result after a newer attempt was armed", async () => {

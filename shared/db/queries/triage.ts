@@ -72,7 +72,7 @@ export async function armAttempt(
 }
 
 /**
- * Triage complete in one statement (the `amem_complete_triage` function, migration 0007): locks
+ * Triage complete in one statement (the `amem_complete_triage` function, migrations 0007 and 0008): locks
  * the session row, decides, finalizes and stores the answer — the statement is the transaction.
  */
 export async function completeTriageAttempt(

@@ -82,8 +82,6 @@ export const memoryEvents = pgTable(
     sessionRunId: uuid("session_run_id").references(() => agentSessions.id),
     actor: text("actor").notNull(),
     createdAt: ts("created_at").notNull(),
-    /** The triage attempt that absorbed this event (provenance of a completed triage). */
-    triageAttemptId: uuid("triage_attempt_id"),
   },
   (t) => [
     index("memory_events_run_idx").on(t.sessionRunId, t.id),

@@ -8,6 +8,8 @@ import { agentSessions } from "./agent-sessions";
  * One row per armed triage attempt (SPEC §3.8). `begin_stamp` holds the run's event ids when the
  * attempt was armed. Finalizing (by `complete` or by the closer) stamps `outcome` and, for a
  * complete, `result`: the exact response body, so a repeated complete returns it byte for byte.
+ * `absorbed_event_ids` is the provenance of a `completed` attempt: the events it absorbed (its
+ * sinceBegin), kept on the attempt so that finalizing writes one row, not one per event.
  */
 export const triageAttempts = pgTable(
   "triage_attempts",
@@ -21,6 +23,7 @@ export const triageAttempts = pgTable(
     finalizedBy: text("finalized_by"),
     finalizedAt: ts("finalized_at"),
     result: text("result"),
+    absorbedEventIds: uuid("absorbed_event_ids").array(),
   },
   (t) => [
     index("triage_attempts_run_idx").on(t.sessionRunId, t.armedAt),
