@@ -91,9 +91,7 @@ async function main() {
   };
   const bun = process.execPath;
 
-  // Migrations (creates amem_bench when missing).
-  const migrate = await procs.run("migrate", [bun, "shared/cli/migrate.ts"], serviceEnv, 60_000);
-  if (migrate.code !== 0) throw new Error(`migrate failed: ${migrate.stderr || migrate.stdout}`);
+  await procs.migrate(serviceEnv);
 
   // Services.
   const basePort = freePort();

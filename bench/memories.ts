@@ -280,8 +280,7 @@ async function main() {
   };
   const bun = process.execPath;
 
-  const migrate = await procs.run("migrate", [bun, "shared/cli/migrate.ts"], serviceEnv, 60_000);
-  if (migrate.code !== 0) throw new Error(`migrate failed: ${migrate.stderr || migrate.stdout}`);
+  await procs.migrate(serviceEnv);
 
   const basePort = freePort();
   const baseline = procs.spawnService("baseline-pg", [bun, "bench/baseline-pg.ts"], { PORT: String(basePort), DATABASE_URL });

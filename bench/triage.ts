@@ -227,8 +227,7 @@ async function main() {
   const bun = process.execPath;
   const profileFlags = (name: string) => (PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${join(logDir, name)}`] : []);
 
-  const migrate = await procs.run("migrate", [bun, "shared/cli/migrate.ts"], serviceEnv, 60_000);
-  if (migrate.code !== 0) throw new Error(`migrate failed: ${migrate.stderr || migrate.stdout}`);
+  await procs.migrate(serviceEnv);
 
   const basePort = freePort();
   const baseline = procs.spawnService("baseline-queue", [bun, "bench/baseline-queue.ts"], { ...baselineEnv, PORT: String(basePort) });

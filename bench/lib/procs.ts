@@ -62,6 +62,12 @@ export class Procs {
     this.tracked.delete(pid);
   }
 
+  /** Applies the migrations (and creates the benchmark database when missing) with the service's env. */
+  async migrate(env: Record<string, string>): Promise<void> {
+    const migrate = await this.run("migrate", [process.execPath, "shared/cli/migrate.ts"], env, 60_000);
+    if (migrate.code !== 0) throw new Error(`migrate failed: ${migrate.stderr || migrate.stdout}`);
+  }
+
   /** Waits for the baseline's /health and the api's /ready; a failure carries the tail of both logs. */
   async waitForServers(baseline: Bun.Subprocess, baseUrl: string, api: Bun.Subprocess, apiUrl: string): Promise<void> {
     try {
