@@ -4,7 +4,7 @@ import type { Deps } from "../shared/deps";
 import { loggableError } from "../shared/loggable-error";
 import { blockingConnection, queuePrefix } from "../shared/queue/connection";
 import { JOBS, QUEUES, type JobName, type QueueName } from "../shared/queue/jobs";
-import type { JobHandlers } from "./job-handler";
+import type { JobHandlers, JobRun } from "./job-handler";
 
 const CLOSE_DEADLINE_MS = 8_000;
 
@@ -29,8 +29,8 @@ export function startQueueWorkers(deps: Deps, handlers: JobHandlers, queues: rea
           throw new UnrecoverableError("malformed job");
         }
         const log = deps.logger.child({ job: name, jobId: job.id, attempt: job.attemptsMade + 1 });
-        const handler = handlers[name] as (d: Deps, p: unknown, l: typeof log) => Promise<unknown>;
-        return handler(deps, job.data, log);
+        const handler = handlers[name] as (d: Deps, p: unknown, l: typeof log, r: JobRun) => Promise<unknown>;
+        return handler(deps, job.data, log, { retried: job.attemptsMade > 0 || job.stalledCounter > 0 });
       },
       {
         connection: blockingConnection(deps.config),

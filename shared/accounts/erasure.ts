@@ -72,19 +72,25 @@ export type PurgeTargets = {
  * place (rows kept for referential integrity), sessions scrubbed and closed, credentials revoked
  * or deleted, the user anonymised, the ledger row written. Null when there is no such user. A
  * repeat (ledger row present) reports zero counts but scrubs again: a write that authenticated
- * just before erasure began and committed just after it is erased by the follow-up run.
+ * just before erasure began and committed just after it is erased by the follow-up run. A
+ * `resumed` run (the same job again after a fault that followed its commit) reports the ledger's
+ * counts as the first run would have.
  */
 export async function eraseAccountData(
   tx: Executor,
   userId: string,
   now: Date,
+  { resumed = false }: { resumed?: boolean } = {},
 ): Promise<{ result: ErasureResult; purge: PurgeTargets } | null> {
   await tx.execute(sql.raw(`set local statement_timeout = '${ERASURE_STATEMENT_TIMEOUT}'`));
   if (!(await lockUser(tx, userId))) return null;
-  const repeat = Boolean(await findErasure(tx, userId));
+  const ledger = await findErasure(tx, userId);
   const { erased, purge } = await scrubTenant(tx, userId, now);
-  if (repeat) {
-    return { result: { deleted: true, alreadyDeleted: true, erased: { ...ZERO_COUNTS } }, purge: { apiKeys: await apiKeyHashes(tx, userId), tokenHashes: purge.tokenHashes } };
+  if (ledger) {
+    const result: ErasureResult = resumed
+      ? { deleted: true, alreadyDeleted: false, erased: ledger.counts }
+      : { deleted: true, alreadyDeleted: true, erased: { ...ZERO_COUNTS } };
+    return { result, purge: { apiKeys: await apiKeyHashes(tx, userId), tokenHashes: purge.tokenHashes } };
   }
   await insertErasure(tx, { id: newId(), userId, erasedAt: now, counts: erased });
   return { result: { deleted: true, alreadyDeleted: false, erased }, purge };

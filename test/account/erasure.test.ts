@@ -173,6 +173,28 @@ describe("erase-account job", () => {
     expect(await ledgerRows(ctx, tenant.userId)).toBe(1);
   });
 
+  it("answers the committed counts when a fault after its commit made the job run again, and still schedules the follow-up", async () => {
+    // A private context: the fault (a last-used key of the wrong type) must not reach other tests.
+    const faulty = await createTestContext();
+    await startWorkers(faulty, ["account"]);
+    const { tenant, secondKey, bearer } = await seed(faulty);
+    const lastUsed = faulty.deps.keys.keyLastUsed();
+    await faulty.deps.redis.del(lastUsed);
+    await faulty.deps.redis.set(lastUsed, "not a hash"); // the purge's HDEL fails after the commit
+    const pending = erase(faulty, { bearer }); // a bearer: authenticating it never touches that key
+    expect(await eventually(async () => (await ledgerRows(faulty, tenant.userId)) === 1, 5_000)).toBe(true);
+    await faulty.deps.redis.del(lastUsed); // the fault clears before the retry (200 ms backoff)
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ deleted: true, alreadyDeleted: false, erased: SEEDED_COUNTS });
+    const job = await faulty.deps.jobs.queue("account").getJob(`erase-${tenant.userId}`);
+    expect(job!.attemptsMade).toBeGreaterThan(1); // the first run did fail after its commit
+    const followUp = await faulty.deps.jobs.queue("account").getJob(`erase-${tenant.userId}-late`);
+    expect(await followUp!.getState()).toBe("delayed");
+    await expectAllRejected(faulty, [{ apiKey: tenant.apiKey }, { apiKey: secondKey }, { bearer }]);
+    expect(await ledgerRows(faulty, tenant.userId)).toBe(1);
+  });
+
   it("returns not_found for a user that does not exist", async () => {
     const userId = crypto.randomUUID();
     expect(await ctx.deps.jobs.run("erase-account", { userId }, `erase-${userId}`)).toEqual({ ok: false, error: "not_found" });

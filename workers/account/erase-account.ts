@@ -6,12 +6,14 @@ const LATE_WRITE_GRACE_MS = 60_000;
 
 /**
  * erase-account (SPEC §8): one Postgres transaction with the user row locked, then the Redis
- * purge. A crash before the commit leaves nothing done and the retry does it all; a crash after it
- * finds the ledger row on the retry (alreadyDeleted, zero counts) and still completes the purge.
+ * purge. A crash before the commit leaves nothing done and the retry does it all. A fault after it
+ * (the purge, the follow-up's enqueue, a dead worker) finds the ledger row on the retry: as the
+ * same job, whose client may still be waiting, it answers the committed counts, completes the
+ * purge and schedules the follow-up; any other run is a repeat (alreadyDeleted, zero counts).
  */
-export const eraseAccount: JobHandler<"erase-account"> = async (deps, { userId }, log) => {
+export const eraseAccount: JobHandler<"erase-account"> = async (deps, { userId }, log, { retried }) => {
   const now = new Date();
-  const done = await deps.db.transaction((tx) => eraseAccountData(tx, userId, now));
+  const done = await deps.db.transaction((tx) => eraseAccountData(tx, userId, now, { resumed: retried }));
   if (!done) return { ok: false, error: "not_found" };
   await purgeUserTraces(deps, userId, done.purge, now);
   if (!done.result.alreadyDeleted) {
