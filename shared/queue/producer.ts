@@ -99,7 +99,11 @@ export class JobQueues {
         await job?.remove().catch(() => {});
       } else {
         this.logger.warn({ job: name, jobId }, "job failed; retrying it");
-        if (job && (await job.isFailed())) await job.retry("failed");
+        // Two waiters can both see it failed; the second retry then finds it moved already and
+        // throws, which only means the job is running again: both go on to wait for it.
+        if (job && (await job.isFailed())) await job.retry("failed").catch(async (error) => {
+          if (await job.isFailed()) throw error;
+        });
       }
     }
     throw new AppError("unavailable", 1);

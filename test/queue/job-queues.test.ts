@@ -1,6 +1,7 @@
 import { describe, expect, it } from "bun:test";
-import { createTestContext, startWorkers } from "./../helpers";
-import { queuePrefix } from "../../shared/queue/connection";
+import { Worker } from "bullmq";
+import { createTestContext, eventually, startWorkers } from "./../helpers";
+import { blockingConnection, queuePrefix } from "../../shared/queue/connection";
 import { AppError } from "../../shared/errors";
 
 describe("JobQueues.run (the api's wait for a queued job)", () => {
@@ -23,6 +24,24 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     const keys = await ctx.deps.redis.keys(`${queuePrefix(ctx.config)}:maintenance:*`);
     expect(keys.length).toBeGreaterThan(0);
     expect(await ctx.deps.redis.exists(`bull:maintenance:prefix-check`)).toBe(0);
+  });
+
+  it("re-runs a job that had failed for good once for concurrent waiters, and answers all of them", async () => {
+    const ctx = await createTestContext();
+    await ctx.deps.jobs.startEvents(["maintenance"]);
+    const queue = ctx.deps.jobs.queue("maintenance");
+    // The job fails for good under a worker that always throws (one attempt), then that worker goes.
+    const broken = new Worker("maintenance", async () => { throw new Error("transient fault"); }, {
+      connection: blockingConnection(ctx.config), prefix: queuePrefix(ctx.config),
+    });
+    const job = await queue.add("gc", {}, { jobId: "gc-failed-once", attempts: 1 });
+    expect(await eventually(async () => job.isFailed(), 5_000)).toBe(true);
+    await broken.close();
+    await startWorkers(ctx, ["maintenance"]);
+    // Both waiters find it failed and retry it; the later retry finds it running again already.
+    const answers = await Promise.all([1, 2, 3].map(() => ctx.deps.jobs.run("gc", {}, "gc-failed-once")));
+    for (const answer of answers) expect(answer).toEqual({ bearerSessions: 0, verificationTokens: 0, resetTokens: 0 });
+    expect(await (await queue.getJob("gc-failed-once"))!.getState()).toBe("completed");
   });
 
   it("fails a job whose payload does not match the catalog at once, without retries", async () => {
