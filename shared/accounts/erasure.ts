@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
-import type { Job } from "bullmq";
 import type { Deps } from "../deps";
 import type { Executor } from "../db/client";
 import type { ErasureCounts } from "../db/schema";
 import type { ErasureResult } from "../queue/jobs";
 import { newId } from "../ids";
+import { triageJobIdPrefix } from "../triage/complete";
 import {
   cacheErasingCredential, credentialRateKeys, markCredentialsRevoked, type CredentialKind, type Principal,
 } from "../auth/credentials";
@@ -155,25 +155,20 @@ async function scanSortedSet(deps: Deps, key: string, pattern: string): Promise<
   return found;
 }
 
-/** Job states whose data a purge removes; an active job cannot be removed, so its data is scrubbed instead. */
-const JOB_STATES = ["completed", "failed", "waiting", "delayed", "prioritized", "waiting-children", "active"] as const;
-const JOB_PAGE = 500;
-
 /**
  * Triage jobs carry the session's natural key (client text) in their data; the user's are
- * removed, or scrubbed when a worker holds them. The account queue's jobs carry ids only.
+ * removed, or scrubbed when a worker holds them. They are found by key name (their ids start with
+ * the user's id), never by reading every job of the queue. The account queue's jobs carry ids only.
  */
 async function purgeTriageJobs(deps: Deps, userId: string): Promise<void> {
   const queue = deps.jobs.queue("triage");
-  const mine: Job[] = [];
-  for (const state of JOB_STATES) {
-    for (let start = 0; ; start += JOB_PAGE) {
-      const page = await queue.getJobs([state], start, start + JOB_PAGE - 1, true);
-      mine.push(...page.filter((job) => job?.data?.userId === userId));
-      if (page.length < JOB_PAGE) break;
-    }
-  }
-  for (const job of mine) {
+  const jobKeyStart = queue.toKey("");
+  const keys = await scanKeys(deps, globLiteral(queue.toKey(triageJobIdPrefix(userId))) + "*");
+  // A job's hash, its `:lock` and `:logs` keys: job ids hold no `:`, so the id ends at the first one.
+  const ids = new Set(keys.map((key) => key.slice(jobKeyStart.length).split(":")[0]!));
+  for (const id of ids) {
+    const job = await queue.getJob(id);
+    if (!job) continue;
     try {
       await job.remove();
     } catch {

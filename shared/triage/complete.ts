@@ -7,9 +7,14 @@ import { sha256Hex } from "../ids";
 /**
  * The job id of a complete: deterministic, so every retry of one request (and every concurrent
  * duplicate) meets the same job. The natural key is hashed: it is free text and may hold `:`.
+ * It starts with `triageJobIdPrefix(userId)`, so an erasure finds the user's jobs by key name.
  */
 export function completeTriageJobId(p: JobPayload<"complete-triage">): string {
-  return `triage-${sha256Hex(`${p.userId}\u0000${p.agent}\u0000${p.sessionId}`).slice(0, 32)}-${p.attemptId}`;
+  return `${triageJobIdPrefix(p.userId)}${sha256Hex(`${p.agent}\u0000${p.sessionId}`).slice(0, 32)}-${p.attemptId}`;
+}
+
+export function triageJobIdPrefix(userId: string): string {
+  return `triage-${userId}-`;
 }
 
 /**

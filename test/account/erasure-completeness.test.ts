@@ -5,6 +5,7 @@ import { createUser } from "../../shared/accounts/users";
 import { requestPasswordReset } from "../../shared/accounts/recovery";
 import { ZERO_COUNTS } from "../../shared/accounts/erasure";
 import { newId } from "../../shared/ids";
+import { completeTriageJobId } from "../../shared/triage/complete";
 import { flushLeases } from "../../workers/flusher/lease-flusher";
 
 const ctx = await createTestContext();
@@ -83,7 +84,9 @@ async function seedEverywhere(c: TestContext, mark: string) {
     values (${newId()}, ${user.id}, ${facts[0]!.id}, ${facts[1]!.id}, ${`fact rationale ${mark}`}, 0.8, ${now})`;
 
   // A triage job waiting in the queue (no triage worker here) carries the natural key in its data.
-  await c.deps.jobs.queue("triage").add("complete-triage", { userId: user.id, agent, sessionId, attemptId: newId() }, { jobId: `triage-${user.id}` });
+  const triagePayload = { userId: user.id, agent, sessionId, attemptId: newId() };
+  const triageJobId = completeTriageJobId(triagePayload);
+  await c.deps.jobs.queue("triage").add("complete-triage", triagePayload, { jobId: triageJobId });
 
   const count = async (table: string) =>
     (await c.deps.sql`select count(*)::int as n from ${c.deps.sql(table)} where user_id = ${user.id}`)[0]!.n as number;
@@ -100,7 +103,7 @@ async function seedEverywhere(c: TestContext, mark: string) {
     proposals: await count("proposals"),
     sessionsDeleted: await count("user_sessions"),
   };
-  return { userId: user.id, apiKey, bearer: login.body.token as string, mark, expected };
+  return { userId: user.id, apiKey, bearer: login.body.token as string, mark, expected, triageJobId };
 }
 
 /** Every value in the context's Redis keyspace, read by type, with its key name. */
@@ -167,7 +170,8 @@ describe("account erasure completeness", () => {
     expect(pgAfter).toContain(kept.mark);
     expect(redisAfter).toContain(kept.mark);
     expect(await exportOf(ctx, kept.apiKey)).toEqual(keptBefore);
-    expect(await ctx.deps.jobs.queue("triage").getJob(`triage-${kept.userId}`)).toBeDefined();
+    expect(await ctx.deps.jobs.queue("triage").getJob(erased.triageJobId)).toBeUndefined();
+    expect(await ctx.deps.jobs.queue("triage").getJob(kept.triageJobId)).toBeDefined();
 
     for (const credential of [{ apiKey: erased.apiKey }, { bearer: erased.bearer }]) {
       const me = await ctx.request("GET", "/api/v1/me", credential);
