@@ -40,7 +40,9 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     await startWorkers(ctx, ["maintenance"]);
     // Both waiters find it failed and retry it; the later retry finds it running again already.
     const answers = await Promise.all([1, 2, 3].map(() => ctx.deps.jobs.run("gc", {}, "gc-failed-once")));
-    for (const answer of answers) expect(answer).toEqual({ bearerSessions: 0, verificationTokens: 0, resetTokens: 0 });
+    // One run's result for all (gc counts the whole database's expired tokens, so not a fixed value).
+    expect(Object.keys(answers[0]!).sort()).toEqual(["bearerSessions", "resetTokens", "verificationTokens"]);
+    for (const answer of answers) expect(answer).toEqual(answers[0]!);
     expect(await (await queue.getJob("gc-failed-once"))!.getState()).toBe("completed");
   });
 
