@@ -14,6 +14,15 @@ function concurrency(deps: Deps, queue: QueueName): number {
 }
 
 /**
+ * A failed attempt as BullMQ keeps it (the job's failedReason and stack, the events stream): only
+ * what a log line may hold, since a query error's message quotes its parameters (client text).
+ */
+function storableFailure(error: unknown): Error {
+  const { stack: _stack, ...described } = loggableError(error);
+  return new Error(JSON.stringify(described));
+}
+
+/**
  * One in-process BullMQ Worker per queue (sandboxed processors hang under Bun). A payload that
  * does not match the catalog fails at once (UnrecoverableError); a domain outcome is a returned
  * value; anything thrown is transient and retried with the job's backoff.
@@ -30,7 +39,11 @@ export function startQueueWorkers(deps: Deps, handlers: JobHandlers, queues: rea
         }
         const log = deps.logger.child({ job: name, jobId: job.id, attempt: job.attemptsMade + 1 });
         const handler = handlers[name] as (d: Deps, p: unknown, l: typeof log, r: JobRun) => Promise<unknown>;
-        return handler(deps, job.data, log, { retried: job.attemptsMade > 0 || job.stalledCounter > 0 });
+        try {
+          return await handler(deps, job.data, log, { retried: job.attemptsMade > 0 || job.stalledCounter > 0 });
+        } catch (error) {
+          throw storableFailure(error);
+        }
       },
       {
         connection: blockingConnection(deps.config),

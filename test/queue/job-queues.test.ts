@@ -46,6 +46,30 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     expect(await (await queue.getJob("gc-failed-once"))!.getState()).toBe("completed");
   });
 
+  it("keeps no query parameter (client text) in a failed job's reason, stack or event", async () => {
+    const ctx = await createTestContext();
+    await startWorkers(ctx, ["triage"]);
+    const queue = ctx.deps.jobs.queue("triage");
+    const canary = `canary-${crypto.randomUUID()}`;
+    // Postgres refuses a NUL in text, so the complete's statement fails with its parameters in drizzle's message.
+    const payload = { userId: crypto.randomUUID(), agent: "claude-code", sessionId: `${canary}\u0000`, attemptId: crypto.randomUUID() };
+    const job = await queue.add("complete-triage", payload, { jobId: "triage-failing-query", attempts: 1 });
+    expect(await eventually(async () => job.isFailed(), 5_000)).toBe(true);
+    const stored = (await queue.getJob("triage-failing-query"))!;
+    expect(stored.failedReason).toContain("PostgresError");
+    await stored.remove(); // the payload itself is the erasure's business; what remains must not quote it
+    const dump: string[] = [];
+    for (const key of await ctx.deps.redis.keys(`${queuePrefix(ctx.config)}:triage:*`)) {
+      const type = await ctx.deps.redis.type(key);
+      if (type === "stream") dump.push(JSON.stringify(await ctx.deps.redis.xrange(key, "-", "+")));
+      else if (type === "hash") dump.push(JSON.stringify(await ctx.deps.redis.hgetall(key)));
+      else if (type === "string") dump.push(String(await ctx.deps.redis.get(key)));
+      else if (type === "list") dump.push(JSON.stringify(await ctx.deps.redis.lrange(key, 0, -1)));
+      else if (type === "zset") dump.push(JSON.stringify(await ctx.deps.redis.zrange(key, "0", "-1")));
+    }
+    expect(dump.join("\n")).not.toContain(canary);
+  });
+
   it("fails a job whose payload does not match the catalog at once, without retries", async () => {
     const ctx = await createTestContext();
     const workers = await startWorkers(ctx, ["maintenance"]);
