@@ -22,7 +22,10 @@ import { dashboardRoutes } from "./dashboard/routes";
 
 /** Converts a route path (`/a/:id`) to a matcher, for 405 detection. */
 function routeMatcher(path: string): RegExp {
-  const pattern = path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*");
+  const pattern = path
+    .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+    .replace(/:[^/]+/g, "[^/]+")
+    .replace(/\*/g, ".*");
   return new RegExp(`^${pattern}/?$`);
 }
 

@@ -1,5 +1,12 @@
 import { t, type TSchema } from "elysia";
-import { Type, type IntegerOptions, type ObjectOptions, type TLiteral, type TProperties, type TUnion } from "@sinclair/typebox";
+import {
+  Type,
+  type IntegerOptions,
+  type ObjectOptions,
+  type TLiteral,
+  type TProperties,
+  type TUnion,
+} from "@sinclair/typebox";
 import { UUID_PATTERN } from "../shared/accounts/rules";
 import { isUtcTimestamp } from "../shared/time";
 import { FormatRegistry } from "@sinclair/typebox";
@@ -37,7 +44,7 @@ export function oneOf<const V extends readonly string[]>(values: V): TUnion<TLit
 /** For routes that take no query parameters: any parameter is an unknown one (400). */
 export const NoQuery = t.Object({}, { additionalProperties: false });
 
-export const ErrorBody = strictObject({ error: t.String() }, { description: "Every error: exactly {\"error\": code}" });
+export const ErrorBody = strictObject({ error: t.String() }, { description: 'Every error: exactly {"error": code}' });
 
 /** The error responses a route can give, for the OpenAPI document. */
 export function errors(...statuses: number[]): Record<number, TSchema> {

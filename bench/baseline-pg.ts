@@ -18,7 +18,11 @@ const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem
 if (!Number.isInteger(port) || port <= 0) throw new Error("PORT must be set");
 const ROWS = 1024;
 
-const sql = postgres(url, { max: 10, onnotice: () => {}, connection: { statement_timeout: 2_000, application_name: "bench-baseline-pg" } });
+const sql = postgres(url, {
+  max: 10,
+  onnotice: () => {},
+  connection: { statement_timeout: 2_000, application_name: "bench-baseline-pg" },
+});
 await sql`create table if not exists bench_pg_baseline (id int primary key, n bigint not null default 0, touched_at timestamptz)`;
 await sql`insert into bench_pg_baseline (id) select g from generate_series(1, ${ROWS}::int) g on conflict do nothing`;
 

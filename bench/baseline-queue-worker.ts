@@ -16,11 +16,16 @@ const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5
 const prefix = process.env.BASELINE_QUEUE_PREFIX;
 const concurrency = Number(process.env.BASELINE_WORKER_CONCURRENCY ?? 16);
 if (!prefix) throw new Error("BASELINE_QUEUE_PREFIX must be set");
-if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error("BASELINE_WORKER_CONCURRENCY must be a positive integer");
+if (!Number.isInteger(concurrency) || concurrency < 1)
+  throw new Error("BASELINE_WORKER_CONCURRENCY must be a positive integer");
 const BASELINE_QUEUE = "bench-queue";
 const ROWS = 1024;
 
-const sql = postgres(databaseUrl, { max: 10, onnotice: () => {}, connection: { statement_timeout: 2_000, application_name: "bench-baseline-queue" } });
+const sql = postgres(databaseUrl, {
+  max: 10,
+  onnotice: () => {},
+  connection: { statement_timeout: 2_000, application_name: "bench-baseline-queue" },
+});
 await sql`create table if not exists bench_queue_baseline (id int primary key, n bigint not null default 0, touched_at timestamptz)`;
 await sql`insert into bench_queue_baseline (id) select g from generate_series(1, ${ROWS}::int) g on conflict do nothing`;
 
@@ -28,11 +33,18 @@ const worker = new Worker(
   BASELINE_QUEUE,
   async () => {
     const id = 1 + Math.floor(Math.random() * ROWS);
-    const rows = await sql.begin((tx) => tx`update bench_queue_baseline set n = n + 1, touched_at = now() where id = ${id} returning n`);
+    const rows = await sql.begin(
+      (tx) => tx`update bench_queue_baseline set n = n + 1, touched_at = now() where id = ${id} returning n`,
+    );
     return { id, n: Number(rows[0]!.n) };
   },
   {
-    connection: { url, maxRetriesPerRequest: null, connectTimeout: 2_000, retryStrategy: (n: number) => Math.min(50 * n, 1_000) },
+    connection: {
+      url,
+      maxRetriesPerRequest: null,
+      connectTimeout: 2_000,
+      retryStrategy: (n: number) => Math.min(50 * n, 1_000),
+    },
     prefix,
     concurrency,
   },

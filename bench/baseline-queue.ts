@@ -26,7 +26,13 @@ if (!prefix) throw new Error("BASELINE_QUEUE_PREFIX must be set");
 const BASELINE_QUEUE = "bench-queue";
 
 const queue = new Queue(BASELINE_QUEUE, {
-  connection: { url, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, retryStrategy: (n: number) => Math.min(50 * n, 1_000) },
+  connection: {
+    url,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    retryStrategy: (n: number) => Math.min(50 * n, 1_000),
+  },
   prefix,
   defaultJobOptions: {
     attempts: 5,
@@ -38,7 +44,12 @@ const queue = new Queue(BASELINE_QUEUE, {
 queue.on("error", () => {});
 queue.setMaxListeners(0);
 const events = new QueueEvents(BASELINE_QUEUE, {
-  connection: { url, maxRetriesPerRequest: null, connectTimeout: 2_000, retryStrategy: (n: number) => Math.min(50 * n, 1_000) },
+  connection: {
+    url,
+    maxRetriesPerRequest: null,
+    connectTimeout: 2_000,
+    retryStrategy: (n: number) => Math.min(50 * n, 1_000),
+  },
   prefix,
 });
 events.on("error", () => {});
@@ -47,7 +58,8 @@ await events.waitUntilReady();
 await queue.waitUntilReady();
 
 const Uuid = t.String({
-  pattern: "^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12})$",
+  pattern:
+    "^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12})$",
 });
 const TriageCompleteBody = t.Object(
   {

@@ -19,7 +19,14 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 bun run bench:heartbeat
  */
-import { assertBenchTargets, benchKnobs, benchLifecycle, benchStart, deleteRedisPrefix, FOREIGN_LIMIT } from "./lib/run-env";
+import {
+  assertBenchTargets,
+  benchKnobs,
+  benchLifecycle,
+  benchStart,
+  deleteRedisPrefix,
+  FOREIGN_LIMIT,
+} from "./lib/run-env";
 import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,9 +42,12 @@ const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
 
 // ---- settings -------------------------------------------------------------------------------
 
-const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, ONLY, DATABASE_URL, REDIS_URL } = benchKnobs(10);
+const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, ONLY, DATABASE_URL, REDIS_URL } =
+  benchKnobs(10);
 const INVESTIGATE = process.env.BENCH_INVESTIGATE === "1";
-const RECORD = process.env.BENCH_RECORD === "1" || (process.env.BENCH_RECORD !== "0" && RUNS >= 3 && SECONDS >= 10 && !ONLY && !PROFILE);
+const RECORD =
+  process.env.BENCH_RECORD === "1" ||
+  (process.env.BENCH_RECORD !== "0" && RUNS >= 3 && SECONDS >= 10 && !ONLY && !PROFILE);
 
 assertBenchTargets(DATABASE_URL, REDIS_URL);
 const REDIS_DB = Number(new URL(REDIS_URL).pathname.slice(1));
@@ -82,12 +92,19 @@ async function main() {
   const start = benchStart("heartbeat", ROOT);
   if (!start) return;
   const { box, rev, started } = start;
-  console.log(`wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted)`);
+  console.log(
+    `wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted)`,
+  );
   console.log("note: wrk runs on the same cores as the servers, Redis and Postgres (loopback, shared CPU).");
   console.log(`logs: ${logDir}; Redis ${REDIS_URL} prefix ${PREFIX}; Postgres ${DATABASE_URL}\n`);
 
   const serviceEnv = {
-    DATABASE_URL, REDIS_URL, REDIS_PREFIX: PREFIX, RATE_LIMIT: "off", LOG_LEVEL: "warn", HOST: "127.0.0.1",
+    DATABASE_URL,
+    REDIS_URL,
+    REDIS_PREFIX: PREFIX,
+    RATE_LIMIT: "off",
+    LOG_LEVEL: "warn",
+    HOST: "127.0.0.1",
   };
   const bun = process.execPath;
 
@@ -95,10 +112,17 @@ async function main() {
 
   // Services.
   const basePort = freePort();
-  const baseline = procs.spawnService("baseline-redis", [bun, "bench/baseline-redis.ts"], { PORT: String(basePort), REDIS_URL, REDIS_PREFIX: PREFIX });
+  const baseline = procs.spawnService("baseline-redis", [bun, "bench/baseline-redis.ts"], {
+    PORT: String(basePort),
+    REDIS_URL,
+    REDIS_PREFIX: PREFIX,
+  });
   const apiPort = freePort();
   const profileFlags = PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${logDir}`] : [];
-  const apiProc = procs.spawnService("api", [bun, ...profileFlags, "api/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
+  const apiProc = procs.spawnService("api", [bun, ...profileFlags, "api/main.ts"], {
+    ...serviceEnv,
+    PORT: String(apiPort),
+  });
   const workers = procs.spawnService("workers", [bun, "workers/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
   const apiBase = `http://127.0.0.1:${apiPort}`;
   const baseBase = `http://127.0.0.1:${basePort}`;
@@ -106,7 +130,12 @@ async function main() {
   let base2: { proc: Bun.Subprocess; url: string } | null = null;
   if (INVESTIGATE) {
     const port = freePort();
-    const proc = procs.spawnService("baseline-redis-2rt", [bun, "bench/baseline-redis.ts"], { PORT: String(port), REDIS_URL, REDIS_PREFIX: PREFIX, BASELINE_ROUND_TRIPS: "2" });
+    const proc = procs.spawnService("baseline-redis-2rt", [bun, "bench/baseline-redis.ts"], {
+      PORT: String(port),
+      REDIS_URL,
+      REDIS_PREFIX: PREFIX,
+      BASELINE_ROUND_TRIPS: "2",
+    });
     base2 = { proc, url: `http://127.0.0.1:${port}` };
     await waitForHttp(`${base2.url}/health`, proc, 20_000);
   }
@@ -115,37 +144,87 @@ async function main() {
 
   // Tenant, key, live session.
   const email = `bench-${id}@example.com`;
-  const created = await procs.run("cli", [bun, "shared/cli/amem.ts", "user", "create", "--email", email], serviceEnv, 30_000);
+  const created = await procs.run(
+    "cli",
+    [bun, "shared/cli/amem.ts", "user", "create", "--email", email],
+    serviceEnv,
+    30_000,
+  );
   if (created.code !== 0) throw new Error(`user create failed: ${created.stderr || created.stdout}`);
   const user = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { id: string; email: string; apiKey: string };
   const session = { agent: "bench-agent", sessionId: `bench-session-${id}` };
-  await expectOk(await api(apiBase, "/api/v1/agent-sessions/open", { method: "POST", apiKey: user.apiKey, body: JSON.stringify({ ...session, source: "startup" }) }), "open");
+  await expectOk(
+    await api(apiBase, "/api/v1/agent-sessions/open", {
+      method: "POST",
+      apiKey: user.apiKey,
+      body: JSON.stringify({ ...session, source: "startup" }),
+    }),
+    "open",
+  );
   const beat = (await expectOk(
-    await api(apiBase, "/api/v1/agent-sessions/heartbeat", { method: "POST", apiKey: user.apiKey, body: JSON.stringify(session) }),
+    await api(apiBase, "/api/v1/agent-sessions/heartbeat", {
+      method: "POST",
+      apiKey: user.apiKey,
+      body: JSON.stringify(session),
+    }),
     "heartbeat",
   )) as { resurrected: boolean };
   if (beat.resurrected) throw new Error("heartbeat of a just-opened session resurrected it");
   await expectOk(await api(apiBase, "/api/v1/me", { apiKey: user.apiKey }), "/me");
   await expectOk(await api(baseBase, "/touch", { method: "POST", body: JSON.stringify(session) }), "baseline");
-  console.log(`user ${user.id}, session ${session.agent}/${session.sessionId} open; api pid ${apiProc.pid}, RSS at rest ${fmtMb(rssBytes(apiProc.pid) ?? 0)}\n`);
+  console.log(
+    `user ${user.id}, session ${session.agent}/${session.sessionId} open; api pid ${apiProc.pid}, RSS at rest ${fmtMb(rssBytes(apiProc.pid) ?? 0)}\n`,
+  );
 
   const heartbeatBody = JSON.stringify(session);
   const ops: Op[] = [
-    { key: "baseline", label: "B-redis (1 EVALSHA)", target: { url: `${baseBase}/touch`, method: "POST", body: heartbeatBody }, server: baseline },
     {
-      key: "heartbeat", label: "heartbeat (live, API key)", sampleRss: true, server: apiProc,
-      target: { url: `${apiBase}/api/v1/agent-sessions/heartbeat`, method: "POST", body: heartbeatBody, headers: { "X-API-Key": user.apiKey } },
+      key: "baseline",
+      label: "B-redis (1 EVALSHA)",
+      target: { url: `${baseBase}/touch`, method: "POST", body: heartbeatBody },
+      server: baseline,
     },
-    { key: "me", label: "GET /api/v1/me", target: { url: `${apiBase}/api/v1/me`, method: "GET", headers: { "X-API-Key": user.apiKey } }, server: apiProc },
+    {
+      key: "heartbeat",
+      label: "heartbeat (live, API key)",
+      sampleRss: true,
+      server: apiProc,
+      target: {
+        url: `${apiBase}/api/v1/agent-sessions/heartbeat`,
+        method: "POST",
+        body: heartbeatBody,
+        headers: { "X-API-Key": user.apiKey },
+      },
+    },
+    {
+      key: "me",
+      label: "GET /api/v1/me",
+      target: { url: `${apiBase}/api/v1/me`, method: "GET", headers: { "X-API-Key": user.apiKey } },
+      server: apiProc,
+    },
   ];
   if (INVESTIGATE && base2) {
     ops.push(
-      { key: "baseline2", label: "B-redis, 2 EVALSHAs in a row", target: { url: `${base2.url}/touch`, method: "POST", body: heartbeatBody }, server: base2.proc },
-      { key: "health", label: "api GET /health (no Redis)", target: { url: `${apiBase}/health`, method: "GET" }, server: apiProc },
       {
-        key: "heartbeatExcerpt", label: "heartbeat + 200-char excerpt", server: apiProc,
+        key: "baseline2",
+        label: "B-redis, 2 EVALSHAs in a row",
+        target: { url: `${base2.url}/touch`, method: "POST", body: heartbeatBody },
+        server: base2.proc,
+      },
+      {
+        key: "health",
+        label: "api GET /health (no Redis)",
+        target: { url: `${apiBase}/health`, method: "GET" },
+        server: apiProc,
+      },
+      {
+        key: "heartbeatExcerpt",
+        label: "heartbeat + 200-char excerpt",
+        server: apiProc,
         target: {
-          url: `${apiBase}/api/v1/agent-sessions/heartbeat`, method: "POST", headers: { "X-API-Key": user.apiKey },
+          url: `${apiBase}/api/v1/agent-sessions/heartbeat`,
+          method: "POST",
+          headers: { "X-API-Key": user.apiKey },
           body: JSON.stringify({ ...session, lastMessageExcerpt: "x".repeat(200) }),
         },
       },
@@ -158,10 +237,24 @@ async function main() {
   }
 
   // Probe (sequential, before the load): Redis commands per request, Postgres use, auth cache hit vs miss.
-  let probe: { heartbeat: CommandCount; me: CommandCount; pgUsed: number; pgBackends: number; hitMs: number; missMs: number; baseMs: number } | null = null;
+  let probe: {
+    heartbeat: CommandCount;
+    me: CommandCount;
+    pgUsed: number;
+    pgBackends: number;
+    hitMs: number;
+    missMs: number;
+    baseMs: number;
+  } | null = null;
   if (PROBE) {
-    const hb = () => api(apiBase, "/api/v1/agent-sessions/heartbeat", { method: "POST", apiKey: user.apiKey, body: heartbeatBody }).then((r) => expectOk(r, "heartbeat")).then(() => {});
-    const me = () => api(apiBase, "/api/v1/me", { apiKey: user.apiKey }).then((r) => expectOk(r, "/me")).then(() => {});
+    const hb = () =>
+      api(apiBase, "/api/v1/agent-sessions/heartbeat", { method: "POST", apiKey: user.apiKey, body: heartbeatBody })
+        .then((r) => expectOk(r, "heartbeat"))
+        .then(() => {});
+    const me = () =>
+      api(apiBase, "/api/v1/me", { apiKey: user.apiKey })
+        .then((r) => expectOk(r, "/me"))
+        .then(() => {});
     const heartbeatCount = await countRedisCommands(REDIS_URL, REDIS_DB, PREFIX, 200, hb);
     const meCount = await countRedisCommands(REDIS_URL, REDIS_DB, PREFIX, 200, me);
     const pg = await postgresBackendsUsed(DATABASE_URL, apiProc.pid, async () => {
@@ -172,20 +265,41 @@ async function main() {
     await redis.connect();
     const credentialKey = `${PREFIX}:auth:k:${new Bun.CryptoHasher("sha256").update(user.apiKey).digest("hex")}`;
     try {
-      if (!(await redis.exists(credentialKey))) throw new Error(`credential cache key ${credentialKey} not found: the probe's key layout is out of date`);
+      if (!(await redis.exists(credentialKey)))
+        throw new Error(`credential cache key ${credentialKey} not found: the probe's key layout is out of date`);
       await sequentialLatency(200, hb);
       const hitMs = await sequentialLatency(500, hb);
       const missMs = await sequentialLatency(500, hb, async () => void (await redis.del(credentialKey)));
-      const baseMs = await sequentialLatency(500, () => api(baseBase, "/touch", { method: "POST", body: heartbeatBody }).then((r) => expectOk(r, "baseline")).then(() => {}));
-      probe = { heartbeat: heartbeatCount, me: meCount, pgUsed: pg.usedDuring, pgBackends: pg.apiBackends, hitMs, missMs, baseMs };
+      const baseMs = await sequentialLatency(500, () =>
+        api(baseBase, "/touch", { method: "POST", body: heartbeatBody })
+          .then((r) => expectOk(r, "baseline"))
+          .then(() => {}),
+      );
+      probe = {
+        heartbeat: heartbeatCount,
+        me: meCount,
+        pgUsed: pg.usedDuring,
+        pgBackends: pg.apiBackends,
+        hitMs,
+        missMs,
+        baseMs,
+      };
     } finally {
       redis.disconnect();
     }
     console.log("probe (sequential requests, no load):");
-    console.log(`  heartbeat: ${heartbeatCount.perRequest} Redis commands/request sent by the api (${fmtBreakdown(heartbeatCount)}), ${heartbeatCount.luaPerRequest} commands inside scripts`);
-    console.log(`  /me:       ${meCount.perRequest} Redis commands/request (${fmtBreakdown(meCount)}), ${meCount.luaPerRequest} inside scripts`);
-    console.log(`  Postgres:  ${pg.usedDuring} of the api's ${pg.apiBackends} backend(s) ran a statement during 500 heartbeats`);
-    console.log(`  latency (median of 500 sequential, incl. client): B-redis ${fmtMs(probe.baseMs)}, heartbeat auth cache hit ${fmtMs(probe.hitMs)}, miss (entry deleted before each) ${fmtMs(probe.missMs)}\n`);
+    console.log(
+      `  heartbeat: ${heartbeatCount.perRequest} Redis commands/request sent by the api (${fmtBreakdown(heartbeatCount)}), ${heartbeatCount.luaPerRequest} commands inside scripts`,
+    );
+    console.log(
+      `  /me:       ${meCount.perRequest} Redis commands/request (${fmtBreakdown(meCount)}), ${meCount.luaPerRequest} inside scripts`,
+    );
+    console.log(
+      `  Postgres:  ${pg.usedDuring} of the api's ${pg.apiBackends} backend(s) ran a statement during 500 heartbeats`,
+    );
+    console.log(
+      `  latency (median of 500 sequential, incl. client): B-redis ${fmtMs(probe.baseMs)}, heartbeat auth cache hit ${fmtMs(probe.hitMs)}, miss (entry deleted before each) ${fmtMs(probe.missMs)}\n`,
+    );
   }
 
   // Load: interleaved rounds so drift hits every operation alike.
@@ -207,7 +321,10 @@ async function main() {
           const t0 = performance.now();
           const load = await foreign.waitQuiet(FOREIGN_LIMIT, 60);
           const waited = (performance.now() - t0) / 1000;
-          if (waited > 1.5) console.log(`        (waited ${waited.toFixed(0)} s for other processes to settle; now ${load.toFixed(2)} cores)`);
+          if (waited > 1.5)
+            console.log(
+              `        (waited ${waited.toFixed(0)} s for other processes to settle; now ${load.toFixed(2)} cores)`,
+            );
         }
         if (WARMUP > 0) checkClean(op, await runWrk(procs, op.target, { ...wrkOpts, seconds: WARMUP }), "warm-up");
         const before = foreign.mark();
@@ -234,7 +351,11 @@ async function main() {
   // Summary.
   const med = (key: string) => {
     const runs = results.get(key)?.runs ?? [];
-    return { rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50Ms)), p99: median(runs.map((r) => r.p99Ms)) };
+    return {
+      rps: median(runs.map((r) => r.rps)),
+      p50: median(runs.map((r) => r.p50Ms)),
+      p99: median(runs.map((r) => r.p99Ms)),
+    };
   };
   const b = med("baseline");
   const hb = med("heartbeat");
@@ -245,80 +366,216 @@ async function main() {
   const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
   const rows: string[][] = [
     ["B-redis", fmtRps(b.rps), fmtMs(b.p50), fmtMs(b.p99), "—", "—", "—", "baseline", ""],
-    ["heartbeat", fmtRps(hb.rps), fmtMs(hb.p50), fmtMs(hb.p99), fmtRps(b.rps), fmtRatio(hbRatio), fmtRatio(hbP99Ratio),
-      `≥ ${TARGETS.heartbeatRatio}×, p99 ≤ ${TARGETS.heartbeatP99Ratio}×`, verdict(hbRatio >= TARGETS.heartbeatRatio && hbP99Ratio <= TARGETS.heartbeatP99Ratio)],
-    ["GET /me", fmtRps(me.rps), fmtMs(me.p50), fmtMs(me.p99), fmtRps(b.rps), fmtRatio(meRatio), fmtRatio(me.p99 / b.p99), `≥ ${TARGETS.meRatio}×`, verdict(meRatio >= TARGETS.meRatio)],
-    ["api RSS (max, heartbeat)", fmtMb(rssMax), "", "", "", "", "", `≤ ${fmtMb(TARGETS.rssBytes)}`, verdict(rssMax > 0 && rssMax <= TARGETS.rssBytes)],
+    [
+      "heartbeat",
+      fmtRps(hb.rps),
+      fmtMs(hb.p50),
+      fmtMs(hb.p99),
+      fmtRps(b.rps),
+      fmtRatio(hbRatio),
+      fmtRatio(hbP99Ratio),
+      `≥ ${TARGETS.heartbeatRatio}×, p99 ≤ ${TARGETS.heartbeatP99Ratio}×`,
+      verdict(hbRatio >= TARGETS.heartbeatRatio && hbP99Ratio <= TARGETS.heartbeatP99Ratio),
+    ],
+    [
+      "GET /me",
+      fmtRps(me.rps),
+      fmtMs(me.p50),
+      fmtMs(me.p99),
+      fmtRps(b.rps),
+      fmtRatio(meRatio),
+      fmtRatio(me.p99 / b.p99),
+      `≥ ${TARGETS.meRatio}×`,
+      verdict(meRatio >= TARGETS.meRatio),
+    ],
+    [
+      "api RSS (max, heartbeat)",
+      fmtMb(rssMax),
+      "",
+      "",
+      "",
+      "",
+      "",
+      `≤ ${fmtMb(TARGETS.rssBytes)}`,
+      verdict(rssMax > 0 && rssMax <= TARGETS.rssBytes),
+    ],
   ];
   for (const key of ["baseline2", "health", "heartbeatExcerpt"]) {
     const r = results.get(key);
     if (!r) continue;
     const m = med(key);
-    rows.push([r.op.label, fmtRps(m.rps), fmtMs(m.p50), fmtMs(m.p99), fmtRps(b.rps), fmtRatio(m.rps / b.rps), fmtRatio(m.p99 / b.p99), "(investigation)", ""]);
+    rows.push([
+      r.op.label,
+      fmtRps(m.rps),
+      fmtMs(m.p50),
+      fmtMs(m.p99),
+      fmtRps(b.rps),
+      fmtRatio(m.rps / b.rps),
+      fmtRatio(m.p99 / b.p99),
+      "(investigation)",
+      "",
+    ]);
   }
-  console.log(`\nmedians of ${RUNS} run(s) × ${SECONDS} s, ${CONNECTIONS} connections — ${box.label}, commit ${rev} (wrk shares the cores)`);
-  console.log(textTable(["operation", "req/s", "p50", "p99", "B-redis req/s", "ratio", "p99 ratio", "target", ""], rows));
+  console.log(
+    `\nmedians of ${RUNS} run(s) × ${SECONDS} s, ${CONNECTIONS} connections — ${box.label}, commit ${rev} (wrk shares the cores)`,
+  );
+  console.log(
+    textTable(["operation", "req/s", "p50", "p99", "B-redis req/s", "ratio", "p99 ratio", "target", ""], rows),
+  );
   // Where the CPU goes: cores each process used and CPU-µs per request (medians over runs).
   const cpuRows = [...results.values()].map(({ op, runs }) => {
     const m = (f: (r: Run) => number) => median(runs.map(f));
     const us = (f: (r: Run) => number) => m((r) => (f(r) / r.rps) * 1e6).toFixed(0);
-    return [op.label, m((r) => r.serverCores).toFixed(2), m((r) => r.redisCores).toFixed(2), m((r) => r.wrkCores).toFixed(2),
-      us((r) => r.serverCores), us((r) => r.redisCores), us((r) => r.wrkCores)];
+    return [
+      op.label,
+      m((r) => r.serverCores).toFixed(2),
+      m((r) => r.redisCores).toFixed(2),
+      m((r) => r.wrkCores).toFixed(2),
+      us((r) => r.serverCores),
+      us((r) => r.redisCores),
+      us((r) => r.wrkCores),
+    ];
   });
   console.log("\nCPU (cores used during the measured runs, and CPU-µs per request; medians):");
-  console.log(textTable(["operation", "server", "redis", "wrk", "server µs/req", "redis µs/req", "wrk µs/req"], cpuRows));
+  console.log(
+    textTable(["operation", "server", "redis", "wrk", "server µs/req", "redis µs/req", "wrk µs/req"], cpuRows),
+  );
   const allRuns = [...results.values()].flatMap((r) => r.runs);
   const foreignMax = Math.max(0, ...allRuns.map((r) => r.foreignCores));
   const disturbed = allRuns.filter((r) => r.foreignCores > FOREIGN_LIMIT).length;
-  console.log(`\nother processes' CPU during measured runs: max ${foreignMax.toFixed(2)} cores; ${disturbed} of ${allRuns.length} run(s) above ${FOREIGN_LIMIT} core${disturbed ? " — figures disturbed, re-run on a quiet machine" : ""}`);
+  console.log(
+    `\nother processes' CPU during measured runs: max ${foreignMax.toFixed(2)} cores; ${disturbed} of ${allRuns.length} run(s) above ${FOREIGN_LIMIT} core${disturbed ? " — figures disturbed, re-run on a quiet machine" : ""}`,
+  );
   /** Median server CPU-µs per request of an operation (the steadier figure on a shared box). */
-  const cpuUs = (key: string) => median((results.get(key)?.runs ?? []).map((r) => (r.serverCores / r.rps) * 1e6)).toFixed(0);
+  const cpuUs = (key: string) =>
+    median((results.get(key)?.runs ?? []).map((r) => (r.serverCores / r.rps) * 1e6)).toFixed(0);
   /** "disturbed / total" measured runs of the given operations. */
   const disturbedOf = (...keys: string[]) => {
     const runs = keys.flatMap((k) => results.get(k)?.runs ?? []);
     return `${runs.filter((r) => r.foreignCores > FOREIGN_LIMIT).length}/${runs.length}`;
   };
   const perCore = hb.rps / Number(box.nproc);
-  console.log(`\ncapacity: ${fmtRps(hb.rps)} heartbeats/s on ${box.nproc} cores shared with wrk, Redis and Postgres ≈ ${fmtRps(perCore)} per core.`);
+  console.log(
+    `\ncapacity: ${fmtRps(hb.rps)} heartbeats/s on ${box.nproc} cores shared with wrk, Redis and Postgres ≈ ${fmtRps(perCore)} per core.`,
+  );
 
   // Raw results (gitignored) and README rows.
   const date = started.toISOString().slice(0, 10);
   const runsLabel = `${RUNS}×${SECONDS} s`;
   mkdirSync(join(ROOT, "bench/results"), { recursive: true });
   const rawPath = join(ROOT, `bench/results/heartbeat-${started.toISOString().replace(/[:.]/g, "-")}.json`);
-  writeFileSync(rawPath, JSON.stringify({
-    date: started.toISOString(), commit: rev, machine: box, settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS },
-    rssMaxBytes: rssMax, foreignCoresMax: foreignMax, probe, results: [...results.values()].map((r) => ({ key: r.op.key, label: r.op.label, runs: r.runs, median: med(r.op.key) })),
-  }, null, 2));
+  writeFileSync(
+    rawPath,
+    JSON.stringify(
+      {
+        date: started.toISOString(),
+        commit: rev,
+        machine: box,
+        settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS },
+        rssMaxBytes: rssMax,
+        foreignCoresMax: foreignMax,
+        probe,
+        results: [...results.values()].map((r) => ({
+          key: r.op.key,
+          label: r.op.label,
+          runs: r.runs,
+          median: med(r.op.key),
+        })),
+      },
+      null,
+      2,
+    ),
+  );
   console.log(`raw results: ${rawPath}`);
   if (PROFILE) console.log(`api CPU profile: written to ${logDir} when the api exits (below)`);
   if (RECORD) {
     const ok = [
-      appendRow(README, "heartbeat", mdRow([date, rev, box.label, runsLabel, fmtRps(hb.rps), fmtMs(hb.p50), fmtMs(hb.p99), fmtRps(b.rps), fmtMs(b.p99),
-        fmtRatio(hbRatio), fmtRatio(hbP99Ratio), `${cpuUs("heartbeat")} / ${cpuUs("baseline")}`, fmtMb(rssMax), disturbedOf("baseline", "heartbeat")])),
-      appendRow(README, "me", mdRow([date, rev, box.label, runsLabel, fmtRps(me.rps), fmtMs(me.p50), fmtMs(me.p99), fmtRps(b.rps), fmtMs(b.p99),
-        fmtRatio(meRatio), fmtRatio(me.p99 / b.p99), `${cpuUs("me")} / ${cpuUs("baseline")}`, disturbedOf("baseline", "me")])),
+      appendRow(
+        README,
+        "heartbeat",
+        mdRow([
+          date,
+          rev,
+          box.label,
+          runsLabel,
+          fmtRps(hb.rps),
+          fmtMs(hb.p50),
+          fmtMs(hb.p99),
+          fmtRps(b.rps),
+          fmtMs(b.p99),
+          fmtRatio(hbRatio),
+          fmtRatio(hbP99Ratio),
+          `${cpuUs("heartbeat")} / ${cpuUs("baseline")}`,
+          fmtMb(rssMax),
+          disturbedOf("baseline", "heartbeat"),
+        ]),
+      ),
+      appendRow(
+        README,
+        "me",
+        mdRow([
+          date,
+          rev,
+          box.label,
+          runsLabel,
+          fmtRps(me.rps),
+          fmtMs(me.p50),
+          fmtMs(me.p99),
+          fmtRps(b.rps),
+          fmtMs(b.p99),
+          fmtRatio(meRatio),
+          fmtRatio(me.p99 / b.p99),
+          `${cpuUs("me")} / ${cpuUs("baseline")}`,
+          disturbedOf("baseline", "me"),
+        ]),
+      ),
     ];
     for (const key of ["baseline2", "health", "heartbeatExcerpt"]) {
       const r = results.get(key);
       if (!r) continue;
       const m = med(key);
-      ok.push(appendRow(README, "investigate", mdRow([date, rev, r.op.label, runsLabel, fmtRps(m.rps), fmtMs(m.p50), fmtMs(m.p99), fmtRps(b.rps), fmtRatio(m.rps / b.rps), `${cpuUs(key)} / ${cpuUs("baseline")}`, disturbedOf("baseline", key)])));
+      ok.push(
+        appendRow(
+          README,
+          "investigate",
+          mdRow([
+            date,
+            rev,
+            r.op.label,
+            runsLabel,
+            fmtRps(m.rps),
+            fmtMs(m.p50),
+            fmtMs(m.p99),
+            fmtRps(b.rps),
+            fmtRatio(m.rps / b.rps),
+            `${cpuUs(key)} / ${cpuUs("baseline")}`,
+            disturbedOf("baseline", key),
+          ]),
+        ),
+      );
     }
-    console.log(ok.every(Boolean) ? `rows appended to ${README}` : `warning: some table markers are missing from ${README}`);
+    console.log(
+      ok.every(Boolean) ? `rows appended to ${README}` : `warning: some table markers are missing from ${README}`,
+    );
   } else {
     console.log("not recorded in bench/README.md (short run; BENCH_RECORD=1 forces it)");
   }
 }
 
 function fmtBreakdown(c: CommandCount): string {
-  return Object.entries(c.breakdown).map(([k, v]) => `${k} ×${v}`).join(", ") || "none";
+  return (
+    Object.entries(c.breakdown)
+      .map(([k, v]) => `${k} ×${v}`)
+      .join(", ") || "none"
+  );
 }
 
 /** A figure with errors measures error handling, not the operation: abort. */
 function checkClean(op: Op, r: WrkResult, phase: string): WrkResult {
   if (r.non2xx > 0 || r.socketErrors > 0) {
-    throw new Error(`${op.label} ${phase}: ${r.non2xx} non-2xx responses and ${r.socketErrors} socket errors out of ${r.requests} requests`);
+    throw new Error(
+      `${op.label} ${phase}: ${r.non2xx} non-2xx responses and ${r.socketErrors} socket errors out of ${r.requests} requests`,
+    );
   }
   return r;
 }

@@ -25,7 +25,15 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 BENCH_LEVELS=2000,5000 bun run bench:memories
  */
-import { assertBenchTargets, benchKnobs, benchLifecycle, benchStart, deleteRedisPrefix, dropTenantRows, FOREIGN_LIMIT } from "./lib/run-env";
+import {
+  assertBenchTargets,
+  benchKnobs,
+  benchLifecycle,
+  benchStart,
+  deleteRedisPrefix,
+  dropTenantRows,
+  FOREIGN_LIMIT,
+} from "./lib/run-env";
 import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,18 +60,41 @@ const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
 
 const DEFAULT_SECONDS = 6;
 const DEFAULT_LEVELS = "10000,100000";
-const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, KEEP_DATA, ONLY, DATABASE_URL, REDIS_URL } = benchKnobs(DEFAULT_SECONDS);
+const {
+  SECONDS,
+  WARMUP,
+  RUNS,
+  CONNECTIONS,
+  THREADS,
+  PROBE,
+  WAIT_QUIET,
+  PROFILE,
+  KEEP_DATA,
+  ONLY,
+  DATABASE_URL,
+  REDIS_URL,
+} = benchKnobs(DEFAULT_SECONDS);
 const LEVELS_RAW = process.env.BENCH_LEVELS || DEFAULT_LEVELS;
 const LEVELS = LEVELS_RAW.split(",").map((s) => Number(s.trim()));
-if (LEVELS.some((n) => !Number.isInteger(n) || n < 1 || n > 2_000_000) || LEVELS.some((n, i) => i > 0 && n <= LEVELS[i - 1]!)) {
+if (
+  LEVELS.some((n) => !Number.isInteger(n) || n < 1 || n > 2_000_000) ||
+  LEVELS.some((n, i) => i > 0 && n <= LEVELS[i - 1]!)
+) {
   throw new Error("BENCH_LEVELS must be increasing integers in [1, 2000000]");
 }
-const RECORD = process.env.BENCH_RECORD === "1" ||
-  (process.env.BENCH_RECORD !== "0" && RUNS >= 3 && SECONDS >= DEFAULT_SECONDS && !ONLY && !PROFILE && LEVELS_RAW === DEFAULT_LEVELS);
+const RECORD =
+  process.env.BENCH_RECORD === "1" ||
+  (process.env.BENCH_RECORD !== "0" &&
+    RUNS >= 3 &&
+    SECONDS >= DEFAULT_SECONDS &&
+    !ONLY &&
+    !PROFILE &&
+    LEVELS_RAW === DEFAULT_LEVELS);
 const DATABASE = new URL(DATABASE_URL).pathname.slice(1);
 
 assertBenchTargets(DATABASE_URL, REDIS_URL);
-if (!/bench/.test(DATABASE)) throw new Error(`BENCH_DATABASE_URL must name a benchmark database (its name contains "bench"), not ${DATABASE}`);
+if (!/bench/.test(DATABASE))
+  throw new Error(`BENCH_DATABASE_URL must name a benchmark database (its name contains "bench"), not ${DATABASE}`);
 
 const CAPTURE_TAG = "bench-capture";
 const SCRIPT_CAPTURE = join(ROOT, "bench/wrk/capture.lua");
@@ -96,7 +127,12 @@ async function deleteTenantRows(userId: string): Promise<number> {
 const bench = benchLifecycle(async () => {
   await procs.stopAll();
   await deleteRedisPrefix(REDIS_URL, PREFIX);
-  await dropTenantRows(db, tenant, { keep: KEEP_DATA, database: DATABASE, what: "memories", deleteRows: deleteTenantRows });
+  await dropTenantRows(db, tenant, {
+    keep: KEEP_DATA,
+    database: DATABASE,
+    what: "memories",
+    deleteRows: deleteTenantRows,
+  });
 });
 
 // ---- data -----------------------------------------------------------------------------------
@@ -107,7 +143,8 @@ async function tenantCount(userId: string): Promise<number> {
 }
 
 /** COPY text format: our generated text has no tab, newline or backslash, but escape anyway. */
-const copyText = (s: string | null) => (s === null ? "\\N" : s.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r"));
+const copyText = (s: string | null) =>
+  s === null ? "\\N" : s.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
 const copyArray = (a: string[]) => `{${a.map((s) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(",")}}`;
 
 /**
@@ -124,11 +161,29 @@ async function seed(gen: MemoryTextGenerator, userId: string, count: number, act
     const at = now - span + Math.floor((span * i) / count) - 60_000;
     const iso = new Date(at).toISOString();
     const memoryId = Bun.randomUUIDv7("hex", at);
-    memoryLines.push([
-      memoryId, userId, m.memoryType, copyText(m.topic), copyText(m.content), Bun.SHA256.hash(m.content, "hex"), "personal",
-      copyText(m.project), copyText(copyArray(m.tags)), "active", iso, "\\N", iso, iso, iso, "\\N",
-    ].join("\t") + "\n");
-    eventLines.push([Bun.randomUUIDv7("hex", at), userId, "remember", memoryId, "\\N", copyText(actor), iso].join("\t") + "\n");
+    memoryLines.push(
+      [
+        memoryId,
+        userId,
+        m.memoryType,
+        copyText(m.topic),
+        copyText(m.content),
+        Bun.SHA256.hash(m.content, "hex"),
+        "personal",
+        copyText(m.project),
+        copyText(copyArray(m.tags)),
+        "active",
+        iso,
+        "\\N",
+        iso,
+        iso,
+        iso,
+        "\\N",
+      ].join("\t") + "\n",
+    );
+    eventLines.push(
+      [Bun.randomUUIDv7("hex", at), userId, "remember", memoryId, "\\N", copyText(actor), iso].join("\t") + "\n",
+    );
   }
   const chunks = (lines: string[]) => {
     const out: string[] = [];
@@ -136,10 +191,12 @@ async function seed(gen: MemoryTextGenerator, userId: string, count: number, act
     return out;
   };
   await db.begin(async (tx) => {
-    const memoriesIn = await tx`copy memories (id, user_id, memory_type, topic, content, content_hash, scope, project, tags, status,
+    const memoriesIn =
+      await tx`copy memories (id, user_id, memory_type, topic, content, content_hash, scope, project, tags, status,
       valid_from, valid_to, recorded_at, created_at, updated_at, session_run_id) from stdin`.writable();
     await pipeline(Readable.from(chunks(memoryLines)), memoriesIn);
-    const eventsIn = await tx`copy memory_events (id, user_id, kind, memory_id, session_run_id, actor, created_at) from stdin`.writable();
+    const eventsIn =
+      await tx`copy memory_events (id, user_id, kind, memory_id, session_run_id, actor, created_at) from stdin`.writable();
     await pipeline(Readable.from(chunks(eventLines)), eventsIn);
   });
 }
@@ -152,7 +209,9 @@ async function vacuum(): Promise<void> {
 
 /** Deletes the memories written by capture runs (tagged), and their events; returns how many. */
 async function deleteCaptured(userId: string): Promise<number> {
-  const ids = (await db`select id from memories where user_id = ${userId} and ${CAPTURE_TAG} = any(tags)`).map((r) => r.id as string);
+  const ids = (await db`select id from memories where user_id = ${userId} and ${CAPTURE_TAG} = any(tags)`).map(
+    (r) => r.id as string,
+  );
   for (let i = 0; i < ids.length; i += 20_000) {
     const batch = ids.slice(i, i + 20_000);
     await db`delete from memory_events where memory_id = any(${batch}::uuid[])`;
@@ -194,7 +253,10 @@ async function probeSearch(apiBase: string, apiKey: string, userId: string, leve
     for (let i = 0; i < 4; i++) {
       const t0 = performance.now();
       const res = await fetch(`${apiBase}/api/v1/search`, {
-        method: "POST", body, headers: { "content-type": "application/json", "x-api-key": apiKey }, signal: AbortSignal.timeout(10_000),
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json", "x-api-key": apiKey },
+        signal: AbortSignal.timeout(10_000),
       });
       const text = await res.text();
       if (i > 0) times.push(performance.now() - t0); // the first one warms the cache
@@ -210,13 +272,19 @@ async function probeSearch(apiBase: string, apiKey: string, userId: string, leve
   let captured: { query: string; params: unknown[] } | null = null;
   const client = postgres(DATABASE_URL, { max: 1, onnotice: () => {} });
   try {
-    const logged = drizzle(client, { schema, logger: { logQuery: (query, params) => void (captured = { query, params }) } });
+    const logged = drizzle(client, {
+      schema,
+      logger: { logQuery: (query, params) => void (captured = { query, params }) },
+    });
     const deps = { db: logged, searchLimiter: new WaitLimiter(1, 60_000) } as unknown as Deps;
     const principal = { userId } as unknown as Principal;
     await searchMemories(deps, principal, { query: slowest });
     if (!captured) throw new Error("drizzle logged no query");
     const { query, params } = captured as { query: string; params: unknown[] };
-    const plan = await client.unsafe(`explain (analyze, buffers) ${query}`, params as postgres.ParameterOrJSON<never>[]);
+    const plan = await client.unsafe(
+      `explain (analyze, buffers) ${query}`,
+      params as postgres.ParameterOrJSON<never>[],
+    );
     return { level, queries, slowest, explain: plan.map((r) => r["QUERY PLAN"]).join("\n"), explainSql: query };
   } finally {
     await client.end({ timeout: 1 });
@@ -225,12 +293,24 @@ async function probeSearch(apiBase: string, apiKey: string, userId: string, leve
 
 /** The plan's index usage in one line: which index scans appear, and whether there is a Seq Scan. */
 function planSummary(plan: string): string {
-  const indexes = [...new Set([...plan.matchAll(/(?:Bitmap Index Scan|Index Scan|Index Only Scan)(?: Backward)? (?:using )?on (\S+)/g)].map((m) => m[1]))];
+  const indexes = [
+    ...new Set(
+      [...plan.matchAll(/(?:Bitmap Index Scan|Index Scan|Index Only Scan)(?: Backward)? (?:using )?on (\S+)/g)].map(
+        (m) => m[1],
+      ),
+    ),
+  ];
   const seq = /Seq Scan on memories/.test(plan) ? "Seq Scan on memories" : null;
   const time = /Execution Time: ([\d.]+) ms/.exec(plan)?.[1];
   const heap = /Bitmap Heap Scan on memories[\s\S]*?rows=(\d+) loops/.exec(plan)?.[1];
-  return [indexes.length ? `indexes: ${indexes.join(", ")}` : "no index", seq, heap ? `bitmap heap rows ${heap}` : null, time ? `execution ${time} ms` : null]
-    .filter(Boolean).join("; ");
+  return [
+    indexes.length ? `indexes: ${indexes.join(", ")}` : "no index",
+    seq,
+    heap ? `bitmap heap rows ${heap}` : null,
+    time ? `execution ${time} ms` : null,
+  ]
+    .filter(Boolean)
+    .join("; ");
 }
 
 // ---- load -----------------------------------------------------------------------------------
@@ -259,11 +339,22 @@ type Op = {
   abortOnErrors: boolean;
 };
 type Run = WrkResult & {
-  foreignCores: number; serverCores: number; postgresCores: number; wrkCores: number;
+  foreignCores: number;
+  serverCores: number;
+  postgresCores: number;
+  wrkCores: number;
   /** Memories of the tenant before and after the measured run (capture only). */
-  countBefore?: number; countAfter?: number;
+  countBefore?: number;
+  countAfter?: number;
 };
-type LevelResult = { level: number; seeded: number; seedSeconds: number; vacuumSeconds: number; probe: Probe | null; runs: Map<string, Run[]> };
+type LevelResult = {
+  level: number;
+  seeded: number;
+  seedSeconds: number;
+  vacuumSeconds: number;
+  probe: Probe | null;
+  runs: Map<string, Run[]>;
+};
 
 let wrkRun = 0;
 
@@ -271,22 +362,35 @@ async function main() {
   const start = benchStart("memories", ROOT);
   if (!start) return;
   const { box, rev, started } = start;
-  console.log(`wrk: ${CONNECTIONS} connections, ${THREADS} threads (search also at 1 connection), ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); levels ${LEVELS.join(", ")}`);
+  console.log(
+    `wrk: ${CONNECTIONS} connections, ${THREADS} threads (search also at 1 connection), ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); levels ${LEVELS.join(", ")}`,
+  );
   console.log("note: wrk runs on the same cores as the servers, Redis and Postgres (loopback, shared CPU).");
   console.log(`logs: ${logDir}; Redis ${REDIS_URL} prefix ${PREFIX}; Postgres ${DATABASE_URL}\n`);
 
   const serviceEnv = {
-    DATABASE_URL, REDIS_URL, REDIS_PREFIX: PREFIX, RATE_LIMIT: "off", LOG_LEVEL: "warn", HOST: "127.0.0.1",
+    DATABASE_URL,
+    REDIS_URL,
+    REDIS_PREFIX: PREFIX,
+    RATE_LIMIT: "off",
+    LOG_LEVEL: "warn",
+    HOST: "127.0.0.1",
   };
   const bun = process.execPath;
 
   await procs.migrate(serviceEnv);
 
   const basePort = freePort();
-  const baseline = procs.spawnService("baseline-pg", [bun, "bench/baseline-pg.ts"], { PORT: String(basePort), DATABASE_URL });
+  const baseline = procs.spawnService("baseline-pg", [bun, "bench/baseline-pg.ts"], {
+    PORT: String(basePort),
+    DATABASE_URL,
+  });
   const apiPort = freePort();
   const profileFlags = PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${logDir}`] : [];
-  const apiProc = procs.spawnService("api", [bun, ...profileFlags, "api/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
+  const apiProc = procs.spawnService("api", [bun, ...profileFlags, "api/main.ts"], {
+    ...serviceEnv,
+    PORT: String(apiPort),
+  });
   const workers = procs.spawnService("workers", [bun, "workers/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
   const apiBase = `http://127.0.0.1:${apiPort}`;
   const baseBase = `http://127.0.0.1:${basePort}`;
@@ -296,37 +400,98 @@ async function main() {
 
   // Tenant and key.
   const email = `bench-${id}@example.com`;
-  const created = await procs.run("cli", [bun, "shared/cli/amem.ts", "user", "create", "--email", email], serviceEnv, 30_000);
+  const created = await procs.run(
+    "cli",
+    [bun, "shared/cli/amem.ts", "user", "create", "--email", email],
+    serviceEnv,
+    30_000,
+  );
   if (created.code !== 0) throw new Error(`user create failed: ${created.stderr || created.stdout}`);
   const user = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { id: string; email: string; apiKey: string };
   tenant = user.id;
 
   // One capture (registers scope "personal") and one search through the api; one baseline request.
-  const captureBody = JSON.stringify({ memoryType: "note", topic: "bench", content: `bench sanity capture ${id}`, project: "amem", tags: [CAPTURE_TAG] });
-  const first = (await expectStatus(await api(apiBase, "/api/v1/memories", { method: "POST", apiKey: user.apiKey, body: captureBody }), 201, "capture")) as { memory: { id: string } };
-  await expectStatus(await api(apiBase, "/api/v1/memories", { method: "POST", apiKey: user.apiKey, body: captureBody }), 409, "duplicate capture");
-  await expectStatus(await api(apiBase, "/api/v1/search", { method: "POST", apiKey: user.apiKey, body: JSON.stringify({ query: "sanity" }) }), 200, "search");
+  const captureBody = JSON.stringify({
+    memoryType: "note",
+    topic: "bench",
+    content: `bench sanity capture ${id}`,
+    project: "amem",
+    tags: [CAPTURE_TAG],
+  });
+  const first = (await expectStatus(
+    await api(apiBase, "/api/v1/memories", { method: "POST", apiKey: user.apiKey, body: captureBody }),
+    201,
+    "capture",
+  )) as { memory: { id: string } };
+  await expectStatus(
+    await api(apiBase, "/api/v1/memories", { method: "POST", apiKey: user.apiKey, body: captureBody }),
+    409,
+    "duplicate capture",
+  );
+  await expectStatus(
+    await api(apiBase, "/api/v1/search", {
+      method: "POST",
+      apiKey: user.apiKey,
+      body: JSON.stringify({ query: "sanity" }),
+    }),
+    200,
+    "search",
+  );
   await expectStatus(await api(baseBase, "/memories", { method: "POST", body: captureBody }), 201, "baseline");
-  const [{ actor }] = (await db`select actor from memory_events where memory_id = ${first.memory.id}`) as unknown as [{ actor: string }];
+  const [{ actor }] = (await db`select actor from memory_events where memory_id = ${first.memory.id}`) as unknown as [
+    { actor: string },
+  ];
   console.log(`user ${user.id}; api pid ${apiProc.pid}, RSS at rest ${fmtMb(rssBytes(apiProc.pid) ?? 0)}\n`);
 
   const searchBodies = SEARCH_QUERIES.map((query) => JSON.stringify({ query })).join("\n");
   const key = { "X-API-Key": user.apiKey };
   const ops: Op[] = [
     {
-      key: "baseline", label: "B-pg (1 UPDATE … RETURNING)", server: baseline, connections: CONNECTIONS, threads: THREADS, abortOnErrors: true,
+      key: "baseline",
+      label: "B-pg (1 UPDATE … RETURNING)",
+      server: baseline,
+      connections: CONNECTIONS,
+      threads: THREADS,
+      abortOnErrors: true,
       target: { url: `${baseBase}/memories`, method: "POST", script: SCRIPT_CAPTURE },
     },
     {
-      key: "search", label: `search (${CONNECTIONS} conn)`, server: apiProc, connections: CONNECTIONS, threads: THREADS, abortOnErrors: false,
-      target: { url: `${apiBase}/api/v1/search`, method: "POST", headers: key, script: SCRIPT_ROTATE, env: { WRK_BODIES: searchBodies } },
+      key: "search",
+      label: `search (${CONNECTIONS} conn)`,
+      server: apiProc,
+      connections: CONNECTIONS,
+      threads: THREADS,
+      abortOnErrors: false,
+      target: {
+        url: `${apiBase}/api/v1/search`,
+        method: "POST",
+        headers: key,
+        script: SCRIPT_ROTATE,
+        env: { WRK_BODIES: searchBodies },
+      },
     },
     {
-      key: "search1", label: "search (1 conn)", server: apiProc, connections: 1, threads: 1, abortOnErrors: false,
-      target: { url: `${apiBase}/api/v1/search`, method: "POST", headers: key, script: SCRIPT_ROTATE, env: { WRK_BODIES: searchBodies } },
+      key: "search1",
+      label: "search (1 conn)",
+      server: apiProc,
+      connections: 1,
+      threads: 1,
+      abortOnErrors: false,
+      target: {
+        url: `${apiBase}/api/v1/search`,
+        method: "POST",
+        headers: key,
+        script: SCRIPT_ROTATE,
+        env: { WRK_BODIES: searchBodies },
+      },
     },
     {
-      key: "capture", label: `capture (${CONNECTIONS} conn)`, server: apiProc, connections: CONNECTIONS, threads: THREADS, abortOnErrors: true,
+      key: "capture",
+      label: `capture (${CONNECTIONS} conn)`,
+      server: apiProc,
+      connections: CONNECTIONS,
+      threads: THREADS,
+      abortOnErrors: true,
       target: { url: `${apiBase}/api/v1/memories`, method: "POST", headers: key, script: SCRIPT_CAPTURE },
     },
   ];
@@ -355,13 +520,17 @@ async function main() {
       await vacuum();
       const vacuumSeconds = (performance.now() - t1) / 1000;
       const count = await tenantCount(user.id);
-      console.log(`── level ${fmtRps(level)}: seeded ${fmtRps(Math.max(0, level - have))} memories in ${seedSeconds.toFixed(1)} s (COPY), VACUUM ANALYZE ${vacuumSeconds.toFixed(1)} s; tenant has ${fmtRps(count)}`);
+      console.log(
+        `── level ${fmtRps(level)}: seeded ${fmtRps(Math.max(0, level - have))} memories in ${seedSeconds.toFixed(1)} s (COPY), VACUUM ANALYZE ${vacuumSeconds.toFixed(1)} s; tenant has ${fmtRps(count)}`,
+      );
 
       let probe: Probe | null = null;
       if (PROBE) {
         probe = await probeSearch(apiBase, user.apiKey, user.id, level);
         const sorted = [...probe.queries].sort((a, b) => b.medianMs - a.medianMs);
-        console.log(`probe (sequential, median of 3 after 1 warm-up, incl. client): ${sorted.map((q) => `${JSON.stringify(q.query)} ${fmtMs(q.medianMs)} (${q.failed ? `${q.failed}×503` : `${q.results} hits`})`).join(", ")}`);
+        console.log(
+          `probe (sequential, median of 3 after 1 warm-up, incl. client): ${sorted.map((q) => `${JSON.stringify(q.query)} ${fmtMs(q.medianMs)} (${q.failed ? `${q.failed}×503` : `${q.results} hits`})`).join(", ")}`,
+        );
         console.log(`  slowest: ${JSON.stringify(probe.slowest)} — ${planSummary(probe.explain)}`);
         writeFileSync(join(logDir, `explain-${level}.txt`), `${probe.explainSql}\n\n${probe.explain}\n`);
       }
@@ -373,9 +542,15 @@ async function main() {
             const t = performance.now();
             const load = await foreign.waitQuiet(FOREIGN_LIMIT, 60);
             const waited = (performance.now() - t) / 1000;
-            if (waited > 1.5) console.log(`        (waited ${waited.toFixed(0)} s for other processes to settle; now ${load.toFixed(2)} cores)`);
+            if (waited > 1.5)
+              console.log(
+                `        (waited ${waited.toFixed(0)} s for other processes to settle; now ${load.toFixed(2)} cores)`,
+              );
           }
-          const target = (phase: string): WrkTarget => ({ ...op.target, env: { ...op.target.env, WRK_RUN: `${id}-${++wrkRun}-${phase}` } });
+          const target = (phase: string): WrkTarget => ({
+            ...op.target,
+            env: { ...op.target.env, WRK_RUN: `${id}-${++wrkRun}-${phase}` },
+          });
           const wrkOpts = { connections: op.connections, threads: op.threads, timeoutSeconds: 5 };
           if (WARMUP > 0) {
             checkClean(op, await runWrk(procs, target("w"), { ...wrkOpts, seconds: WARMUP }), "warm-up");
@@ -386,7 +561,8 @@ async function main() {
           const measured = checkClean(op, await runWrk(procs, target("m"), { ...wrkOpts, seconds: SECONDS }), "run");
           const after = foreign.mark();
           const drained = await drain();
-          if (drained > 1) console.log(`        (waited ${drained.toFixed(0)} s for the api's abandoned queries to finish)`);
+          if (drained > 1)
+            console.log(`        (waited ${drained.toFixed(0)} s for the api's abandoned queries to finish)`);
           const r: Run = {
             ...measured,
             foreignCores: foreign.cores(before, after),
@@ -404,9 +580,13 @@ async function main() {
           runs.get(op.key)!.push(r);
           const flags = [
             r.foreignCores > FOREIGN_LIMIT ? "⚠ disturbed" : "",
-            r.non2xx + r.socketErrors > 0 || r.requests === 0 ? `⚠ ${r.non2xx} non-2xx, ${r.socketErrors} socket errors of ${r.requests}` : "",
+            r.non2xx + r.socketErrors > 0 || r.requests === 0
+              ? `⚠ ${r.non2xx} non-2xx, ${r.socketErrors} socket errors of ${r.requests}`
+              : "",
             r.countBefore !== undefined ? `table ${fmtRps(r.countBefore)}→${fmtRps(r.countAfter!)}` : "",
-          ].filter(Boolean).join("  ");
+          ]
+            .filter(Boolean)
+            .join("  ");
           console.log(
             `run ${round}/${RUNS}  ${op.label.padEnd(28)} ${fmtRps(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50Ms).padStart(8)}  p99 ${fmtMs(r.p99Ms).padStart(8)}  cpu: server ${r.serverCores.toFixed(2)} pg ${r.postgresCores.toFixed(2)} wrk ${r.wrkCores.toFixed(2)} other ${r.foreignCores.toFixed(2)}  ${flags}`,
           );
@@ -420,13 +600,27 @@ async function main() {
   }
 
   // Summary.
-  type Med = { rps: number; p50: number; p99: number; serverUs: number; pgUs: number; errors: number; disturbed: number; n: number };
+  type Med = {
+    rps: number;
+    p50: number;
+    p99: number;
+    serverUs: number;
+    pgUs: number;
+    errors: number;
+    disturbed: number;
+    n: number;
+  };
   const med = (l: LevelResult, key: string): Med => {
     const runs = l.runs.get(key) ?? [];
     return {
-      rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50Ms)), p99: median(runs.map((r) => r.p99Ms)),
-      serverUs: median(runs.map((r) => (r.serverCores / r.rps) * 1e6)), pgUs: median(runs.map((r) => (r.postgresCores / r.rps) * 1e6)),
-      errors: runs.reduce((s, r) => s + r.non2xx + r.socketErrors, 0), disturbed: runs.filter((r) => r.foreignCores > FOREIGN_LIMIT).length, n: runs.length,
+      rps: median(runs.map((r) => r.rps)),
+      p50: median(runs.map((r) => r.p50Ms)),
+      p99: median(runs.map((r) => r.p99Ms)),
+      serverUs: median(runs.map((r) => (r.serverCores / r.rps) * 1e6)),
+      pgUs: median(runs.map((r) => (r.postgresCores / r.rps) * 1e6)),
+      errors: runs.reduce((s, r) => s + r.non2xx + r.socketErrors, 0),
+      disturbed: runs.filter((r) => r.foreignCores > FOREIGN_LIMIT).length,
+      n: runs.length,
     };
   };
   const us = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : "—");
@@ -437,16 +631,33 @@ async function main() {
       const op = ops.find((o) => o.key === key);
       if (!op) continue;
       const m = med(l, key);
-      rows.push([fmtRps(l.level), op.label, fmtRps(m.rps), fmtMs(m.p50), fmtMs(m.p99), key === "baseline" ? "—" : fmtRatio(m.rps / b.rps),
-        us(m.serverUs), us(m.pgUs), m.errors ? String(m.errors) : "", `${m.disturbed}/${m.n}`]);
+      rows.push([
+        fmtRps(l.level),
+        op.label,
+        fmtRps(m.rps),
+        fmtMs(m.p50),
+        fmtMs(m.p99),
+        key === "baseline" ? "—" : fmtRatio(m.rps / b.rps),
+        us(m.serverUs),
+        us(m.pgUs),
+        m.errors ? String(m.errors) : "",
+        `${m.disturbed}/${m.n}`,
+      ]);
     }
   }
   console.log(`medians of ${RUNS} run(s) × ${SECONDS} s — ${box.label}, commit ${rev} (wrk shares the cores)`);
-  console.log(textTable(["memories", "operation", "req/s", "p50", "p99", "vs B-pg", "server µs/req", "pg µs/req", "errors", "disturbed"], rows));
+  console.log(
+    textTable(
+      ["memories", "operation", "req/s", "p50", "p99", "vs B-pg", "server µs/req", "pg µs/req", "errors", "disturbed"],
+      rows,
+    ),
+  );
   if (levels.length >= 2 && ops.some((o) => o.key === "capture")) {
     const a = med(levels[0]!, "capture");
     const z = med(levels.at(-1)!, "capture");
-    console.log(`\ncapture at ${fmtRps(levels.at(-1)!.level)} vs ${fmtRps(levels[0]!.level)}: ${fmtRatio(z.rps / a.rps)} req/s, p99 ${fmtRatio(z.p99 / a.p99)}, api µs/req ${us(a.serverUs)} → ${us(z.serverUs)}, pg µs/req ${us(a.pgUs)} → ${us(z.pgUs)}`);
+    console.log(
+      `\ncapture at ${fmtRps(levels.at(-1)!.level)} vs ${fmtRps(levels[0]!.level)}: ${fmtRatio(z.rps / a.rps)} req/s, p99 ${fmtRatio(z.p99 / a.p99)}, api µs/req ${us(a.serverUs)} → ${us(z.serverUs)}, pg µs/req ${us(a.pgUs)} → ${us(z.pgUs)}`,
+    );
   }
   console.log(`api RSS max ${fmtMb(rssMax)}`);
 
@@ -454,10 +665,25 @@ async function main() {
   const runsLabel = `${RUNS}×${SECONDS} s`;
   mkdirSync(join(ROOT, "bench/results"), { recursive: true });
   const rawPath = join(ROOT, `bench/results/memories-${started.toISOString().replace(/[:.]/g, "-")}.json`);
-  writeFileSync(rawPath, JSON.stringify({
-    date: started.toISOString(), commit: rev, machine: box, settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, LEVELS }, rssMaxBytes: rssMax,
-    levels: levels.map((l) => ({ ...l, runs: Object.fromEntries(l.runs), medians: Object.fromEntries(ops.map((o) => [o.key, med(l, o.key)])) })),
-  }, null, 2));
+  writeFileSync(
+    rawPath,
+    JSON.stringify(
+      {
+        date: started.toISOString(),
+        commit: rev,
+        machine: box,
+        settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, LEVELS },
+        rssMaxBytes: rssMax,
+        levels: levels.map((l) => ({
+          ...l,
+          runs: Object.fromEntries(l.runs),
+          medians: Object.fromEntries(ops.map((o) => [o.key, med(l, o.key)])),
+        })),
+      },
+      null,
+      2,
+    ),
+  );
   console.log(`raw results (with the EXPLAIN plans): ${rawPath}`);
   if (RECORD) {
     const ok: boolean[] = [];
@@ -466,13 +692,56 @@ async function main() {
       const c = med(l, "capture");
       const s = med(l, "search");
       const s1 = med(l, "search1");
-      const disturbed = (...keys: string[]) => `${keys.reduce((n, k) => n + med(l, k).disturbed, 0)}/${keys.reduce((n, k) => n + med(l, k).n, 0)}`;
-      ok.push(appendRow(README, "memories-capture", mdRow([date, rev, box.label, runsLabel, fmtRps(l.level), fmtRps(c.rps), fmtMs(c.p50), fmtMs(c.p99),
-        fmtRps(b.rps), fmtMs(b.p99), fmtRatio(c.rps / b.rps), `${us(c.serverUs)} / ${us(c.pgUs)} / ${us(b.serverUs)} / ${us(b.pgUs)}`, disturbed("baseline", "capture")])));
-      ok.push(appendRow(README, "memories-search", mdRow([date, rev, box.label, runsLabel, fmtRps(l.level), fmtRps(s.rps), fmtMs(s.p50), fmtMs(s.p99),
-        fmtMs(s1.p50), fmtMs(s1.p99), fmtRps(b.rps), fmtRatio(s.rps / b.rps), `${us(s.serverUs)} / ${us(s.pgUs)}`, String(s.errors + s1.errors), disturbed("search", "search1")])));
+      const disturbed = (...keys: string[]) =>
+        `${keys.reduce((n, k) => n + med(l, k).disturbed, 0)}/${keys.reduce((n, k) => n + med(l, k).n, 0)}`;
+      ok.push(
+        appendRow(
+          README,
+          "memories-capture",
+          mdRow([
+            date,
+            rev,
+            box.label,
+            runsLabel,
+            fmtRps(l.level),
+            fmtRps(c.rps),
+            fmtMs(c.p50),
+            fmtMs(c.p99),
+            fmtRps(b.rps),
+            fmtMs(b.p99),
+            fmtRatio(c.rps / b.rps),
+            `${us(c.serverUs)} / ${us(c.pgUs)} / ${us(b.serverUs)} / ${us(b.pgUs)}`,
+            disturbed("baseline", "capture"),
+          ]),
+        ),
+      );
+      ok.push(
+        appendRow(
+          README,
+          "memories-search",
+          mdRow([
+            date,
+            rev,
+            box.label,
+            runsLabel,
+            fmtRps(l.level),
+            fmtRps(s.rps),
+            fmtMs(s.p50),
+            fmtMs(s.p99),
+            fmtMs(s1.p50),
+            fmtMs(s1.p99),
+            fmtRps(b.rps),
+            fmtRatio(s.rps / b.rps),
+            `${us(s.serverUs)} / ${us(s.pgUs)}`,
+            String(s.errors + s1.errors),
+            disturbed("search", "search1"),
+          ]),
+        ),
+      );
     }
-    console.log(ok.every(Boolean) ? `rows appended to ${README}` : `warning: some table markers are missing from ${README}`);
+    console.log(
+      ok.every(Boolean) ? `rows appended to ${README}` : `warning: some table markers are missing from ${README}`,
+    );
   } else {
     console.log("not recorded in bench/README.md (short or partial run; BENCH_RECORD=1 forces it)");
   }

@@ -36,7 +36,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import postgres from "postgres";
-import { assertBenchTargets, benchKnobs, benchLifecycle, benchStart, deleteRedisPrefix, dropTenantRows, FOREIGN_LIMIT } from "./lib/run-env";
+import {
+  assertBenchTargets,
+  benchKnobs,
+  benchLifecycle,
+  benchStart,
+  deleteRedisPrefix,
+  dropTenantRows,
+  FOREIGN_LIMIT,
+} from "./lib/run-env";
 import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
 import { Procs, freePort } from "./lib/procs";
 import { countRedisCommands, type CommandCount } from "./lib/probe";
@@ -48,7 +56,20 @@ const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
 
 // ---- settings -------------------------------------------------------------------------------
 
-const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, KEEP_DATA, ONLY, DATABASE_URL, REDIS_URL } = benchKnobs(10);
+const {
+  SECONDS,
+  WARMUP,
+  RUNS,
+  CONNECTIONS,
+  THREADS,
+  PROBE,
+  WAIT_QUIET,
+  PROFILE,
+  KEEP_DATA,
+  ONLY,
+  DATABASE_URL,
+  REDIS_URL,
+} = benchKnobs(10);
 const DEFAULT_CONFIGS = "1x16,2x16";
 const CONFIGS_RAW = process.env.BENCH_CONFIGS || DEFAULT_CONFIGS;
 type WorkerConfig = { processes: number; concurrency: number; label: string };
@@ -59,12 +80,19 @@ const CONFIGS: WorkerConfig[] = CONFIGS_RAW.split(",").map((s) => {
   }
   return { processes: Number(m[1]), concurrency: Number(m[2]), label: `${m[1]} × ${m[2]}` };
 });
-const RECORD = process.env.BENCH_RECORD === "1" ||
-  (process.env.BENCH_RECORD !== "0" && RUNS >= 3 && SECONDS >= 10 && !ONLY && !PROFILE && CONFIGS_RAW === DEFAULT_CONFIGS);
+const RECORD =
+  process.env.BENCH_RECORD === "1" ||
+  (process.env.BENCH_RECORD !== "0" &&
+    RUNS >= 3 &&
+    SECONDS >= 10 &&
+    !ONLY &&
+    !PROFILE &&
+    CONFIGS_RAW === DEFAULT_CONFIGS);
 const DATABASE = new URL(DATABASE_URL).pathname.slice(1);
 
 assertBenchTargets(DATABASE_URL, REDIS_URL);
-if (!/bench/.test(DATABASE)) throw new Error(`BENCH_DATABASE_URL must name a benchmark database (its name contains "bench"), not ${DATABASE}`);
+if (!/bench/.test(DATABASE))
+  throw new Error(`BENCH_DATABASE_URL must name a benchmark database (its name contains "bench"), not ${DATABASE}`);
 const REDIS_DB = Number(new URL(REDIS_URL).pathname.slice(1));
 
 const TARGETS = { ratio: 0.8, p99Ms: 100 };
@@ -109,7 +137,10 @@ const bench = benchLifecycle(async () => {
   await Promise.allSettled([serviceQueue.close(), baselineQueue.close()]);
   await deleteRedisPrefix(REDIS_URL, PREFIX);
   await dropTenantRows(db, tenant, {
-    keep: KEEP_DATA, database: DATABASE, what: "sessions (with their attempts and events)", deleteRows: deleteTenantRows,
+    keep: KEEP_DATA,
+    database: DATABASE,
+    what: "sessions (with their attempts and events)",
+    deleteRows: deleteTenantRows,
   });
 });
 
@@ -178,23 +209,55 @@ async function drain(): Promise<number> {
 async function post(url: string, body: unknown, apiKey?: string): Promise<{ status: number; text: string }> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (apiKey) headers["x-api-key"] = apiKey;
-  const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
   return { status: res.status, text: await res.text() };
 }
 
 /** Counters printed by bench/wrk/pairs.lua's done(). */
-type PairCounts = { sent: number; answered: number; ok: number; completed: number; s503: number; other: number; exhausted: number };
+type PairCounts = {
+  sent: number;
+  answered: number;
+  ok: number;
+  completed: number;
+  s503: number;
+  other: number;
+  exhausted: number;
+};
 function pairCounts(r: WrkResult): PairCounts {
   const m = /^PAIRS (.+)$/m.exec(r.output);
   if (!m) throw new Error(`bench/wrk/pairs.lua printed no PAIRS line:\n${r.output}`);
-  return Object.fromEntries(m[1]!.split(" ").map((kv) => kv.split("=")).map(([k, v]) => [k, Number(v)])) as PairCounts;
+  return Object.fromEntries(
+    m[1]!
+      .split(" ")
+      .map((kv) => kv.split("="))
+      .map(([k, v]) => [k, Number(v)]),
+  ) as PairCounts;
 }
 
 type Side = { key: "baseline" | "triage"; label: string };
 type Run = {
-  config: string; key: Side["key"]; rps: number; p50Ms: number; p99Ms: number; requests: number; non2xx: number; socketErrors: number;
-  counts: PairCounts; finalizedDelta?: number; drainSeconds: number;
-  foreignCores: number; apiCores: number; workerCores: number; redisCores: number; postgresCores: number; wrkCores: number;
+  config: string;
+  key: Side["key"];
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  non2xx: number;
+  socketErrors: number;
+  counts: PairCounts;
+  finalizedDelta?: number;
+  drainSeconds: number;
+  foreignCores: number;
+  apiCores: number;
+  workerCores: number;
+  redisCores: number;
+  postgresCores: number;
+  wrkCores: number;
 };
 
 /** Service or baseline worker processes of the current configuration. */
@@ -202,7 +265,9 @@ type Workers = { service: Bun.Subprocess[]; baseline: Bun.Subprocess[] };
 
 async function waitForWorkers(queue: Queue, expected: number, procsOf: Bun.Subprocess[]): Promise<void> {
   for (let i = 0; i < 300; i++) {
-    for (const p of procsOf) if (p.exitCode !== null || p.signalCode !== null) throw new Error(`worker ${p.pid} exited:\n${procs.logTail(p.pid)}`);
+    for (const p of procsOf)
+      if (p.exitCode !== null || p.signalCode !== null)
+        throw new Error(`worker ${p.pid} exited:\n${procs.logTail(p.pid)}`);
     if ((await queue.getWorkersCount()) >= expected) return;
     await Bun.sleep(100);
   }
@@ -215,24 +280,46 @@ async function main() {
   const start = benchStart("triage complete", ROOT);
   if (!start) return;
   const { box, rev, started } = start;
-  console.log(`wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); worker configurations ${CONFIGS.map((c) => c.label).join(", ")} (processes × concurrency, same on both sides)`);
-  console.log("note: wrk runs on the same cores as the servers, the workers, Redis and Postgres (loopback, shared CPU).");
+  console.log(
+    `wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); worker configurations ${CONFIGS.map((c) => c.label).join(", ")} (processes × concurrency, same on both sides)`,
+  );
+  console.log(
+    "note: wrk runs on the same cores as the servers, the workers, Redis and Postgres (loopback, shared CPU).",
+  );
   console.log(`logs: ${logDir}; Redis ${REDIS_URL} prefix ${PREFIX}; Postgres ${DATABASE_URL}\n`);
 
   const serviceEnv = {
-    DATABASE_URL, REDIS_URL, REDIS_PREFIX: PREFIX, RATE_LIMIT: "off", SCHEDULERS: "off", LOG_LEVEL: "warn", HOST: "127.0.0.1",
+    DATABASE_URL,
+    REDIS_URL,
+    REDIS_PREFIX: PREFIX,
+    RATE_LIMIT: "off",
+    SCHEDULERS: "off",
+    LOG_LEVEL: "warn",
+    HOST: "127.0.0.1",
     JOB_WAIT_MS: String(WAIT_MS),
   };
-  const baselineEnv = { REDIS_URL, DATABASE_URL, BASELINE_QUEUE_PREFIX: BASELINE_PREFIX, BASELINE_WAIT_MS: String(WAIT_MS) };
+  const baselineEnv = {
+    REDIS_URL,
+    DATABASE_URL,
+    BASELINE_QUEUE_PREFIX: BASELINE_PREFIX,
+    BASELINE_WAIT_MS: String(WAIT_MS),
+  };
   const bun = process.execPath;
-  const profileFlags = (name: string) => (PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${join(logDir, name)}`] : []);
+  const profileFlags = (name: string) =>
+    PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${join(logDir, name)}`] : [];
 
   await procs.migrate(serviceEnv);
 
   const basePort = freePort();
-  const baseline = procs.spawnService("baseline-queue", [bun, "bench/baseline-queue.ts"], { ...baselineEnv, PORT: String(basePort) });
+  const baseline = procs.spawnService("baseline-queue", [bun, "bench/baseline-queue.ts"], {
+    ...baselineEnv,
+    PORT: String(basePort),
+  });
   const apiPort = freePort();
-  const apiProc = procs.spawnService("api", [bun, ...profileFlags("api"), "api/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
+  const apiProc = procs.spawnService("api", [bun, ...profileFlags("api"), "api/main.ts"], {
+    ...serviceEnv,
+    PORT: String(apiPort),
+  });
   const apiBase = `http://127.0.0.1:${apiPort}`;
   const baseBase = `http://127.0.0.1:${basePort}`;
   await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
@@ -245,10 +332,16 @@ async function main() {
     workers.baseline = [];
     for (let i = 0; i < c.processes; i++) {
       const tag = `${c.processes}x${c.concurrency}-${i + 1}`;
-      const b = procs.spawnService(`baseline-queue-worker-${tag}`, [bun, "bench/baseline-queue-worker.ts"], { ...baselineEnv, BASELINE_WORKER_CONCURRENCY: String(c.concurrency) });
+      const b = procs.spawnService(`baseline-queue-worker-${tag}`, [bun, "bench/baseline-queue-worker.ts"], {
+        ...baselineEnv,
+        BASELINE_WORKER_CONCURRENCY: String(c.concurrency),
+      });
       workers.baseline.push(b);
       await waitForWorkers(baselineQueue, i + 1, workers.baseline);
-      const s = procs.spawnService(`workers-${tag}`, [bun, ...profileFlags(`workers-${tag}`), "workers/main.ts"], { ...serviceEnv, WORKER_CONCURRENCY_TRIAGE: String(c.concurrency) });
+      const s = procs.spawnService(`workers-${tag}`, [bun, ...profileFlags(`workers-${tag}`), "workers/main.ts"], {
+        ...serviceEnv,
+        WORKER_CONCURRENCY_TRIAGE: String(c.concurrency),
+      });
       workers.service.push(s);
       await waitForWorkers(serviceQueue, i + 1, workers.service);
     }
@@ -256,7 +349,12 @@ async function main() {
 
   // Tenant, key and the one memory every seeded event points at.
   const email = `bench-${id}@example.com`;
-  const created = await procs.run("cli", [bun, "shared/cli/amem.ts", "user", "create", "--email", email], serviceEnv, 30_000);
+  const created = await procs.run(
+    "cli",
+    [bun, "shared/cli/amem.ts", "user", "create", "--email", email],
+    serviceEnv,
+    30_000,
+  );
   if (created.code !== 0) throw new Error(`user create failed: ${created.stderr || created.stdout}`);
   const user = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { id: string; email: string; apiKey: string };
   tenant = user.id;
@@ -267,7 +365,11 @@ async function main() {
 
   const completeUrl = `${apiBase}/api/v1/agent-sessions/triage/complete`;
   const baselineUrl = `${baseBase}/complete`;
-  const readPairs = async (file: string) => (await Bun.file(file).text()).trim().split("\n").map((l) => l.split(" ") as [string, string]);
+  const readPairs = async (file: string) =>
+    (await Bun.file(file).text())
+      .trim()
+      .split("\n")
+      .map((l) => l.split(" ") as [string, string]);
   const bodyOf = ([sessionId, attemptId]: [string, string]) => ({ agent: AGENT, sessionId, attemptId });
 
   // Probe (before any load): one complete, its repeat, and Redis commands per request.
@@ -278,10 +380,15 @@ async function main() {
     const first = await post(completeUrl, bodyOf(pair!), user.apiKey);
     const answer = first.status === 200 ? (JSON.parse(first.text) as Record<string, unknown>) : null;
     if (!answer || answer.triageStatus !== "completed" || answer.sinceBeginCount !== 2 || answer.eventCount !== 3) {
-      throw new Error(`probe complete answered ${first.status}: ${first.text.slice(0, 300)} (expected 200, completed, sinceBeginCount 2, eventCount 3)`);
+      throw new Error(
+        `probe complete answered ${first.status}: ${first.text.slice(0, 300)} (expected 200, completed, sinceBeginCount 2, eventCount 3)`,
+      );
     }
     const repeat = await post(completeUrl, bodyOf(pair!), user.apiKey);
-    if (repeat.status !== 200 || repeat.text !== first.text) throw new Error(`repeated complete answered ${repeat.status}: ${repeat.text.slice(0, 300)} (expected the same bytes)`);
+    if (repeat.status !== 200 || repeat.text !== first.text)
+      throw new Error(
+        `repeated complete answered ${repeat.status}: ${repeat.text.slice(0, 300)} (expected the same bytes)`,
+      );
     const base = await post(baselineUrl, bodyOf(pair!));
     if (base.status !== 200) throw new Error(`B-queue answered ${base.status}: ${base.text.slice(0, 300)}`);
     console.log(`probe: complete → 200 ${first.text}; repeat → same bytes; B-queue → 200 ${base.text}`);
@@ -296,23 +403,46 @@ async function main() {
     /** Sends `bodies` with at most `concurrency` in flight. */
     const sendAll = async (url: string, bodies: unknown[], concurrency: number, apiKey?: string) => {
       let next = 0;
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        while (next < bodies.length) expect200(await post(url, bodies[next++], apiKey));
-      }));
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < bodies.length) expect200(await post(url, bodies[next++], apiKey));
+        }),
+      );
     };
     const perRequest = (c: CommandCount, requests: number): CommandCount => ({
-      requests, perRequest: round2(c.perRequest / requests), luaPerRequest: round2(c.luaPerRequest / requests),
+      requests,
+      perRequest: round2(c.perRequest / requests),
+      luaPerRequest: round2(c.luaPerRequest / requests),
       breakdown: Object.fromEntries(Object.entries(c.breakdown).map(([k, v]) => [k, round2(v / requests)])),
     });
     let i = 0;
-    const serviceSeq = await countRedisCommands(REDIS_URL, REDIS_DB, PREFIX, n, () => post(completeUrl, bodyOf(seq[i++]!), user.apiKey).then(expect200));
-    const serviceBurst = perRequest(await countRedisCommands(REDIS_URL, REDIS_DB, PREFIX, 1, () => sendAll(completeUrl, burst.map(bodyOf), CONNECTIONS, user.apiKey)), burst.length);
-    const baseSeq = await countRedisCommands(REDIS_URL, REDIS_DB, BASELINE_PREFIX, n, () => post(baselineUrl, bodyOf(seq[0]!)).then(expect200));
-    const baseBurst = perRequest(await countRedisCommands(REDIS_URL, REDIS_DB, BASELINE_PREFIX, 1, () => sendAll(baselineUrl, burst.map(bodyOf), CONNECTIONS)), burst.length);
+    const serviceSeq = await countRedisCommands(REDIS_URL, REDIS_DB, PREFIX, n, () =>
+      post(completeUrl, bodyOf(seq[i++]!), user.apiKey).then(expect200),
+    );
+    const serviceBurst = perRequest(
+      await countRedisCommands(REDIS_URL, REDIS_DB, PREFIX, 1, () =>
+        sendAll(completeUrl, burst.map(bodyOf), CONNECTIONS, user.apiKey),
+      ),
+      burst.length,
+    );
+    const baseSeq = await countRedisCommands(REDIS_URL, REDIS_DB, BASELINE_PREFIX, n, () =>
+      post(baselineUrl, bodyOf(seq[0]!)).then(expect200),
+    );
+    const baseBurst = perRequest(
+      await countRedisCommands(REDIS_URL, REDIS_DB, BASELINE_PREFIX, 1, () =>
+        sendAll(baselineUrl, burst.map(bodyOf), CONNECTIONS),
+      ),
+      burst.length,
+    );
     probe = { serviceSeq, serviceBurst, baseSeq, baseBurst };
-    console.log(`probe: Redis commands per request (MONITOR, client commands; inside scripts in brackets), ${CONFIGS[0]!.label} worker(s):`);
+    console.log(
+      `probe: Redis commands per request (MONITOR, client commands; inside scripts in brackets), ${CONFIGS[0]!.label} worker(s):`,
+    );
     const names = bullScriptNames();
-    const line = (label: string, c: CommandCount) => console.log(`  ${label.padEnd(34)} ${String(c.perRequest).padStart(5)} [${c.luaPerRequest}]  ${fmtBreakdown(c, names)}`);
+    const line = (label: string, c: CommandCount) =>
+      console.log(
+        `  ${label.padEnd(34)} ${String(c.perRequest).padStart(5)} [${c.luaPerRequest}]  ${fmtBreakdown(c, names)}`,
+      );
     line(`complete, sequential (${n})`, serviceSeq);
     line(`complete, ${CONNECTIONS} at once (${burst.length})`, serviceBurst);
     line(`B-queue, sequential (${n})`, baseSeq);
@@ -339,20 +469,36 @@ async function main() {
         const workerProcs = side.key === "triage" ? workers.service : workers.baseline;
         // Distinct pairs for the warm-up and the measured run (seeded before the quiet wait).
         const rate = Math.max(MIN_SEED_RATE, 2 * fastest);
-        const warmPairs = side.key === "triage" && WARMUP > 0 ? await seedPairs(user.id, Math.ceil(rate * WARMUP) + 500, `w${++wrkRun}`) : null;
-        const runPairs = side.key === "triage" ? await seedPairs(user.id, Math.ceil(rate * SECONDS) + 500, `m${++wrkRun}`) : baselinePairs;
+        const warmPairs =
+          side.key === "triage" && WARMUP > 0
+            ? await seedPairs(user.id, Math.ceil(rate * WARMUP) + 500, `w${++wrkRun}`)
+            : null;
+        const runPairs =
+          side.key === "triage"
+            ? await seedPairs(user.id, Math.ceil(rate * SECONDS) + 500, `m${++wrkRun}`)
+            : baselinePairs;
         // Fresh bulk-loaded rows would otherwise make the measured run pay for autovacuum/analyze and hint bits.
         if (side.key === "triage") await vacuum();
         if (WAIT_QUIET) {
           const t = performance.now();
           const load = await foreign.waitQuiet(FOREIGN_LIMIT, 60);
           const waited = (performance.now() - t) / 1000;
-          if (waited > 1.5) console.log(`        (waited ${waited.toFixed(0)} s for other processes to settle; now ${load.toFixed(2)} cores)`);
+          if (waited > 1.5)
+            console.log(
+              `        (waited ${waited.toFixed(0)} s for other processes to settle; now ${load.toFixed(2)} cores)`,
+            );
         }
         const target = (file: string): WrkTarget => ({
-          url: side.key === "triage" ? completeUrl : baselineUrl, method: "POST", script: SCRIPT_PAIRS,
+          url: side.key === "triage" ? completeUrl : baselineUrl,
+          method: "POST",
+          script: SCRIPT_PAIRS,
           headers: side.key === "triage" ? { "X-API-Key": user.apiKey } : {},
-          env: { WRK_PAIRS: file, WRK_AGENT: AGENT, WRK_THREADS: String(THREADS), WRK_WRAP: side.key === "baseline" ? "1" : "0" },
+          env: {
+            WRK_PAIRS: file,
+            WRK_AGENT: AGENT,
+            WRK_THREADS: String(THREADS),
+            WRK_WRAP: side.key === "baseline" ? "1" : "0",
+          },
         });
         // wrk's timeout stays above the service's wait budget, so a slow answer shows as a 503, not a socket timeout.
         const wrkOpts = { connections: CONNECTIONS, threads: THREADS, timeoutSeconds: WAIT_MS / 1000 + 5 };
@@ -369,8 +515,16 @@ async function main() {
         const counts = pairCounts(measured);
         checkCounts(side, counts, "run");
         const r: Run = {
-          config: config.label, key: side.key, rps: measured.rps, p50Ms: measured.p50Ms, p99Ms: measured.p99Ms, requests: measured.requests,
-          non2xx: measured.non2xx, socketErrors: measured.socketErrors, counts, drainSeconds,
+          config: config.label,
+          key: side.key,
+          rps: measured.rps,
+          p50Ms: measured.p50Ms,
+          p99Ms: measured.p99Ms,
+          requests: measured.requests,
+          non2xx: measured.non2xx,
+          socketErrors: measured.socketErrors,
+          counts,
+          drainSeconds,
           foreignCores: foreign.cores(before, after),
           apiCores: foreign.coresOf(before, after, server.pid),
           workerCores: workerProcs.reduce((s, p) => s + foreign.coresOf(before, after, p.pid), 0),
@@ -382,18 +536,30 @@ async function main() {
           const f1 = await finalized(user.id);
           r.finalizedDelta = f1.complete - f0.complete;
           // Every 200 is an attempt finalized once; requests in flight when wrk stopped may be finalized too.
-          if (r.finalizedDelta < counts.ok || r.finalizedDelta > counts.sent || f1.completed - f0.completed !== r.finalizedDelta) {
-            throw new Error(`finalized attempts do not match the answers: +${r.finalizedDelta} finalized (+${f1.completed - f0.completed} completed), ${counts.ok} × 200, ${counts.sent} sent`);
+          if (
+            r.finalizedDelta < counts.ok ||
+            r.finalizedDelta > counts.sent ||
+            f1.completed - f0.completed !== r.finalizedDelta
+          ) {
+            throw new Error(
+              `finalized attempts do not match the answers: +${r.finalizedDelta} finalized (+${f1.completed - f0.completed} completed), ${counts.ok} × 200, ${counts.sent} sent`,
+            );
           }
         }
         runs.push(r);
         fastest = Math.max(fastest, r.rps);
         const flags = [
           r.foreignCores > FOREIGN_LIMIT ? "⚠ disturbed" : "",
-          r.non2xx + r.socketErrors > 0 ? `⚠ ${r.counts.s503} × 503, ${r.counts.other} other non-2xx, ${r.socketErrors} socket errors of ${r.requests}` : "",
-          r.finalizedDelta !== undefined ? `200s ${fmtRps(counts.ok)}, finalized +${fmtRps(r.finalizedDelta)} (in flight at stop ${counts.sent - counts.answered})` : "",
+          r.non2xx + r.socketErrors > 0
+            ? `⚠ ${r.counts.s503} × 503, ${r.counts.other} other non-2xx, ${r.socketErrors} socket errors of ${r.requests}`
+            : "",
+          r.finalizedDelta !== undefined
+            ? `200s ${fmtRps(counts.ok)}, finalized +${fmtRps(r.finalizedDelta)} (in flight at stop ${counts.sent - counts.answered})`
+            : "",
           drainSeconds > 1 ? `drain ${drainSeconds.toFixed(1)} s` : "",
-        ].filter(Boolean).join("  ");
+        ]
+          .filter(Boolean)
+          .join("  ");
         console.log(
           `run ${round}/${RUNS}  ${side.label.padEnd(16)} ${fmtRps(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50Ms).padStart(8)}  p99 ${fmtMs(r.p99Ms).padStart(8)}  cpu: app ${r.apiCores.toFixed(2)} workers ${r.workerCores.toFixed(2)} redis ${r.redisCores.toFixed(2)} pg ${r.postgresCores.toFixed(2)} wrk ${r.wrkCores.toFixed(2)} other ${r.foreignCores.toFixed(2)}  ${flags}`,
         );
@@ -409,18 +575,38 @@ async function main() {
       (select count(*)::int from agent_sessions where user_id = ${user.id} and triage_status = 'completed') as sessions`;
   const integrity = check as unknown as { attempts: number; absorbed: number; sessions: number };
   const intact = integrity.absorbed === 2 * integrity.attempts && integrity.sessions === integrity.attempts;
-  console.log(`integrity: ${fmtRps(integrity.attempts)} attempts completed, ${fmtRps(integrity.sessions)} sessions completed, ${fmtRps(integrity.absorbed)} events absorbed (expected 2 per attempt) — ${intact ? "OK" : "MISMATCH"}`);
+  console.log(
+    `integrity: ${fmtRps(integrity.attempts)} attempts completed, ${fmtRps(integrity.sessions)} sessions completed, ${fmtRps(integrity.absorbed)} events absorbed (expected 2 per attempt) — ${intact ? "OK" : "MISMATCH"}`,
+  );
   if (!intact) throw new Error("triage integrity check failed (see the line above)");
 
   // Summary.
-  type Med = { rps: number; p50: number; p99: number; appUs: number; workerUs: number; redisUs: number; pgUs: number; s503: number; disturbed: number; n: number };
+  type Med = {
+    rps: number;
+    p50: number;
+    p99: number;
+    appUs: number;
+    workerUs: number;
+    redisUs: number;
+    pgUs: number;
+    s503: number;
+    disturbed: number;
+    n: number;
+  };
   const med = (config: string, key: Side["key"]): Med => {
     const rs = runs.filter((r) => r.config === config && r.key === key);
     const us = (f: (r: Run) => number) => median(rs.map((r) => (f(r) / r.rps) * 1e6));
     return {
-      rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50Ms)), p99: median(rs.map((r) => r.p99Ms)),
-      appUs: us((r) => r.apiCores), workerUs: us((r) => r.workerCores), redisUs: us((r) => r.redisCores), pgUs: us((r) => r.postgresCores),
-      s503: rs.reduce((s, r) => s + r.counts.s503, 0), disturbed: rs.filter((r) => r.foreignCores > FOREIGN_LIMIT).length, n: rs.length,
+      rps: median(rs.map((r) => r.rps)),
+      p50: median(rs.map((r) => r.p50Ms)),
+      p99: median(rs.map((r) => r.p99Ms)),
+      appUs: us((r) => r.apiCores),
+      workerUs: us((r) => r.workerCores),
+      redisUs: us((r) => r.redisCores),
+      pgUs: us((r) => r.postgresCores),
+      s503: rs.reduce((s, r) => s + r.counts.s503, 0),
+      disturbed: rs.filter((r) => r.foreignCores > FOREIGN_LIMIT).length,
+      n: rs.length,
     };
   };
   const us = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : "—");
@@ -430,37 +616,112 @@ async function main() {
   for (const config of CONFIGS) {
     const b = med(config.label, "baseline");
     const s = med(config.label, "triage");
-    rows.push([config.label, "B-queue", fmtRps(b.rps), fmtMs(b.p50), fmtMs(b.p99), "—", "baseline", String(b.s503), `${b.disturbed}/${b.n}`]);
-    rows.push([config.label, "triage complete", fmtRps(s.rps), fmtMs(s.p50), fmtMs(s.p99), fmtRatio(s.rps / b.rps),
-      `${verdict(s.rps / b.rps >= TARGETS.ratio)} ≥ ${TARGETS.ratio}×, ${verdict(s.p99 <= TARGETS.p99Ms)} p99 ≤ ${TARGETS.p99Ms} ms`, String(s.s503), `${s.disturbed}/${s.n}`]);
-    for (const [label, m] of [["B-queue", b], ["triage complete", s]] as const) {
-      cpuRows.push([config.label, label, us(m.appUs), us(m.workerUs), us(m.redisUs), us(m.pgUs), us(m.appUs + m.workerUs + m.redisUs + m.pgUs)]);
+    rows.push([
+      config.label,
+      "B-queue",
+      fmtRps(b.rps),
+      fmtMs(b.p50),
+      fmtMs(b.p99),
+      "—",
+      "baseline",
+      String(b.s503),
+      `${b.disturbed}/${b.n}`,
+    ]);
+    rows.push([
+      config.label,
+      "triage complete",
+      fmtRps(s.rps),
+      fmtMs(s.p50),
+      fmtMs(s.p99),
+      fmtRatio(s.rps / b.rps),
+      `${verdict(s.rps / b.rps >= TARGETS.ratio)} ≥ ${TARGETS.ratio}×, ${verdict(s.p99 <= TARGETS.p99Ms)} p99 ≤ ${TARGETS.p99Ms} ms`,
+      String(s.s503),
+      `${s.disturbed}/${s.n}`,
+    ]);
+    for (const [label, m] of [
+      ["B-queue", b],
+      ["triage complete", s],
+    ] as const) {
+      cpuRows.push([
+        config.label,
+        label,
+        us(m.appUs),
+        us(m.workerUs),
+        us(m.redisUs),
+        us(m.pgUs),
+        us(m.appUs + m.workerUs + m.redisUs + m.pgUs),
+      ]);
     }
   }
-  console.log(`medians of ${RUNS} run(s) × ${SECONDS} s, ${CONNECTIONS} connections — ${box.label}, commit ${rev} (wrk shares the cores)`);
-  console.log(textTable(["workers", "operation", "req/s", "p50", "p99", "vs B-queue", "target", "503s", "disturbed"], rows));
-  console.log("\nCPU-µs per request (medians): app = the api or B-queue's app process; workers = all worker processes of the side");
+  console.log(
+    `medians of ${RUNS} run(s) × ${SECONDS} s, ${CONNECTIONS} connections — ${box.label}, commit ${rev} (wrk shares the cores)`,
+  );
+  console.log(
+    textTable(["workers", "operation", "req/s", "p50", "p99", "vs B-queue", "target", "503s", "disturbed"], rows),
+  );
+  console.log(
+    "\nCPU-µs per request (medians): app = the api or B-queue's app process; workers = all worker processes of the side",
+  );
   console.log(textTable(["workers", "operation", "app", "workers", "redis", "postgres", "total"], cpuRows));
 
   const date = started.toISOString().slice(0, 10);
   const runsLabel = `${RUNS}×${SECONDS} s`;
   mkdirSync(join(ROOT, "bench/results"), { recursive: true });
   const rawPath = join(ROOT, `bench/results/triage-${started.toISOString().replace(/[:.]/g, "-")}.json`);
-  writeFileSync(rawPath, JSON.stringify({
-    date: started.toISOString(), commit: rev, machine: box, settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, CONFIGS }, probe, integrity,
-    runs, medians: CONFIGS.map((c) => ({ config: c.label, baseline: med(c.label, "baseline"), triage: med(c.label, "triage") })),
-  }, null, 2));
+  writeFileSync(
+    rawPath,
+    JSON.stringify(
+      {
+        date: started.toISOString(),
+        commit: rev,
+        machine: box,
+        settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, CONFIGS },
+        probe,
+        integrity,
+        runs,
+        medians: CONFIGS.map((c) => ({
+          config: c.label,
+          baseline: med(c.label, "baseline"),
+          triage: med(c.label, "triage"),
+        })),
+      },
+      null,
+      2,
+    ),
+  );
   console.log(`raw results: ${rawPath}`);
   if (PROFILE) console.log(`CPU profiles: written under ${logDir}/{api,workers-*} when the processes exit`);
   if (RECORD) {
     const ok = CONFIGS.map((c) => {
       const b = med(c.label, "baseline");
       const s = med(c.label, "triage");
-      return appendRow(README, "triage", mdRow([date, rev, box.label, runsLabel, c.label, fmtRps(s.rps), fmtMs(s.p50), fmtMs(s.p99), fmtRps(b.rps), fmtMs(b.p99),
-        fmtRatio(s.rps / b.rps), `${us(s.appUs)} / ${us(s.workerUs)} / ${us(s.redisUs)} / ${us(s.pgUs)}`, `${us(b.appUs)} / ${us(b.workerUs)} / ${us(b.redisUs)} / ${us(b.pgUs)}`,
-        String(s.s503), `${s.disturbed + b.disturbed}/${s.n + b.n}`]));
+      return appendRow(
+        README,
+        "triage",
+        mdRow([
+          date,
+          rev,
+          box.label,
+          runsLabel,
+          c.label,
+          fmtRps(s.rps),
+          fmtMs(s.p50),
+          fmtMs(s.p99),
+          fmtRps(b.rps),
+          fmtMs(b.p99),
+          fmtRatio(s.rps / b.rps),
+          `${us(s.appUs)} / ${us(s.workerUs)} / ${us(s.redisUs)} / ${us(s.pgUs)}`,
+          `${us(b.appUs)} / ${us(b.workerUs)} / ${us(b.redisUs)} / ${us(b.pgUs)}`,
+          String(s.s503),
+          `${s.disturbed + b.disturbed}/${s.n + b.n}`,
+        ]),
+      );
     });
-    console.log(ok.every(Boolean) ? `rows appended to ${README}` : `warning: the table marker <!-- bench:triage --> is missing from ${README}`);
+    console.log(
+      ok.every(Boolean)
+        ? `rows appended to ${README}`
+        : `warning: the table marker <!-- bench:triage --> is missing from ${README}`,
+    );
   } else {
     console.log("not recorded in bench/README.md (short or partial run; BENCH_RECORD=1 forces it)");
   }
@@ -474,7 +735,11 @@ function bullScriptNames(): Map<string, string> {
   const names = new Map<string, string>();
   const own = join(ROOT, "shared/redis/scripts");
   for (const file of readdirSync(own)) {
-    if (file.endsWith(".lua")) names.set(new Bun.CryptoHasher("sha1").update(readFileSync(join(own, file), "utf8")).digest("hex"), file.replace(/\.lua$/, ""));
+    if (file.endsWith(".lua"))
+      names.set(
+        new Bun.CryptoHasher("sha1").update(readFileSync(join(own, file), "utf8")).digest("hex"),
+        file.replace(/\.lua$/, ""),
+      );
   }
   for (const file of readdirSync(dir)) {
     const m = /^(\w+)-\d+\.js$/.exec(file);
@@ -488,13 +753,15 @@ function bullScriptNames(): Map<string, string> {
 }
 
 function fmtBreakdown(c: CommandCount, names: Map<string, string>): string {
-  return Object.entries(c.breakdown)
-    .map(([k, v]) => {
-      const sha = /^evalsha ([0-9a-f]{40})$/.exec(k)?.[1];
-      return `${sha ? `evalsha ${names.get(sha) ?? sha.slice(0, 8)}` : k} ×${v}`;
-    })
-    .sort()
-    .join(", ") || "none";
+  return (
+    Object.entries(c.breakdown)
+      .map(([k, v]) => {
+        const sha = /^evalsha ([0-9a-f]{40})$/.exec(k)?.[1];
+        return `${sha ? `evalsha ${names.get(sha) ?? sha.slice(0, 8)}` : k} ×${v}`;
+      })
+      .sort()
+      .join(", ") || "none"
+  );
 }
 
 /**
@@ -503,10 +770,20 @@ function fmtBreakdown(c: CommandCount, names: Map<string, string>): string {
  * reported with the figure, not fatal.
  */
 function checkCounts(side: Side, c: PairCounts, phase: string): void {
-  if (c.exhausted > 0) throw new Error(`${side.label} ${phase}: ran out of seeded pairs (${c.exhausted} requests without one); raise MIN_SEED_RATE in bench/triage.ts`);
-  if (c.other > 0) throw new Error(`${side.label} ${phase}: ${c.other} answers other than 200/503 out of ${c.answered}`);
-  if (side.key === "triage" && c.completed !== c.ok) throw new Error(`${side.label} ${phase}: ${c.ok - c.completed} of ${c.ok} 200s did not say "completed" (a repeated pair?)`);
-  if (c.s503 > 0) console.log(`        ⚠ ${side.label} ${phase}: ${c.s503} × 503 (the ${WAIT_MS / 1000} s wait budget ran out) of ${c.answered}`);
+  if (c.exhausted > 0)
+    throw new Error(
+      `${side.label} ${phase}: ran out of seeded pairs (${c.exhausted} requests without one); raise MIN_SEED_RATE in bench/triage.ts`,
+    );
+  if (c.other > 0)
+    throw new Error(`${side.label} ${phase}: ${c.other} answers other than 200/503 out of ${c.answered}`);
+  if (side.key === "triage" && c.completed !== c.ok)
+    throw new Error(
+      `${side.label} ${phase}: ${c.ok - c.completed} of ${c.ok} 200s did not say "completed" (a repeated pair?)`,
+    );
+  if (c.s503 > 0)
+    console.log(
+      `        ⚠ ${side.label} ${phase}: ${c.s503} × 503 (the ${WAIT_MS / 1000} s wait budget ran out) of ${c.answered}`,
+    );
 }
 
 await bench.run(main);

@@ -71,7 +71,8 @@ function coerce(key: string, raw: string): unknown {
   if (key === "RATE_LIMIT") return raw === "off" ? raw : Number(raw);
   const schema = ConfigSchema.properties[key as keyof Config] as { type?: string; anyOf?: unknown };
   if (schema.type === "integer" || schema.type === "number") return raw.trim() === "" ? raw : Number(raw);
-  if (schema.type === "boolean") return raw === "true" || raw === "1" ? true : raw === "false" || raw === "0" ? false : raw;
+  if (schema.type === "boolean")
+    return raw === "true" || raw === "1" ? true : raw === "false" || raw === "0" ? false : raw;
   return raw;
 }
 

@@ -27,4 +27,3 @@ export function sha256Hex(value: string): string {
 export function randomToken(): string {
   return randomBytes(32).toString("base64url");
 }
-

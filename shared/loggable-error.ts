@@ -9,7 +9,8 @@ export function loggableError(error: unknown): Record<string, unknown> {
   let current = error as Record<string, unknown> | undefined;
   for (let depth = 0; current && typeof current === "object" && depth < 5; depth++) {
     const name = String(current.name ?? current.constructor?.name ?? "Error");
-    const fromDatabase = name === "DrizzleQueryError" || name === "PostgresError" || "query" in current || "severity" in current;
+    const fromDatabase =
+      name === "DrizzleQueryError" || name === "PostgresError" || "query" in current || "severity" in current;
     const entry: Record<string, unknown> = { name };
     for (const field of ["code", "errno", "constraint_name", "table_name", "routine"]) {
       if (current[field] !== undefined) entry[field] = current[field];

@@ -6,22 +6,25 @@ import pino from "pino";
  * logging them in the first place.
  */
 export function createLogger(level: string, base: Record<string, unknown> = {}, destination?: pino.DestinationStream) {
-  return pino({
-    level,
-    base: { ...base },
-    redact: {
-      paths: [
-        "headers.authorization",
-        'headers["x-api-key"]',
-        'headers["x-cron-secret"]',
-        "password",
-        "token",
-        "apiKey",
-        "content",
-        "lastMessageExcerpt",
-      ],
-      censor: "[redacted]",
+  return pino(
+    {
+      level,
+      base: { ...base },
+      redact: {
+        paths: [
+          "headers.authorization",
+          'headers["x-api-key"]',
+          'headers["x-cron-secret"]',
+          "password",
+          "token",
+          "apiKey",
+          "content",
+          "lastMessageExcerpt",
+        ],
+        censor: "[redacted]",
+      },
     },
-  }, destination);
+    destination,
+  );
 }
 export type Logger = ReturnType<typeof createLogger>;

@@ -29,7 +29,12 @@ export async function preflight(databaseUrl: string, redisUrl: string, timeoutMs
   } catch (error) {
     problems.push(`Postgres is unreachable at ${where(databaseUrl)} (${reason(error)}). Start it or set DATABASE_URL.`);
   }
-  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   let cause: unknown;
   redis.on("error", (error) => (cause ??= error)); // the socket error says more than the rejection
   try {

@@ -15,8 +15,14 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
       process.exit(1);
     }, DEADLINE_MS);
     stop().then(
-      () => { clearTimeout(deadline); process.exit(0); },
-      (err) => { logger.error({ err }, "shutdown failed"); process.exit(1); },
+      () => {
+        clearTimeout(deadline);
+        process.exit(0);
+      },
+      (err) => {
+        logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
     );
   };
   process.on("SIGTERM", () => handler("SIGTERM"));

@@ -6,5 +6,10 @@ import type { JobName, JobPayload, JobResult } from "../shared/queue/jobs";
 export type JobRun = { retried: boolean };
 
 /** One job's processing: one Postgres transaction, then idempotent Redis follow-ups. */
-export type JobHandler<N extends JobName> = (deps: Deps, payload: JobPayload<N>, log: Logger, run: JobRun) => Promise<JobResult<N>>;
+export type JobHandler<N extends JobName> = (
+  deps: Deps,
+  payload: JobPayload<N>,
+  log: Logger,
+  run: JobRun,
+) => Promise<JobResult<N>>;
 export type JobHandlers = { [N in JobName]: JobHandler<N> };

@@ -10,7 +10,11 @@ const CLOSE_DEADLINE_MS = 8_000;
 
 function concurrency(deps: Deps, queue: QueueName): number {
   const c = deps.config;
-  return { triage: c.WORKER_CONCURRENCY_TRIAGE, account: c.WORKER_CONCURRENCY_ACCOUNT, maintenance: c.WORKER_CONCURRENCY_MAINTENANCE }[queue];
+  return {
+    triage: c.WORKER_CONCURRENCY_TRIAGE,
+    account: c.WORKER_CONCURRENCY_ACCOUNT,
+    maintenance: c.WORKER_CONCURRENCY_MAINTENANCE,
+  }[queue];
 }
 
 /**

@@ -22,11 +22,19 @@ export const ErasedCounts = strictObject({
   proposals: Count,
   sessionsDeleted: Count,
 });
-export const DeleteAccountResponse = strictObject({ deleted: t.Boolean(), alreadyDeleted: t.Boolean(), erased: ErasedCounts });
+export const DeleteAccountResponse = strictObject({
+  deleted: t.Boolean(),
+  alreadyDeleted: t.Boolean(),
+  erased: ErasedCounts,
+});
 
 const ExportScope = strictObject({ id: Uuid, name: t.String(), aliases: t.Array(t.String()), createdAt: Timestamp });
 const ExportEdge = strictObject({
-  id: Uuid, fromId: Uuid, toId: Uuid, edgeType: t.UnionEnum(["supersedes", "updates", "extends", "derives"]), createdAt: Timestamp,
+  id: Uuid,
+  fromId: Uuid,
+  toId: Uuid,
+  edgeType: t.UnionEnum(["supersedes", "updates", "extends", "derives"]),
+  createdAt: Timestamp,
 });
 const ExportCommitment = strictObject({
   id: Uuid,
@@ -39,9 +47,12 @@ const ExportCommitment = strictObject({
 });
 const ExportFact = FactView;
 /** A session as read back, plus the last message excerpt: it is the user's data too. */
-const ExportSession = t.Composite([SessionView, strictObject({ lastMessageExcerpt: t.Union([t.String(), t.Null()]) })], {
-  additionalProperties: false,
-});
+const ExportSession = t.Composite(
+  [SessionView, strictObject({ lastMessageExcerpt: t.Union([t.String(), t.Null()]) })],
+  {
+    additionalProperties: false,
+  },
+);
 
 /** GET /api/v1/export: everything the user gave the service, every version (superseded, archived, retracted) included. */
 export const AccountExport = strictObject({

@@ -15,20 +15,39 @@ function exportView(data: ExportData, now: Date): Static<typeof AccountExport> {
     format: "amem-export/1",
     exportedAt: iso(now),
     account: {
-      id: data.account.id, email: data.account.email, createdAt: iso(data.account.createdAt), emailVerifiedAt: isoOrNull(data.account.emailVerifiedAt),
+      id: data.account.id,
+      email: data.account.email,
+      createdAt: iso(data.account.createdAt),
+      emailVerifiedAt: isoOrNull(data.account.emailVerifiedAt),
     },
     scopes: data.scopes.map((s) => ({ id: s.id, name: s.name, aliases: s.aliases, createdAt: iso(s.createdAt) })),
     memories: data.memories.map(memoryView),
     memoryEdges: data.memoryEdges.map((e) => ({
-      id: e.id, fromId: e.fromId, toId: e.toId, edgeType: e.edgeType as "supersedes" | "updates" | "extends" | "derives", createdAt: iso(e.createdAt),
+      id: e.id,
+      fromId: e.fromId,
+      toId: e.toId,
+      edgeType: e.edgeType as "supersedes" | "updates" | "extends" | "derives",
+      createdAt: iso(e.createdAt),
     })),
     commitments: data.commitments.map((c) => ({
-      id: c.id, memoryId: c.memoryId, status: c.status, dueAt: isoOrNull(c.dueAt),
-      createdAt: iso(c.createdAt), updatedAt: iso(c.updatedAt), resolvedAt: isoOrNull(c.resolvedAt),
+      id: c.id,
+      memoryId: c.memoryId,
+      status: c.status,
+      dueAt: isoOrNull(c.dueAt),
+      createdAt: iso(c.createdAt),
+      updatedAt: iso(c.updatedAt),
+      resolvedAt: isoOrNull(c.resolvedAt),
     })),
     facts: data.facts.map((f) => ({
-      id: f.id, memoryId: f.memoryId, subject: f.subject, predicate: f.predicate, value: f.value,
-      validFrom: iso(f.validFrom), validTo: isoOrNull(f.validTo), recordedAt: iso(f.recordedAt), retractedAt: isoOrNull(f.retractedAt),
+      id: f.id,
+      memoryId: f.memoryId,
+      subject: f.subject,
+      predicate: f.predicate,
+      value: f.value,
+      validFrom: iso(f.validFrom),
+      validTo: isoOrNull(f.validTo),
+      recordedAt: iso(f.recordedAt),
+      retractedAt: isoOrNull(f.retractedAt),
     })),
     agentSessions: data.agentSessions.map((s) => ({ ...sessionView(s), lastMessageExcerpt: s.lastMessageExcerpt })),
   };
@@ -48,7 +67,11 @@ export function accountRoutes(deps: ApiDeps) {
         if (!outcome.ok) throw new AppError("unauthorized");
         return outcome.value;
       },
-      { body: DeleteAccountBody, query: NoQuery, response: { 200: DeleteAccountResponse, ...errors(...AUTHED_ERRORS, 413, 415) } },
+      {
+        body: DeleteAccountBody,
+        query: NoQuery,
+        response: { 200: DeleteAccountResponse, ...errors(...AUTHED_ERRORS, 413, 415) },
+      },
     )
     .get("/export", async ({ principal }) => exportView(await exportAccount(deps, principal.userId), new Date()), {
       query: NoQuery,

@@ -1,5 +1,15 @@
 import { t } from "elysia";
-import { Agent, Int, NullableTimestamp, Project, ScopeName, SessionId, strictObject, Timestamp, Uuid } from "../schemas";
+import {
+  Agent,
+  Int,
+  NullableTimestamp,
+  Project,
+  ScopeName,
+  SessionId,
+  strictObject,
+  Timestamp,
+  Uuid,
+} from "../schemas";
 
 export const MAX_EPOCH = 9_007_199_254_740_991;
 const Epoch = Int({ minimum: 1, maximum: MAX_EPOCH });
@@ -71,7 +81,12 @@ const StoredSelector = t.Union([
   strictObject({ kind: t.Literal("all") }),
   strictObject({ kind: t.Literal("scope"), scope: t.String() }),
   strictObject({ kind: t.Literal("project"), project: t.String() }),
-  strictObject({ kind: t.Literal("scope_project"), scope: t.String(), project: t.String(), includeUnscoped: t.Boolean() }),
+  strictObject({
+    kind: t.Literal("scope_project"),
+    scope: t.String(),
+    project: t.String(),
+    includeUnscoped: t.Boolean(),
+  }),
 ]);
 
 /** A session row as read back: everything but the excerpt and the triage watermark. */
@@ -103,7 +118,11 @@ export const ListQuery = t.Object(
   { additionalProperties: false },
 );
 
-export const SessionPage = strictObject({ count: Int(), items: t.Array(SessionView), nextCursor: t.Union([t.String(), t.Null()]) });
+export const SessionPage = strictObject({
+  count: Int(),
+  items: t.Array(SessionView),
+  nextCursor: t.Union([t.String(), t.Null()]),
+});
 export const RunIdParams = strictObject({ sessionRunId: Uuid });
 
 export const EventsQuery = t.Object(
@@ -142,7 +161,9 @@ export const TriageBeginResponse = strictObject({
   armed: t.Boolean(),
   attemptId: t.Optional(Uuid),
   triageStatus: TriageStatus,
-  reason: t.Optional(t.UnionEnum(["not-live", "terminal", "pending-fresh", "pending", "no-signal", "debounce", "overflowed"])),
+  reason: t.Optional(
+    t.UnionEnum(["not-live", "terminal", "pending-fresh", "pending", "no-signal", "debounce", "overflowed"]),
+  ),
 });
 
 export const TriageCompleteBody = strictObject({ agent: Agent, attemptId: Uuid, sessionId: SessionId });

@@ -18,7 +18,11 @@ export function apiKeyRoutes(deps: ApiDeps) {
         const key = await createApiKey(deps, principal, body.name);
         return status(201, { ...key, createdAt: iso(key.createdAt) });
       },
-      { body: CreateKeyBody, query: NoQuery, response: { 201: CreatedKey, ...errors(...AUTHED_ERRORS, 410, 413, 415) } },
+      {
+        body: CreateKeyBody,
+        query: NoQuery,
+        response: { 201: CreatedKey, ...errors(...AUTHED_ERRORS, 410, 413, 415) },
+      },
     )
     .get(
       "",
@@ -27,8 +31,12 @@ export function apiKeyRoutes(deps: ApiDeps) {
         return {
           count: keys.length,
           keys: keys.map((k) => ({
-            id: k.id, name: k.name, prefix: k.prefix, createdAt: iso(k.createdAt),
-            lastUsedAt: isoOrNull(k.lastUsedAt), revokedAt: isoOrNull(k.revokedAt),
+            id: k.id,
+            name: k.name,
+            prefix: k.prefix,
+            createdAt: iso(k.createdAt),
+            lastUsedAt: isoOrNull(k.lastUsedAt),
+            revokedAt: isoOrNull(k.revokedAt),
           })),
         };
       },
@@ -40,6 +48,10 @@ export function apiKeyRoutes(deps: ApiDeps) {
         await revokeApiKeyById(deps, principal.userId, params.id.toLowerCase());
         set.status = 204;
       },
-      { params: KeyIdParams, query: NoQuery, response: { 204: t.Void({ description: "Revoked" }), ...errors(...AUTHED_ERRORS, 404) } },
+      {
+        params: KeyIdParams,
+        query: NoQuery,
+        response: { 204: t.Void({ description: "Revoked" }), ...errors(...AUTHED_ERRORS, 404) },
+      },
     );
 }

@@ -6,7 +6,16 @@ import { loggableError } from "../../shared/loggable-error";
 import { authPlugin } from "../plugins/auth";
 import type { ApiDeps } from "../client-ip";
 import { errors, NoQuery } from "../schemas";
-import { Accepted, ForgotPasswordBody, Identity, LoginBody, LoginResponse, ResetPasswordBody, SignupBody, VerifyEmailBody } from "./model";
+import {
+  Accepted,
+  ForgotPasswordBody,
+  Identity,
+  LoginBody,
+  LoginResponse,
+  ResetPasswordBody,
+  SignupBody,
+  VerifyEmailBody,
+} from "./model";
 import { requestPasswordReset, resetPassword, verifyEmail } from "../../shared/accounts/recovery";
 
 /** Signup, login and logout: the bearer-session half of SPEC §2.3. */
@@ -21,7 +30,12 @@ export function authRoutes(deps: ApiDeps) {
         const user = await createUser(deps, { email: body.email, password: body.password });
         return status(201, { id: user.id, email: user.email });
       },
-      { body: SignupBody, query: NoQuery, response: { 201: Identity, ...errors(400, 409, 413, 415, 429, 503) }, detail: { security: [] } },
+      {
+        body: SignupBody,
+        query: NoQuery,
+        response: { 201: Identity, ...errors(400, 409, 413, 415, 429, 503) },
+        detail: { security: [] },
+      },
     )
     .post(
       "/login",
@@ -30,7 +44,12 @@ export function authRoutes(deps: ApiDeps) {
         const session = await login(deps, body.email, body.password);
         return { token: session.token, expiresAt: iso(session.expiresAt) };
       },
-      { body: LoginBody, query: NoQuery, response: { 200: LoginResponse, ...errors(400, 401, 413, 415, 429, 503) }, detail: { security: [] } },
+      {
+        body: LoginBody,
+        query: NoQuery,
+        response: { 200: LoginResponse, ...errors(400, 401, 413, 415, 429, 503) },
+        detail: { security: [] },
+      },
     )
     .post(
       "/verify-email",
@@ -38,17 +57,29 @@ export function authRoutes(deps: ApiDeps) {
         await verifyEmail(deps, body.token);
         set.status = 204;
       },
-      { body: VerifyEmailBody, query: NoQuery, response: { 204: t.Void({ description: "Verified" }), ...errors(400, 401, 413, 415, 503) }, detail: { security: [] } },
+      {
+        body: VerifyEmailBody,
+        query: NoQuery,
+        response: { 204: t.Void({ description: "Verified" }), ...errors(400, 401, 413, 415, 503) },
+        detail: { security: [] },
+      },
     )
     .post(
       "/forgot-password",
       async ({ body, request, status }) => {
         await limitIp(request, "ip", deps.config.RATE_LIMIT_IP);
         // Not awaited: the answer and its timing must not reveal whether the email is registered.
-        requestPasswordReset(deps, body.email).catch((err) => deps.logger.error({ err: loggableError(err) }, "password reset failed"));
+        requestPasswordReset(deps, body.email).catch((err) =>
+          deps.logger.error({ err: loggableError(err) }, "password reset failed"),
+        );
         return status(202, { accepted: true as const });
       },
-      { body: ForgotPasswordBody, query: NoQuery, response: { 202: Accepted, ...errors(400, 413, 415, 429) }, detail: { security: [] } },
+      {
+        body: ForgotPasswordBody,
+        query: NoQuery,
+        response: { 202: Accepted, ...errors(400, 413, 415, 429) },
+        detail: { security: [] },
+      },
     )
     .post(
       "/reset-password",
@@ -57,7 +88,15 @@ export function authRoutes(deps: ApiDeps) {
         await resetPassword(deps, body.token, body.password);
         set.status = 204;
       },
-      { body: ResetPasswordBody, query: NoQuery, response: { 204: t.Void({ description: "Password changed; every bearer session revoked" }), ...errors(400, 401, 413, 415, 429, 503) }, detail: { security: [] } },
+      {
+        body: ResetPasswordBody,
+        query: NoQuery,
+        response: {
+          204: t.Void({ description: "Password changed; every bearer session revoked" }),
+          ...errors(400, 401, 413, 415, 429, 503),
+        },
+        detail: { security: [] },
+      },
     )
     .use(authPlugin(deps))
     .post(
@@ -66,6 +105,10 @@ export function authRoutes(deps: ApiDeps) {
         await logout(deps, principal);
         set.status = 204;
       },
-      { query: NoQuery, detail: { security: [{ bearer: [] }] }, response: { 204: t.Void({ description: "Logged out" }), ...errors(400, 401, 429, 500, 503) } },
+      {
+        query: NoQuery,
+        detail: { security: [{ bearer: [] }] },
+        response: { 204: t.Void({ description: "Logged out" }), ...errors(400, 401, 429, 500, 503) },
+      },
     );
 }

@@ -5,7 +5,20 @@ import type { BriefingItem } from "../../shared/db/queries/briefing";
 import { iso, isoOrNull } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { Agent, AUTHED_ERRORS, errors, Int, NullableTimestamp, oneOf, Project, ScopeName, SessionId, strictObject, Timestamp, Uuid } from "../schemas";
+import {
+  Agent,
+  AUTHED_ERRORS,
+  errors,
+  Int,
+  NullableTimestamp,
+  oneOf,
+  Project,
+  ScopeName,
+  SessionId,
+  strictObject,
+  Timestamp,
+  Uuid,
+} from "../schemas";
 
 const BriefingQuery = t.Object(
   {
@@ -37,10 +50,20 @@ const Briefing = strictObject({
     strictObject({ kind: t.Literal("all") }),
     strictObject({ kind: t.Literal("scope"), scope: t.String() }),
     strictObject({ kind: t.Literal("project"), project: t.String() }),
-    strictObject({ kind: t.Literal("scope_project"), scope: t.String(), project: t.String(), includeUnscoped: t.Boolean() }),
+    strictObject({
+      kind: t.Literal("scope_project"),
+      scope: t.String(),
+      project: t.String(),
+      includeUnscoped: t.Boolean(),
+    }),
   ]),
   sections: strictObject({
-    commitments: Section, overdue: Section, blockers: Section, recentDecisions: Section, preferences: Section, staleCandidates: Section,
+    commitments: Section,
+    overdue: Section,
+    blockers: Section,
+    recentDecisions: Section,
+    preferences: Section,
+    staleCandidates: Section,
   }),
 });
 const DebriefQuery = t.Object({ agent: Agent, sessionId: SessionId }, { additionalProperties: false });
@@ -50,8 +73,15 @@ function section(s: { total: number; items: BriefingItem[] }): Static<typeof Sec
     count: s.total,
     hasMore: s.total > s.items.length,
     items: s.items.map((i) => ({
-      id: i.id, topic: i.topic, status: i.status, memoryType: i.memoryType, scope: i.scope, project: i.project,
-      createdAt: iso(i.createdAt), updatedAt: iso(i.updatedAt), dueAt: isoOrNull(i.dueAt),
+      id: i.id,
+      topic: i.topic,
+      status: i.status,
+      memoryType: i.memoryType,
+      scope: i.scope,
+      project: i.project,
+      createdAt: iso(i.createdAt),
+      updatedAt: iso(i.updatedAt),
+      dueAt: isoOrNull(i.dueAt),
     })),
   };
 }
@@ -72,15 +102,23 @@ export function briefingRoutes(deps: ApiDeps) {
           generatedAt: iso(briefing.generatedAt),
           selector: briefing.selector,
           sections: {
-            commitments: section(s.commitments), overdue: section(s.overdue), blockers: section(s.blockers),
-            recentDecisions: section(s.recentDecisions), preferences: section(s.preferences), staleCandidates: section(s.staleCandidates),
+            commitments: section(s.commitments),
+            overdue: section(s.overdue),
+            blockers: section(s.blockers),
+            recentDecisions: section(s.recentDecisions),
+            preferences: section(s.preferences),
+            staleCandidates: section(s.staleCandidates),
           },
         };
       },
       { query: BriefingQuery, response: { 200: Briefing, ...errors(...AUTHED_ERRORS, 404, 410) } },
     )
-    .get("/prompts/debrief", async ({ query, principal }) => ({ prompt: await debriefPrompt(deps, principal, query) }), {
-      query: DebriefQuery,
-      response: { 200: strictObject({ prompt: t.String() }), ...errors(...AUTHED_ERRORS, 404) },
-    });
+    .get(
+      "/prompts/debrief",
+      async ({ query, principal }) => ({ prompt: await debriefPrompt(deps, principal, query) }),
+      {
+        query: DebriefQuery,
+        response: { 200: strictObject({ prompt: t.String() }), ...errors(...AUTHED_ERRORS, 404) },
+      },
+    );
 }

@@ -51,20 +51,25 @@ export function cronRoutes(deps: ApiDeps) {
     return {};
   });
   for (const job of SCHEDULED_JOBS) {
-    authorized.post(`/${job}`, async ({ set }) => {
-      const jobId = await deps.jobs.enqueue(job, {});
-      set.status = 202;
-      return { job, jobId };
-    }, {
-      body: CronBody,
-      query: NoQuery,
-      response: { 202: CronAccepted, ...errors(400, 401, 413, 415, 429, 500, 503) },
-      detail: {
-        summary: `Run ${job} now`,
-        description: "Enqueues the job for the workers (they also schedule it themselves). 404 on every cron path when CRON_SECRET is unset.",
-        security: [{ cronSecret: [] }, { bearer: [] }],
+    authorized.post(
+      `/${job}`,
+      async ({ set }) => {
+        const jobId = await deps.jobs.enqueue(job, {});
+        set.status = 202;
+        return { job, jobId };
       },
-    });
+      {
+        body: CronBody,
+        query: NoQuery,
+        response: { 202: CronAccepted, ...errors(400, 401, 413, 415, 429, 500, 503) },
+        detail: {
+          summary: `Run ${job} now`,
+          description:
+            "Enqueues the job for the workers (they also schedule it themselves). 404 on every cron path when CRON_SECRET is unset.",
+          security: [{ cronSecret: [] }, { bearer: [] }],
+        },
+      },
+    );
   }
   return authorized;
 }

@@ -9,10 +9,17 @@ import { AUTHED_ERRORS, errors, Int, NoQuery, NullableTimestamp, strictObject } 
 import { dashboardHtml } from "./page";
 
 /** An object with exactly these keys, each a count. */
-const countsOf = (keys: readonly string[]) => strictObject(Object.fromEntries(keys.map((k) => [k, Int({ minimum: 0 })])));
+const countsOf = (keys: readonly string[]) =>
+  strictObject(Object.fromEntries(keys.map((k) => [k, Int({ minimum: 0 })])));
 const Count = Int({ minimum: 0 });
 const Summary = strictObject({
-  memories: strictObject({ total: Count, current: Count, superseded: Count, archived: Count, byType: countsOf(MEMORY_TYPES) }),
+  memories: strictObject({
+    total: Count,
+    current: Count,
+    superseded: Count,
+    archived: Count,
+    byType: countsOf(MEMORY_TYPES),
+  }),
   commitments: strictObject({ byStatus: countsOf(COMMITMENT_STATUSES) }),
   sessions: strictObject({ live: Count, closed: Count, byTriageStatus: countsOf(TRIAGE_STATUSES) }),
   proposals: countsOf(PROPOSAL_STATUSES),

@@ -31,20 +31,25 @@ const FactList = strictObject({ count: Int(), items: t.Array(FactView) });
 
 /** Bi-temporal fact reads (SPEC §4.3): `validAt` is world time, `knownAt` system time; both default to now. */
 export function factRoutes(deps: ApiDeps) {
-  return new Elysia({ name: "fact-routes", detail: { tags: ["facts"] } })
-    .use(authPlugin(deps))
-    .get(
-      "/api/v1/facts",
-      async ({ query, principal }) => {
-        const rows = await readFacts(deps, principal, query);
-        return {
-          count: rows.length,
-          items: rows.map((f) => ({
-            id: f.id, memoryId: f.memoryId, subject: f.subject, predicate: f.predicate, value: f.value,
-            validFrom: iso(f.validFrom), validTo: isoOrNull(f.validTo), recordedAt: iso(f.recordedAt), retractedAt: isoOrNull(f.retractedAt),
-          })),
-        };
-      },
-      { query: FactsQuery, response: { 200: FactList, ...errors(...AUTHED_ERRORS) } },
-    );
+  return new Elysia({ name: "fact-routes", detail: { tags: ["facts"] } }).use(authPlugin(deps)).get(
+    "/api/v1/facts",
+    async ({ query, principal }) => {
+      const rows = await readFacts(deps, principal, query);
+      return {
+        count: rows.length,
+        items: rows.map((f) => ({
+          id: f.id,
+          memoryId: f.memoryId,
+          subject: f.subject,
+          predicate: f.predicate,
+          value: f.value,
+          validFrom: iso(f.validFrom),
+          validTo: isoOrNull(f.validTo),
+          recordedAt: iso(f.recordedAt),
+          retractedAt: isoOrNull(f.retractedAt),
+        })),
+      };
+    },
+    { query: FactsQuery, response: { 200: FactList, ...errors(...AUTHED_ERRORS) } },
+  );
 }

@@ -9,7 +9,12 @@ const VERSION = "v1";
 async function within<T>(ms: number, work: Promise<T>): Promise<T> {
   let timer: Timer | undefined;
   try {
-    return await Promise.race([work, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error("timeout")), ms); })]);
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("timeout")), ms);
+      }),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -20,27 +25,40 @@ export function healthRoutes(deps: Deps) {
   return new Elysia({ name: "health" })
     .get("/health", () => ({ status: "ok" as const }), {
       response: { 200: strictObject({ status: t.Literal("ok") }) },
-      query: NoQuery, detail: { tags: ["operations"], security: [] },
+      query: NoQuery,
+      detail: { tags: ["operations"], security: [] },
     })
     .get(
       "/ready",
       async () => {
         const timeout = deps.config.DEPENDENCY_TIMEOUT_MS;
         const [postgres, redis] = await Promise.all([
-          within(timeout, migrationsApplied(deps.db)).then((ok) => ok, () => false),
-          within(timeout, deps.redis.ping()).then((pong) => pong === "PONG", () => false),
+          within(timeout, migrationsApplied(deps.db)).then(
+            (ok) => ok,
+            () => false,
+          ),
+          within(timeout, deps.redis.ping()).then(
+            (pong) => pong === "PONG",
+            () => false,
+          ),
         ]);
         if (!postgres || !redis) throw new AppError("unavailable", 1);
         return { status: "ready" as const };
       },
       {
         response: { 200: strictObject({ status: t.Literal("ready") }), ...errors(503) },
-        query: NoQuery, detail: { tags: ["operations"], security: [], description: "503 {\"error\":\"unavailable\"} when Postgres, Redis or migrations are not ready" },
+        query: NoQuery,
+        detail: {
+          tags: ["operations"],
+          security: [],
+          description: '503 {"error":"unavailable"} when Postgres, Redis or migrations are not ready',
+        },
       },
     )
     .get("/api/v1/version", () => ({ version: VERSION }), {
       response: { 200: strictObject({ version: t.String() }) },
-      query: NoQuery, detail: { tags: ["operations"], security: [] },
+      query: NoQuery,
+      detail: { tags: ["operations"], security: [] },
     })
     .get("/", () => ({ service: "amem", docs: "/docs" }), { detail: { hide: true } })
     .get("/favicon.ico", () => new Response(null, { status: 204 }), { detail: { hide: true } });

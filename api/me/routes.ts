@@ -6,12 +6,10 @@ import { Identity } from "../auth/model";
 
 /** Who is calling (seed 4.4). */
 export function meRoutes(deps: ApiDeps) {
-  return new Elysia({ name: "me-routes", prefix: "/api/v1" })
-    .use(authPlugin(deps))
-    .get(
-      "/me",
-      // Answered from the authenticated credential alone: no Postgres on this path.
-      ({ principal }) => ({ id: principal.userId, email: principal.email }),
-      { query: NoQuery, response: { 200: Identity, ...errors(...AUTHED_ERRORS) }, detail: { tags: ["account"] } },
-    );
+  return new Elysia({ name: "me-routes", prefix: "/api/v1" }).use(authPlugin(deps)).get(
+    "/me",
+    // Answered from the authenticated credential alone: no Postgres on this path.
+    ({ principal }) => ({ id: principal.userId, email: principal.email }),
+    { query: NoQuery, response: { 200: Identity, ...errors(...AUTHED_ERRORS) }, detail: { tags: ["account"] } },
+  );
 }

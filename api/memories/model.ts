@@ -65,7 +65,11 @@ export const MemoryView = strictObject({
   updatedAt: Timestamp,
   sessionRunId: t.Union([Uuid, t.Null()]),
 });
-export const CreatedMemory = strictObject({ memory: MemoryView, commitmentId: t.Optional(Uuid), factIds: t.Optional(t.Array(Uuid)) });
+export const CreatedMemory = strictObject({
+  memory: MemoryView,
+  commitmentId: t.Optional(Uuid),
+  factIds: t.Optional(t.Array(Uuid)),
+});
 export const MemoryIdParams = strictObject({ id: Uuid });
 
 export const ListMemoriesQuery = t.Object(
@@ -104,7 +108,11 @@ const EventView = strictObject({
   actor: t.String(),
   createdAt: Timestamp,
 });
-export const MemoryHistory = strictObject({ memories: t.Array(MemoryView), edges: t.Array(EdgeView), events: t.Array(EventView) });
+export const MemoryHistory = strictObject({
+  memories: t.Array(MemoryView),
+  edges: t.Array(EdgeView),
+  events: t.Array(EventView),
+});
 
 export const ResolveBody = strictObject({ status: oneOf(COMMITMENT_STATUSES), sessionRunId: t.Optional(Uuid) });
 export const CommitmentView = strictObject({

@@ -7,8 +7,19 @@ import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
 import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
 import {
-  CaptureBody, CaptureResponse, CreatedMemory, CreateMemoryBody, ListMemoriesQuery, MemoryHistory, MemoryIdParams, MemoryPage,
-  MemoryView, Resolved, ResolveBody, ReviseBody, ArchiveBody,
+  CaptureBody,
+  CaptureResponse,
+  CreatedMemory,
+  CreateMemoryBody,
+  ListMemoriesQuery,
+  MemoryHistory,
+  MemoryIdParams,
+  MemoryPage,
+  MemoryView,
+  Resolved,
+  ResolveBody,
+  ReviseBody,
+  ArchiveBody,
 } from "./model";
 import { listTenantMemories, memoryHistory } from "../../shared/memories/read";
 import { archiveMemory, resolveMemory, reviseMemory } from "../../shared/memories/revise";
@@ -25,10 +36,18 @@ export function memoryRoutes(deps: ApiDeps) {
       async ({ body, principal, status }) => {
         const { memory_type, session_run_id, ...rest } = body;
         const { memory: row } = await createMemory(
-          deps, principal, { ...rest, memoryType: memory_type, sessionRunId: session_run_id?.toLowerCase() }, "capture",
+          deps,
+          principal,
+          { ...rest, memoryType: memory_type, sessionRunId: session_run_id?.toLowerCase() },
+          "capture",
         );
         return status(201, {
-          id: row.id, topic: row.topic, memory_type: row.memoryType, scope: row.scope, project: row.project, created_at: iso(row.createdAt),
+          id: row.id,
+          topic: row.topic,
+          memory_type: row.memoryType,
+          scope: row.scope,
+          project: row.project,
+          created_at: iso(row.createdAt),
         });
       },
       { body: CaptureBody, query: NoQuery, response: { 201: CaptureResponse, ...errors(...WRITE_ERRORS) } },
@@ -36,7 +55,12 @@ export function memoryRoutes(deps: ApiDeps) {
     .post(
       "/api/v1/memories",
       async ({ body, principal, status }) => {
-        const { memory, commitmentId, factIds } = await createMemory(deps, principal, { ...body, sessionRunId: body.sessionRunId?.toLowerCase() }, "remember");
+        const { memory, commitmentId, factIds } = await createMemory(
+          deps,
+          principal,
+          { ...body, sessionRunId: body.sessionRunId?.toLowerCase() },
+          "remember",
+        );
         return status(201, {
           memory: memoryView(memory),
           ...(commitmentId ? { commitmentId } : {}),
@@ -48,7 +72,10 @@ export function memoryRoutes(deps: ApiDeps) {
     .get(
       "/api/v1/memories",
       async ({ query, principal }) => {
-        const page = await listTenantMemories(deps, principal, { ...query, current: query.current === undefined ? undefined : query.current === "true" });
+        const page = await listTenantMemories(deps, principal, {
+          ...query,
+          current: query.current === undefined ? undefined : query.current === "true",
+        });
         return { items: page.items.map(memoryView), nextCursor: page.nextCursor };
       },
       { query: ListMemoriesQuery, response: { 200: MemoryPage, ...errors(...AUTHED_ERRORS) } },
@@ -56,22 +83,50 @@ export function memoryRoutes(deps: ApiDeps) {
     .post(
       "/api/v1/memories/:id/revise",
       async ({ params, body, principal, status }) =>
-        status(201, { memory: memoryView(await reviseMemory(deps, principal, params.id.toLowerCase(), { ...body, sessionRunId: body.sessionRunId?.toLowerCase() })) }),
-      { params: MemoryIdParams, body: ReviseBody, query: NoQuery, response: { 201: CreatedMemory, ...errors(...WRITE_ERRORS, 404) } },
+        status(201, {
+          memory: memoryView(
+            await reviseMemory(deps, principal, params.id.toLowerCase(), {
+              ...body,
+              sessionRunId: body.sessionRunId?.toLowerCase(),
+            }),
+          ),
+        }),
+      {
+        params: MemoryIdParams,
+        body: ReviseBody,
+        query: NoQuery,
+        response: { 201: CreatedMemory, ...errors(...WRITE_ERRORS, 404) },
+      },
     )
     .post(
       "/api/v1/memories/:id/resolve",
       async ({ params, body, principal }) => {
-        const { memory, commitment } = await resolveMemory(deps, principal, params.id.toLowerCase(), body.status, body.sessionRunId?.toLowerCase());
+        const { memory, commitment } = await resolveMemory(
+          deps,
+          principal,
+          params.id.toLowerCase(),
+          body.status,
+          body.sessionRunId?.toLowerCase(),
+        );
         return { memory: memoryView(memory), commitment: commitment && commitmentView(commitment) };
       },
-      { params: MemoryIdParams, body: ResolveBody, query: NoQuery, response: { 200: Resolved, ...errors(...WRITE_ERRORS, 404) } },
+      {
+        params: MemoryIdParams,
+        body: ResolveBody,
+        query: NoQuery,
+        response: { 200: Resolved, ...errors(...WRITE_ERRORS, 404) },
+      },
     )
     .post(
       "/api/v1/memories/:id/archive",
       async ({ params, body, principal }) =>
         memoryView(await archiveMemory(deps, principal, params.id.toLowerCase(), body?.sessionRunId?.toLowerCase())),
-      { params: MemoryIdParams, body: ArchiveBody, query: NoQuery, response: { 200: MemoryView, ...errors(...WRITE_ERRORS, 404) } },
+      {
+        params: MemoryIdParams,
+        body: ArchiveBody,
+        query: NoQuery,
+        response: { 200: MemoryView, ...errors(...WRITE_ERRORS, 404) },
+      },
     )
     .get(
       "/api/v1/memories/:id/history",
@@ -80,11 +135,19 @@ export function memoryRoutes(deps: ApiDeps) {
         return {
           memories: history.memories.map(memoryView),
           edges: history.edges.map((e) => ({
-            id: e.id, fromId: e.fromId, toId: e.toId, edgeType: e.edgeType as "supersedes" | "updates" | "extends" | "derives", createdAt: iso(e.createdAt),
+            id: e.id,
+            fromId: e.fromId,
+            toId: e.toId,
+            edgeType: e.edgeType as "supersedes" | "updates" | "extends" | "derives",
+            createdAt: iso(e.createdAt),
           })),
           events: history.events.map((e) => ({
-            id: e.id, kind: e.kind as "remember" | "capture" | "revise" | "resolve" | "archive", memoryId: e.memoryId,
-            sessionRunId: e.sessionRunId, actor: e.actor, createdAt: iso(e.createdAt),
+            id: e.id,
+            kind: e.kind as "remember" | "capture" | "revise" | "resolve" | "archive",
+            memoryId: e.memoryId,
+            sessionRunId: e.sessionRunId,
+            actor: e.actor,
+            createdAt: iso(e.createdAt),
           })),
         };
       },

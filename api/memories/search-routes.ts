@@ -8,7 +8,7 @@ import { MemoryTypeSchema, MemoryView } from "./model";
 import { memoryView } from "./view";
 
 export const SearchBody = strictObject({
-  query: t.String({ minLength: 1, maxLength: 1000, description: "websearch syntax: words, \"a phrase\", -excluded, or" }),
+  query: t.String({ minLength: 1, maxLength: 1000, description: 'websearch syntax: words, "a phrase", -excluded, or' }),
   scope: t.Optional(ScopeName),
   project: t.Optional(Project),
   memoryTypes: t.Optional(t.Array(MemoryTypeSchema, { minItems: 1, maxItems: 8, uniqueItems: true })),
@@ -23,14 +23,15 @@ export const SearchResults = strictObject({
 
 /** Ranked memory search (SPEC §4.3): full-text (websearch syntax) blended with trigram similarity. */
 export function searchRoutes(deps: ApiDeps) {
-  return new Elysia({ name: "search-routes", detail: { tags: ["memories"] } })
-    .use(authPlugin(deps))
-    .post(
-      "/api/v1/search",
-      async ({ body, principal }) => {
-        const page = await searchMemories(deps, principal, body);
-        return { items: page.items.map((i) => ({ memory: memoryView(i.memory), score: i.score })), nextCursor: page.nextCursor };
-      },
-      { body: SearchBody, query: NoQuery, response: { 200: SearchResults, ...errors(...AUTHED_ERRORS, 413, 415) } },
-    );
+  return new Elysia({ name: "search-routes", detail: { tags: ["memories"] } }).use(authPlugin(deps)).post(
+    "/api/v1/search",
+    async ({ body, principal }) => {
+      const page = await searchMemories(deps, principal, body);
+      return {
+        items: page.items.map((i) => ({ memory: memoryView(i.memory), score: i.score })),
+        nextCursor: page.nextCursor,
+      };
+    },
+    { body: SearchBody, query: NoQuery, response: { 200: SearchResults, ...errors(...AUTHED_ERRORS, 413, 415) } },
+  );
 }

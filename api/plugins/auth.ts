@@ -9,7 +9,11 @@ import type { ApiDeps } from "../client-ip";
  * bearer), else `Authorization: Bearer`. Failed authentications count against the per-IP limit
  * for unauthenticated traffic, so guessing credentials is throttled at no cost to valid ones.
  */
-export async function withCredential<T>(deps: ApiDeps, request: Request, use: (credential: Credential) => Promise<T>): Promise<T> {
+export async function withCredential<T>(
+  deps: ApiDeps,
+  request: Request,
+  use: (credential: Credential) => Promise<T>,
+): Promise<T> {
   try {
     return await use(credentialFromHeaders(request.headers));
   } catch (error) {

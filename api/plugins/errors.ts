@@ -24,10 +24,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
 };
 
 /** The only place an error becomes a response: exactly `{"error": code}`, nothing echoed. */
-export function errorResponse(
-  code: ErrorCode,
-  headers: Record<string, string> = {},
-): Response {
+export function errorResponse(code: ErrorCode, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ error: code }), {
     status: ERROR_STATUS[code],
     headers: { "content-type": "application/json", ...headers },

@@ -39,7 +39,12 @@ export function openapiPlugin(routes: () => readonly RouteLike[]) {
             securitySchemes: {
               apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
               bearer: { type: "http", scheme: "bearer" },
-              cronSecret: { type: "apiKey", in: "header", name: "X-Cron-Secret", description: "CRON_SECRET (cron routes only; also accepted as a bearer token there)" },
+              cronSecret: {
+                type: "apiKey",
+                in: "header",
+                name: "X-Cron-Secret",
+                description: "CRON_SECRET (cron routes only; also accepted as a bearer token there)",
+              },
             },
           },
           security: [{ apiKey: [] }, { bearer: [] }],

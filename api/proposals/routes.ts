@@ -5,7 +5,17 @@ import { decideFactProposal, decideProposal, listFactProposals, listProposals } 
 import { iso, isoOrNull } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, Int, NoQuery, NullableTimestamp, oneOf, strictObject, Timestamp, Uuid } from "../schemas";
+import {
+  AUTHED_ERRORS,
+  errors,
+  Int,
+  NoQuery,
+  NullableTimestamp,
+  oneOf,
+  strictObject,
+  Timestamp,
+  Uuid,
+} from "../schemas";
 
 const ListQuery = t.Object(
   {
@@ -49,16 +59,30 @@ const DECIDE_ERRORS = [...AUTHED_ERRORS, 404, 409, 410, 413, 415] as const;
 
 function factProposalView(p: FactProposalRow): Static<typeof FactProposal> {
   return {
-    id: p.id, fromId: p.fromId, toId: p.toId, rationale: p.rationale, similarity: p.similarity, status: p.status,
-    createdAt: iso(p.createdAt), decidedAt: isoOrNull(p.decidedAt),
+    id: p.id,
+    fromId: p.fromId,
+    toId: p.toId,
+    rationale: p.rationale,
+    similarity: p.similarity,
+    status: p.status,
+    createdAt: iso(p.createdAt),
+    decidedAt: isoOrNull(p.decidedAt),
   };
 }
 
 function proposalView(p: ProposalRow): Static<typeof Proposal> {
   const { fromId, toId, rationale, similarity, status, createdAt, decidedAt } = factProposalView(p);
   return {
-    id: p.id, fromId, toId, edgeType: p.edgeType as Static<typeof Proposal>["edgeType"], memoryType: p.memoryType, rationale, similarity,
-    status, createdAt, decidedAt,
+    id: p.id,
+    fromId,
+    toId,
+    edgeType: p.edgeType as Static<typeof Proposal>["edgeType"],
+    memoryType: p.memoryType,
+    rationale,
+    similarity,
+    status,
+    createdAt,
+    decidedAt,
   };
 }
 
@@ -79,12 +103,18 @@ export function proposalRoutes(deps: ApiDeps) {
     )
     .post(
       "/proposals/:id/apply",
-      async ({ params, principal }) => ({ id: await decideProposal(deps, principal, params.id.toLowerCase(), "apply"), status: "applied" as const }),
+      async ({ params, principal }) => ({
+        id: await decideProposal(deps, principal, params.id.toLowerCase(), "apply"),
+        status: "applied" as const,
+      }),
       { params: IdParams, body: NoBody, query: NoQuery, response: { 200: Applied, ...errors(...DECIDE_ERRORS) } },
     )
     .post(
       "/proposals/:id/reject",
-      async ({ params, principal }) => ({ id: await decideProposal(deps, principal, params.id.toLowerCase(), "reject"), status: "rejected" as const }),
+      async ({ params, principal }) => ({
+        id: await decideProposal(deps, principal, params.id.toLowerCase(), "reject"),
+        status: "rejected" as const,
+      }),
       { params: IdParams, body: NoBody, query: NoQuery, response: { 200: Rejected, ...errors(...DECIDE_ERRORS) } },
     )
     .get(
@@ -97,12 +127,18 @@ export function proposalRoutes(deps: ApiDeps) {
     )
     .post(
       "/fact-proposals/:id/apply",
-      async ({ params, principal }) => ({ id: await decideFactProposal(deps, principal, params.id.toLowerCase(), "apply"), status: "applied" as const }),
+      async ({ params, principal }) => ({
+        id: await decideFactProposal(deps, principal, params.id.toLowerCase(), "apply"),
+        status: "applied" as const,
+      }),
       { params: IdParams, body: NoBody, query: NoQuery, response: { 200: Applied, ...errors(...DECIDE_ERRORS) } },
     )
     .post(
       "/fact-proposals/:id/reject",
-      async ({ params, principal }) => ({ id: await decideFactProposal(deps, principal, params.id.toLowerCase(), "reject"), status: "rejected" as const }),
+      async ({ params, principal }) => ({
+        id: await decideFactProposal(deps, principal, params.id.toLowerCase(), "reject"),
+        status: "rejected" as const,
+      }),
       { params: IdParams, body: NoBody, query: NoQuery, response: { 200: Rejected, ...errors(...DECIDE_ERRORS) } },
     );
 }

@@ -10,7 +10,10 @@ const Aliases = t.Array(ScopeName, { maxItems: 16 });
 const Scope = strictObject({ id: Uuid, name: t.String(), aliases: t.Array(t.String()), createdAt: Timestamp });
 const ScopeList = strictObject({ count: Int(), scopes: t.Array(Scope) });
 const CreateScopeBody = strictObject({ name: ScopeName, aliases: t.Optional(Aliases) });
-const UpdateScopeBody = strictObject({ name: t.Optional(ScopeName), aliases: t.Optional(Aliases) }, { minProperties: 1 });
+const UpdateScopeBody = strictObject(
+  { name: t.Optional(ScopeName), aliases: t.Optional(Aliases) },
+  { minProperties: 1 },
+);
 const ScopeIdParams = strictObject({ id: Uuid });
 const WRITE_ERRORS = [...AUTHED_ERRORS, 409, 410, 413, 415] as const;
 
@@ -31,17 +34,31 @@ export function scopeRoutes(deps: ApiDeps) {
       { query: NoQuery, response: { 200: ScopeList, ...errors(...AUTHED_ERRORS) } },
     )
     .post("", async ({ body, principal, status }) => status(201, scopeView(await createScope(deps, principal, body))), {
-      body: CreateScopeBody, query: NoQuery, response: { 201: Scope, ...errors(...WRITE_ERRORS) },
+      body: CreateScopeBody,
+      query: NoQuery,
+      response: { 201: Scope, ...errors(...WRITE_ERRORS) },
     })
-    .patch("/:id", async ({ params, body, principal }) => scopeView(await updateScope(deps, principal, params.id.toLowerCase(), body)), {
-      params: ScopeIdParams, body: UpdateScopeBody, query: NoQuery, response: { 200: Scope, ...errors(...WRITE_ERRORS, 404) },
-    })
+    .patch(
+      "/:id",
+      async ({ params, body, principal }) =>
+        scopeView(await updateScope(deps, principal, params.id.toLowerCase(), body)),
+      {
+        params: ScopeIdParams,
+        body: UpdateScopeBody,
+        query: NoQuery,
+        response: { 200: Scope, ...errors(...WRITE_ERRORS, 404) },
+      },
+    )
     .delete(
       "/:id",
       async ({ params, principal, set }) => {
         await deleteScope(deps, principal, params.id.toLowerCase());
         set.status = 204;
       },
-      { params: ScopeIdParams, query: NoQuery, response: { 204: t.Void({ description: "Deleted" }), ...errors(...AUTHED_ERRORS, 404, 410) } },
+      {
+        params: ScopeIdParams,
+        query: NoQuery,
+        response: { 204: t.Void({ description: "Deleted" }), ...errors(...AUTHED_ERRORS, 404, 410) },
+      },
     );
 }

@@ -19,7 +19,10 @@ function busyTicks(): number {
 function processTicks(pid: number | "self", withChildren = false): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+    const f = stat
+      .slice(stat.lastIndexOf(")") + 2)
+      .split(" ")
+      .map(Number);
     // f[0] is field 3 (state): utime = field 14 → f[11], stime f[12], cutime f[13], cstime f[14].
     return f[11]! + f[12]! + (withChildren ? f[13]! + f[14]! : 0);
   } catch {
@@ -74,15 +77,22 @@ export class ForeignCpu {
   private readonly redis = pidsByName("redis-server");
 
   /** `postgresDatabase`: also count that database's backends (and Postgres's auxiliary processes) as ours. */
-  constructor(private readonly ourPids: () => number[], private readonly postgresDatabase?: string) {}
+  constructor(
+    private readonly ourPids: () => number[],
+    private readonly postgresDatabase?: string,
+  ) {}
 
   mark(): CpuMark {
     const byPid: CpuMark["byPid"] = new Map();
     byPid.set("self", processTicks("self", true));
-    byPid.set("redis", this.redis.reduce((sum, pid) => sum + processTicks(pid), 0));
+    byPid.set(
+      "redis",
+      this.redis.reduce((sum, pid) => sum + processTicks(pid), 0),
+    );
     for (const pid of this.ourPids()) byPid.set(pid, processTicks(pid));
     const postgres = new Map<number, number>();
-    if (this.postgresDatabase) for (const pid of postgresPids(this.postgresDatabase)) postgres.set(pid, processTicks(pid));
+    if (this.postgresDatabase)
+      for (const pid of postgresPids(this.postgresDatabase)) postgres.set(pid, processTicks(pid));
     return { at: performance.now(), busy: busyTicks(), byPid, postgres };
   }
 

@@ -15,7 +15,9 @@ function scriptNames(): Map<string, string> {
   const names = new Map<string, string>();
   for (const file of readdirSync(SCRIPT_DIR)) {
     if (!file.endsWith(".lua")) continue;
-    const sha = createHash("sha1").update(readFileSync(SCRIPT_DIR + file, "utf8")).digest("hex");
+    const sha = createHash("sha1")
+      .update(readFileSync(SCRIPT_DIR + file, "utf8"))
+      .digest("hex");
     names.set(sha, file.replace(/\.lua$/, ""));
   }
   return names;
@@ -67,7 +69,9 @@ export async function countRedisCommands(
     client.disconnect();
   }
   // The workers' flusher polls with ZRANGE / HGETALL: its connection is left out.
-  const flusher = new Set(seen.filter((c) => !c.lua && (c.command === "zrange" || c.command === "hgetall")).map((c) => c.source));
+  const flusher = new Set(
+    seen.filter((c) => !c.lua && (c.command === "zrange" || c.command === "hgetall")).map((c) => c.source),
+  );
   const breakdown: Record<string, number> = {};
   let sent = 0;
   let lua = 0;
@@ -121,7 +125,11 @@ function localPortsTo(pid: number, remotePort: number): number[] {
  * How many of the api process's Postgres backends ran a statement while `work` ran (0 = the
  * request path never reached Postgres). Matches pg_stat_activity.client_port to the api's sockets.
  */
-export async function postgresBackendsUsed(databaseUrl: string, apiPid: number, work: () => Promise<void>): Promise<{ apiBackends: number; usedDuring: number }> {
+export async function postgresBackendsUsed(
+  databaseUrl: string,
+  apiPid: number,
+  work: () => Promise<void>,
+): Promise<{ apiBackends: number; usedDuring: number }> {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
     const [{ now }] = (await sql`select clock_timestamp() as now`) as unknown as [{ now: Date }];
@@ -138,7 +146,11 @@ export async function postgresBackendsUsed(databaseUrl: string, apiPid: number, 
 }
 
 /** Median wall time (ms) of `n` sequential calls; `before` runs untimed ahead of each call. */
-export async function sequentialLatency(n: number, call: () => Promise<void>, before?: () => Promise<void>): Promise<number> {
+export async function sequentialLatency(
+  n: number,
+  call: () => Promise<void>,
+  before?: () => Promise<void>,
+): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
     if (before) await before();

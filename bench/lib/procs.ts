@@ -13,7 +13,10 @@ const STOP_GRACE_MS = 12_000;
 export class Procs {
   private readonly tracked = new Map<number, Tracked>();
 
-  constructor(private readonly cwd: string, private readonly logDir: string) {}
+  constructor(
+    private readonly cwd: string,
+    private readonly logDir: string,
+  ) {}
 
   /** A long-running service; stdout and stderr go to `<logDir>/<name>.log`. */
   spawnService(name: string, cmd: string[], env: Record<string, string>): Bun.Subprocess {
@@ -31,7 +34,13 @@ export class Procs {
 
   /** A short-lived process whose output the caller reads. Call `forget` once it has exited. */
   spawnPiped(name: string, cmd: string[], env: Record<string, string>) {
-    const proc = Bun.spawn(cmd, { cwd: this.cwd, env: { ...process.env, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(cmd, {
+      cwd: this.cwd,
+      env: { ...process.env, ...env },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     this.tracked.set(proc.pid, { name, proc });
     return proc;
   }
@@ -74,7 +83,9 @@ export class Procs {
       await waitForHttp(`${baseUrl}/health`, baseline, 20_000);
       await waitForHttp(`${apiUrl}/ready`, api, 20_000);
     } catch (error) {
-      throw new Error(`${(error as Error).message}\n--- api log ---\n${this.logTail(api.pid)}\n--- baseline log ---\n${this.logTail(baseline.pid)}`);
+      throw new Error(
+        `${(error as Error).message}\n--- api log ---\n${this.logTail(api.pid)}\n--- baseline log ---\n${this.logTail(baseline.pid)}`,
+      );
     }
   }
 
@@ -119,7 +130,8 @@ export class Procs {
 export async function waitForHttp(url: string, proc: Bun.Subprocess, timeoutMs: number): Promise<void> {
   const attempts = Math.ceil(timeoutMs / 100);
   for (let i = 0; i < attempts; i++) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`process ${proc.pid} exited before ${url} answered`);
+    if (proc.exitCode !== null || proc.signalCode !== null)
+      throw new Error(`process ${proc.pid} exited before ${url} answered`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(1_000) });
       if (res.status === 200) return;

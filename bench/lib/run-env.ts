@@ -24,9 +24,14 @@ export function machine() {
 
 /** The measured commit; `+dirty` when the working tree differs from HEAD outside bench/. */
 export function commit(root: string): string {
-  const head = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: root }).stdout.toString().trim() || "unknown";
-  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--", "api", "shared", "workers", "migrations", "package.json", "bun.lock"], { cwd: root })
-    .stdout.toString().trim();
+  const head =
+    Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: root }).stdout.toString().trim() || "unknown";
+  const dirty = Bun.spawnSync(
+    ["git", "status", "--porcelain", "--", "api", "shared", "workers", "migrations", "package.json", "bun.lock"],
+    { cwd: root },
+  )
+    .stdout.toString()
+    .trim();
   return dirty ? `${head}+dirty` : head;
 }
 
@@ -138,7 +143,10 @@ export async function dropTenantRows(
   try {
     if (tenant && !opts.keep) {
       const n = await opts.deleteRows(tenant);
-      if (n > 0) console.log(`deleted the bench tenant's ${fmtRps(n)} ${opts.what} from ${opts.database} (BENCH_KEEP_DATA=1 keeps them)`);
+      if (n > 0)
+        console.log(
+          `deleted the bench tenant's ${fmtRps(n)} ${opts.what} from ${opts.database} (BENCH_KEEP_DATA=1 keeps them)`,
+        );
     }
   } catch (error) {
     console.error(`warning: could not delete the bench tenant's ${opts.what} (${(error as Error).message})`);

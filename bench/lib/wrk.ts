@@ -67,8 +67,15 @@ export async function runWrk(procs: Procs, target: WrkTarget, opts: WrkOptions):
   const url = new URL(target.url);
   if (url.hostname !== "127.0.0.1") throw new Error(`refusing to load a non-loopback target: ${target.url}`);
   const args = [
-    "wrk", `-t${opts.threads}`, `-c${opts.connections}`, `-d${opts.seconds}s`,
-    `--timeout`, `${opts.timeoutSeconds}s`, "--latency", "-s", target.script ?? SCRIPT,
+    "wrk",
+    `-t${opts.threads}`,
+    `-c${opts.connections}`,
+    `-d${opts.seconds}s`,
+    `--timeout`,
+    `${opts.timeoutSeconds}s`,
+    "--latency",
+    "-s",
+    target.script ?? SCRIPT,
   ];
   for (const [name, value] of Object.entries(target.headers ?? {})) args.push("-H", `${name}: ${value}`);
   args.push(target.url);

@@ -15,7 +15,13 @@ export async function insertNewApiKey(db: Executor, userId: string, name: string
 export async function createApiKey(deps: Deps, owner: { userId: string; email: string }, name: string) {
   const { userId, email } = owner;
   const { row, key } = await insertNewApiKey(deps.db, userId, name);
-  await cacheIssuedCredential(deps, "k", row.keyHash, { userId, email, credentialId: row.id, userState: "active", expiresAtMs: 0 });
+  await cacheIssuedCredential(deps, "k", row.keyHash, {
+    userId,
+    email,
+    credentialId: row.id,
+    userState: "active",
+    expiresAtMs: 0,
+  });
   return { id: row.id, name: row.name, prefix: row.prefix, key, createdAt: row.createdAt };
 }
 

@@ -6,12 +6,31 @@ import type { ErasureResult } from "../queue/jobs";
 import { newId } from "../ids";
 import { triageJobIdPrefix } from "../triage/complete";
 import {
-  cacheErasingCredential, credentialRateKeys, markCredentialsRevoked, type CredentialKind, type Principal,
+  cacheErasingCredential,
+  credentialRateKeys,
+  markCredentialsRevoked,
+  type CredentialKind,
+  type Principal,
 } from "../auth/credentials";
 import {
-  anonymiseUser, apiKeyHashes, countCommitments, deleteResetTokens, deleteScopes, deleteUserSessions, deleteVerificationTokens,
-  eraseAgentSessions, eraseFactProposals, eraseFacts, eraseMemories, eraseProposals, findErasure, insertErasure, liveCredentials,
-  lockUser, markUserErasing, revokeAndScrubApiKeys,
+  anonymiseUser,
+  apiKeyHashes,
+  countCommitments,
+  deleteResetTokens,
+  deleteScopes,
+  deleteUserSessions,
+  deleteVerificationTokens,
+  eraseAgentSessions,
+  eraseFactProposals,
+  eraseFacts,
+  eraseMemories,
+  eraseProposals,
+  findErasure,
+  insertErasure,
+  liveCredentials,
+  lockUser,
+  markUserErasing,
+  revokeAndScrubApiKeys,
 } from "../db/queries/account-erasure";
 
 export const ZERO_COUNTS: ErasureCounts = {
@@ -50,14 +69,28 @@ export async function beginErasure(deps: Deps, principal: Principal, now = new D
   const { keys, sessions } = await liveCredentials(deps.db, userId, now);
   const entries: { kind: CredentialKind; hash: string; credentialId: string; expiresAtMs: number }[] = [
     ...keys.map((k) => ({ kind: "k" as const, hash: k.hash, credentialId: k.id, expiresAtMs: 0 })),
-    ...sessions.map((s) => ({ kind: "t" as const, hash: s.hash, credentialId: s.id, expiresAtMs: s.expiresAt.getTime() })),
+    ...sessions.map((s) => ({
+      kind: "t" as const,
+      hash: s.hash,
+      credentialId: s.id,
+      expiresAtMs: s.expiresAt.getTime(),
+    })),
   ];
   if (entries.length === 0) return;
   // Named first: whatever happens next, the purge after the commit finds every entry written here.
   const setKey = deps.keys.erasingCredentials(userId);
-  await deps.redis.multi().sadd(setKey, ...entries.map((e) => `${e.kind}:${e.hash}`)).pexpire(setKey, ERASING_SET_TTL_MS).exec();
+  await deps.redis
+    .multi()
+    .sadd(setKey, ...entries.map((e) => `${e.kind}:${e.hash}`))
+    .pexpire(setKey, ERASING_SET_TTL_MS)
+    .exec();
   for (const e of entries) {
-    await cacheErasingCredential(deps, e.kind, e.hash, { userId, email, credentialId: e.credentialId, expiresAtMs: e.expiresAtMs });
+    await cacheErasingCredential(deps, e.kind, e.hash, {
+      userId,
+      email,
+      credentialId: e.credentialId,
+      expiresAtMs: e.expiresAtMs,
+    });
   }
 }
 
@@ -97,7 +130,11 @@ export async function eraseAccountData(
 }
 
 /** Every statement of the erasure but the ledger; idempotent (already erased text is rewritten alike). */
-async function scrubTenant(tx: Executor, userId: string, now: Date): Promise<{ erased: ErasureCounts; purge: PurgeTargets }> {
+async function scrubTenant(
+  tx: Executor,
+  userId: string,
+  now: Date,
+): Promise<{ erased: ErasureCounts; purge: PurgeTargets }> {
   const memories = await eraseMemories(tx, userId);
   const facts = await eraseFacts(tx, userId);
   const commitments = await countCommitments(tx, userId);
@@ -183,7 +220,12 @@ async function purgeTriageJobs(deps: Deps, userId: string): Promise<void> {
  * members, the erasing set, rate counters and last-used fields go; queued job data holding the
  * user's text goes. Idempotent: a retried job repeats it.
  */
-export async function purgeUserTraces(deps: Deps, userId: string, targets: PurgeTargets, now = new Date()): Promise<void> {
+export async function purgeUserTraces(
+  deps: Deps,
+  userId: string,
+  targets: PurgeTargets,
+  now = new Date(),
+): Promise<void> {
   const { redis, keys } = deps;
   const named = await redis.smembers(keys.erasingCredentials(userId));
   const credentials = new Map<string, { kind: CredentialKind; hash: string }>();

@@ -10,7 +10,10 @@ import { withCachedSeen } from "../agent-sessions/service";
  * Sessions carry the lease's fresher `lastSeenAt` from Redis, as the session reads do.
  */
 export async function exportAccount(deps: Deps, userId: string) {
-  const data = await deps.db.transaction((tx) => readAccountData(tx, userId), { isolationLevel: "repeatable read", accessMode: "read only" });
+  const data = await deps.db.transaction((tx) => readAccountData(tx, userId), {
+    isolationLevel: "repeatable read",
+    accessMode: "read only",
+  });
   if (!data.account) throw new AppError("unauthorized");
   const pipeline = deps.redis.pipeline();
   for (const row of data.agentSessions) pipeline.hmget(leaseKey(deps, row), "run", "epoch", "seen", "closed");
@@ -19,7 +22,9 @@ export async function exportAccount(deps: Deps, userId: string) {
     const [error, fields] = leases[i] ?? [null, null];
     if (error) throw error;
     const [runId, epoch, seen, closed] = (fields ?? []) as (string | null)[];
-    return runId ? withCachedSeen(row, { runId, epoch: Number(epoch), seenMs: Number(seen), closedMs: Number(closed) }) : row;
+    return runId
+      ? withCachedSeen(row, { runId, epoch: Number(epoch), seenMs: Number(seen), closedMs: Number(closed) })
+      : row;
   });
   return { ...data, account: data.account, agentSessions };
 }

@@ -16,7 +16,10 @@ const RESET_TTL_MS = 3_600_000;
 export async function issueVerificationToken(db: Executor, userId: string): Promise<string> {
   const token = randomToken();
   await insertMailToken(db, emailVerificationTokens, {
-    id: newId(), userId, tokenHash: sha256Hex(token), expiresAt: new Date(Date.now() + VERIFY_TTL_MS),
+    id: newId(),
+    userId,
+    tokenHash: sha256Hex(token),
+    expiresAt: new Date(Date.now() + VERIFY_TTL_MS),
   });
   return token;
 }
@@ -46,7 +49,10 @@ export async function requestPasswordReset(deps: Deps, email: string): Promise<v
   if (!user || user.state !== "active") return;
   const token = randomToken();
   await insertMailToken(deps.db, passwordResetTokens, {
-    id: newId(), userId: user.id, tokenHash: sha256Hex(token), expiresAt: new Date(Date.now() + RESET_TTL_MS),
+    id: newId(),
+    userId: user.id,
+    tokenHash: sha256Hex(token),
+    expiresAt: new Date(Date.now() + RESET_TTL_MS),
   });
   await deps.mailer.send({
     to: user.email,
@@ -66,7 +72,8 @@ export async function resetPassword(deps: Deps, token: string, password: string)
   const userId = await findUsableMailToken(deps.db, passwordResetTokens, tokenHash, now);
   if (!userId) throw new AppError("unauthorized");
   const passwordHash = await hashPassword(password);
-  for (const sessionHash of await liveUserSessionHashes(deps.db, userId)) await markCredentialRevoked(deps, "t", sessionHash);
+  for (const sessionHash of await liveUserSessionHashes(deps.db, userId))
+    await markCredentialRevoked(deps, "t", sessionHash);
   const revoked = await deps.db.transaction(async (tx) => {
     if ((await consumeMailToken(tx, passwordResetTokens, tokenHash, now)) !== userId) return null;
     await setPasswordHash(tx, userId, passwordHash);

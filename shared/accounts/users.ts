@@ -13,10 +13,7 @@ import { issueVerificationToken, sendVerificationMail } from "./recovery";
  * Creates a user with the default scopes (and optionally a first API key) in one transaction.
  * A taken email (case-insensitive) → 409 conflict.
  */
-export async function createUser(
-  deps: Deps,
-  input: { email: string; password?: string; withApiKey?: boolean },
-) {
+export async function createUser(deps: Deps, input: { email: string; password?: string; withApiKey?: boolean }) {
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   const created = await deps.db.transaction(async (tx) => {
     const user = await insertUser(tx, { id: newId(), email: input.email, passwordHash });
@@ -30,7 +27,11 @@ export async function createUser(
   if (created.apiKey) {
     const { row } = created.apiKey;
     await cacheIssuedCredential(deps, "k", row.keyHash, {
-      userId: row.userId, email: created.user.email, credentialId: row.id, userState: "active", expiresAtMs: 0,
+      userId: row.userId,
+      email: created.user.email,
+      credentialId: row.id,
+      userState: "active",
+      expiresAtMs: 0,
     });
   }
   await sendVerificationMail(deps, created.user.email, created.verifyToken);
@@ -48,7 +49,11 @@ export async function login(deps: Deps, email: string, password: string) {
   const expiresAt = new Date(Date.now() + deps.config.SESSION_TTL_HOURS * 3_600_000);
   await insertUserSession(deps.db, { id, userId: user.id, tokenHash, expiresAt });
   await cacheIssuedCredential(deps, "t", tokenHash, {
-    userId: user.id, email: user.email, credentialId: id, userState: "active", expiresAtMs: expiresAt.getTime(),
+    userId: user.id,
+    email: user.email,
+    credentialId: id,
+    userState: "active",
+    expiresAtMs: expiresAt.getTime(),
   });
   return { token, expiresAt };
 }

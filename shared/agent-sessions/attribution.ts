@@ -3,7 +3,11 @@ import type { Deps } from "../deps";
 import type { Executor } from "../db/client";
 import type { Principal } from "../auth/credentials";
 import {
-  findLiveRunsForProject, lockSessionById, rearmTriage, reopenSession, type AgentSessionRow,
+  findLiveRunsForProject,
+  lockSessionById,
+  rearmTriage,
+  reopenSession,
+  type AgentSessionRow,
 } from "../db/queries/agent-sessions";
 import { fillLease, heartbeatLease, readLease } from "./lease-cache";
 import { isLive, leaseCutoff, leaseMs } from "./lease";
@@ -43,8 +47,13 @@ export async function attributeWrite(
   let resurrected = false;
   if (!isLive(null, seenMs, now.getTime(), leaseMs(deps.config))) {
     const reopened = await reopenSession(tx, {
-      userId: run.userId, agent: run.agent, sessionId: run.sessionId,
-      fenceEpoch: run.activationEpoch, known, cutoff: leaseCutoff(deps.config, now), now,
+      userId: run.userId,
+      agent: run.agent,
+      sessionId: run.sessionId,
+      fenceEpoch: run.activationEpoch,
+      known,
+      cutoff: leaseCutoff(deps.config, now),
+      now,
     });
     if (!reopened) throw new AppError("unavailable", 1); // the row is locked: only a bug gets here
     run = reopened;

@@ -19,7 +19,12 @@ function decodeEventCursor(cursor: string): { afterId: string; listed: number } 
  * GET /agent-sessions/{id}/events: the run's provenance events in id order, pages within the first
  * 500; `truncated` says the run has more than that.
  */
-export async function listSessionEvents(deps: Deps, principal: Principal, runId: string, q: { cursor?: string; limit?: number }) {
+export async function listSessionEvents(
+  deps: Deps,
+  principal: Principal,
+  runId: string,
+  q: { cursor?: string; limit?: number },
+) {
   if (!(await findSessionById(deps.db, principal.userId, runId))) throw new AppError("not_found");
   const { afterId, listed } = q.cursor ? decodeEventCursor(q.cursor) : { afterId: undefined, listed: 0 };
   const limit = Math.min(q.limit ?? DEFAULT_EVENT_PAGE, RUN_EVENT_CEILING - listed);

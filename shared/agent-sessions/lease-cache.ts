@@ -50,8 +50,13 @@ export async function heartbeatLease(
 ): Promise<HeartbeatResult> {
   const lease = leaseMs(deps.config);
   const reply = await deps.redis.leaseHeartbeat(
-    leaseKey(deps, k), deps.keys.leaseDirty(),
-    nowMs, lease, leaseKeyTtlMs(lease), excerpt === undefined ? "0" : "1", excerpt ?? "",
+    leaseKey(deps, k),
+    deps.keys.leaseDirty(),
+    nowMs,
+    lease,
+    leaseKeyTtlMs(lease),
+    excerpt === undefined ? "0" : "1",
+    excerpt ?? "",
   );
   return toHeartbeatResult(reply);
 }
@@ -69,9 +74,19 @@ export async function authenticatedHeartbeatLease(
 ): Promise<{ auth: AuthReply; lease?: HeartbeatResult } | null> {
   const lease = leaseMs(deps.config);
   const reply = await deps.redis.authenticatedHeartbeat(
-    auth.entryKey, auth.lastUsedKey, auth.rateKey, leaseKey(deps, k), deps.keys.leaseDirty(),
-    auth.nowMs, auth.limit, auth.windowSeconds, k.userId,
-    lease, leaseKeyTtlMs(lease), excerpt === undefined ? "0" : "1", excerpt ?? "",
+    auth.entryKey,
+    auth.lastUsedKey,
+    auth.rateKey,
+    leaseKey(deps, k),
+    deps.keys.leaseDirty(),
+    auth.nowMs,
+    auth.limit,
+    auth.windowSeconds,
+    k.userId,
+    lease,
+    leaseKeyTtlMs(lease),
+    excerpt === undefined ? "0" : "1",
+    excerpt ?? "",
   );
   if (reply === null) return null;
   const [entry, count, ...leaseReply] = reply;

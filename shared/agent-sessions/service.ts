@@ -3,13 +3,34 @@ import { newId } from "../ids";
 import type { Deps } from "../deps";
 import type { BriefedMemory } from "../db/schema";
 import {
-  closeSessionRow, findSessionById, findSessionByNaturalKey, insertSessionIfAbsent, refreshLiveSession,
-  reopenSession, upsertResumedSession, type AgentSessionRow, type NaturalKey,
+  closeSessionRow,
+  findSessionById,
+  findSessionByNaturalKey,
+  insertSessionIfAbsent,
+  refreshLiveSession,
+  reopenSession,
+  upsertResumedSession,
+  type AgentSessionRow,
+  type NaturalKey,
 } from "../db/queries/agent-sessions";
 import { normalizeSelector, type SelectorInput } from "./facets";
-import { authenticatedHeartbeatLease, fillLease, heartbeatLease, readLease, type CachedLease, type HeartbeatResult } from "./lease-cache";
+import {
+  authenticatedHeartbeatLease,
+  fillLease,
+  heartbeatLease,
+  readLease,
+  type CachedLease,
+  type HeartbeatResult,
+} from "./lease-cache";
 import { isLive, leaseCutoff, leaseMs } from "./lease";
-import { assertWritable, authenticate, prepareAuthentication, principalFromReply, type Credential, type Principal } from "../auth/credentials";
+import {
+  assertWritable,
+  authenticate,
+  prepareAuthentication,
+  principalFromReply,
+  type Credential,
+  type Principal,
+} from "../auth/credentials";
 
 export type OpenInput = {
   agent: string;
@@ -36,7 +57,12 @@ function knownSeen(lease: CachedLease | null) {
  * open (SPEC §3.3). Every transition is decided and committed in Postgres, where epochs are minted;
  * the lease cache is filled afterwards.
  */
-export async function openSession(deps: Deps, principal: Principal, input: OpenInput, now = new Date()): Promise<OpenResult> {
+export async function openSession(
+  deps: Deps,
+  principal: Principal,
+  input: OpenInput,
+  now = new Date(),
+): Promise<OpenResult> {
   assertWritable(principal);
   const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
   const values = {
@@ -95,7 +121,10 @@ async function startupExisting(
       continue;
     }
     if (!sameFacets(current, values)) throw new AppError("conflict");
-    const seenMs = Math.max(current.lastSeenAt.getTime(), values.known?.epoch === current.activationEpoch ? values.known.seenMs : 0);
+    const seenMs = Math.max(
+      current.lastSeenAt.getTime(),
+      values.known?.epoch === current.activationEpoch ? values.known.seenMs : 0,
+    );
     const fenced = { ...values, fenceEpoch: current.activationEpoch, cutoff: leaseCutoff(deps.config, now), now };
     if (isLive(current.closedAt, seenMs, now.getTime(), leaseMs(deps.config))) {
       const row = await refreshLiveSession(deps.db, fenced);
@@ -109,7 +138,12 @@ async function startupExisting(
 }
 
 export type HeartbeatInput = { agent: string; sessionId: string; lastMessageExcerpt?: string };
-export type HeartbeatAnswer = { sessionRunId: string; activationEpoch: number; lastSeenMs: number; resurrected: boolean };
+export type HeartbeatAnswer = {
+  sessionRunId: string;
+  activationEpoch: number;
+  lastSeenMs: number;
+  resurrected: boolean;
+};
 
 /**
  * heartbeat (SPEC §3.4). A live lease is refreshed in Redis alone (one Lua call); a closed or
@@ -127,7 +161,8 @@ export async function heartbeat(
   const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
   const nowMs = now.getTime();
   for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
-    const lease = attempt === 0 && firstLease ? firstLease : await heartbeatLease(deps, key, nowMs, input.lastMessageExcerpt);
+    const lease =
+      attempt === 0 && firstLease ? firstLease : await heartbeatLease(deps, key, nowMs, input.lastMessageExcerpt);
     if (lease.kind === "live") {
       return { sessionRunId: lease.runId, activationEpoch: lease.epoch, lastSeenMs: lease.seenMs, resurrected: false };
     }
@@ -142,7 +177,12 @@ export async function heartbeat(
       });
       if (row) {
         await fillLease(deps, row);
-        return { sessionRunId: row.id, activationEpoch: row.activationEpoch, lastSeenMs: row.lastSeenAt.getTime(), resurrected: true };
+        return {
+          sessionRunId: row.id,
+          activationEpoch: row.activationEpoch,
+          lastSeenMs: row.lastSeenAt.getTime(),
+          resurrected: true,
+        };
       }
     }
     // Cold cache, or another request moved the row on: rebuild the lease from Postgres and retry.
@@ -158,7 +198,12 @@ export async function heartbeat(
  * credential's owner, authentication and the lease refresh share one Redis round trip; otherwise
  * (first request of a credential here, or a credential cache miss) it authenticates, then beats.
  */
-export async function heartbeatWithCredential(deps: Deps, credential: Credential, input: HeartbeatInput, now = new Date()): Promise<HeartbeatAnswer> {
+export async function heartbeatWithCredential(
+  deps: Deps,
+  credential: Credential,
+  input: HeartbeatInput,
+  now = new Date(),
+): Promise<HeartbeatAnswer> {
   const auth = prepareAuthentication(deps, credential, now);
   const ownerId = deps.credentialOwners.get(auth.hash);
   if (ownerId) {
@@ -172,7 +217,12 @@ export async function heartbeatWithCredential(deps: Deps, credential: Credential
 export type CloseAnswer = { row: AgentSessionRow; alreadyClosed: boolean };
 
 /** close (SPEC §3.5): idempotent; the first closedAt is kept and lastSeenAt is not touched. */
-export async function closeSession(deps: Deps, principal: Principal, input: { agent: string; sessionId: string }, now = new Date()): Promise<CloseAnswer> {
+export async function closeSession(
+  deps: Deps,
+  principal: Principal,
+  input: { agent: string; sessionId: string },
+  now = new Date(),
+): Promise<CloseAnswer> {
   assertWritable(principal);
   const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
   for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
@@ -198,7 +248,12 @@ export async function getSession(deps: Deps, principal: Principal, sessionRunId:
 }
 
 export function withCachedSeen(row: AgentSessionRow, lease: CachedLease | null): AgentSessionRow {
-  if (!lease || lease.runId !== row.id || lease.epoch !== row.activationEpoch || lease.seenMs <= row.lastSeenAt.getTime()) return row;
+  if (
+    !lease ||
+    lease.runId !== row.id ||
+    lease.epoch !== row.activationEpoch ||
+    lease.seenMs <= row.lastSeenAt.getTime()
+  )
+    return row;
   return { ...row, lastSeenAt: new Date(lease.seenMs) };
 }
-

@@ -3,8 +3,14 @@ import type { Logger } from "../logger";
 import { loggableError } from "../loggable-error";
 import type { AgentSessionRow } from "../db/queries/agent-sessions";
 import {
-  clearExcerpts, closeQuietRuns, expirePendingAttempts, lockClosedPendingRuns, lockExcerptRuns, lockQuietRuns,
-  type QuietRun, type SweptRun,
+  clearExcerpts,
+  closeQuietRuns,
+  expirePendingAttempts,
+  lockClosedPendingRuns,
+  lockExcerptRuns,
+  lockQuietRuns,
+  type QuietRun,
+  type SweptRun,
 } from "../db/queries/session-sweep";
 import { fillLease, leaseKey, type CachedLease } from "./lease-cache";
 import { leaseMs } from "./lease";
@@ -60,7 +66,12 @@ async function readLeases(deps: Deps, runs: readonly SweptRun[]): Promise<(Cache
  * close finds the row closed and reopens it. Afterwards the lease is refilled from the closed row
  * (at one epoch "closed" is sticky in lease-fill.lua), so it says what Postgres says.
  */
-export async function sweepSessions(deps: Deps, log: Logger, now = new Date(), limit = SWEEP_BATCH): Promise<SweepCounts> {
+export async function sweepSessions(
+  deps: Deps,
+  log: Logger,
+  now = new Date(),
+  limit = SWEEP_BATCH,
+): Promise<SweepCounts> {
   const cutoff = sweepCutoff(deps, now);
   const closedBefore = new Date(now.getTime() - EXCERPT_KEEP_MS);
   const { closed, attemptsExpired, cleared } = await deps.db.transaction(async (tx) => {

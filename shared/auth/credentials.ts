@@ -52,13 +52,21 @@ function decodeEntry(raw: string): Entry | null {
   const parts = raw.split("|");
   const [, , userId, credentialId, userState, expiresAtMs] = parts;
   return {
-    userId: userId!, credentialId: credentialId!, userState: userState as UserState,
-    expiresAtMs: Number(expiresAtMs), email: parts.slice(6).join("|"),
+    userId: userId!,
+    credentialId: credentialId!,
+    userState: userState as UserState,
+    expiresAtMs: Number(expiresAtMs),
+    email: parts.slice(6).join("|"),
   };
 }
 
 /** Caches a key or token just issued; NX, so a revocation that raced the issue keeps its marker. */
-export async function cacheIssuedCredential(deps: Deps, kind: CredentialKind, hash: string, entry: Entry): Promise<void> {
+export async function cacheIssuedCredential(
+  deps: Deps,
+  kind: CredentialKind,
+  hash: string,
+  entry: Entry,
+): Promise<void> {
   const ttl = kind === "t" ? Math.min(ACTIVE_TTL_MS, entry.expiresAtMs - Date.now()) : ACTIVE_TTL_MS;
   await deps.redis.set(deps.keys.credential(kind, hash), encodeEntry(kind, entry), "PX", Math.max(1, ttl), "NX");
 }
@@ -76,14 +84,27 @@ export async function markCredentialRevoked(deps: Deps, kind: CredentialKind, ha
  * user as `erasing`: a fill that read Postgres before that either landed earlier and is replaced
  * here, or comes later and meets this entry (NX). Its writes get 410 from the next request on.
  */
-export async function cacheErasingCredential(deps: Deps, kind: CredentialKind, hash: string, entry: Omit<Entry, "userState">): Promise<void> {
+export async function cacheErasingCredential(
+  deps: Deps,
+  kind: CredentialKind,
+  hash: string,
+  entry: Omit<Entry, "userState">,
+): Promise<void> {
   const ttl = entry.expiresAtMs ? Math.min(ACTIVE_TTL_MS, entry.expiresAtMs - Date.now()) : ACTIVE_TTL_MS;
   if (ttl <= 0) return;
-  await deps.redis.set(deps.keys.credential(kind, hash), encodeEntry(kind, { ...entry, userState: "erasing" }), "PX", ttl);
+  await deps.redis.set(
+    deps.keys.credential(kind, hash),
+    encodeEntry(kind, { ...entry, userState: "erasing" }),
+    "PX",
+    ttl,
+  );
 }
 
 /** Revoked markers for many credentials at once (account erasure), in one round trip. */
-export async function markCredentialsRevoked(deps: Deps, credentials: { kind: CredentialKind; hash: string }[]): Promise<void> {
+export async function markCredentialsRevoked(
+  deps: Deps,
+  credentials: { kind: CredentialKind; hash: string }[],
+): Promise<void> {
   if (credentials.length === 0) return;
   const pipeline = deps.redis.pipeline();
   for (const c of credentials) pipeline.set(deps.keys.credential(c.kind, c.hash), "r", "PX", REVOKED_TTL_MS);
@@ -105,7 +126,13 @@ async function fillFromPostgres(deps: Deps, kind: CredentialKind, hash: string, 
   }
   const expiresAtMs = "expiresAt" in row ? row.expiresAt.getTime() : 0;
   const ttl = expiresAtMs ? Math.min(ACTIVE_TTL_MS, expiresAtMs - now.getTime()) : ACTIVE_TTL_MS;
-  const entry = encodeEntry(kind, { userId: row.userId, email: row.email, credentialId: row.id, userState: row.userState as UserState, expiresAtMs });
+  const entry = encodeEntry(kind, {
+    userId: row.userId,
+    email: row.email,
+    credentialId: row.id,
+    userState: row.userState as UserState,
+    expiresAtMs,
+  });
   await deps.redis.set(key, entry, "PX", Math.max(1, ttl), "NX");
 }
 

@@ -26,7 +26,9 @@ export type BriefingQuery = {
 async function selectorOf(deps: Deps, userId: string, q: BriefingQuery): Promise<Selector> {
   const kind = q.kind ?? "all";
   type Field = "scope" | "project" | "includeUnscoped";
-  const takes: readonly Field[] = ({ all: [], scope: ["scope"], project: ["project"], scope_project: ["scope", "project", "includeUnscoped"] } as const)[kind];
+  const takes: readonly Field[] = (
+    { all: [], scope: ["scope"], project: ["project"], scope_project: ["scope", "project", "includeUnscoped"] } as const
+  )[kind];
   for (const field of ["scope", "project", "includeUnscoped"] as const) {
     if (q[field] !== undefined && !takes.includes(field)) throw new AppError("invalid_input");
   }
@@ -69,9 +71,16 @@ export async function buildBriefing(
     assertWritable(principal);
     const delivered = new Map<string, BriefedMemory>();
     for (const { items } of Object.values(sections)) {
-      for (const item of items) if (delivered.size < BRIEFED_MAX) delivered.set(item.id, { id: item.id, topic: item.topic, status: item.status });
+      for (const item of items)
+        if (delivered.size < BRIEFED_MAX)
+          delivered.set(item.id, { id: item.id, topic: item.topic, status: item.status });
     }
-    const stamped = await stampBriefingDelivered(deps.db, { userId: principal.userId, agent: q.agent, sessionId: q.sessionId }, [...delivered.values()], now);
+    const stamped = await stampBriefingDelivered(
+      deps.db,
+      { userId: principal.userId, agent: q.agent, sessionId: q.sessionId },
+      [...delivered.values()],
+      now,
+    );
     if (!stamped) throw new AppError("not_found");
   }
   return { generatedAt: now, selector, sections };

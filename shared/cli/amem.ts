@@ -18,11 +18,17 @@ async function run(deps: Deps, argv: string[]): Promise<unknown> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { email: { type: "string" }, password: { type: "string" }, name: { type: "string" }, id: { type: "string" } },
+    options: {
+      email: { type: "string" },
+      password: { type: "string" },
+      name: { type: "string" },
+      id: { type: "string" },
+    },
   });
   const command = positionals.join(" ");
   if (values.email !== undefined && !isEmail(values.email)) throw new Error("--email is not an email address");
-  if (values.password !== undefined && !isPassword(values.password)) throw new Error("--password must be 8–256 characters");
+  if (values.password !== undefined && !isPassword(values.password))
+    throw new Error("--password must be 8–256 characters");
   if (values.name !== undefined && !isKeyName(values.name)) throw new Error("--name must be 1–64 characters");
   if (values.id !== undefined && !isUuid(values.id)) throw new Error("--id is not a uuid");
   if (command === "user create" && values.email) {
@@ -47,7 +53,10 @@ const deps = await createDeps(config, "cli", createLogger("silent"));
 try {
   console.log(JSON.stringify(await run(deps, process.argv.slice(2))));
 } catch (error) {
-  const message = error instanceof AppError ? { conflict: "email already registered", not_found: "no such live key" }[error.code as string] ?? error.code : (error as Error).message;
+  const message =
+    error instanceof AppError
+      ? ({ conflict: "email already registered", not_found: "no such live key" }[error.code as string] ?? error.code)
+      : (error as Error).message;
   console.error(`amem: ${message}`);
   process.exitCode = 1;
 } finally {

@@ -32,7 +32,11 @@ export async function dashboardSummary(deps: Deps, principal: Principal, now = n
       byType: tally(MEMORY_TYPES, c.memory_types),
     },
     commitments: { byStatus: tally(COMMITMENT_STATUSES, c.commitment_statuses) },
-    sessions: { live: Number(c.sessions.live), closed: Number(c.sessions.closed), byTriageStatus: tally(TRIAGE_STATUSES, c.triage_statuses) },
+    sessions: {
+      live: Number(c.sessions.live),
+      closed: Number(c.sessions.closed),
+      byTriageStatus: tally(TRIAGE_STATUSES, c.triage_statuses),
+    },
     proposals: { proposed: proposals.proposed, applied: proposals.applied, rejected: proposals.rejected },
     scopes: Number(c.scopes),
     apiKeys: { active: Number(c.api_keys) },

@@ -22,8 +22,6 @@ export async function applyMigrations(db: Db): Promise<void> {
 /** True when every committed migration has been applied (used by /ready). */
 export async function migrationsApplied(db: Db): Promise<boolean> {
   const journal = (await Bun.file(`${MIGRATIONS_FOLDER}/meta/_journal.json`).json()) as { entries: unknown[] };
-  const rows = await db.execute<{ n: number }>(
-    sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
-  );
+  const rows = await db.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
   return (rows[0]?.n ?? 0) >= journal.entries.length;
 }

@@ -71,7 +71,13 @@ export async function createMemory(
     if (plain.kind === "stored") return { memory: plain.memory, commitmentId: null, factIds: [] };
   }
   const written = await deps.db.transaction(async (tx) => {
-    const attribution = await attributeWrite(tx, deps, principal, { sessionRunId: input.sessionRunId, project: input.project ?? null }, now);
+    const attribution = await attributeWrite(
+      tx,
+      deps,
+      principal,
+      { sessionRunId: input.sessionRunId, project: input.project ?? null },
+      now,
+    );
     const scope = await scopeForWrite(tx, principal.userId, input.scope ?? DEFAULT_SCOPE, now);
     const row = await insertMemoryUnlessDuplicate(tx, { ...fields, scope, sessionRunId: attribution.runId });
     // Thrown inside the transaction so that everything above (a resurrection included) rolls back.
@@ -79,12 +85,24 @@ export async function createMemory(
     // A commitment memory brings its commitment (status open) in the same transaction.
     const commitment =
       row.memoryType === "commitment"
-        ? await insertCommitment(tx, { id: newId(), userId: principal.userId, memoryId: row.id, dueAt: input.dueAt ? new Date(input.dueAt) : null, now })
+        ? await insertCommitment(tx, {
+            id: newId(),
+            userId: principal.userId,
+            memoryId: row.id,
+            dueAt: input.dueAt ? new Date(input.dueAt) : null,
+            now,
+          })
         : null;
     const factIds: string[] = [];
     for (const fact of input.facts ?? []) factIds.push((await recordFact(tx, principal.userId, row.id, fact, now)).id);
     await insertMemoryEvent(tx, {
-      id: newId(), userId: principal.userId, kind, memoryId: row.id, sessionRunId: attribution.runId, actor: actorOf(principal), now,
+      id: newId(),
+      userId: principal.userId,
+      kind,
+      memoryId: row.id,
+      sessionRunId: attribution.runId,
+      actor: actorOf(principal),
+      now,
     });
     return { memory: row, commitmentId: commitment?.id ?? null, factIds, attribution };
   });

@@ -13,19 +13,43 @@ export type NewFact = { subject: string; predicate: string; value: string; valid
  * of it outside the new fact's interval are recorded again, so reads "as known before" still see the
  * old belief and reads "as known now" see the new one. Runs inside the caller's transaction.
  */
-export async function recordFact(tx: Executor, userId: string, memoryId: string | null, fact: NewFact, now: Date): Promise<FactRow> {
+export async function recordFact(
+  tx: Executor,
+  userId: string,
+  memoryId: string | null,
+  fact: NewFact,
+  now: Date,
+): Promise<FactRow> {
   const validFrom = fact.validFrom ? new Date(fact.validFrom) : now;
   const validTo = fact.validTo ? new Date(fact.validTo) : null;
   if (validTo && validTo <= validFrom) throw new AppError("invalid_input");
   for (const old of await lockOverlappingFacts(tx, userId, fact.subject, fact.predicate, { validFrom, validTo })) {
     await retractFact(tx, old.id, now);
-    const keep = { userId, memoryId: old.memoryId, subject: old.subject, predicate: old.predicate, value: old.value, recordedAt: now };
-    if (old.validFrom < validFrom) await insertFact(tx, { ...keep, id: newId(), validFrom: old.validFrom, validTo: validFrom });
+    const keep = {
+      userId,
+      memoryId: old.memoryId,
+      subject: old.subject,
+      predicate: old.predicate,
+      value: old.value,
+      recordedAt: now,
+    };
+    if (old.validFrom < validFrom)
+      await insertFact(tx, { ...keep, id: newId(), validFrom: old.validFrom, validTo: validFrom });
     if (validTo && (old.validTo === null || old.validTo > validTo)) {
       await insertFact(tx, { ...keep, id: newId(), validFrom: validTo, validTo: old.validTo });
     }
   }
-  return insertFact(tx, { id: newId(), userId, memoryId, subject: fact.subject, predicate: fact.predicate, value: fact.value, validFrom, validTo, recordedAt: now });
+  return insertFact(tx, {
+    id: newId(),
+    userId,
+    memoryId,
+    subject: fact.subject,
+    predicate: fact.predicate,
+    value: fact.value,
+    validFrom,
+    validTo,
+    recordedAt: now,
+  });
 }
 
 export const DEFAULT_FACT_LIMIT = 50;

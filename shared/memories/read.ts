@@ -3,7 +3,12 @@ import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import type { MemoryType } from "../db/schema";
 import {
-  findEdgesAmong, findEventsFor, findMemoriesByIds, findMemory, listMemories, supersedeChainIds,
+  findEdgesAmong,
+  findEventsFor,
+  findMemoriesByIds,
+  findMemory,
+  listMemories,
+  supersedeChainIds,
 } from "../db/queries/memories";
 import { decodeCursor, encodeCursor } from "../cursor";
 import { resolveScopeName } from "../scopes/service";

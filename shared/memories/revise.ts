@@ -3,7 +3,12 @@ import { newId, sha256Hex } from "../ids";
 import type { Deps } from "../deps";
 import { assertWritable, type Principal } from "../auth/credentials";
 import {
-  archiveMemoryRow, closeMemoryValidity, insertMemoryEdge, insertMemoryEvent, insertMemoryUnlessDuplicate, lockMemory,
+  archiveMemoryRow,
+  closeMemoryValidity,
+  insertMemoryEdge,
+  insertMemoryEvent,
+  insertMemoryUnlessDuplicate,
+  lockMemory,
   type MemoryRow,
 } from "../db/queries/memories";
 import { actorOf } from "./capture";
@@ -20,13 +25,25 @@ export type Revision = { topic?: string; content: string; edgeType?: "supersedes
  * predecessor is recorded. Only a current memory can be revised (else 409 conflict, so two
  * racing revisions cannot fork the chain); content already current elsewhere → 409 duplicate_memory.
  */
-export async function reviseMemory(deps: Deps, principal: Principal, id: string, revision: Revision, now = new Date()): Promise<MemoryRow> {
+export async function reviseMemory(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  revision: Revision,
+  now = new Date(),
+): Promise<MemoryRow> {
   assertWritable(principal);
   const revised = await deps.db.transaction(async (tx) => {
     const previous = await lockMemory(tx, principal.userId, id);
     if (!previous) throw new AppError("not_found");
     if (previous.validTo !== null || previous.status !== "active") throw new AppError("conflict");
-    const attribution = await attributeWrite(tx, deps, principal, { sessionRunId: revision.sessionRunId, project: previous.project }, now);
+    const attribution = await attributeWrite(
+      tx,
+      deps,
+      principal,
+      { sessionRunId: revision.sessionRunId, project: previous.project },
+      now,
+    );
     await closeMemoryValidity(tx, previous.id, now);
     const successor = await insertMemoryUnlessDuplicate(tx, {
       id: newId(),
@@ -44,11 +61,22 @@ export async function reviseMemory(deps: Deps, principal: Principal, id: string,
     // Throwing rolls the whole revision back, the predecessor's closed validity included.
     if (!successor) throw new AppError("duplicate_memory");
     await insertMemoryEdge(tx, {
-      id: newId(), userId: principal.userId, fromId: successor.id, toId: previous.id, edgeType: revision.edgeType ?? "supersedes", now,
+      id: newId(),
+      userId: principal.userId,
+      fromId: successor.id,
+      toId: previous.id,
+      edgeType: revision.edgeType ?? "supersedes",
+      now,
     });
     await moveCommitment(tx, previous.id, successor.id, now);
     await insertMemoryEvent(tx, {
-      id: newId(), userId: principal.userId, kind: "revise", memoryId: successor.id, sessionRunId: attribution.runId, actor: actorOf(principal), now,
+      id: newId(),
+      userId: principal.userId,
+      kind: "revise",
+      memoryId: successor.id,
+      sessionRunId: attribution.runId,
+      actor: actorOf(principal),
+      now,
     });
     return { successor, attribution };
   });
@@ -57,7 +85,13 @@ export async function reviseMemory(deps: Deps, principal: Principal, id: string,
 }
 
 /** Archives a memory (idempotent: an archived memory is returned as it is, with no new event). */
-export async function archiveMemory(deps: Deps, principal: Principal, id: string, sessionRunId?: string, now = new Date()): Promise<MemoryRow> {
+export async function archiveMemory(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  sessionRunId?: string,
+  now = new Date(),
+): Promise<MemoryRow> {
   assertWritable(principal);
   let attribution: Attribution | null = null;
   const archived = await deps.db.transaction(async (tx) => {
@@ -67,7 +101,13 @@ export async function archiveMemory(deps: Deps, principal: Principal, id: string
     attribution = await attributeWrite(tx, deps, principal, { sessionRunId, project: memory.project }, now);
     const row = await archiveMemoryRow(tx, memory.id, now);
     await insertMemoryEvent(tx, {
-      id: newId(), userId: principal.userId, kind: "archive", memoryId: memory.id, sessionRunId: attribution.runId, actor: actorOf(principal), now,
+      id: newId(),
+      userId: principal.userId,
+      kind: "archive",
+      memoryId: memory.id,
+      sessionRunId: attribution.runId,
+      actor: actorOf(principal),
+      now,
     });
     return row;
   });
@@ -97,7 +137,13 @@ export async function resolveMemory(
     const event = async () => {
       attribution = await attributeWrite(tx, deps, principal, { sessionRunId, project: memory.project }, now);
       await insertMemoryEvent(tx, {
-        id: newId(), userId: principal.userId, kind: "resolve", memoryId: memory.id, sessionRunId: attribution.runId, actor: actorOf(principal), now,
+        id: newId(),
+        userId: principal.userId,
+        kind: "resolve",
+        memoryId: memory.id,
+        sessionRunId: attribution.runId,
+        actor: actorOf(principal),
+        now,
       });
     };
     if (memory.memoryType === "blocker") {
@@ -107,7 +153,8 @@ export async function resolveMemory(
       await event();
       return { memory: archived, commitment: null };
     }
-    const commitment = memory.memoryType === "commitment" ? await lockCommitmentOf(tx, principal.userId, memory.id) : undefined;
+    const commitment =
+      memory.memoryType === "commitment" ? await lockCommitmentOf(tx, principal.userId, memory.id) : undefined;
     if (!commitment) throw new AppError("invalid_transition");
     if (!commitmentTransition(commitment.status, status)) return { memory, commitment };
     const updated = await setCommitmentStatus(tx, commitment.id, status, now);

@@ -80,7 +80,10 @@ export function splitWebsearch(query: string): { words: string; exclusions: stri
       else if (bare.toLowerCase() !== "or") words.push(bare);
     }
   }
-  return { words: words.join(" ").split(/\s+/).filter(Boolean).join(" "), exclusions: excluded.length > 0 ? excluded.join(" ") : null };
+  return {
+    words: words.join(" ").split(/\s+/).filter(Boolean).join(" "),
+    exclusions: excluded.length > 0 ? excluded.join(" ") : null,
+  };
 }
 
 /**
@@ -88,7 +91,10 @@ export function splitWebsearch(query: string): { words: string; exclusions: stri
  * two (it would be the query itself). Quotes are dropped so every word stands alone.
  */
 export function anyWordQuery(words: string): string | null {
-  const each = words.replace(/"/g, " ").split(/\s+/).filter((w) => w !== "" && w.toLowerCase() !== "or");
+  const each = words
+    .replace(/"/g, " ")
+    .split(/\s+/)
+    .filter((w) => w !== "" && w.toLowerCase() !== "or");
   return each.length < 2 ? null : each.join(" or ");
 }
 

@@ -10,7 +10,11 @@ export const SURFACE_BATCH = 5_000;
  * `dueAt` at read time, so it is right even when the workers are behind); surfacing feeds the
  * dashboard and anything that must react once per overdue commitment.
  */
-export async function surfaceCommitments(deps: Deps, now = new Date(), limit = SURFACE_BATCH): Promise<{ surfaced: number }> {
+export async function surfaceCommitments(
+  deps: Deps,
+  now = new Date(),
+  limit = SURFACE_BATCH,
+): Promise<{ surfaced: number }> {
   const surfaced = await deps.db.transaction((tx) => surfaceOverdueCommitments(tx, now, limit));
   return { surfaced };
 }

@@ -2,8 +2,15 @@ import { newId } from "../ids";
 import type { Executor } from "../db/client";
 import type { MemoryType } from "../db/schema";
 import {
-  configureConsolidation, probeFacts, probeMemories, saveTenantCursor, tenantsToConsolidate, tryLockConsolidation,
-  type Position, type ProbeMatch, type TenantCursor,
+  configureConsolidation,
+  probeFacts,
+  probeMemories,
+  saveTenantCursor,
+  tenantsToConsolidate,
+  tryLockConsolidation,
+  type Position,
+  type ProbeMatch,
+  type TenantCursor,
 } from "../db/queries/consolidation";
 import { insertFactProposals, insertProposals, type NewFactProposal, type NewProposal } from "../db/queries/proposals";
 
@@ -44,9 +51,16 @@ export function proposedEdge(fromType: string, toType: string): "supersedes" | "
 }
 
 /** A short reason built from types and the score only: it never quotes the memories' text. */
-export function proposalRationale(edge: "supersedes" | "extends", fromType: string, toType: string, similarity: number): string {
+export function proposalRationale(
+  edge: "supersedes" | "extends",
+  fromType: string,
+  toType: string,
+  similarity: number,
+): string {
   const score = similarity.toFixed(2);
-  return edge === "supersedes" ? `newer ${fromType} on the same topic, ${score} similar` : `related ${fromType} and ${toType}, ${score} similar`;
+  return edge === "supersedes"
+    ? `newer ${fromType} on the same topic, ${score} similar`
+    : `related ${fromType} and ${toType}, ${score} similar`;
 }
 
 /** The probes in order, each with its matches (a probe without matches has none). */
@@ -54,7 +68,8 @@ function byProbe(rows: ProbeMatch[]): { probeId: string; probeAt: Date; matches:
   const groups: { probeId: string; probeAt: Date; matches: ProbeMatch[] }[] = [];
   for (const row of rows) {
     let last = groups[groups.length - 1];
-    if (!last || last.probeId !== row.probeId) groups.push((last = { probeId: row.probeId, probeAt: row.probeAt, matches: [] }));
+    if (!last || last.probeId !== row.probeId)
+      groups.push((last = { probeId: row.probeId, probeAt: row.probeAt, matches: [] }));
     if (row.toId !== null) last.matches.push(row);
   }
   return groups;
@@ -100,8 +115,15 @@ async function consolidateMemories(
     const rows: NewProposal[] = take.taken.map((m) => {
       const edgeType = proposedEdge(m.probeType, m.toType!);
       return {
-        id: newId(), userId: tenant.userId, fromId: m.probeId, toId: m.toId!, edgeType, memoryType: m.probeType as MemoryType,
-        rationale: proposalRationale(edgeType, m.probeType, m.toType!, m.similarity!), similarity: rounded(m.similarity!), createdAt: o.now,
+        id: newId(),
+        userId: tenant.userId,
+        fromId: m.probeId,
+        toId: m.toId!,
+        edgeType,
+        memoryType: m.probeType as MemoryType,
+        rationale: proposalRationale(edgeType, m.probeType, m.toType!, m.similarity!),
+        similarity: rounded(m.similarity!),
+        createdAt: o.now,
       };
     });
     proposed += await insertProposals(tx, rows);
@@ -119,12 +141,22 @@ async function consolidateFacts(
   o: { now: Date; settledBefore: Date; cap: number },
 ): Promise<{ probed: number; proposed: number }> {
   const groups = byProbe(
-    await probeFacts(tx, tenant.userId, tenant.fact, { settledBefore: o.settledBefore, now: o.now, threshold: SIMILARITY_THRESHOLD, limit: FACT_PROBES_PER_TENANT }),
+    await probeFacts(tx, tenant.userId, tenant.fact, {
+      settledBefore: o.settledBefore,
+      now: o.now,
+      threshold: SIMILARITY_THRESHOLD,
+      limit: FACT_PROBES_PER_TENANT,
+    }),
   );
   const take = takeWithinCap(groups, o.cap);
   const rows: NewFactProposal[] = take.taken.map((m) => ({
-    id: newId(), userId: tenant.userId, fromId: m.probeId, toId: m.toId!,
-    rationale: `same subject, similar predicate and value, ${m.similarity!.toFixed(2)} similar`, similarity: rounded(m.similarity!), createdAt: o.now,
+    id: newId(),
+    userId: tenant.userId,
+    fromId: m.probeId,
+    toId: m.toId!,
+    rationale: `same subject, similar predicate and value, ${m.similarity!.toFixed(2)} similar`,
+    similarity: rounded(m.similarity!),
+    createdAt: o.now,
   }));
   if (take.cursor) tenant.fact = take.cursor;
   return { probed: take.probed, proposed: await insertFactProposals(tx, rows) };
@@ -137,7 +169,14 @@ async function consolidateFacts(
  * once; a pair already proposed (whatever its status) is never proposed again.
  */
 export async function consolidate(tx: Executor, options: ConsolidateOptions): Promise<ConsolidateCounts> {
-  const counts: ConsolidateCounts = { skipped: 0, tenants: 0, memoriesProbed: 0, proposals: 0, factsProbed: 0, factProposals: 0 };
+  const counts: ConsolidateCounts = {
+    skipped: 0,
+    tenants: 0,
+    memoriesProbed: 0,
+    proposals: 0,
+    factsProbed: 0,
+    factProposals: 0,
+  };
   if (!(await tryLockConsolidation(tx))) return { ...counts, skipped: 1 };
   await configureConsolidation(tx, SIMILARITY_THRESHOLD, STATEMENT_TIMEOUT_MS);
   const cap = options.capPerTenant ?? PROPOSALS_PER_TENANT;

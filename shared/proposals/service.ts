@@ -5,7 +5,12 @@ import type { Executor } from "../db/client";
 import { assertWritable, type Principal } from "../auth/credentials";
 import { factProposals, proposals, type ProposalStatus } from "../db/schema";
 import {
-  decideProposalRow, listProposalRows, lockProposalRow, type FactProposalRow, type ProposalRow, type ProposalTable,
+  decideProposalRow,
+  listProposalRows,
+  lockProposalRow,
+  type FactProposalRow,
+  type ProposalRow,
+  type ProposalTable,
 } from "../db/queries/proposals";
 import { closeMemoryValidity, insertMemoryEdge, lockMemoriesByIds, type MemoryRow } from "../db/queries/memories";
 import { lockFactsByIds, retractFact } from "../db/queries/facts";
@@ -17,12 +22,24 @@ type EdgeType = "supersedes" | "updates" | "extends" | "derives";
 
 /** GET /proposals: the tenant's consolidation proposals, newest first. */
 export async function listProposals(deps: Deps, principal: Principal, q: ProposalQuery): Promise<ProposalRow[]> {
-  return listProposalRows(deps.db, proposals, { userId: principal.userId, status: q.status, limit: q.limit ?? DEFAULT_PROPOSAL_LIMIT });
+  return listProposalRows(deps.db, proposals, {
+    userId: principal.userId,
+    status: q.status,
+    limit: q.limit ?? DEFAULT_PROPOSAL_LIMIT,
+  });
 }
 
 /** GET /fact-proposals: the tenant's fact proposals, newest first. */
-export async function listFactProposals(deps: Deps, principal: Principal, q: ProposalQuery): Promise<FactProposalRow[]> {
-  return listProposalRows(deps.db, factProposals, { userId: principal.userId, status: q.status, limit: q.limit ?? DEFAULT_PROPOSAL_LIMIT });
+export async function listFactProposals(
+  deps: Deps,
+  principal: Principal,
+  q: ProposalQuery,
+): Promise<FactProposalRow[]> {
+  return listProposalRows(deps.db, factProposals, {
+    userId: principal.userId,
+    status: q.status,
+    limit: q.limit ?? DEFAULT_PROPOSAL_LIMIT,
+  });
 }
 
 const isCurrent = (m: MemoryRow | undefined) => m !== undefined && m.validTo === null && m.status === "active";

@@ -33,7 +33,10 @@ export type MaintenanceResult = Record<string, number>;
 export const JOBS = {
   "complete-triage": {
     queue: "triage",
-    payload: T.Object({ userId: Uuid, agent: T.String(), sessionId: T.String(), attemptId: Uuid }, { additionalProperties: false }),
+    payload: T.Object(
+      { userId: Uuid, agent: T.String(), sessionId: T.String(), attemptId: Uuid },
+      { additionalProperties: false },
+    ),
     /** `body` is the stored response text, returned byte for byte on every repeat. */
     result: {} as JobOutcome<{ body: string }>,
   },
@@ -53,5 +56,10 @@ export type JobPayload<N extends JobName> = Static<(typeof JOBS)[N]["payload"]>;
 export type JobResult<N extends JobName> = (typeof JOBS)[N]["result"];
 
 /** The jobs the cron routes and the workers' schedulers start (SPEC §2.4). */
-export const SCHEDULED_JOBS = ["session-sweep", "consolidate", "commitments-surface", "gc"] as const satisfies readonly JobName[];
+export const SCHEDULED_JOBS = [
+  "session-sweep",
+  "consolidate",
+  "commitments-surface",
+  "gc",
+] as const satisfies readonly JobName[];
 export type ScheduledJob = (typeof SCHEDULED_JOBS)[number];

@@ -38,7 +38,10 @@ export class JobQueues {
   private readonly queues = new Map<QueueName, Queue>();
   private readonly events = new Map<QueueName, QueueEvents>();
 
-  constructor(private readonly config: Config, private readonly logger: Logger) {}
+  constructor(
+    private readonly config: Config,
+    private readonly logger: Logger,
+  ) {}
 
   queue(name: QueueName): Queue {
     let queue = this.queues.get(name);
@@ -61,7 +64,10 @@ export class JobQueues {
   async startEvents(names: readonly QueueName[]): Promise<void> {
     for (const name of names) {
       if (this.events.has(name)) continue;
-      const events = new QueueEvents(name, { connection: blockingConnection(this.config), prefix: queuePrefix(this.config) });
+      const events = new QueueEvents(name, {
+        connection: blockingConnection(this.config),
+        prefix: queuePrefix(this.config),
+      });
       events.on("error", () => {});
       // Every waiting request adds a listener for its job; the waits are bounded, so the count is too.
       events.setMaxListeners(0);
@@ -73,8 +79,16 @@ export class JobQueues {
   }
 
   /** Enqueues without waiting (cron triggers, follow-ups); returns the job id. */
-  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, jobId?: string, options: { delay?: number } = {}): Promise<string> {
-    const job = await this.withinBudget(this.queue(JOBS[name].queue).add(name, payload, { ...options, ...(jobId ? { jobId } : {}) }), this.config.DEPENDENCY_TIMEOUT_MS);
+  async enqueue<N extends JobName>(
+    name: N,
+    payload: JobPayload<N>,
+    jobId?: string,
+    options: { delay?: number } = {},
+  ): Promise<string> {
+    const job = await this.withinBudget(
+      this.queue(JOBS[name].queue).add(name, payload, { ...options, ...(jobId ? { jobId } : {}) }),
+      this.config.DEPENDENCY_TIMEOUT_MS,
+    );
     return job.id!;
   }
 
@@ -101,9 +115,10 @@ export class JobQueues {
         this.logger.warn({ job: name, jobId }, "job failed; retrying it");
         // Two waiters can both see it failed; the second retry then finds it moved already and
         // throws, which only means the job is running again: both go on to wait for it.
-        if (job && (await job.isFailed())) await job.retry("failed").catch(async (error) => {
-          if (await job.isFailed()) throw error;
-        });
+        if (job && (await job.isFailed()))
+          await job.retry("failed").catch(async (error) => {
+            if (await job.isFailed()) throw error;
+          });
       }
     }
     throw new AppError("unavailable", 1);
@@ -115,7 +130,12 @@ export class JobQueues {
    * the same but lets a Redis error in that check escape as an unhandled rejection (which would
    * bring the process down during a Redis restart); here every path ends in the returned promise.
    */
-  private waitForJob(queue: Queue, events: QueueEvents, jobId: string, ms: number): Promise<{ done: true; value: unknown } | { done: false }> {
+  private waitForJob(
+    queue: Queue,
+    events: QueueEvents,
+    jobId: string,
+    ms: number,
+  ): Promise<{ done: true; value: unknown } | { done: false }> {
     return new Promise((resolve, reject) => {
       const finish = (settle: () => void) => {
         clearTimeout(timer);
@@ -123,7 +143,8 @@ export class JobQueues {
         (events as unknown as NodeJS.EventEmitter).off(`failed:${jobId}`, onFailed);
         settle();
       };
-      const onCompleted = (args: { returnvalue: unknown }) => finish(() => resolve({ done: true, value: args.returnvalue }));
+      const onCompleted = (args: { returnvalue: unknown }) =>
+        finish(() => resolve({ done: true, value: args.returnvalue }));
       const onFailed = () => finish(() => resolve({ done: false }));
       const timer = setTimeout(() => finish(() => reject(new AppError("unavailable", 1))), Math.max(0, ms));
       // Per-job event names are how BullMQ signals one job's end; its typings list only the generic ones.

@@ -26,8 +26,6 @@ export async function connectRedis(redis: Redis, timeoutMs: number): Promise<voi
     setTimeout(() => reject(new Error("redis connect timeout")), timeoutMs).unref(),
   );
   const ready =
-    redis.status === "wait"
-      ? redis.connect()
-      : new Promise<void>((resolve) => redis.once("ready", () => resolve()));
+    redis.status === "wait" ? redis.connect() : new Promise<void>((resolve) => redis.once("ready", () => resolve()));
   await Promise.race([ready, timer]);
 }

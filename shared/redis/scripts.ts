@@ -24,21 +24,45 @@ const SCRIPTS = {
 declare module "ioredis" {
   interface RedisCommander<Context> {
     authenticate(
-      entryKey: string, lastUsedKey: string, rateKey: string,
-      nowMs: number, limit: number, windowSeconds: number,
+      entryKey: string,
+      lastUsedKey: string,
+      rateKey: string,
+      nowMs: number,
+      limit: number,
+      windowSeconds: number,
     ): Result<[string, number] | null, Context>;
     rateCount(rateKey: string, windowSeconds: number): Result<number, Context>;
     leaseHeartbeat(
-      leaseKey: string, dirtyKey: string,
-      nowMs: number, leaseMs: number, ttlMs: number, hasExcerpt: "0" | "1", excerpt: string,
+      leaseKey: string,
+      dirtyKey: string,
+      nowMs: number,
+      leaseMs: number,
+      ttlMs: number,
+      hasExcerpt: "0" | "1",
+      excerpt: string,
     ): Result<[0] | [1 | 2, string, string, string], Context>;
     authenticatedHeartbeat(
-      entryKey: string, lastUsedKey: string, rateKey: string, leaseKey: string, dirtyKey: string,
-      nowMs: number, limit: number, windowSeconds: number, ownerId: string,
-      leaseMs: number, ttlMs: number, hasExcerpt: "0" | "1", excerpt: string,
+      entryKey: string,
+      lastUsedKey: string,
+      rateKey: string,
+      leaseKey: string,
+      dirtyKey: string,
+      nowMs: number,
+      limit: number,
+      windowSeconds: number,
+      ownerId: string,
+      leaseMs: number,
+      ttlMs: number,
+      hasExcerpt: "0" | "1",
+      excerpt: string,
     ): Result<null | [string, number] | [string, number, 0] | [string, number, 1 | 2, string, string, string], Context>;
     leaseFill(
-      leaseKey: string, runId: string, epoch: number, seenMs: number, closedMs: number, ttlMs: number,
+      leaseKey: string,
+      runId: string,
+      epoch: number,
+      seenMs: number,
+      closedMs: number,
+      ttlMs: number,
     ): Result<[string, string, string, string], Context>;
     /** numberOfKeys first, then keys, then args (variable key count). */
     leaseAck(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Result<number, Context>;
@@ -51,7 +75,10 @@ export type ScriptedRedis = Redis;
 
 export function defineScripts(redis: Redis): ScriptedRedis {
   for (const [name, script] of Object.entries(SCRIPTS)) {
-    redis.defineCommand(name, "numberOfKeys" in script ? { numberOfKeys: script.numberOfKeys, lua: script.lua } : { lua: script.lua });
+    redis.defineCommand(
+      name,
+      "numberOfKeys" in script ? { numberOfKeys: script.numberOfKeys, lua: script.lua } : { lua: script.lua },
+    );
   }
   return redis;
 }

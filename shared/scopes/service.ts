@@ -4,7 +4,13 @@ import type { Deps } from "../deps";
 import type { Executor } from "../db/client";
 import { assertWritable, type Principal } from "../auth/credentials";
 import {
-  deleteScopeRow, findScopeById, findScopeByNameOrAlias, insertScope, lockTenantScopes, scopeNamesTaken, updateScopeRow,
+  deleteScopeRow,
+  findScopeById,
+  findScopeByNameOrAlias,
+  insertScope,
+  lockTenantScopes,
+  scopeNamesTaken,
+  updateScopeRow,
   type ScopeRow,
 } from "../db/queries/scopes";
 import { renameMemoryScope } from "../db/queries/memories";
@@ -33,7 +39,12 @@ function checkAliases(name: string, aliases: string[]): void {
 }
 
 /** POST /scopes: 409 conflict when the name or an alias is already a name or alias of the tenant. */
-export async function createScope(deps: Deps, principal: Principal, input: { name: string; aliases?: string[] }, now = new Date()): Promise<ScopeRow> {
+export async function createScope(
+  deps: Deps,
+  principal: Principal,
+  input: { name: string; aliases?: string[] },
+  now = new Date(),
+): Promise<ScopeRow> {
   assertWritable(principal);
   const aliases = input.aliases ?? [];
   checkAliases(input.name, aliases);

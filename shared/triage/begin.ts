@@ -3,7 +3,13 @@ import { newId } from "../ids";
 import type { Deps } from "../deps";
 import { assertWritable, type Principal } from "../auth/credentials";
 import type { NaturalKey } from "../db/queries/agent-sessions";
-import { armAttempt, hasUntriagedEvent, lockSessionForTriage, runEventIds, stampOverflowed } from "../db/queries/triage";
+import {
+  armAttempt,
+  hasUntriagedEvent,
+  lockSessionForTriage,
+  runEventIds,
+  stampOverflowed,
+} from "../db/queries/triage";
 import { readLease } from "../agent-sessions/lease-cache";
 import { isLive, leaseMs } from "../agent-sessions/lease";
 import { RUN_EVENT_CEILING } from "../agent-sessions/events";
@@ -35,12 +41,18 @@ export async function beginTriage(
     const row = await lockSessionForTriage(tx, key);
     if (!row) throw new AppError("not_found");
     const cachedSeen = lease && lease.runId === row.id && lease.epoch === row.activationEpoch ? lease.seenMs : 0;
-    const live = isLive(row.closedAt, Math.max(row.lastSeenAt.getTime(), cachedSeen), now.getTime(), leaseMs(deps.config));
+    const live = isLive(
+      row.closedAt,
+      Math.max(row.lastSeenAt.getTime(), cachedSeen),
+      now.getTime(),
+      leaseMs(deps.config),
+    );
     const untriaged = live && (await hasUntriagedEvent(tx, key.userId, row.id));
     const decision = decideBegin(deps.config, row, { live, untriaged, nowMs: now.getTime() }, input);
     const base = { sessionRunId: row.id, triageStatus: row.triageStatus };
     if (decision.kind === "refuse") return { ...base, armed: false, reason: decision.reason };
-    if (decision.kind === "pending") return { ...base, armed: false, attemptId: row.triageAttemptId!, reason: "pending" };
+    if (decision.kind === "pending")
+      return { ...base, armed: false, attemptId: row.triageAttemptId!, reason: "pending" };
     const eventIds = await runEventIds(tx, key.userId, row.id, RUN_EVENT_CEILING + 1);
     if (eventIds.length > RUN_EVENT_CEILING) {
       await stampOverflowed(tx, row.id);

@@ -24,7 +24,11 @@ export function triageJobIdPrefix(userId: string): string {
  * attempt; a repeat of a finalized attempt returns that stored text; any other attempt is a
  * conflict. One round trip instead of five bounds the worker's cost (bench/README.md, triage).
  */
-export async function completeTriage(deps: Deps, p: JobPayload<"complete-triage">, now = new Date()): Promise<JobOutcome<{ body: string }>> {
+export async function completeTriage(
+  deps: Deps,
+  p: JobPayload<"complete-triage">,
+  now = new Date(),
+): Promise<JobOutcome<{ body: string }>> {
   const done = await completeTriageAttempt(deps.db, { ...p, now, ceiling: RUN_EVENT_CEILING });
   if (done.outcome === "ok") return { ok: true, value: { body: done.body! } };
   return { ok: false, error: done.outcome };

@@ -31,8 +31,11 @@ async function seedEverywhere(c: TestContext, mark: string) {
   const as = { apiKey };
   const ok = async (method: string, path: string, body?: unknown, expected = [200, 201]) => {
     const res = await c.request(method, path, { ...as, body });
-    expect({ path, status: expected.includes(res.status) ? "ok" : res.status, body: expected.includes(res.status) ? null : res.body })
-      .toEqual({ path, status: "ok", body: null });
+    expect({
+      path,
+      status: expected.includes(res.status) ? "ok" : res.status,
+      body: expected.includes(res.status) ? null : res.body,
+    }).toEqual({ path, status: "ok", body: null });
     return res.body;
   };
   const login = await c.request("POST", "/auth/login", { body: { email, password } });
@@ -45,24 +48,52 @@ async function seedEverywhere(c: TestContext, mark: string) {
   const sessionId = `session ${mark}`;
   const selector = { kind: "scope_project", scope: mark, project: `project ${mark}`, includeUnscoped: false };
   const opened = await ok("POST", "/api/v1/agent-sessions/open", {
-    agent, sessionId, source: "startup", project: `project ${mark}`, scope: mark, selector,
+    agent,
+    sessionId,
+    source: "startup",
+    project: `project ${mark}`,
+    scope: mark,
+    selector,
     briefedMemories: [{ id: newId(), topic: `briefed ${mark}`, status: `status-${mark}` }],
   });
   const secondSession = `second ${mark}`;
-  await ok("POST", "/api/v1/agent-sessions/open", { agent, sessionId: secondSession, source: "startup", project: `other ${mark}` });
+  await ok("POST", "/api/v1/agent-sessions/open", {
+    agent,
+    sessionId: secondSession,
+    source: "startup",
+    project: `other ${mark}`,
+  });
 
   const memory = (memoryType: string, extra: Record<string, unknown> = {}) =>
     ok("POST", "/api/v1/memories", {
-      memoryType, topic: `${memoryType} ${mark}`, content: `${memoryType} content ${mark} ${crypto.randomUUID()}`,
-      scope: `${mark}-alias`, project: `project ${mark}`, tags: [`tag-${mark}`, "shared-tag"], sessionRunId: opened.sessionRunId, ...extra,
+      memoryType,
+      topic: `${memoryType} ${mark}`,
+      content: `${memoryType} content ${mark} ${crypto.randomUUID()}`,
+      scope: `${mark}-alias`,
+      project: `project ${mark}`,
+      tags: [`tag-${mark}`, "shared-tag"],
+      sessionRunId: opened.sessionRunId,
+      ...extra,
     });
-  const decision = await memory("decision", { facts: [{ subject: `subject ${mark}`, predicate: `predicate ${mark}`, value: `value ${mark}` }] });
+  const decision = await memory("decision", {
+    facts: [{ subject: `subject ${mark}`, predicate: `predicate ${mark}`, value: `value ${mark}` }],
+  });
   const commitment = await memory("commitment", { dueAt: "2030-01-01T00:00:00Z" });
   const note = await memory("note");
-  await memory("preference", { facts: [{ subject: `subject ${mark}`, predicate: `predicate ${mark}`, value: `other value ${mark}` }] });
-  await ok("POST", `/api/v1/memories/${decision.memory.id}/revise`, { content: `revised ${mark} ${crypto.randomUUID()}`, topic: `revised topic ${mark}` });
+  await memory("preference", {
+    facts: [{ subject: `subject ${mark}`, predicate: `predicate ${mark}`, value: `other value ${mark}` }],
+  });
+  await ok("POST", `/api/v1/memories/${decision.memory.id}/revise`, {
+    content: `revised ${mark} ${crypto.randomUUID()}`,
+    topic: `revised topic ${mark}`,
+  });
   await ok("POST", `/api/v1/memories/${commitment.memory.id}/resolve`, { status: "waiting" });
-  await ok("POST", "/api/memories", { topic: `captured ${mark}`, content: `captured content ${mark}`, memory_type: "event", tags: [`tag-${mark}`] });
+  await ok("POST", "/api/memories", {
+    topic: `captured ${mark}`,
+    content: `captured content ${mark}`,
+    memory_type: "event",
+    tags: [`tag-${mark}`],
+  });
   // The briefing records the delivered items (their topics) on the run.
   await ok("GET", `/api/v1/briefing?agent=${agent}&sessionId=${encodeURIComponent(sessionId)}`);
 
@@ -71,7 +102,11 @@ async function seedEverywhere(c: TestContext, mark: string) {
   while ((await flushLeases(c.deps)) > 0);
   const flushed = await c.deps.sql`select last_message_excerpt from agent_sessions where id = ${opened.sessionRunId}`;
   expect(flushed[0]!.last_message_excerpt).toBe(`excerpt ${mark}`);
-  await ok("POST", "/api/v1/agent-sessions/heartbeat", { agent, sessionId: secondSession, lastMessageExcerpt: `unflushed ${mark}` });
+  await ok("POST", "/api/v1/agent-sessions/heartbeat", {
+    agent,
+    sessionId: secondSession,
+    lastMessageExcerpt: `unflushed ${mark}`,
+  });
 
   // The consolidate job is not on this branch: its rows are written directly.
   const facts = await c.deps.sql`select id from facts where user_id = ${user.id} order by id`;
@@ -131,7 +166,11 @@ async function redisDump(c: TestContext): Promise<string> {
 
 async function pgDump(): Promise<string> {
   const proc = Bun.spawn(["pg_dump", "--data-only", TEST_DATABASE_URL], { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   if (code !== 0) throw new Error(`pg_dump failed: ${err}`);
   return out;
 }
@@ -159,8 +198,18 @@ describe("account erasure completeness", () => {
     const res = await ctx.request("DELETE", "/api/v1/account", { apiKey: erased.apiKey, body: { confirm: true } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ deleted: true, alreadyDeleted: false, erased: erased.expected });
-    for (const n of ["agentSessions", "memories", "facts", "commitments", "proposals", "factProposals", "apiKeysRevoked", "sessionsDeleted",
-      "emailVerificationTokensDeleted", "passwordResetTokensDeleted"] as const) {
+    for (const n of [
+      "agentSessions",
+      "memories",
+      "facts",
+      "commitments",
+      "proposals",
+      "factProposals",
+      "apiKeysRevoked",
+      "sessionsDeleted",
+      "emailVerificationTokensDeleted",
+      "passwordResetTokensDeleted",
+    ] as const) {
       expect({ n, positive: erased.expected[n] > 0 }).toEqual({ n, positive: true });
     }
 
@@ -182,8 +231,11 @@ describe("account erasure completeness", () => {
   it("keeps the erased rows (referential integrity) with their text overwritten", async () => {
     const memories = await ctx.deps.sql`
       select distinct topic, content, scope, project, tags from memories where user_id = ${erased.userId}`;
-    expect([...memories]).toEqual([{ topic: "[erased]", content: "[erased]", scope: "[erased]", project: null, tags: [] }]);
-    const facts = await ctx.deps.sql`select distinct subject, predicate, value from facts where user_id = ${erased.userId}`;
+    expect([...memories]).toEqual([
+      { topic: "[erased]", content: "[erased]", scope: "[erased]", project: null, tags: [] },
+    ]);
+    const facts = await ctx.deps
+      .sql`select distinct subject, predicate, value from facts where user_id = ${erased.userId}`;
     expect([...facts]).toEqual([{ subject: "[erased]", predicate: "[erased]", value: "[erased]" }]);
     const sessions = await ctx.deps.sql`
       select agent, session_id = id::text as keyed_by_id, project, scope, selector, briefed_memories, last_message_excerpt, closed_at is not null as closed
@@ -191,8 +243,14 @@ describe("account erasure completeness", () => {
     expect(sessions.length).toBe(erased.expected.agentSessions);
     for (const s of sessions) {
       expect(s).toEqual({
-        agent: "[erased]", keyed_by_id: true, project: null, scope: null, selector: { kind: "all" }, briefed_memories: [],
-        last_message_excerpt: null, closed: true,
+        agent: "[erased]",
+        keyed_by_id: true,
+        project: null,
+        scope: null,
+        selector: { kind: "all" },
+        briefed_memories: [],
+        last_message_excerpt: null,
+        closed: true,
       });
     }
     expect((await ctx.deps.sql`select 1 from scopes where user_id = ${erased.userId}`).length).toBe(0);
@@ -202,7 +260,9 @@ describe("account erasure completeness", () => {
     // A flusher pass that read a lease before the purge writes it after the commit: fenced out.
     const run = await ctx.deps.sql`select id from agent_sessions where user_id = ${erased.userId} limit 1`;
     const { applyLeaseRefreshes } = await import("../../shared/db/queries/agent-sessions");
-    await applyLeaseRefreshes(ctx.deps.db, [{ id: run[0]!.id, seenMs: Date.now(), excerpt: `late ${erased.mark}`, excerptAtMs: Date.now() }]);
+    await applyLeaseRefreshes(ctx.deps.db, [
+      { id: run[0]!.id, seenMs: Date.now(), excerpt: `late ${erased.mark}`, excerptAtMs: Date.now() },
+    ]);
     const after = await ctx.deps.sql`select last_message_excerpt from agent_sessions where id = ${run[0]!.id}`;
     expect(after[0]!.last_message_excerpt).toBeNull();
   });

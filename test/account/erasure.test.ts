@@ -1,5 +1,13 @@
 import { describe, expect, it } from "bun:test";
-import { createTestContext, eventually, insertBearer, newTenant, startWorkers, type Tenant, type TestContext } from "../helpers";
+import {
+  createTestContext,
+  eventually,
+  insertBearer,
+  newTenant,
+  startWorkers,
+  type Tenant,
+  type TestContext,
+} from "../helpers";
 import { newSessionId } from "../agent-sessions/helpers";
 import { createApiKey } from "../../shared/accounts/api-keys";
 import { beginErasure, eraseAccountData, ZERO_COUNTS } from "../../shared/accounts/erasure";
@@ -16,12 +24,18 @@ async function seed(c: TestContext) {
   const tenant = await newTenant(c);
   const sessionId = newSessionId();
   const opened = await c.request("POST", "/api/v1/agent-sessions/open", {
-    apiKey: tenant.apiKey, body: { agent: "claude-code", sessionId, source: "startup", project: "p" },
+    apiKey: tenant.apiKey,
+    body: { agent: "claude-code", sessionId, source: "startup", project: "p" },
   });
   expect(opened.status).toBe(200);
   for (const body of [
     { memoryType: "note", topic: "t1", content: `note ${crypto.randomUUID()}` },
-    { memoryType: "commitment", topic: "t2", content: `ship ${crypto.randomUUID()}`, facts: [{ subject: "s", predicate: "p", value: "v" }] },
+    {
+      memoryType: "commitment",
+      topic: "t2",
+      content: `ship ${crypto.randomUUID()}`,
+      facts: [{ subject: "s", predicate: "p", value: "v" }],
+    },
   ]) {
     expect((await c.request("POST", "/api/v1/memories", { apiKey: tenant.apiKey, body })).status).toBe(201);
   }
@@ -54,7 +68,14 @@ async function ledgerRows(c: TestContext, userId: string): Promise<number> {
 }
 
 function principalOf(tenant: Tenant): Principal {
-  return { userId: tenant.userId, email: tenant.email, userState: "active", credentialKind: "k", credentialId: "", credentialHash: "" };
+  return {
+    userId: tenant.userId,
+    email: tenant.email,
+    userState: "active",
+    credentialKind: "k",
+    credentialId: "",
+    credentialHash: "",
+  };
 }
 
 describe("DELETE /api/v1/account", () => {
@@ -65,14 +86,25 @@ describe("DELETE /api/v1/account", () => {
     expect(res.body).toEqual({ deleted: true, alreadyDeleted: false, erased: SEEDED_COUNTS });
     await expectAllRejected(ctx, [{ apiKey: tenant.apiKey }, { apiKey: secondKey }, { bearer }]);
     const users = await ctx.deps.sql`select email, password_hash, state from users where id = ${tenant.userId}`;
-    expect(users[0]).toEqual({ email: `deleted-${tenant.userId}@deleted.invalid`, password_hash: null, state: "deleted" });
+    expect(users[0]).toEqual({
+      email: `deleted-${tenant.userId}@deleted.invalid`,
+      password_hash: null,
+      state: "deleted",
+    });
     const ledger = await ctx.deps.sql`select counts from account_erasures where user_id = ${tenant.userId}`;
     expect(ledger.map((r) => r.counts)).toEqual([SEEDED_COUNTS]);
   });
 
   it("rejects any body but exactly {confirm: true} with 400 invalid_input and erases nothing", async () => {
     const tenant = await newTenant(ctx);
-    for (const body of [{ confirm: false }, {}, { confirm: true, extra: 1 }, { confirm: "true" }, { confirm: 1 }, null]) {
+    for (const body of [
+      { confirm: false },
+      {},
+      { confirm: true, extra: 1 },
+      { confirm: "true" },
+      { confirm: 1 },
+      null,
+    ]) {
       const res = await erase(ctx, { apiKey: tenant.apiKey }, body);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: "invalid_input" });
@@ -80,7 +112,10 @@ describe("DELETE /api/v1/account", () => {
     const noBody = await ctx.request("DELETE", "/api/v1/account", { apiKey: tenant.apiKey });
     expect(noBody.status).toBe(400);
     expect(noBody.body).toEqual({ error: "invalid_input" });
-    const query = await ctx.request("DELETE", "/api/v1/account?force=1", { apiKey: tenant.apiKey, body: { confirm: true } });
+    const query = await ctx.request("DELETE", "/api/v1/account?force=1", {
+      apiKey: tenant.apiKey,
+      body: { confirm: true },
+    });
     expect(query.status).toBe(400);
     expect((await ctx.deps.sql`select state from users where id = ${tenant.userId}`)[0]!.state).toBe("active");
     expect((await ctx.request("GET", "/api/v1/me", { apiKey: tenant.apiKey })).status).toBe(200);
@@ -148,10 +183,14 @@ describe("erase-account job", () => {
   it("reports a repeat run as alreadyDeleted with zero counts and changes nothing", async () => {
     const { tenant } = await seed(ctx);
     expect((await erase(ctx, { apiKey: tenant.apiKey })).status).toBe(200);
-    const before = await ctx.deps.sql`select id, topic, content, content_hash from memories where user_id = ${tenant.userId} order by id`;
+    const before = await ctx.deps
+      .sql`select id, topic, content, content_hash from memories where user_id = ${tenant.userId} order by id`;
     const again = await ctx.deps.jobs.run("erase-account", { userId: tenant.userId }, `erase-again-${tenant.userId}`);
     expect(again).toEqual({ ok: true, value: { deleted: true, alreadyDeleted: true, erased: ZERO_COUNTS } });
-    expect(await ctx.deps.sql`select id, topic, content, content_hash from memories where user_id = ${tenant.userId} order by id`).toEqual(before);
+    expect(
+      await ctx.deps
+        .sql`select id, topic, content, content_hash from memories where user_id = ${tenant.userId} order by id`,
+    ).toEqual(before);
     expect(await ledgerRows(ctx, tenant.userId)).toBe(1);
   });
 
@@ -166,7 +205,8 @@ describe("erase-account job", () => {
       values (${Bun.randomUUIDv7()}, ${tenant.userId}, 'note', 'late topic', 'late words', 'late-hash', 'personal', now(), now(), now(), now())`;
     await followUp!.promote();
     expect(await eventually(async () => (await followUp!.getState()) === "completed", 10_000)).toBe(true);
-    const late = await ctx.deps.sql`select topic, content from memories where user_id = ${tenant.userId} and content_hash <> 'late-hash' and topic <> '[erased]'`;
+    const late = await ctx.deps
+      .sql`select topic, content from memories where user_id = ${tenant.userId} and content_hash <> 'late-hash' and topic <> '[erased]'`;
     expect([...late]).toEqual([]);
     const texts = await ctx.deps.sql`select distinct topic, content from memories where user_id = ${tenant.userId}`;
     expect([...texts]).toEqual([{ topic: "[erased]", content: "[erased]" }]);
@@ -197,7 +237,10 @@ describe("erase-account job", () => {
 
   it("returns not_found for a user that does not exist", async () => {
     const userId = crypto.randomUUID();
-    expect(await ctx.deps.jobs.run("erase-account", { userId }, `erase-${userId}`)).toEqual({ ok: false, error: "not_found" });
+    expect(await ctx.deps.jobs.run("erase-account", { userId }, `erase-${userId}`)).toEqual({
+      ok: false,
+      error: "not_found",
+    });
   });
 });
 
@@ -208,7 +251,8 @@ describe("an account whose erasure has begun", () => {
     const { tenant, sessionId, bearer } = await seed(slow);
     // The heartbeat's combined one-round-trip path needs this process to know the key's owner.
     const beat = await slow.request("POST", "/api/v1/agent-sessions/heartbeat", {
-      apiKey: tenant.apiKey, body: { agent: "claude-code", sessionId },
+      apiKey: tenant.apiKey,
+      body: { agent: "claude-code", sessionId },
     });
     expect(beat.status).toBe(200);
 
@@ -221,7 +265,11 @@ describe("an account whose erasure has begun", () => {
 
     const writes: [string, string, unknown][] = [
       ["POST", "/api/v1/agent-sessions/open", { agent: "claude-code", sessionId: newSessionId(), source: "startup" }],
-      ["POST", "/api/v1/agent-sessions/heartbeat", { agent: "claude-code", sessionId, lastMessageExcerpt: "late words" }],
+      [
+        "POST",
+        "/api/v1/agent-sessions/heartbeat",
+        { agent: "claude-code", sessionId, lastMessageExcerpt: "late words" },
+      ],
       ["POST", "/api/v1/agent-sessions/close", { agent: "claude-code", sessionId }],
       ["POST", "/api/memories", { topic: "t", content: `late ${crypto.randomUUID()}`, memory_type: "note" }],
       ["POST", "/api/v1/memories", { memoryType: "note", topic: "t", content: `late ${crypto.randomUUID()}` }],
@@ -231,13 +279,21 @@ describe("an account whose erasure has begun", () => {
     for (const credential of [{ apiKey: tenant.apiKey }, { bearer }]) {
       for (const [method, path, body] of writes) {
         const res = await slow.request(method, path, { ...credential, body });
-        expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 410, body: { error: "account_deleted" } });
+        expect({ path, status: res.status, body: res.body }).toEqual({
+          path,
+          status: 410,
+          body: { error: "account_deleted" },
+        });
       }
     }
     // Reads (the export too) still work while erasing.
-    expect((await slow.request("GET", "/api/v1/me", { apiKey: tenant.apiKey })).body).toEqual({ id: tenant.userId, email: tenant.email });
+    expect((await slow.request("GET", "/api/v1/me", { apiKey: tenant.apiKey })).body).toEqual({
+      id: tenant.userId,
+      email: tenant.email,
+    });
     expect((await slow.request("GET", "/api/v1/export", { apiKey: tenant.apiKey })).status).toBe(200);
-    const excerpt = await slow.deps.sql`select last_message_excerpt from agent_sessions where user_id = ${tenant.userId}`;
+    const excerpt = await slow.deps
+      .sql`select last_message_excerpt from agent_sessions where user_id = ${tenant.userId}`;
     expect(excerpt[0]!.last_message_excerpt).toBeNull();
 
     await startWorkers(slow, ["account"]);
@@ -246,7 +302,8 @@ describe("an account whose erasure has begun", () => {
     expect(retried.body).toEqual({ deleted: true, alreadyDeleted: false, erased: SEEDED_COUNTS });
     await expectAllRejected(slow, [{ apiKey: tenant.apiKey }, { bearer }]);
     const heartbeat = await slow.request("POST", "/api/v1/agent-sessions/heartbeat", {
-      apiKey: tenant.apiKey, body: { agent: "claude-code", sessionId },
+      apiKey: tenant.apiKey,
+      body: { agent: "claude-code", sessionId },
     });
     expect(heartbeat.status).toBe(401);
     expect(heartbeat.body).toEqual({ error: "unauthorized" });

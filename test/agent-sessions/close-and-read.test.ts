@@ -12,7 +12,11 @@ describe("POST /api/v1/agent-sessions/close", () => {
     const first = await close(ctx, tenant, { sessionId });
     expect(first.status).toBe(200);
     expect(Object.keys(first.body).sort()).toEqual(["activationEpoch", "alreadyClosed", "closedAt", "sessionRunId"]);
-    expect(first.body).toMatchObject({ sessionRunId: opened.body.sessionRunId, activationEpoch: 1, alreadyClosed: false });
+    expect(first.body).toMatchObject({
+      sessionRunId: opened.body.sessionRunId,
+      activationEpoch: 1,
+      alreadyClosed: false,
+    });
     expect(first.body.closedAt).toMatch(ISO_MS);
     await Bun.sleep(5);
     const again = await close(ctx, tenant, { sessionId });
@@ -61,7 +65,13 @@ describe("GET /api/v1/agent-sessions/{sessionRunId}", () => {
   it("returns the row without excerpt or watermark", async () => {
     const tenant = await newTenant(ctx);
     const sessionId = newSessionId();
-    const opened = await open(ctx, tenant, { sessionId, source: "startup", project: "p", scope: "work", selector: { kind: "scope_project", scope: "work", project: "p" } });
+    const opened = await open(ctx, tenant, {
+      sessionId,
+      source: "startup",
+      project: "p",
+      scope: "work",
+      selector: { kind: "scope_project", scope: "work", project: "p" },
+    });
     await heartbeat(ctx, tenant, { sessionId, lastMessageExcerpt: "secret-ish excerpt" });
     const run = await getRun(ctx, tenant, opened.body.sessionRunId.toUpperCase());
     expect(run).toEqual({
@@ -88,7 +98,9 @@ describe("GET /api/v1/agent-sessions/{sessionRunId}", () => {
     const alice = await newTenant(ctx);
     const bob = await newTenant(ctx);
     const opened = await open(ctx, alice, { sessionId: newSessionId(), source: "startup" });
-    const foreign = await ctx.request("GET", `/api/v1/agent-sessions/${opened.body.sessionRunId}`, { apiKey: bob.apiKey });
+    const foreign = await ctx.request("GET", `/api/v1/agent-sessions/${opened.body.sessionRunId}`, {
+      apiKey: bob.apiKey,
+    });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ error: "not_found" });
     const bad = await ctx.request("GET", "/api/v1/agent-sessions/not-a-uuid", { apiKey: bob.apiKey });
@@ -125,7 +137,10 @@ describe("GET /api/v1/agent-sessions", () => {
     await open(ctx, tenant, { sessionId: liveId, source: "startup" });
     await open(ctx, tenant, { sessionId: closedId, source: "startup" });
     await close(ctx, tenant, { sessionId: closedId });
-    await ctx.request("POST", "/api/v1/agent-sessions/open", { apiKey: tenant.apiKey, body: { agent: "codex", sessionId: newSessionId(), source: "startup" } });
+    await ctx.request("POST", "/api/v1/agent-sessions/open", {
+      apiKey: tenant.apiKey,
+      body: { agent: "codex", sessionId: newSessionId(), source: "startup" },
+    });
     const list = async (query: string) =>
       (await ctx.request("GET", `/api/v1/agent-sessions${query}`, { apiKey: tenant.apiKey })).body.items.map(
         (item: { sessionId: string; agent: string }) => `${item.agent}/${item.sessionId}`,
@@ -138,7 +153,16 @@ describe("GET /api/v1/agent-sessions", () => {
 
   it("rejects bad limits, cursors, states and unknown parameters with 400 invalid_input", async () => {
     const tenant = await newTenant(ctx);
-    for (const query of ["?limit=0", "?limit=101", "?limit=abc", "?limit=2.5", "?cursor=%%%", "?cursor=bm9wZQ", "?state=dead", "?sort=asc"]) {
+    for (const query of [
+      "?limit=0",
+      "?limit=101",
+      "?limit=abc",
+      "?limit=2.5",
+      "?cursor=%%%",
+      "?cursor=bm9wZQ",
+      "?state=dead",
+      "?sort=asc",
+    ]) {
       const res = await ctx.request("GET", `/api/v1/agent-sessions${query}`, { apiKey: tenant.apiKey });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: "invalid_input" });

@@ -59,11 +59,24 @@ describe("POST /api/v1/agent-sessions/heartbeat (authentication in the same roun
     const tenant = await newTenant(ctx);
     const token = await insertBearer(ctx, tenant.userId, 1_000);
     const sessionId = newSessionId();
-    await ctx.request("POST", "/api/v1/agent-sessions/open", { bearer: token, body: { agent: "claude-code", sessionId, source: "startup" } });
-    expect((await ctx.request("POST", "/api/v1/agent-sessions/heartbeat", { bearer: token, body: { agent: "claude-code", sessionId } })).status).toBe(200);
+    await ctx.request("POST", "/api/v1/agent-sessions/open", {
+      bearer: token,
+      body: { agent: "claude-code", sessionId, source: "startup" },
+    });
+    expect(
+      (
+        await ctx.request("POST", "/api/v1/agent-sessions/heartbeat", {
+          bearer: token,
+          body: { agent: "claude-code", sessionId },
+        })
+      ).status,
+    ).toBe(200);
     const before = await cachedSeen(ctx, tenant, sessionId);
     await Bun.sleep(1050);
-    const res = await ctx.request("POST", "/api/v1/agent-sessions/heartbeat", { bearer: token, body: { agent: "claude-code", sessionId } });
+    const res = await ctx.request("POST", "/api/v1/agent-sessions/heartbeat", {
+      bearer: token,
+      body: { agent: "claude-code", sessionId },
+    });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: "unauthorized" });
     expect(await cachedSeen(ctx, tenant, sessionId)).toBe(before);
@@ -114,7 +127,8 @@ describe("heartbeat cost on a warm credential", () => {
       return { scripts, other };
     };
     const before = await counts();
-    for (let i = 0; i < 10; i++) expect((await heartbeat(isolated, tenant, { sessionId })).body.resurrected).toBe(false);
+    for (let i = 0; i < 10; i++)
+      expect((await heartbeat(isolated, tenant, { sessionId })).body.resurrected).toBe(false);
     const after = await counts();
     expect(after.scripts - before.scripts).toBe(10);
     expect(after.other - before.other).toBe(0);

@@ -50,7 +50,10 @@ describe("POST /api/v1/agent-sessions/heartbeat", () => {
     const res = await heartbeat(ctx, tenant, { sessionId });
     expect(res.body).toMatchObject({ sessionRunId: opened.body.sessionRunId, activationEpoch: 2, resurrected: true });
     expect(await dbRow(ctx, opened.body.sessionRunId)).toMatchObject({ epoch: 2, closed_ms: null });
-    expect((await heartbeat(ctx, tenant, { sessionId })).body).toMatchObject({ activationEpoch: 2, resurrected: false });
+    expect((await heartbeat(ctx, tenant, { sessionId })).body).toMatchObject({
+      activationEpoch: 2,
+      resurrected: false,
+    });
   });
 
   it("resurrects a lease-expired row exactly once and keeps it live afterwards", async () => {
@@ -60,7 +63,10 @@ describe("POST /api/v1/agent-sessions/heartbeat", () => {
     await Bun.sleep(650);
     const res = await heartbeat(shortLease, tenant, { sessionId });
     expect(res.body).toMatchObject({ activationEpoch: 2, resurrected: true });
-    expect((await heartbeat(shortLease, tenant, { sessionId })).body).toMatchObject({ activationEpoch: 2, resurrected: false });
+    expect((await heartbeat(shortLease, tenant, { sessionId })).body).toMatchObject({
+      activationEpoch: 2,
+      resurrected: false,
+    });
   });
 
   it("resurrects once when many heartbeats race on a closed row", async () => {
@@ -196,7 +202,10 @@ describe("lease reconciliation", () => {
     const opened = await open(ctx, tenant, { sessionId, source: "startup" });
     // A close that committed in Postgres but never reached Redis (it failed in between).
     await ctx.deps.sql`update agent_sessions set closed_at = now() where id = ${opened.body.sessionRunId}`;
-    expect((await heartbeat(ctx, tenant, { sessionId })).body).toMatchObject({ resurrected: false, activationEpoch: 1 });
+    expect((await heartbeat(ctx, tenant, { sessionId })).body).toMatchObject({
+      resurrected: false,
+      activationEpoch: 1,
+    });
     await flushLeases(ctx.deps);
     expect((await heartbeat(ctx, tenant, { sessionId })).body).toMatchObject({ resurrected: true, activationEpoch: 2 });
   });
@@ -215,7 +224,10 @@ describe("lease cache recovery", () => {
 
   it("after FLUSHDB mid-test, sessions still heartbeat correctly and epochs never go back", async () => {
     // A Redis database of its own, so flushing it disturbs no other test.
-    const isolated: TestContext = await createTestContext({ REDIS_URL: "redis://127.0.0.1:6379/13", SESSION_LEASE_SECONDS: "1" });
+    const isolated: TestContext = await createTestContext({
+      REDIS_URL: "redis://127.0.0.1:6379/13",
+      SESSION_LEASE_SECONDS: "1",
+    });
     const tenant = await newTenant(isolated);
     const live = newSessionId();
     const closed = newSessionId();
@@ -231,13 +243,25 @@ describe("lease cache recovery", () => {
     // Credentials and leases come back from Postgres.
     const me = await isolated.request("GET", "/api/v1/me", { apiKey: tenant.apiKey });
     expect(me.body).toEqual({ id: tenant.userId, email: tenant.email });
-    expect((await heartbeat(isolated, tenant, { sessionId: live })).body).toMatchObject({ activationEpoch: 4, resurrected: false });
-    expect((await heartbeat(isolated, tenant, { sessionId: closed })).body).toMatchObject({ activationEpoch: 2, resurrected: true });
+    expect((await heartbeat(isolated, tenant, { sessionId: live })).body).toMatchObject({
+      activationEpoch: 4,
+      resurrected: false,
+    });
+    expect((await heartbeat(isolated, tenant, { sessionId: closed })).body).toMatchObject({
+      activationEpoch: 2,
+      resurrected: true,
+    });
     expect((await open(isolated, tenant, { sessionId: live, source: "resume" })).body.activationEpoch).toBe(5);
 
     await Bun.sleep(1050);
     await isolated.deps.redis.flushdb();
-    expect((await heartbeat(isolated, tenant, { sessionId: expiring })).body).toMatchObject({ activationEpoch: 2, resurrected: true });
-    expect((await heartbeat(isolated, tenant, { sessionId: expiring })).body).toMatchObject({ activationEpoch: 2, resurrected: false });
+    expect((await heartbeat(isolated, tenant, { sessionId: expiring })).body).toMatchObject({
+      activationEpoch: 2,
+      resurrected: true,
+    });
+    expect((await heartbeat(isolated, tenant, { sessionId: expiring })).body).toMatchObject({
+      activationEpoch: 2,
+      resurrected: false,
+    });
   });
 });

@@ -8,15 +8,24 @@ export function newSessionId(): string {
 }
 
 export function open(ctx: TestContext, tenant: Tenant, body: Record<string, unknown>): Promise<TestResponse> {
-  return ctx.request("POST", "/api/v1/agent-sessions/open", { apiKey: tenant.apiKey, body: { agent: "claude-code", ...body } });
+  return ctx.request("POST", "/api/v1/agent-sessions/open", {
+    apiKey: tenant.apiKey,
+    body: { agent: "claude-code", ...body },
+  });
 }
 
 export function heartbeat(ctx: TestContext, tenant: Tenant, body: Record<string, unknown>): Promise<TestResponse> {
-  return ctx.request("POST", "/api/v1/agent-sessions/heartbeat", { apiKey: tenant.apiKey, body: { agent: "claude-code", ...body } });
+  return ctx.request("POST", "/api/v1/agent-sessions/heartbeat", {
+    apiKey: tenant.apiKey,
+    body: { agent: "claude-code", ...body },
+  });
 }
 
 export function close(ctx: TestContext, tenant: Tenant, body: Record<string, unknown>): Promise<TestResponse> {
-  return ctx.request("POST", "/api/v1/agent-sessions/close", { apiKey: tenant.apiKey, body: { agent: "claude-code", ...body } });
+  return ctx.request("POST", "/api/v1/agent-sessions/close", {
+    apiKey: tenant.apiKey,
+    body: { agent: "claude-code", ...body },
+  });
 }
 
 export async function getRun(ctx: TestContext, tenant: Tenant, runId: string) {
@@ -32,11 +41,21 @@ export async function dbRow(ctx: TestContext, runId: string) {
       (extract(epoch from closed_at) * 1000)::float8 as closed_ms, last_message_excerpt, project, scope, selector, briefed_memories
     from agent_sessions where id = ${runId}`;
   return rows[0] as
-    | { epoch: number; last_seen_ms: number; closed_ms: number | null; last_message_excerpt: string | null; project: string | null; scope: string | null; selector: unknown; briefed_memories: unknown }
+    | {
+        epoch: number;
+        last_seen_ms: number;
+        closed_ms: number | null;
+        last_message_excerpt: string | null;
+        project: string | null;
+        scope: string | null;
+        selector: unknown;
+        briefed_memories: unknown;
+      }
     | undefined;
 }
 
 export async function countRows(ctx: TestContext, tenant: Tenant, sessionId: string): Promise<number> {
-  const rows = await ctx.deps.sql`select count(*)::int as n from agent_sessions where user_id = ${tenant.userId} and session_id = ${sessionId}`;
+  const rows = await ctx.deps
+    .sql`select count(*)::int as n from agent_sessions where user_id = ${tenant.userId} and session_id = ${sessionId}`;
   return rows[0]!.n as number;
 }

@@ -12,10 +12,23 @@ describe("POST /api/v1/agent-sessions/open (startup)", () => {
     const sessionId = newSessionId();
     const res = await open(ctx, tenant, { sessionId, source: "startup", project: "amem", scope: "work" });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(
-      ["activationEpoch", "briefingDeliveredAt", "created", "lastSeenAt", "openedAt", "reopened", "sessionRunId", "source"],
-    );
-    expect(res.body).toMatchObject({ activationEpoch: 1, source: "startup", created: true, reopened: false, briefingDeliveredAt: null });
+    expect(Object.keys(res.body).sort()).toEqual([
+      "activationEpoch",
+      "briefingDeliveredAt",
+      "created",
+      "lastSeenAt",
+      "openedAt",
+      "reopened",
+      "sessionRunId",
+      "source",
+    ]);
+    expect(res.body).toMatchObject({
+      activationEpoch: 1,
+      source: "startup",
+      created: true,
+      reopened: false,
+      briefingDeliveredAt: null,
+    });
     expect(res.body.sessionRunId).toMatch(UUID_V7);
     expect(res.body.openedAt).toMatch(ISO_MS);
     expect(res.body.lastSeenAt).toBe(res.body.openedAt);
@@ -26,10 +39,26 @@ describe("POST /api/v1/agent-sessions/open (startup)", () => {
   it("is idempotent: a repeat with the same facets returns the same row, epoch unchanged, lastSeenAt refreshed", async () => {
     const tenant = await newTenant(ctx);
     const sessionId = newSessionId();
-    const first = await open(ctx, tenant, { sessionId, source: "startup", project: "p", selector: { kind: "project", project: "p" } });
-    const again = await open(ctx, tenant, { sessionId, source: "startup", project: "p", selector: { kind: "project", project: "p" } });
+    const first = await open(ctx, tenant, {
+      sessionId,
+      source: "startup",
+      project: "p",
+      selector: { kind: "project", project: "p" },
+    });
+    const again = await open(ctx, tenant, {
+      sessionId,
+      source: "startup",
+      project: "p",
+      selector: { kind: "project", project: "p" },
+    });
     expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ sessionRunId: first.body.sessionRunId, activationEpoch: 1, created: false, reopened: false, openedAt: first.body.openedAt });
+    expect(again.body).toMatchObject({
+      sessionRunId: first.body.sessionRunId,
+      activationEpoch: 1,
+      created: false,
+      reopened: false,
+      openedAt: first.body.openedAt,
+    });
     expect(Date.parse(again.body.lastSeenAt)).toBeGreaterThanOrEqual(Date.parse(first.body.lastSeenAt));
     expect(await countRows(ctx, tenant, sessionId)).toBe(1);
   });
@@ -42,9 +71,17 @@ describe("POST /api/v1/agent-sessions/open (startup)", () => {
     const b = newSessionId();
     const selector = { kind: "scope_project", scope: "work", project: "x" };
     await open(ctx, tenant, { sessionId: b, source: "startup", selector });
-    const same = await open(ctx, tenant, { sessionId: b, source: "startup", selector: { ...selector, includeUnscoped: false } });
+    const same = await open(ctx, tenant, {
+      sessionId: b,
+      source: "startup",
+      selector: { ...selector, includeUnscoped: false },
+    });
     expect(same.status).toBe(200);
-    const different = await open(ctx, tenant, { sessionId: b, source: "startup", selector: { ...selector, includeUnscoped: true } });
+    const different = await open(ctx, tenant, {
+      sessionId: b,
+      source: "startup",
+      selector: { ...selector, includeUnscoped: true },
+    });
     expect(different.status).toBe(409);
     expect(different.body).toEqual({ error: "conflict" });
   });
@@ -88,7 +125,12 @@ describe("POST /api/v1/agent-sessions/open (startup)", () => {
     const first = await open(ctx, tenant, { sessionId, source: "startup" });
     await close(ctx, tenant, { sessionId });
     const res = await open(ctx, tenant, { sessionId, source: "startup" });
-    expect(res.body).toMatchObject({ sessionRunId: first.body.sessionRunId, activationEpoch: 2, created: false, reopened: true });
+    expect(res.body).toMatchObject({
+      sessionRunId: first.body.sessionRunId,
+      activationEpoch: 2,
+      created: false,
+      reopened: true,
+    });
     expect((await dbRow(ctx, first.body.sessionRunId))?.closed_ms).toBeNull();
   });
 
@@ -98,7 +140,12 @@ describe("POST /api/v1/agent-sessions/open (startup)", () => {
     const first = await open(shortLease, tenant, { sessionId, source: "startup" });
     await Bun.sleep(650);
     const res = await open(shortLease, tenant, { sessionId, source: "startup" });
-    expect(res.body).toMatchObject({ sessionRunId: first.body.sessionRunId, activationEpoch: 2, created: false, reopened: true });
+    expect(res.body).toMatchObject({
+      sessionRunId: first.body.sessionRunId,
+      activationEpoch: 2,
+      created: false,
+      reopened: true,
+    });
     const live = await open(shortLease, tenant, { sessionId, source: "startup" });
     expect(live.body).toMatchObject({ activationEpoch: 2, reopened: false });
   });
@@ -119,7 +166,9 @@ describe("POST /api/v1/agent-sessions/open (startup)", () => {
   it("creates exactly one row for simultaneous startups, and every answer carries its sessionRunId", async () => {
     const tenant = await newTenant(ctx);
     const sessionId = newSessionId();
-    const answers = await Promise.all(Array.from({ length: 16 }, () => open(ctx, tenant, { sessionId, source: "startup", project: "p" })));
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, () => open(ctx, tenant, { sessionId, source: "startup", project: "p" })),
+    );
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(new Set(answers.map((a) => a.body.sessionRunId)).size).toBe(1);
     expect(answers.filter((a) => a.body.created).length).toBe(1);
@@ -151,7 +200,14 @@ describe("POST /api/v1/agent-sessions/open (resume)", () => {
     const first = await open(ctx, tenant, { sessionId, source: "startup", project: "p" });
     const res = await open(ctx, tenant, { sessionId, source: "resume", project: "other", scope: "work" });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ sessionRunId: first.body.sessionRunId, activationEpoch: 2, source: "resume", created: false, reopened: false, briefingDeliveredAt: null });
+    expect(res.body).toMatchObject({
+      sessionRunId: first.body.sessionRunId,
+      activationEpoch: 2,
+      source: "resume",
+      created: false,
+      reopened: false,
+      briefingDeliveredAt: null,
+    });
     expect(await dbRow(ctx, first.body.sessionRunId)).toMatchObject({ project: "p", scope: null });
   });
 
@@ -174,7 +230,9 @@ describe("POST /api/v1/agent-sessions/open (resume)", () => {
     const tenant = await newTenant(ctx);
     const sessionId = newSessionId();
     await open(ctx, tenant, { sessionId, source: "startup" });
-    const answers = await Promise.all(Array.from({ length: 16 }, () => open(ctx, tenant, { sessionId, source: "resume" })));
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, () => open(ctx, tenant, { sessionId, source: "resume" })),
+    );
     const epochs = answers.map((a) => a.body.activationEpoch as number).sort((x, y) => x - y);
     expect(epochs).toEqual(Array.from({ length: 16 }, (_, i) => i + 2));
     expect((await dbRow(ctx, answers[0]!.body.sessionRunId))?.epoch).toBe(17);
@@ -183,7 +241,9 @@ describe("POST /api/v1/agent-sessions/open (resume)", () => {
   it("gives simultaneous resumes of a new key one row and distinct epochs", async () => {
     const tenant = await newTenant(ctx);
     const sessionId = newSessionId();
-    const answers = await Promise.all(Array.from({ length: 8 }, () => open(ctx, tenant, { sessionId, source: "resume" })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => open(ctx, tenant, { sessionId, source: "resume" })),
+    );
     expect(new Set(answers.map((a) => a.body.sessionRunId)).size).toBe(1);
     expect(answers.filter((a) => a.body.created).length).toBe(1);
     expect(answers.map((a) => a.body.activationEpoch).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -191,25 +251,40 @@ describe("POST /api/v1/agent-sessions/open (resume)", () => {
 });
 
 describe("POST /api/v1/agent-sessions/open (briefedMemories)", () => {
-  const memory = (n: number) => ({ id: `0190F00D-0000-7000-8000-${String(n).padStart(12, "0")}`, topic: `topic ${n}`, status: "open" });
+  const memory = (n: number) => ({
+    id: `0190F00D-0000-7000-8000-${String(n).padStart(12, "0")}`,
+    topic: `topic ${n}`,
+    status: "open",
+  });
 
   it("stores them on insert (ids lower-cased) and replaces them on a startup reopen only", async () => {
     const tenant = await newTenant(ctx);
     const sessionId = newSessionId();
     const first = await open(ctx, tenant, { sessionId, source: "startup", briefedMemories: [memory(1)] });
     const runId = first.body.sessionRunId;
-    expect((await getRun(ctx, tenant, runId)).briefedMemories).toEqual([{ ...memory(1), id: memory(1).id.toLowerCase() }]);
+    expect((await getRun(ctx, tenant, runId)).briefedMemories).toEqual([
+      { ...memory(1), id: memory(1).id.toLowerCase() },
+    ]);
     await open(ctx, tenant, { sessionId, source: "startup", briefedMemories: [memory(2)] }); // duplicate startup: kept
     await open(ctx, tenant, { sessionId, source: "resume", briefedMemories: [memory(3)] }); // resume: kept
-    expect((await getRun(ctx, tenant, runId)).briefedMemories.map((m: { topic: string }) => m.topic)).toEqual(["topic 1"]);
+    expect((await getRun(ctx, tenant, runId)).briefedMemories.map((m: { topic: string }) => m.topic)).toEqual([
+      "topic 1",
+    ]);
     await close(ctx, tenant, { sessionId });
     await open(ctx, tenant, { sessionId, source: "startup", briefedMemories: [memory(4), memory(5)] }); // reopen: replaced
-    expect((await getRun(ctx, tenant, runId)).briefedMemories.map((m: { topic: string }) => m.topic)).toEqual(["topic 4", "topic 5"]);
+    expect((await getRun(ctx, tenant, runId)).briefedMemories.map((m: { topic: string }) => m.topic)).toEqual([
+      "topic 4",
+      "topic 5",
+    ]);
   });
 
   it("accepts 100 items and rejects 101, bad bounds and unknown properties with 400 invalid_input", async () => {
     const tenant = await newTenant(ctx);
-    const ok = await open(ctx, tenant, { sessionId: newSessionId(), source: "startup", briefedMemories: Array.from({ length: 100 }, (_, i) => memory(i)) });
+    const ok = await open(ctx, tenant, {
+      sessionId: newSessionId(),
+      source: "startup",
+      briefedMemories: Array.from({ length: 100 }, (_, i) => memory(i)),
+    });
     expect(ok.status).toBe(200);
     const bad = [
       Array.from({ length: 101 }, (_, i) => memory(i)),
@@ -247,11 +322,18 @@ describe("POST /api/v1/agent-sessions/open (validation and access)", () => {
       { sessionId, source: "startup", selector: { kind: "scope" } },
       { sessionId, source: "startup", selector: { kind: "everything" } },
       { sessionId, source: "startup", selector: { kind: "all", scope: "work" } },
-      { sessionId, source: "startup", selector: { kind: "scope_project", scope: "work", project: "p", includeUnscoped: "yes" } },
+      {
+        sessionId,
+        source: "startup",
+        selector: { kind: "scope_project", scope: "work", project: "p", includeUnscoped: "yes" },
+      },
       { sessionId, source: "startup", unexpected: 1 },
     ];
     for (const body of bad) {
-      const res = await ctx.request("POST", "/api/v1/agent-sessions/open", { apiKey: tenant.apiKey, body: { agent: "claude-code", ...body } });
+      const res = await ctx.request("POST", "/api/v1/agent-sessions/open", {
+        apiKey: tenant.apiKey,
+        body: { agent: "claude-code", ...body },
+      });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: "invalid_input" });
     }
@@ -259,7 +341,9 @@ describe("POST /api/v1/agent-sessions/open (validation and access)", () => {
   });
 
   it("returns 401 unauthorized without a credential", async () => {
-    const res = await ctx.request("POST", "/api/v1/agent-sessions/open", { body: { agent: "a", sessionId: "s", source: "startup" } });
+    const res = await ctx.request("POST", "/api/v1/agent-sessions/open", {
+      body: { agent: "a", sessionId: "s", source: "startup" },
+    });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: "unauthorized" });
   });

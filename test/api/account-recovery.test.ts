@@ -12,7 +12,8 @@ async function signup(email = uniqueEmail()) {
   return { id: res.body.id as string, email };
 }
 
-const mailTo = (email: string, subject: RegExp) => outbox.filter((m) => m.to === email && subject.test(m.subject)).at(-1);
+const mailTo = (email: string, subject: RegExp) =>
+  outbox.filter((m) => m.to === email && subject.test(m.subject)).at(-1);
 
 async function login(email: string, password: string) {
   return ctx.request("POST", "/auth/login", { body: { email, password } });
@@ -33,7 +34,9 @@ describe("POST /auth/verify-email", () => {
   });
 
   it("rejects an unknown token with 401 and a malformed body with 400", async () => {
-    expect((await ctx.request("POST", "/auth/verify-email", { body: { token: "nope" } })).body).toEqual({ error: "unauthorized" });
+    expect((await ctx.request("POST", "/auth/verify-email", { body: { token: "nope" } })).body).toEqual({
+      error: "unauthorized",
+    });
     const bad = await ctx.request("POST", "/auth/verify-email", { body: { token: "x", extra: 1 } });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ error: "invalid_input" });
@@ -42,7 +45,8 @@ describe("POST /auth/verify-email", () => {
   it("rejects an expired token", async () => {
     const user = await signup();
     const token = tokenOf(mailTo(user.email, /verify/i));
-    await ctx.deps.sql`update email_verification_tokens set expires_at = now() - interval '1 second' where user_id = ${user.id}`;
+    await ctx.deps
+      .sql`update email_verification_tokens set expires_at = now() - interval '1 second' where user_id = ${user.id}`;
     const expired = await ctx.request("POST", "/auth/verify-email", { body: { token } });
     expect(expired.status).toBe(401);
     expect(expired.body).toEqual({ error: "unauthorized" });
@@ -70,7 +74,9 @@ describe("POST /auth/forgot-password and /auth/reset-password", () => {
     expect(await eventually(async () => mailTo(user.email, /reset/i) !== undefined, 2_000)).toBe(true);
     const token = tokenOf(mailTo(user.email, /reset/i));
 
-    const reset = await ctx.request("POST", "/auth/reset-password", { body: { token, password: "a brand new password" } });
+    const reset = await ctx.request("POST", "/auth/reset-password", {
+      body: { token, password: "a brand new password" },
+    });
     expect(reset.status).toBe(204);
     const revoked = await ctx.request("GET", "/api/v1/me", { bearer: session });
     expect(revoked.status).toBe(401);
@@ -78,7 +84,9 @@ describe("POST /auth/forgot-password and /auth/reset-password", () => {
     expect((await login(user.email, PASSWORD)).status).toBe(401);
     expect((await login(user.email, "a brand new password")).status).toBe(200);
 
-    const replay = await ctx.request("POST", "/auth/reset-password", { body: { token, password: "yet another password" } });
+    const replay = await ctx.request("POST", "/auth/reset-password", {
+      body: { token, password: "yet another password" },
+    });
     expect(replay.status).toBe(401);
     expect(replay.body).toEqual({ error: "unauthorized" });
   });
@@ -91,6 +99,8 @@ describe("POST /auth/forgot-password and /auth/reset-password", () => {
     const short = await ctx.request("POST", "/auth/reset-password", { body: { token, password: "short" } });
     expect(short.status).toBe(400);
     expect(short.body).toEqual({ error: "invalid_input" });
-    expect((await ctx.request("POST", "/auth/reset-password", { body: { token, password: "long enough now" } })).status).toBe(204);
+    expect(
+      (await ctx.request("POST", "/auth/reset-password", { body: { token, password: "long enough now" } })).status,
+    ).toBe(204);
   });
 });

@@ -17,7 +17,14 @@ async function createKey(c: TestContext, tenant: Tenant, name = "laptop") {
   return res.body as { id: string; name: string; prefix: string; key: string; createdAt: string };
 }
 
-type KeySummary = { id: string; name: string; prefix: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
+type KeySummary = {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+};
 
 /** Lists with the tenant's own default key, so the listing itself never uses the key under test. */
 async function listKeys(c: TestContext, tenant: Tenant): Promise<KeySummary[]> {
@@ -32,7 +39,8 @@ async function lastUsedMs(c: TestContext, tenant: Tenant, keyId: string): Promis
 }
 
 async function columnLastUsedMs(c: TestContext, keyId: string): Promise<number | null> {
-  const [row] = await c.deps.sql`select (extract(epoch from last_used_at) * 1000)::float8 as ms from api_keys where id = ${keyId}`;
+  const [row] = await c.deps
+    .sql`select (extract(epoch from last_used_at) * 1000)::float8 as ms from api_keys where id = ${keyId}`;
   return row!.ms === null ? null : Math.round(Number(row!.ms));
 }
 
@@ -89,8 +97,13 @@ describe("POST /api/v1/api-keys", () => {
 
   it("can be called with a session bearer token", async () => {
     const tenant = await newTenant(ctx);
-    const login = await ctx.request("POST", "/auth/login", { body: { email: tenant.email, password: "correct horse battery" } });
-    const res = await ctx.request("POST", "/api/v1/api-keys", { bearer: login.body.token, body: { name: "from bearer" } });
+    const login = await ctx.request("POST", "/auth/login", {
+      body: { email: tenant.email, password: "correct horse battery" },
+    });
+    const res = await ctx.request("POST", "/api/v1/api-keys", {
+      bearer: login.body.token,
+      body: { name: "from bearer" },
+    });
     expect(res.status).toBe(201);
     expect(res.body.name).toBe("from bearer");
   });
@@ -108,7 +121,11 @@ describe("POST /api/v1/api-keys", () => {
     const tenant = await newTenant(ctx);
     for (const body of [{ name: "n".repeat(65) }, { name: "" }, {}, { name: 42 }, { name: null }]) {
       const res = await ctx.request("POST", "/api/v1/api-keys", { apiKey: tenant.apiKey, body });
-      expect({ body, status: res.status, res: res.body }).toEqual({ body, status: 400, res: { error: "invalid_input" } });
+      expect({ body, status: res.status, res: res.body }).toEqual({
+        body,
+        status: 400,
+        res: { error: "invalid_input" },
+      });
     }
     const rows = await ctx.deps.sql`select 1 from api_keys where user_id = ${tenant.userId}`;
     expect(rows.length).toBe(1); // only the tenant's default key
@@ -116,7 +133,10 @@ describe("POST /api/v1/api-keys", () => {
 
   it("returns 400 invalid_input for an unknown property", async () => {
     const tenant = await newTenant(ctx);
-    const res = await ctx.request("POST", "/api/v1/api-keys", { apiKey: tenant.apiKey, body: { name: "k", expiresAt: "2030-01-01T00:00:00Z" } });
+    const res = await ctx.request("POST", "/api/v1/api-keys", {
+      apiKey: tenant.apiKey,
+      body: { name: "k", expiresAt: "2030-01-01T00:00:00Z" },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: "invalid_input" });
   });
@@ -169,7 +189,8 @@ describe("GET /api/v1/api-keys", () => {
       expect(res.text).not.toContain(secret.slice(5));
       expect(res.text).not.toContain(sha256Hex(secret));
     }
-    for (const key of res.body.keys) expect(Object.keys(key).sort()).toEqual(["createdAt", "id", "lastUsedAt", "name", "prefix", "revokedAt"]);
+    for (const key of res.body.keys)
+      expect(Object.keys(key).sort()).toEqual(["createdAt", "id", "lastUsedAt", "name", "prefix", "revokedAt"]);
   });
 
   it("lists only the caller's own keys", async () => {
@@ -335,7 +356,9 @@ describe("DELETE /api/v1/api-keys/{id}", () => {
       const after = results.filter((r) => r.startedAt > revokedAt);
       expect(after.length).toBeGreaterThan(0);
       expect(after.filter((r) => r.status !== 401)).toEqual([]);
-      expect(new Set(results.map((r) => r.status))).toEqual(new Set(results.some((r) => r.status === 200) ? [200, 401] : [401]));
+      expect(new Set(results.map((r) => r.status))).toEqual(
+        new Set(results.some((r) => r.status === 200) ? [200, 401] : [401]),
+      );
     }
   });
 });
@@ -414,7 +437,10 @@ describe("API key lastUsedAt", () => {
     const flusher = startFlusher(flushed.deps);
     try {
       const startedAt = await useKey(flushed, created.key);
-      const reached = await eventually(async () => ((await columnLastUsedMs(flushed, created.id)) ?? 0) >= startedAt, 2_000);
+      const reached = await eventually(
+        async () => ((await columnLastUsedMs(flushed, created.id)) ?? 0) >= startedAt,
+        2_000,
+      );
       expect(reached).toBe(true);
     } finally {
       await flusher.stop();
@@ -443,7 +469,13 @@ describe("credential cache", () => {
     const tenant = await newTenant(ctx);
     const hash = sha256Hex(`amem_${"r".repeat(40)}`);
     await markCredentialRevoked(ctx.deps, "k", hash);
-    await cacheIssuedCredential(ctx.deps, "k", hash, { userId: tenant.userId, email: tenant.email, credentialId: crypto.randomUUID(), userState: "active", expiresAtMs: 0 });
+    await cacheIssuedCredential(ctx.deps, "k", hash, {
+      userId: tenant.userId,
+      email: tenant.email,
+      credentialId: crypto.randomUUID(),
+      userState: "active",
+      expiresAtMs: 0,
+    });
     expect(await ctx.deps.redis.get(ctx.deps.keys.credential("k", hash))).toBe("r");
   });
 });

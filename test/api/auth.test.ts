@@ -55,10 +55,14 @@ describe("POST /auth/signup", () => {
   it("returns 409 conflict for an email already registered, whatever its case", async () => {
     const local = crypto.randomUUID();
     await signup(ctx, `${local}@example.test`);
-    const same = await ctx.request("POST", "/auth/signup", { body: { email: `${local}@example.test`, password: PASSWORD } });
+    const same = await ctx.request("POST", "/auth/signup", {
+      body: { email: `${local}@example.test`, password: PASSWORD },
+    });
     expect(same.status).toBe(409);
     expect(same.body).toEqual({ error: "conflict" });
-    const upper = await ctx.request("POST", "/auth/signup", { body: { email: `${local.toUpperCase()}@EXAMPLE.TEST`, password: PASSWORD } });
+    const upper = await ctx.request("POST", "/auth/signup", {
+      body: { email: `${local.toUpperCase()}@EXAMPLE.TEST`, password: PASSWORD },
+    });
     expect(upper.status).toBe(409);
     expect(upper.body).toEqual({ error: "conflict" });
   });
@@ -76,7 +80,11 @@ describe("POST /auth/signup", () => {
   it("returns 400 invalid_input for a malformed email", async () => {
     for (const email of ["not-an-email", "a@b", "", "two words@example.test", `${"x".repeat(250)}@example.test`]) {
       const res = await ctx.request("POST", "/auth/signup", { body: { email, password: PASSWORD } });
-      expect({ email, status: res.status, body: res.body }).toEqual({ email, status: 400, body: { error: "invalid_input" } });
+      expect({ email, status: res.status, body: res.body }).toEqual({
+        email,
+        status: 400,
+        body: { error: "invalid_input" },
+      });
     }
   });
 
@@ -99,7 +107,9 @@ describe("POST /auth/signup", () => {
     const missing = await ctx.request("POST", "/auth/signup", { body: { email: uniqueEmail() } });
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ error: "invalid_input" });
-    const extra = await ctx.request("POST", "/auth/signup", { body: { email: uniqueEmail(), password: PASSWORD, admin: true } });
+    const extra = await ctx.request("POST", "/auth/signup", {
+      body: { email: uniqueEmail(), password: PASSWORD, admin: true },
+    });
     expect(extra.status).toBe(400);
     expect(extra.body).toEqual({ error: "invalid_input" });
   });
@@ -130,7 +140,10 @@ describe("POST /auth/login", () => {
     const before = Date.now();
     const res = await ctx.request("POST", "/auth/login", { body: { email: user.email, password: PASSWORD } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), expiresAt: expect.stringMatching(ISO_MS) });
+    expect(res.body).toEqual({
+      token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      expiresAt: expect.stringMatching(ISO_MS),
+    });
     const ttlMs = ctx.config.SESSION_TTL_HOURS * 3_600_000;
     const expiresAt = Date.parse(res.body.expiresAt);
     expect(expiresAt).toBeGreaterThanOrEqual(before + ttlMs - 1_000);
@@ -146,7 +159,9 @@ describe("POST /auth/login", () => {
 
   it("accepts the email in any case", async () => {
     const user = await signup(ctx);
-    const res = await ctx.request("POST", "/auth/login", { body: { email: user.email.toUpperCase(), password: PASSWORD } });
+    const res = await ctx.request("POST", "/auth/login", {
+      body: { email: user.email.toUpperCase(), password: PASSWORD },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -274,7 +289,11 @@ describe("credentials on /api routes", () => {
       ["POST", "/api/v1/agent-sessions/open", { agent: "a", sessionId: "s", source: "startup" }],
     ] as const) {
       const res = await ctx.request(method, path, { body });
-      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 401, body: { error: "unauthorized" } });
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 401,
+        body: { error: "unauthorized" },
+      });
     }
   });
 
@@ -293,7 +312,11 @@ describe("credentials on /api routes", () => {
       "Bearer ***************************************************",
     ]) {
       const res = await ctx.request("GET", "/api/v1/me", { headers: { authorization } });
-      expect({ authorization, status: res.status, body: res.body }).toEqual({ authorization, status: 401, body: { error: "unauthorized" } });
+      expect({ authorization, status: res.status, body: res.body }).toEqual({
+        authorization,
+        status: 401,
+        body: { error: "unauthorized" },
+      });
     }
   });
 
@@ -312,9 +335,19 @@ describe("credentials on /api routes", () => {
   });
 
   it("returns 401 for a malformed or unknown X-API-Key", async () => {
-    for (const key of ["", "amem_short", `amem_${"a".repeat(39)}!`, `other_${"a".repeat(40)}`, `amem_${"Z".repeat(40)}`]) {
+    for (const key of [
+      "",
+      "amem_short",
+      `amem_${"a".repeat(39)}!`,
+      `other_${"a".repeat(40)}`,
+      `amem_${"Z".repeat(40)}`,
+    ]) {
       const res = await ctx.request("GET", "/api/v1/me", { apiKey: key });
-      expect({ key, status: res.status, body: res.body }).toEqual({ key, status: 401, body: { error: "unauthorized" } });
+      expect({ key, status: res.status, body: res.body }).toEqual({
+        key,
+        status: 401,
+        body: { error: "unauthorized" },
+      });
     }
   });
 
@@ -350,7 +383,10 @@ describe("credentials on /api routes", () => {
 
   it("accepts a valid X-API-Key alongside a malformed Authorization header", async () => {
     const tenant = await newTenant(ctx);
-    const res = await ctx.request("GET", "/api/v1/me", { apiKey: tenant.apiKey, headers: { authorization: "Basic Zm9vOmJhcg==" } });
+    const res = await ctx.request("GET", "/api/v1/me", {
+      apiKey: tenant.apiKey,
+      headers: { authorization: "Basic Zm9vOmJhcg==" },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: tenant.userId, email: tenant.email });
   });
@@ -361,7 +397,8 @@ describe("rate limiting", () => {
     const tenant = await newTenant(limited);
     await awayFromWindowEdge();
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await limited.request("GET", "/api/v1/me", { apiKey: tenant.apiKey })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await limited.request("GET", "/api/v1/me", { apiKey: tenant.apiKey })).status);
     expect(statuses).toEqual([200, 200, 200]);
     const res = await limited.request("GET", "/api/v1/me", { apiKey: tenant.apiKey });
     expect(res.status).toBe(429);
@@ -400,7 +437,10 @@ describe("rate limiting", () => {
     await awayFromWindowEdge();
     const statuses: number[] = [];
     for (let i = 0; i < 2; i++) {
-      statuses.push((await other.request("POST", "/auth/login", { body: { email: user.email, password: "wrong password!" } })).status);
+      statuses.push(
+        (await other.request("POST", "/auth/login", { body: { email: user.email, password: "wrong password!" } }))
+          .status,
+      );
     }
     expect(statuses).toEqual([401, 401]);
     const res = await other.request("POST", "/auth/login", { body: { email: user.email, password: PASSWORD } });
@@ -432,14 +472,21 @@ describe("rate limiting", () => {
         body: { email: user.email, password: "wrong password!" },
         headers: { "x-forwarded-for": `${spoofed}, 203.0.113.7` },
       });
-    const statuses = [(await attempt("10.0.0.1")).status, (await attempt("10.0.0.2")).status, (await attempt("10.0.0.3")).status];
+    const statuses = [
+      (await attempt("10.0.0.1")).status,
+      (await attempt("10.0.0.2")).status,
+      (await attempt("10.0.0.3")).status,
+    ];
     expect(statuses).toEqual([401, 401, 429]);
   });
 
   it("never limits when RATE_LIMIT is off", async () => {
     const tenant = await newTenant(ctx);
     const statuses = await Promise.all(
-      Array.from({ length: 50 }, async () => (await ctx.request("GET", "/api/v1/me", { apiKey: tenant.apiKey })).status),
+      Array.from(
+        { length: 50 },
+        async () => (await ctx.request("GET", "/api/v1/me", { apiKey: tenant.apiKey })).status,
+      ),
     );
     expect(new Set(statuses)).toEqual(new Set([200]));
   });

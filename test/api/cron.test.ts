@@ -17,7 +17,10 @@ const YEAR = 365 * 86_400_000;
 // than a year, which only these tests make.
 const running = await createTestContext({ CRON_SECRET: SECRET, SESSION_LEASE_SECONDS: String(YEAR / 1000) });
 await startWorkers(running, ["maintenance"]);
-const events = new QueueEvents("maintenance", { connection: blockingConnection(running.config), prefix: queuePrefix(running.config) });
+const events = new QueueEvents("maintenance", {
+  connection: blockingConnection(running.config),
+  prefix: queuePrefix(running.config),
+});
 await events.waitUntilReady();
 running.onClose(() => events.close());
 const tracked = retireAfterEach(running);
@@ -26,8 +29,12 @@ const tracked = retireAfterEach(running);
 const queued = await createTestContext({ CRON_SECRET: SECRET });
 const withoutSecret = await createTestContext();
 
-const cron = (ctx: TestContext, job: string, headers: Record<string, string> = { "x-cron-secret": SECRET }, extra: { body?: unknown; rawBody?: string } = {}) =>
-  ctx.request("POST", `/api/internal/cron/${job}`, { headers, ...extra });
+const cron = (
+  ctx: TestContext,
+  job: string,
+  headers: Record<string, string> = { "x-cron-secret": SECRET },
+  extra: { body?: unknown; rawBody?: string } = {},
+) => ctx.request("POST", `/api/internal/cron/${job}`, { headers, ...extra });
 
 /** The finished job's return value, awaited through the queue's events. */
 async function resultOf(jobId: string): Promise<unknown> {
@@ -37,7 +44,9 @@ async function resultOf(jobId: string): Promise<unknown> {
 }
 
 async function queuedJobs(): Promise<number> {
-  const counts = await queued.deps.jobs.queue("maintenance").getJobCounts("waiting", "delayed", "active", "completed", "failed");
+  const counts = await queued.deps.jobs
+    .queue("maintenance")
+    .getJobCounts("waiting", "delayed", "active", "completed", "failed");
   return Object.values(counts).reduce((a, b) => a + b, 0);
 }
 
@@ -60,10 +69,15 @@ describe("POST /api/internal/cron/{job}", () => {
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ job: "session-sweep", jobId: expect.any(String) });
     const result = (await resultOf(res.body.jobId)) as Record<string, number>;
-    expect(result).toEqual({ closed: expect.any(Number), attemptsExpired: expect.any(Number), excerptsCleared: expect.any(Number) });
+    expect(result).toEqual({
+      closed: expect.any(Number),
+      attemptsExpired: expect.any(Number),
+      excerptsCleared: expect.any(Number),
+    });
     expect(result.closed).toBeGreaterThanOrEqual(1);
     expect(result.attemptsExpired).toBeGreaterThanOrEqual(1);
-    const [row] = await running.deps.sql`select closed_at is not null as closed, triage_status from agent_sessions where id = ${runId}`;
+    const [row] = await running.deps
+      .sql`select closed_at is not null as closed, triage_status from agent_sessions where id = ${runId}`;
     expect(row).toEqual({ closed: true, triage_status: "expired" });
     const [attempt] = await running.deps.sql`select outcome, finalized_by from triage_attempts where id = ${attemptId}`;
     expect(attempt).toEqual({ outcome: "expired", finalized_by: "closer" });
@@ -75,7 +89,11 @@ describe("POST /api/internal/cron/{job}", () => {
     const res = await cron(running, "gc", { authorization: `Bearer ${SECRET}` });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ job: "gc", jobId: expect.any(String) });
-    expect(await resultOf(res.body.jobId)).toEqual({ bearerSessions: expect.any(Number), verificationTokens: expect.any(Number), resetTokens: expect.any(Number) });
+    expect(await resultOf(res.body.jobId)).toEqual({
+      bearerSessions: expect.any(Number),
+      verificationTokens: expect.any(Number),
+      resetTokens: expect.any(Number),
+    });
     expect((await running.request("GET", "/api/v1/me", { bearer: token })).status).toBe(200);
   });
 
@@ -83,7 +101,12 @@ describe("POST /api/internal/cron/{job}", () => {
     const tenant = tracked(await newTenant(running));
     const created = await running.request("POST", "/api/v1/memories", {
       apiKey: tenant.apiKey,
-      body: { memoryType: "commitment", topic: "report", content: `Send it ${crypto.randomUUID()}`, dueAt: new Date(Date.now() - 60_000).toISOString() },
+      body: {
+        memoryType: "commitment",
+        topic: "report",
+        content: `Send it ${crypto.randomUUID()}`,
+        dueAt: new Date(Date.now() - 60_000).toISOString(),
+      },
     });
     expect(created.status).toBe(201);
     const res = await cron(running, "commitments-surface");
@@ -92,7 +115,8 @@ describe("POST /api/internal/cron/{job}", () => {
     const result = (await resultOf(res.body.jobId)) as { surfaced: number };
     expect(result).toEqual({ surfaced: expect.any(Number) });
     expect(result.surfaced).toBeGreaterThanOrEqual(1);
-    const [row] = await running.deps.sql`select surfaced_at is not null as surfaced from commitments where id = ${created.body.commitmentId}`;
+    const [row] = await running.deps
+      .sql`select surfaced_at is not null as surfaced from commitments where id = ${created.body.commitmentId}`;
     expect(row).toEqual({ surfaced: true });
   });
 
@@ -132,7 +156,10 @@ describe("POST /api/internal/cron/{job}", () => {
 
   it("answers 404 on every cron path when CRON_SECRET is unset", async () => {
     for (const job of [...SCHEDULED_JOBS, "unknown"]) {
-      for (const headers of [{ "x-cron-secret": SECRET }, { authorization: `Bearer ${SECRET}` }, {}] as Record<string, string>[]) {
+      for (const headers of [{ "x-cron-secret": SECRET }, { authorization: `Bearer ${SECRET}` }, {}] as Record<
+        string,
+        string
+      >[]) {
         const res = await cron(withoutSecret, job, headers);
         expect([res.status, res.body]).toEqual([404, { error: "not_found" }]);
       }
@@ -141,7 +168,10 @@ describe("POST /api/internal/cron/{job}", () => {
   });
 
   it("answers 404 for an unknown job and 405 (Allow: POST) for another method", async () => {
-    expect([(await cron(queued, "vacuum")).status, (await cron(queued, "vacuum")).body]).toEqual([404, { error: "not_found" }]);
+    expect([(await cron(queued, "vacuum")).status, (await cron(queued, "vacuum")).body]).toEqual([
+      404,
+      { error: "not_found" },
+    ]);
     const get = await queued.request("GET", "/api/internal/cron/gc", { headers: { "x-cron-secret": SECRET } });
     expect([get.status, get.body, get.headers.get("allow")]).toEqual([405, { error: "method_not_allowed" }, "POST"]);
   });
@@ -154,9 +184,21 @@ describe("POST /api/internal/cron/{job}", () => {
       [await cron(queued, "gc", undefined, { body: [] }), 400, "invalid_input"],
       [await cron(queued, "gc", undefined, { body: null }), 400, "invalid_input"],
       [await cron(queued, "gc", undefined, { body: "run" }), 400, "invalid_input"],
-      [await cron(queued, "gc", { "x-cron-secret": SECRET, "content-type": "application/json" }, { rawBody: "{" }), 400, "invalid_json"],
-      [await cron(queued, "gc", { "x-cron-secret": SECRET, "content-type": "text/plain" }, { rawBody: "run" }), 415, "unsupported_media_type"],
-      [await queued.request("POST", "/api/internal/cron/gc?now=1", { headers: { "x-cron-secret": SECRET } }), 400, "invalid_input"],
+      [
+        await cron(queued, "gc", { "x-cron-secret": SECRET, "content-type": "application/json" }, { rawBody: "{" }),
+        400,
+        "invalid_json",
+      ],
+      [
+        await cron(queued, "gc", { "x-cron-secret": SECRET, "content-type": "text/plain" }, { rawBody: "run" }),
+        415,
+        "unsupported_media_type",
+      ],
+      [
+        await queued.request("POST", "/api/internal/cron/gc?now=1", { headers: { "x-cron-secret": SECRET } }),
+        400,
+        "invalid_input",
+      ],
     ] as const;
     for (const [res, status, error] of bad) expect([res.status, res.body]).toEqual([status, { error }]);
   });
@@ -169,7 +211,11 @@ describe("POST /api/internal/cron/{job}", () => {
       expect(Object.keys(op.responses)).toContain("401");
       expect(op.security).toEqual([{ cronSecret: [] }, { bearer: [] }]);
     }
-    expect(doc.components.securitySchemes.cronSecret).toMatchObject({ type: "apiKey", in: "header", name: "X-Cron-Secret" });
+    expect(doc.components.securitySchemes.cronSecret).toMatchObject({
+      type: "apiKey",
+      in: "header",
+      name: "X-Cron-Secret",
+    });
   });
 });
 

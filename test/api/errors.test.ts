@@ -13,7 +13,10 @@ small.app.listen({ hostname: "127.0.0.1", port: 0 });
 const base = `http://127.0.0.1:${small.app.server!.port}`;
 afterAll(() => small.app.stop(true));
 /** Postgres on a port nothing listens on: readiness must say so. */
-const pgDown = await createTestContext({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/amem_test", DEPENDENCY_TIMEOUT_MS: "500" });
+const pgDown = await createTestContext({
+  DATABASE_URL: "postgres://postgres@127.0.0.1:1/amem_test",
+  DEPENDENCY_TIMEOUT_MS: "500",
+});
 
 const encoder = new TextEncoder();
 /** A streamed body: fetch sends it with Transfer-Encoding: chunked and no Content-Length. */
@@ -71,7 +74,11 @@ describe("wrong method on a known path", () => {
     const res = await ctx.request("PATCH", "/api/v1/api-keys");
     expect(res.status).toBe(405);
     expect(res.body).toEqual({ error: "method_not_allowed" });
-    const allow = res.headers.get("allow")!.split(",").map((m) => m.trim()).sort();
+    const allow = res.headers
+      .get("allow")!
+      .split(",")
+      .map((m) => m.trim())
+      .sort();
     expect(allow).toEqual(["GET", "POST"]);
   });
 
@@ -95,7 +102,10 @@ describe("request body size limit", () => {
 
   it("returns 413 payload_too_large for a Content-Length over BODY_LIMIT_BYTES", async () => {
     const tenant = await newTenant(small);
-    const res = await post("/api/v1/agent-sessions/open", oversized(), { "content-type": "application/json", "x-api-key": tenant.apiKey });
+    const res = await post("/api/v1/agent-sessions/open", oversized(), {
+      "content-type": "application/json",
+      "x-api-key": tenant.apiKey,
+    });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.text)).toEqual({ error: "payload_too_large" });
   });
@@ -120,7 +130,10 @@ describe("request body size limit", () => {
     const tenant = await newTenant(small);
     const body = JSON.stringify(openBody({ project: "p".repeat(256) }));
     expect(body.length).toBeLessThan(2048);
-    const res = await post("/api/v1/agent-sessions/open", body, { "content-type": "application/json", "x-api-key": tenant.apiKey });
+    const res = await post("/api/v1/agent-sessions/open", body, {
+      "content-type": "application/json",
+      "x-api-key": tenant.apiKey,
+    });
     expect(res.status).toBe(200);
   });
 
@@ -140,21 +153,30 @@ describe("request body size limit", () => {
 describe("request content type", () => {
   it("returns 415 unsupported_media_type for a text/plain body", async () => {
     const tenant = await newTenant(small);
-    const res = await post("/api/v1/agent-sessions/open", JSON.stringify(openBody()), { "content-type": "text/plain", "x-api-key": tenant.apiKey });
+    const res = await post("/api/v1/agent-sessions/open", JSON.stringify(openBody()), {
+      "content-type": "text/plain",
+      "x-api-key": tenant.apiKey,
+    });
     expect(res.status).toBe(415);
     expect(JSON.parse(res.text)).toEqual({ error: "unsupported_media_type" });
   });
 
   it("returns 415 for a form-encoded body", async () => {
     const tenant = await newTenant(small);
-    const res = await post("/api/v1/api-keys", "name=x", { "content-type": "application/x-www-form-urlencoded", "x-api-key": tenant.apiKey });
+    const res = await post("/api/v1/api-keys", "name=x", {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-api-key": tenant.apiKey,
+    });
     expect(res.status).toBe(415);
     expect(JSON.parse(res.text)).toEqual({ error: "unsupported_media_type" });
   });
 
   it("returns 415 for a chunked body with a non-JSON content type", async () => {
     const tenant = await newTenant(small);
-    const res = await post("/api/v1/api-keys", chunked(JSON.stringify({ name: "x" })), { "content-type": "text/plain", "x-api-key": tenant.apiKey });
+    const res = await post("/api/v1/api-keys", chunked(JSON.stringify({ name: "x" })), {
+      "content-type": "text/plain",
+      "x-api-key": tenant.apiKey,
+    });
     expect(res.status).toBe(415);
     expect(JSON.parse(res.text)).toEqual({ error: "unsupported_media_type" });
   });
@@ -209,7 +231,10 @@ describe("malformed JSON", () => {
 describe("strict bodies and queries", () => {
   it("returns 400 invalid_input for an unknown top-level property", async () => {
     const tenant = await newTenant(ctx);
-    const res = await ctx.request("POST", "/api/v1/agent-sessions/open", { apiKey: tenant.apiKey, body: openBody({ colour: "blue" }) });
+    const res = await ctx.request("POST", "/api/v1/agent-sessions/open", {
+      apiKey: tenant.apiKey,
+      body: openBody({ colour: "blue" }),
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: "invalid_input" });
   });
@@ -240,16 +265,28 @@ describe("strict bodies and queries", () => {
 
   it("returns 400 invalid_input for an unknown property on POST /api/v1/api-keys", async () => {
     const tenant = await newTenant(ctx);
-    const res = await ctx.request("POST", "/api/v1/api-keys", { apiKey: tenant.apiKey, body: { name: "n", scopes: ["all"] } });
+    const res = await ctx.request("POST", "/api/v1/api-keys", {
+      apiKey: tenant.apiKey,
+      body: { name: "n", scopes: ["all"] },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: "invalid_input" });
   });
 
   it("returns 400 invalid_input for an unknown query parameter", async () => {
     const tenant = await newTenant(ctx);
-    for (const path of ["/api/v1/me?verbose=1", "/api/v1/api-keys?limit=5", "/api/v1/scopes?x=y", "/api/v1/agent-sessions?sort=asc"]) {
+    for (const path of [
+      "/api/v1/me?verbose=1",
+      "/api/v1/api-keys?limit=5",
+      "/api/v1/scopes?x=y",
+      "/api/v1/agent-sessions?sort=asc",
+    ]) {
       const res = await ctx.request("GET", path, { apiKey: tenant.apiKey });
-      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { error: "invalid_input" } });
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 400,
+        body: { error: "invalid_input" },
+      });
     }
   });
 
@@ -274,14 +311,20 @@ describe("X-Request-Id", () => {
       await ctx.request("PUT", "/api/v1/me"),
       await ctx.request("GET", "/api/v1/me"),
       await ctx.request("POST", "/api/v1/api-keys", { apiKey: tenant.apiKey, body: { name: "" } }),
-      await ctx.request("POST", "/api/v1/api-keys", { apiKey: tenant.apiKey, rawBody: "{", headers: { "content-type": "application/json" } }),
+      await ctx.request("POST", "/api/v1/api-keys", {
+        apiKey: tenant.apiKey,
+        rawBody: "{",
+        headers: { "content-type": "application/json" },
+      }),
     ];
     expect(responses.map((r) => r.status)).toEqual([404, 405, 401, 400, 400]);
     for (const res of responses) expect(res.headers.get("x-request-id")).toBeTruthy();
   });
 
   it("is set on a 413 refused before routing", async () => {
-    const res = await post("/api/v1/api-keys", JSON.stringify({ name: "x".repeat(3000) }), { "content-type": "application/json" });
+    const res = await post("/api/v1/api-keys", JSON.stringify({ name: "x".repeat(3000) }), {
+      "content-type": "application/json",
+    });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.text)).toEqual({ error: "payload_too_large" });
     expect(res.headers.get("x-request-id")).toBeTruthy();
@@ -327,7 +370,10 @@ describe("error bodies", () => {
 
   it("never echo a bad property value", async () => {
     const tenant = await newTenant(ctx);
-    const res = await ctx.request("POST", "/api/v1/agent-sessions/open", { apiKey: tenant.apiKey, body: openBody({ agent: `BAD ${MARKER}` }) });
+    const res = await ctx.request("POST", "/api/v1/agent-sessions/open", {
+      apiKey: tenant.apiKey,
+      body: openBody({ agent: `BAD ${MARKER}` }),
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: "invalid_input" });
     await expectNoEcho(res);
@@ -335,7 +381,10 @@ describe("error bodies", () => {
 
   it("never echo an unknown property name", async () => {
     const tenant = await newTenant(ctx);
-    const res = await ctx.request("POST", "/api/v1/agent-sessions/open", { apiKey: tenant.apiKey, body: openBody({ [MARKER]: MARKER }) });
+    const res = await ctx.request("POST", "/api/v1/agent-sessions/open", {
+      apiKey: tenant.apiKey,
+      body: openBody({ [MARKER]: MARKER }),
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: "invalid_input" });
     await expectNoEcho(res);
@@ -366,7 +415,9 @@ describe("error bodies", () => {
   });
 
   it("never echo a rejected credential", async () => {
-    const res = await ctx.request("GET", "/api/v1/me", { headers: { authorization: `Bearer ${MARKER}`, "x-api-key": `amem_${MARKER}` } });
+    const res = await ctx.request("GET", "/api/v1/me", {
+      headers: { authorization: `Bearer ${MARKER}`, "x-api-key": `amem_${MARKER}` },
+    });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: "unauthorized" });
     await expectNoEcho(res);
@@ -430,16 +481,21 @@ describe("GET /api/v1/openapi.json", () => {
   it("documents every route in the app, each request body as application/json with its schema", async () => {
     const res = await ctx.request("GET", "/api/v1/openapi.json");
     for (const route of ctx.app.routes) {
-      if ((route.hooks as { detail?: { hide?: boolean } }).detail?.hide || route.path === "/api/v1/openapi.json") continue;
+      if ((route.hooks as { detail?: { hide?: boolean } }).detail?.hide || route.path === "/api/v1/openapi.json")
+        continue;
       const operation = res.body.paths[route.path.replace(/:([^/]+)/g, "{$1}")]?.[route.method.toLowerCase()];
       expect(operation).toBeDefined();
       if ((route.hooks as { body?: unknown }).body) {
         expect(Object.keys(operation.requestBody.content)).toEqual(["application/json"]);
-        expect(operation.requestBody.content["application/json"].schema).toEqual(JSON.parse(JSON.stringify((route.hooks as { body?: unknown }).body)));
+        expect(operation.requestBody.content["application/json"].schema).toEqual(
+          JSON.parse(JSON.stringify((route.hooks as { body?: unknown }).body)),
+        );
       }
     }
-    expect(res.body.paths["/api/v1/agent-sessions/triage/complete"].post.requestBody.content["application/json"].schema.required)
-      .toEqual(["agent", "attemptId", "sessionId"]);
+    expect(
+      res.body.paths["/api/v1/agent-sessions/triage/complete"].post.requestBody.content["application/json"].schema
+        .required,
+    ).toEqual(["agent", "attemptId", "sessionId"]);
   });
 
   it("needs no credential", async () => {
@@ -498,7 +554,9 @@ describe("contract edges", () => {
     const badBody = await ctx.request("POST", "/api/v1/agent-sessions/open", { body: { nonsense: true } });
     expect(badBody.status).toBe(400);
     expect(badBody.body).toEqual({ error: "invalid_input" });
-    const noCredential = await ctx.request("POST", "/api/v1/agent-sessions/heartbeat", { body: { agent: "a", sessionId: "s" } });
+    const noCredential = await ctx.request("POST", "/api/v1/agent-sessions/heartbeat", {
+      body: { agent: "a", sessionId: "s" },
+    });
     expect(noCredential.status).toBe(401);
     expect(noCredential.body).toEqual({ error: "unauthorized" });
   });
@@ -517,7 +575,9 @@ describe("contract edges", () => {
     const { logger, lines } = captureLogs("error");
     const app = new Elysia({ normalize: false })
       .use(errorsPlugin(logger, () => []))
-      .get("/bug", () => ({ unexpected: 1 }) as never, { response: { 200: t.Object({ expected: t.String() }, { additionalProperties: false }) } });
+      .get("/bug", () => ({ unexpected: 1 }) as never, {
+        response: { 200: t.Object({ expected: t.String() }, { additionalProperties: false }) },
+      });
     const res = await app.handle(new Request("http://localhost/bug"));
     expect(res.status).toBe(500);
     expect(await res.json()).toEqual({ error: "internal_error" });
@@ -528,13 +588,19 @@ describe("contract edges", () => {
 describe("NUL characters (Postgres text cannot store them)", () => {
   it("are invalid input in bodies and query strings, while a literal backslash-u0000 text is fine", async () => {
     const tenant = await newTenant(ctx);
-    const withNul = await ctx.request("POST", "/api/v1/memories", { apiKey: tenant.apiKey, body: { memoryType: "note", topic: "t", content: "a\u0000b" } });
+    const withNul = await ctx.request("POST", "/api/v1/memories", {
+      apiKey: tenant.apiKey,
+      body: { memoryType: "note", topic: "t", content: "a\u0000b" },
+    });
     expect(withNul.status).toBe(400);
     expect(withNul.body).toEqual({ error: "invalid_input" });
     const inQuery = await ctx.request("GET", "/api/v1/memories?project=%00", { apiKey: tenant.apiKey });
     expect(inQuery.status).toBe(400);
     expect(inQuery.body).toEqual({ error: "invalid_input" });
-    const literal = await ctx.request("POST", "/api/v1/memories", { apiKey: tenant.apiKey, body: { memoryType: "note", topic: "t", content: `path C:\\u0000 ${crypto.randomUUID()}` } });
+    const literal = await ctx.request("POST", "/api/v1/memories", {
+      apiKey: tenant.apiKey,
+      body: { memoryType: "note", topic: "t", content: `path C:\\u0000 ${crypto.randomUUID()}` },
+    });
     expect(literal.status).toBe(201);
     expect(literal.body.memory.content).toStartWith("path C:\\u0000");
   });

@@ -60,7 +60,11 @@ describe("amem user create", () => {
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toBe("");
     const printed = oneJsonLine(run.stdout);
-    expect(printed).toEqual({ id: expect.stringMatching(UUID_V7), email, apiKey: expect.stringMatching(/^amem_[0-9A-Za-z]{40}$/) });
+    expect(printed).toEqual({
+      id: expect.stringMatching(UUID_V7),
+      email,
+      apiKey: expect.stringMatching(/^amem_[0-9A-Za-z]{40}$/),
+    });
   });
 
   it("prints a key that works against the app sharing its Redis prefix", async () => {
@@ -114,12 +118,19 @@ describe("amem key create", () => {
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toBe("");
     const printed = oneJsonLine(run.stdout) as { id: string; apiKey: string };
-    expect(printed).toEqual({ id: expect.stringMatching(UUID_V7), apiKey: expect.stringMatching(/^amem_[0-9A-Za-z]{40}$/) });
+    expect(printed).toEqual({
+      id: expect.stringMatching(UUID_V7),
+      apiKey: expect.stringMatching(/^amem_[0-9A-Za-z]{40}$/),
+    });
     const me = await ctx.request("GET", "/api/v1/me", { apiKey: printed.apiKey });
     expect(me.status).toBe(200);
     expect(me.body).toEqual({ id: user.id, email: user.email });
     const list = await ctx.request("GET", "/api/v1/api-keys", { apiKey: user.apiKey });
-    expect(list.body.keys.find((k: { id: string }) => k.id === printed.id)).toMatchObject({ id: printed.id, name: "deploy bot", revokedAt: null });
+    expect(list.body.keys.find((k: { id: string }) => k.id === printed.id)).toMatchObject({
+      id: printed.id,
+      name: "deploy bot",
+      revokedAt: null,
+    });
   });
 
   it("exits non-zero with a message on stderr and nothing on stdout for an unknown email", async () => {
@@ -133,7 +144,10 @@ describe("amem key create", () => {
 describe("amem key revoke", () => {
   it("revokes the key: the app sharing the prefix answers 401 on the next request, even after caching it", async () => {
     const user = await createUser();
-    const created = oneJsonLine((await amem("key", "create", "--email", user.email, "--name", "temp")).stdout) as { id: string; apiKey: string };
+    const created = oneJsonLine((await amem("key", "create", "--email", user.email, "--name", "temp")).stdout) as {
+      id: string;
+      apiKey: string;
+    };
     expect((await ctx.request("GET", "/api/v1/me", { apiKey: created.apiKey })).status).toBe(200);
     const run = await amem("key", "revoke", "--id", created.id);
     expect(run.exitCode).toBe(0);
@@ -148,14 +162,18 @@ describe("amem key revoke", () => {
 
   it("leaves the user's other keys working", async () => {
     const user = await createUser();
-    const created = oneJsonLine((await amem("key", "create", "--email", user.email, "--name", "temp")).stdout) as { id: string };
+    const created = oneJsonLine((await amem("key", "create", "--email", user.email, "--name", "temp")).stdout) as {
+      id: string;
+    };
     expect((await amem("key", "revoke", "--id", created.id)).exitCode).toBe(0);
     expect((await ctx.request("GET", "/api/v1/me", { apiKey: user.apiKey })).status).toBe(200);
   });
 
   it("exits non-zero with nothing on stdout for an unknown or already revoked id", async () => {
     const user = await createUser();
-    const created = oneJsonLine((await amem("key", "create", "--email", user.email, "--name", "temp")).stdout) as { id: string };
+    const created = oneJsonLine((await amem("key", "create", "--email", user.email, "--name", "temp")).stdout) as {
+      id: string;
+    };
     expect((await amem("key", "revoke", "--id", created.id)).exitCode).toBe(0);
     for (const id of [created.id, Bun.randomUUIDv7()]) {
       const run = await amem("key", "revoke", "--id", id);

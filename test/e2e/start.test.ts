@@ -33,24 +33,48 @@ describe("bun run start (api + workers, one process tree)", () => {
   const port = freePort();
   const prefix = uniquePrefix();
   const base = `http://127.0.0.1:${port}`;
-  const tree = Bun.spawn(["bun", START], { cwd: ROOT, env: env({ PORT: String(port), REDIS_PREFIX: prefix }), stdout: "pipe", stderr: "pipe" });
+  const tree = Bun.spawn(["bun", START], {
+    cwd: ROOT,
+    env: env({ PORT: String(port), REDIS_PREFIX: prefix }),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   afterAll(() => {
     if (tree.exitCode === null) tree.kill("SIGKILL");
   });
 
   it("serves, has the workers flush a heartbeat, and stops both children cleanly on SIGTERM", async () => {
-    expect(await eventually(async () => (await fetch(`${base}/ready`).catch(() => null))?.status === 200, 15_000, 100)).toBe(true);
+    expect(
+      await eventually(async () => (await fetch(`${base}/ready`).catch(() => null))?.status === 200, 15_000, 100),
+    ).toBe(true);
     const created = Bun.spawnSync(["bun", CLI, "user", "create", "--email", `${crypto.randomUUID()}@example.test`], {
-      cwd: ROOT, env: env({ REDIS_PREFIX: prefix, LOG_LEVEL: "silent" }),
+      cwd: ROOT,
+      env: env({ REDIS_PREFIX: prefix, LOG_LEVEL: "silent" }),
     });
     const { apiKey } = JSON.parse(created.stdout.toString());
     const post = (path: string, body: unknown) =>
-      fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": apiKey }, body: JSON.stringify(body) });
-    const opened = (await (await post("/api/v1/agent-sessions/open", { agent: "claude-code", sessionId: "e2e", source: "startup" })).json()) as { sessionRunId: string };
+      fetch(`${base}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": apiKey },
+        body: JSON.stringify(body),
+      });
+    const opened = (await (
+      await post("/api/v1/agent-sessions/open", { agent: "claude-code", sessionId: "e2e", source: "startup" })
+    ).json()) as { sessionRunId: string };
     await Bun.sleep(5);
-    const beat = (await (await post("/api/v1/agent-sessions/heartbeat", { agent: "claude-code", sessionId: "e2e", lastMessageExcerpt: "last words" })).json()) as { lastSeenAt: string };
+    const beat = (await (
+      await post("/api/v1/agent-sessions/heartbeat", {
+        agent: "claude-code",
+        sessionId: "e2e",
+        lastMessageExcerpt: "last words",
+      })
+    ).json()) as { lastSeenAt: string };
 
-    const children = new TextDecoder().decode(Bun.spawnSync(["pgrep", "-P", String(tree.pid)]).stdout).trim().split("\n").map(Number);
+    const children = new TextDecoder()
+      .decode(Bun.spawnSync(["pgrep", "-P", String(tree.pid)]).stdout)
+      .trim()
+      .split("\n")
+      .map(Number);
     expect(children.length).toBe(2);
     // The flush interval is 2 s: the heartbeat reaches Postgres through the workers' final pass on shutdown.
     tree.kill("SIGTERM");
@@ -59,7 +83,8 @@ describe("bun run start (api + workers, one process tree)", () => {
 
     const { createDb } = await import("../../shared/db/client");
     const { client } = createDb({ url: TEST_DATABASE_URL, poolSize: 1, timeoutMs: 2_000 });
-    const rows = await client`select (extract(epoch from last_seen_at) * 1000)::float8 as seen, last_message_excerpt as excerpt from agent_sessions where id = ${opened.sessionRunId}`;
+    const rows =
+      await client`select (extract(epoch from last_seen_at) * 1000)::float8 as seen, last_message_excerpt as excerpt from agent_sessions where id = ${opened.sessionRunId}`;
     await client.end();
     expect(rows[0]).toEqual({ seen: Date.parse(beat.lastSeenAt), excerpt: "last words" });
   });

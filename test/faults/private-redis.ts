@@ -26,7 +26,19 @@ export class PrivateRedis {
 
   private async startOn(port: number): Promise<boolean> {
     const child = Bun.spawn(
-      ["redis-server", "--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction"],
+      [
+        "redis-server",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--maxmemory-policy",
+        "noeviction",
+      ],
       { stdout: "ignore", stderr: "ignore" },
     );
     const deadline = Date.now() + 5_000;

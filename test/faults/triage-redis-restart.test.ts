@@ -6,7 +6,12 @@ import { armedRun, complete, remember } from "../triage/helpers";
 
 const redis = new PrivateRedis();
 await redis.start();
-const ctx = await createTestContext({ REDIS_URL: redis.url, JOB_WAIT_MS: "3000", JOB_LOCK_MS: "1000", DEPENDENCY_TIMEOUT_MS: "1000" });
+const ctx = await createTestContext({
+  REDIS_URL: redis.url,
+  JOB_WAIT_MS: "3000",
+  JOB_LOCK_MS: "1000",
+  DEPENDENCY_TIMEOUT_MS: "1000",
+});
 await ctx.deps.jobs.startEvents(["triage"]);
 const worker = new WorkerProcess(ctx.config, { JOB_LOCK_MS: "1000", DEPENDENCY_TIMEOUT_MS: "1000" });
 await worker.start();

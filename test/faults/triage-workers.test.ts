@@ -13,7 +13,12 @@ import { completeTriageJobId } from "../../shared/triage/complete";
 const redis = new PrivateRedis();
 await redis.start();
 const admin = new Redis(redis.url, { lazyConnect: false });
-const ctx = await createTestContext({ REDIS_URL: redis.url, JOB_WAIT_MS: "15000", JOB_LOCK_MS: "1000", DEPENDENCY_TIMEOUT_MS: "1000" });
+const ctx = await createTestContext({
+  REDIS_URL: redis.url,
+  JOB_WAIT_MS: "15000",
+  JOB_LOCK_MS: "1000",
+  DEPENDENCY_TIMEOUT_MS: "1000",
+});
 await ctx.deps.jobs.startEvents(["triage"]);
 const workers: WorkerProcess[] = [];
 // Each test chooses which worker processes run; none outlives its test.
@@ -61,7 +66,10 @@ async function finalizations(attemptId: string) {
 }
 
 /** A client that retries a 503 (as the spec allows) until it gets an answer. */
-async function completeWithRetries(body: Parameters<typeof complete>[2], tenant: Parameters<typeof complete>[1]): Promise<TestResponse> {
+async function completeWithRetries(
+  body: Parameters<typeof complete>[2],
+  tenant: Parameters<typeof complete>[1],
+): Promise<TestResponse> {
   let res = await complete(ctx, tenant, body);
   for (let i = 0; i < 10 && res.status === 503; i++) res = await complete(ctx, tenant, body);
   return res;
@@ -75,7 +83,12 @@ async function completeHeldInWorker() {
   const tenant = await newTenant(ctx);
   const run = await armedRun(ctx, tenant);
   await remember(ctx, tenant, run.runId);
-  const jobId = completeTriageJobId({ userId: tenant.userId, agent: "claude-code", sessionId: run.sessionId, attemptId: run.attemptId });
+  const jobId = completeTriageJobId({
+    userId: tenant.userId,
+    agent: "claude-code",
+    sessionId: run.sessionId,
+    attemptId: run.attemptId,
+  });
   const lock = holdRowLock(ctx, run.runId);
   await lock.isLocked;
   const doomed = await startWorker();
@@ -94,7 +107,13 @@ describe("triage complete when a worker process dies", () => {
     await startWorker();
     const res = await answer;
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ eventCount: 2, sessionRunId: run.runId, sinceBeginCount: 1, triageStatus: "completed", truncated: false });
+    expect(res.body).toEqual({
+      eventCount: 2,
+      sessionRunId: run.runId,
+      sinceBeginCount: 1,
+      triageStatus: "completed",
+      truncated: false,
+    });
     expect(await finalizations(run.attemptId)).toEqual({ finalized: 1, absorbed: 1, result: res.text });
     expect(await jobState(jobId)).toEqual({ state: "completed", stalledCounter: 1 });
   });
@@ -139,6 +158,12 @@ describe("triage complete with every worker down", () => {
     await revived.start();
     const res = await complete(quick, tenant, { sessionId: run.sessionId, attemptId: run.attemptId });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ eventCount: 1, sessionRunId: run.runId, sinceBeginCount: 0, triageStatus: "expired", truncated: false });
+    expect(res.body).toEqual({
+      eventCount: 1,
+      sessionRunId: run.runId,
+      sinceBeginCount: 0,
+      triageStatus: "expired",
+      truncated: false,
+    });
   });
 });

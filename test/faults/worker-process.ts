@@ -13,7 +13,10 @@ export class WorkerProcess {
   /** The tail of the process's log (JSON lines). */
   output = "";
 
-  constructor(private readonly config: Config, private readonly overrides: Record<string, string> = {}) {}
+  constructor(
+    private readonly config: Config,
+    private readonly overrides: Record<string, string> = {},
+  ) {}
 
   get pid(): number {
     return this.child!.pid;
@@ -43,7 +46,8 @@ export class WorkerProcess {
     let seen = "";
     const deadline = Date.now() + 15_000;
     while (!seen.includes('"msg":"workers started"')) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`worker process did not start: ${seen.slice(-500)}`);
+      if (Date.now() > deadline || child.exitCode !== null)
+        throw new Error(`worker process did not start: ${seen.slice(-500)}`);
       const { value, done } = await reader.read();
       if (done) throw new Error(`worker process exited: ${seen.slice(-500)}`);
       seen += decoder.decode(value);
@@ -51,7 +55,8 @@ export class WorkerProcess {
     this.output = seen;
     // Keep draining so a full pipe never blocks the child; the log stays readable for diagnosis.
     void (async () => {
-      for (let r = await reader.read(); !r.done; r = await reader.read()) this.output = (this.output + decoder.decode(r.value)).slice(-20_000);
+      for (let r = await reader.read(); !r.done; r = await reader.read())
+        this.output = (this.output + decoder.decode(r.value)).slice(-20_000);
     })().catch(() => {});
     void (async () => {
       const errors = child.stderr.getReader();

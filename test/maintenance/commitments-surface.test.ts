@@ -11,7 +11,12 @@ const tenant = async () => tracked(await newTenant(ctx));
 async function commitment(t: Tenant, dueAt?: Date): Promise<{ memoryId: string; commitmentId: string }> {
   const res = await ctx.request("POST", "/api/v1/memories", {
     apiKey: t.apiKey,
-    body: { memoryType: "commitment", topic: "follow-up", content: `Send the report ${crypto.randomUUID()}`, ...(dueAt ? { dueAt: dueAt.toISOString() } : {}) },
+    body: {
+      memoryType: "commitment",
+      topic: "follow-up",
+      content: `Send the report ${crypto.randomUUID()}`,
+      ...(dueAt ? { dueAt: dueAt.toISOString() } : {}),
+    },
   });
   expect(res.status).toBe(201);
   return { memoryId: res.body.memory.id, commitmentId: res.body.commitmentId };
@@ -23,7 +28,8 @@ async function post(t: Tenant, path: string, body: unknown) {
 }
 
 async function surfacedAt(commitmentId: string): Promise<number | null> {
-  const rows = await ctx.deps.sql`select (extract(epoch from surfaced_at) * 1000)::float8 as ms from commitments where id = ${commitmentId}`;
+  const rows = await ctx.deps
+    .sql`select (extract(epoch from surfaced_at) * 1000)::float8 as ms from commitments where id = ${commitmentId}`;
   return rows[0]!.ms;
 }
 
@@ -56,7 +62,8 @@ describe("commitments-surface", () => {
     const t = await tenant();
     const first = await commitment(t, new Date(now.getTime() - ms.day));
     const revised = await ctx.request("POST", `/api/v1/memories/${first.memoryId}/revise`, {
-      apiKey: t.apiKey, body: { content: `Send the report by Friday ${crypto.randomUUID()}` },
+      apiKey: t.apiKey,
+      body: { content: `Send the report by Friday ${crypto.randomUUID()}` },
     });
     expect(revised.status).toBe(201);
     expect(await surfaceCommitments(ctx.deps, now)).toEqual({ surfaced: 1 });
@@ -70,7 +77,11 @@ describe("commitments-surface", () => {
     const b = await commitment(t, new Date(now.getTime() - 3 * ms.day));
     const c = await commitment(t, new Date(now.getTime() - 2 * ms.day));
     expect(await surfaceCommitments(ctx.deps, now, 2)).toEqual({ surfaced: 2 });
-    expect([await surfacedAt(a.commitmentId), await surfacedAt(b.commitmentId), await surfacedAt(c.commitmentId)]).toEqual([null, now.getTime(), now.getTime()]);
+    expect([
+      await surfacedAt(a.commitmentId),
+      await surfacedAt(b.commitmentId),
+      await surfacedAt(c.commitmentId),
+    ]).toEqual([null, now.getTime(), now.getTime()]);
     expect(await surfaceCommitments(ctx.deps, now, 2)).toEqual({ surfaced: 1 });
     expect(await surfacedAt(a.commitmentId)).toBe(now.getTime());
   });

@@ -71,14 +71,24 @@ describe("gc", () => {
     const now = pastNow();
     const t = await tenant();
     for (let i = 0; i < 3; i++) await bearerSession(t, new Date(now.getTime() - ms.hour));
-    expect(await collectGarbage(ctx.deps, now, 2)).toEqual({ bearerSessions: 2, verificationTokens: 0, resetTokens: 0 });
-    expect(await collectGarbage(ctx.deps, now, 2)).toEqual({ bearerSessions: 1, verificationTokens: 0, resetTokens: 0 });
+    expect(await collectGarbage(ctx.deps, now, 2)).toEqual({
+      bearerSessions: 2,
+      verificationTokens: 0,
+      resetTokens: 0,
+    });
+    expect(await collectGarbage(ctx.deps, now, 2)).toEqual({
+      bearerSessions: 1,
+      verificationTokens: 0,
+      resetTokens: 0,
+    });
     expect(await remaining("user_sessions", t)).toEqual([]);
   });
 
   it("leaves a logged-in bearer token working (a real-time pass, read back from Postgres)", async () => {
     const t = await tenant();
-    const login = await ctx.request("POST", "/auth/login", { body: { email: t.email, password: "correct horse battery" } });
+    const login = await ctx.request("POST", "/auth/login", {
+      body: { email: t.email, password: "correct horse battery" },
+    });
     expect(login.status).toBe(200);
     await collectGarbage(ctx.deps);
     // Dropped from the credential cache, so the next request reads Postgres.

@@ -13,7 +13,12 @@ const tracked = retireAfterEach(ctx);
 
 describe("maintenance job schedulers", () => {
   it("registers each of the four jobs once, at its configured interval, however many worker processes upsert them", async () => {
-    const intervals = { SWEEP_EVERY_SECONDS: "7", CONSOLIDATE_EVERY_SECONDS: "11", COMMITMENTS_SURFACE_EVERY_SECONDS: "13", GC_EVERY_SECONDS: "17" };
+    const intervals = {
+      SWEEP_EVERY_SECONDS: "7",
+      CONSOLIDATE_EVERY_SECONDS: "11",
+      COMMITMENTS_SURFACE_EVERY_SECONDS: "13",
+      GC_EVERY_SECONDS: "17",
+    };
     // Two "worker processes": separate connections over one queue prefix.
     const prefix = uniquePrefix();
     const first = await createTestContext({ REDIS_PREFIX: prefix, ...intervals });
@@ -45,7 +50,8 @@ describe("maintenance job schedulers", () => {
     // Only the sweep is under test: the other jobs' schedules and first runs are withdrawn.
     const queue = ctx.deps.jobs.queue("maintenance");
     for (const job of SCHEDULED_JOBS) if (job !== "session-sweep") await queue.removeJobScheduler(job);
-    for (const job of await queue.getJobs(["wait", "delayed", "prioritized"])) if (job.name !== "session-sweep") await job.remove();
+    for (const job of await queue.getJobs(["wait", "delayed", "prioritized"]))
+      if (job.name !== "session-sweep") await job.remove();
     ctx.onClose(async () => void (await queue.removeJobScheduler("session-sweep")));
 
     const workers = await startWorkers(ctx, ["maintenance"]);
@@ -56,9 +62,17 @@ describe("maintenance job schedulers", () => {
       });
     });
     // Two runs a scheduling interval apart, each a complete pass.
-    expect(sweeps.map((j) => j.id)).toEqual([expect.stringMatching(/^repeat:session-sweep:/), expect.stringMatching(/^repeat:session-sweep:/)]);
+    expect(sweeps.map((j) => j.id)).toEqual([
+      expect.stringMatching(/^repeat:session-sweep:/),
+      expect.stringMatching(/^repeat:session-sweep:/),
+    ]);
     expect(sweeps[0]!.id).not.toBe(sweeps[1]!.id);
-    for (const job of sweeps) expect(job.returnvalue).toEqual({ closed: expect.any(Number), attemptsExpired: expect.any(Number), excerptsCleared: expect.any(Number) });
+    for (const job of sweeps)
+      expect(job.returnvalue).toEqual({
+        closed: expect.any(Number),
+        attemptsExpired: expect.any(Number),
+        excerptsCleared: expect.any(Number),
+      });
     const [row] = await ctx.deps.sql`select closed_at is not null as closed from agent_sessions where id = ${runId}`;
     expect(row).toEqual({ closed: true });
   });

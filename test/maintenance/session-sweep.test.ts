@@ -44,7 +44,8 @@ async function armAttempt(run: Run, armedAt: Date): Promise<string> {
   await ctx.deps.sql`
     insert into triage_attempts (id, user_id, session_run_id, begin_stamp, armed_at)
     values (${attemptId}, ${run.tenant.userId}, ${run.id}, '{}', ${armedAt.toISOString()}::timestamptz)`;
-  await ctx.deps.sql`update agent_sessions set triage_status = 'pending', triage_attempt_id = ${attemptId} where id = ${run.id}`;
+  await ctx.deps
+    .sql`update agent_sessions set triage_status = 'pending', triage_attempt_id = ${attemptId} where id = ${run.id}`;
   return attemptId;
 }
 
@@ -120,7 +121,10 @@ describe("session-sweep: closing quiet runs", () => {
     const seen = await row(run);
     // Resurrected (epoch 2), then quiet again: only the epoch tells the two activations apart.
     await close(ctx, t, { sessionId: run.sessionId });
-    expect((await heartbeat(ctx, t, { sessionId: run.sessionId })).body).toMatchObject({ activationEpoch: 2, resurrected: true });
+    expect((await heartbeat(ctx, t, { sessionId: run.sessionId })).body).toMatchObject({
+      activationEpoch: 2,
+      resurrected: true,
+    });
     await age(run, new Date(now.getTime() - 2 * ms.hour));
 
     const cutoff = sweepCutoff(ctx.deps, now);
@@ -139,9 +143,17 @@ describe("session-sweep: closing quiet runs", () => {
 
     const res = await heartbeat(ctx, t, { sessionId: run.sessionId });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ sessionRunId: run.id, activationEpoch: 2, lastSeenAt: expect.any(String), resurrected: true });
+    expect(res.body).toEqual({
+      sessionRunId: run.id,
+      activationEpoch: 2,
+      lastSeenAt: expect.any(String),
+      resurrected: true,
+    });
     expect(await dbRow(ctx, run.id)).toMatchObject({ epoch: 2, closed_ms: null });
-    expect((await heartbeat(ctx, t, { sessionId: run.sessionId })).body).toMatchObject({ activationEpoch: 2, resurrected: false });
+    expect((await heartbeat(ctx, t, { sessionId: run.sessionId })).body).toMatchObject({
+      activationEpoch: 2,
+      resurrected: false,
+    });
   });
 
   it("also resurrects after a sweep whose lease was already gone from Redis", async () => {
@@ -151,7 +163,10 @@ describe("session-sweep: closing quiet runs", () => {
     await age(run, new Date(now.getTime() - 2 * ms.hour));
     await ctx.deps.redis.del(leaseKey(ctx.deps, key(run)));
     expect((await sweepSessions(ctx.deps, log, now)).closed).toBe(1);
-    expect((await heartbeat(ctx, t, { sessionId: run.sessionId })).body).toMatchObject({ activationEpoch: 2, resurrected: true });
+    expect((await heartbeat(ctx, t, { sessionId: run.sessionId })).body).toMatchObject({
+      activationEpoch: 2,
+      resurrected: true,
+    });
   });
 
   it("racing heartbeats and a sweep always end live at epoch 2, in Postgres and in Redis", async () => {
@@ -192,7 +207,12 @@ describe("session-sweep: the closer (pending triage attempts of closed runs)", (
     expect(await sweepSessions(ctx.deps, log, now)).toEqual({ closed: 1, attemptsExpired: 1, excerptsCleared: 0 });
     const after = await row(run);
     expect([after.triageStatus, after.triageAttemptId]).toEqual(["expired", attemptId]);
-    expect(await attempt(attemptId)).toEqual({ outcome: "expired", finalized_by: "closer", finalized_ms: now.getTime(), result: null });
+    expect(await attempt(attemptId)).toEqual({
+      outcome: "expired",
+      finalized_by: "closer",
+      finalized_ms: now.getTime(),
+      result: null,
+    });
   });
 
   it("retires the pending attempt of an explicitly closed run, and only that", async () => {
@@ -204,10 +224,12 @@ describe("session-sweep: the closer (pending triage attempts of closed runs)", (
     const pending = await armAttempt(closedRun, now);
     const livePending = await armAttempt(liveRun, now);
     const done = await armAttempt(completedRun, now);
-    await ctx.deps.sql`update triage_attempts set outcome = 'completed', finalized_by = 'complete', finalized_at = now(), result = '{}' where id = ${done}`;
+    await ctx.deps
+      .sql`update triage_attempts set outcome = 'completed', finalized_by = 'complete', finalized_at = now(), result = '{}' where id = ${done}`;
     await ctx.deps.sql`update agent_sessions set triage_status = 'completed' where id = ${completedRun.id}`;
     const closedAt = new Date(now.getTime() - 60_000).toISOString();
-    await ctx.deps.sql`update agent_sessions set closed_at = ${closedAt}::timestamptz where id in ${ctx.deps.sql([closedRun.id, completedRun.id])}`;
+    await ctx.deps
+      .sql`update agent_sessions set closed_at = ${closedAt}::timestamptz where id in ${ctx.deps.sql([closedRun.id, completedRun.id])}`;
 
     expect(await sweepSessions(ctx.deps, log, now)).toEqual({ closed: 0, attemptsExpired: 1, excerptsCleared: 0 });
     expect(await attempt(pending)).toMatchObject({ outcome: "expired", finalized_by: "closer" });
@@ -217,7 +239,11 @@ describe("session-sweep: the closer (pending triage attempts of closed runs)", (
     expect((await row(completedRun)).triageStatus).toBe("completed");
 
     // Idempotent: nothing pending is left, and the claim is not re-stamped.
-    expect(await sweepSessions(ctx.deps, log, new Date(now.getTime() + 60_000))).toEqual({ closed: 0, attemptsExpired: 0, excerptsCleared: 0 });
+    expect(await sweepSessions(ctx.deps, log, new Date(now.getTime() + 60_000))).toEqual({
+      closed: 0,
+      attemptsExpired: 0,
+      excerptsCleared: 0,
+    });
     expect((await attempt(pending))!.finalized_ms).toBe(now.getTime());
   });
 
@@ -226,7 +252,8 @@ describe("session-sweep: the closer (pending triage attempts of closed runs)", (
     const t = await tenant();
     const run = await openRun(t);
     const first = await armAttempt(run, now);
-    await ctx.deps.sql`update agent_sessions set closed_at = ${new Date(now.getTime() - 1).toISOString()}::timestamptz where id = ${run.id}`;
+    await ctx.deps
+      .sql`update agent_sessions set closed_at = ${new Date(now.getTime() - 1).toISOString()}::timestamptz where id = ${run.id}`;
     const seen = { ...(await row(run)), triageAttemptId: first };
 
     // Superseded by a newer attempt: the old claim does not apply.
@@ -252,8 +279,10 @@ describe("session-sweep: excerpts of long-closed runs", () => {
     const recent = await openRun(t);
     const live = await openRun(t);
     await ctx.deps.sql`update agent_sessions set last_message_excerpt = 'secret-ish text' where user_id = ${t.userId}`;
-    await ctx.deps.sql`update agent_sessions set closed_at = ${new Date(now.getTime() - 7 * ms.day - 1).toISOString()}::timestamptz where id = ${old.id}`;
-    await ctx.deps.sql`update agent_sessions set closed_at = ${new Date(now.getTime() - 6 * ms.day).toISOString()}::timestamptz where id = ${recent.id}`;
+    await ctx.deps
+      .sql`update agent_sessions set closed_at = ${new Date(now.getTime() - 7 * ms.day - 1).toISOString()}::timestamptz where id = ${old.id}`;
+    await ctx.deps
+      .sql`update agent_sessions set closed_at = ${new Date(now.getTime() - 6 * ms.day).toISOString()}::timestamptz where id = ${recent.id}`;
     // An excerpt still waiting in the lease for the flusher goes too.
     await ctx.deps.redis.hset(leaseKey(ctx.deps, key(old)), "ex", "pending text", "exAt", String(now.getTime()));
 

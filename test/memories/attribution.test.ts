@@ -7,22 +7,31 @@ const ctx = await createTestContext();
 const shortLease = await createTestContext({ SESSION_LEASE_SECONDS: "0.6" });
 
 const remember = (c: TestContext, tenant: Tenant, body: Record<string, unknown>) =>
-  c.request("POST", "/api/v1/memories", { apiKey: tenant.apiKey, body: { memoryType: "note", topic: "t", content: `c ${crypto.randomUUID()}`, ...body } });
+  c.request("POST", "/api/v1/memories", {
+    apiKey: tenant.apiKey,
+    body: { memoryType: "note", topic: "t", content: `c ${crypto.randomUUID()}`, ...body },
+  });
 const eventRuns = async (c: TestContext, memoryId: string) =>
-  (await c.deps.sql`select session_run_id from memory_events where memory_id = ${memoryId}`).map((r) => r.session_run_id);
+  (await c.deps.sql`select session_run_id from memory_events where memory_id = ${memoryId}`).map(
+    (r) => r.session_run_id,
+  );
 
 describe("session attribution of memory writes (SPEC §3.7)", () => {
   it("attributes a write to a named live run and refreshes its lease, epoch unchanged", async () => {
     const tenant = await newTenant(ctx);
     const sessionId = newSessionId();
     const run = (await open(ctx, tenant, { sessionId, source: "startup" })).body;
-    const seenBefore = Number(await ctx.deps.redis.hget(ctx.deps.keys.lease(tenant.userId, "claude-code", sessionId), "seen"));
+    const seenBefore = Number(
+      await ctx.deps.redis.hget(ctx.deps.keys.lease(tenant.userId, "claude-code", sessionId), "seen"),
+    );
     await Bun.sleep(5);
     const res = await remember(ctx, tenant, { sessionRunId: run.sessionRunId.toUpperCase() });
     expect(res.status).toBe(201);
     expect(res.body.memory.sessionRunId).toBe(run.sessionRunId);
     expect(await eventRuns(ctx, res.body.memory.id)).toEqual([run.sessionRunId]);
-    const seenAfter = Number(await ctx.deps.redis.hget(ctx.deps.keys.lease(tenant.userId, "claude-code", sessionId), "seen"));
+    const seenAfter = Number(
+      await ctx.deps.redis.hget(ctx.deps.keys.lease(tenant.userId, "claude-code", sessionId), "seen"),
+    );
     expect(seenAfter).toBeGreaterThan(seenBefore);
     expect((await dbRow(ctx, run.sessionRunId))?.epoch).toBe(1);
   });
@@ -35,7 +44,10 @@ describe("session attribution of memory writes (SPEC §3.7)", () => {
     const res = await remember(shortLease, tenant, { sessionRunId: run.sessionRunId });
     expect(res.body.memory.sessionRunId).toBe(run.sessionRunId);
     expect((await dbRow(shortLease, run.sessionRunId))?.epoch).toBe(2);
-    expect((await heartbeat(shortLease, tenant, { sessionId })).body).toMatchObject({ activationEpoch: 2, resurrected: false });
+    expect((await heartbeat(shortLease, tenant, { sessionId })).body).toMatchObject({
+      activationEpoch: 2,
+      resurrected: false,
+    });
   });
 
   it("rolls a resurrection back with the write when the write is rejected", async () => {
@@ -57,10 +69,13 @@ describe("session attribution of memory writes (SPEC §3.7)", () => {
     const run = (await open(ctx, tenant, { sessionId, source: "startup" })).body;
     await close(ctx, tenant, { sessionId });
     const res = await ctx.request("POST", "/api/memories", {
-      apiKey: tenant.apiKey, body: { topic: "t", content: `c ${crypto.randomUUID()}`, memory_type: "note", session_run_id: run.sessionRunId },
+      apiKey: tenant.apiKey,
+      body: { topic: "t", content: `c ${crypto.randomUUID()}`, memory_type: "note", session_run_id: run.sessionRunId },
     });
     expect(res.status).toBe(201);
-    expect((await ctx.deps.sql`select session_run_id from memories where id = ${res.body.id}`)[0]!.session_run_id).toBeNull();
+    expect(
+      (await ctx.deps.sql`select session_run_id from memories where id = ${res.body.id}`)[0]!.session_run_id,
+    ).toBeNull();
     expect((await dbRow(ctx, run.sessionRunId))?.closed_ms).not.toBeNull();
   });
 
@@ -92,7 +107,9 @@ describe("session attribution of memory writes (SPEC §3.7)", () => {
     const run = (await open(ctx, tenant, { sessionId: newSessionId(), source: "startup" })).body;
     await ctx.deps.sql`update agent_sessions set triage_status = 'completed' where id = ${run.sessionRunId}`;
     await remember(ctx, tenant, { sessionRunId: run.sessionRunId });
-    expect((await ctx.deps.sql`select triage_status from agent_sessions where id = ${run.sessionRunId}`)[0]!.triage_status).toBe("idle");
+    expect(
+      (await ctx.deps.sql`select triage_status from agent_sessions where id = ${run.sessionRunId}`)[0]!.triage_status,
+    ).toBe("idle");
   });
 
   it("attributes revisions and resolves too", async () => {
@@ -101,13 +118,16 @@ describe("session attribution of memory writes (SPEC §3.7)", () => {
     const memory = (await remember(ctx, tenant, { memoryType: "commitment", project: "q" })).body.memory;
     expect(memory.sessionRunId).toBeNull();
     const revised = await ctx.request("POST", `/api/v1/memories/${memory.id}/revise`, {
-      apiKey: tenant.apiKey, body: { content: `v2 ${crypto.randomUUID()}`, sessionRunId: run.sessionRunId },
+      apiKey: tenant.apiKey,
+      body: { content: `v2 ${crypto.randomUUID()}`, sessionRunId: run.sessionRunId },
     });
     expect(revised.body.memory.sessionRunId).toBe(run.sessionRunId);
     await ctx.request("POST", `/api/v1/memories/${revised.body.memory.id}/resolve`, {
-      apiKey: tenant.apiKey, body: { status: "resolved", sessionRunId: run.sessionRunId },
+      apiKey: tenant.apiKey,
+      body: { status: "resolved", sessionRunId: run.sessionRunId },
     });
-    const kinds = await ctx.deps.sql`select kind from memory_events where session_run_id = ${run.sessionRunId} order by id`;
+    const kinds = await ctx.deps
+      .sql`select kind from memory_events where session_run_id = ${run.sessionRunId} order by id`;
     expect(kinds.map((k) => k.kind)).toEqual(["revise", "resolve"]);
   });
 });
@@ -117,12 +137,19 @@ describe("GET /api/v1/agent-sessions/{sessionRunId}/events", () => {
     const tenant = await newTenant(ctx);
     const run = (await open(ctx, tenant, { sessionId: newSessionId(), source: "startup" })).body;
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await remember(ctx, tenant, { sessionRunId: run.sessionRunId })).body.memory.id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await remember(ctx, tenant, { sessionRunId: run.sessionRunId })).body.memory.id);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { status: number; body: { items: { memoryId: string; eventKind: string }[]; nextCursor: string | null; truncated: boolean } } =
-        await ctx.request("GET", `/api/v1/agent-sessions/${run.sessionRunId}/events?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { apiKey: tenant.apiKey });
+      const page: {
+        status: number;
+        body: { items: { memoryId: string; eventKind: string }[]; nextCursor: string | null; truncated: boolean };
+      } = await ctx.request(
+        "GET",
+        `/api/v1/agent-sessions/${run.sessionRunId}/events?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+        { apiKey: tenant.apiKey },
+      );
       expect(page.status).toBe(200);
       expect(page.body.truncated).toBe(false);
       for (const item of page.body.items) expect(item.eventKind).toBe("remember");
@@ -130,7 +157,9 @@ describe("GET /api/v1/agent-sessions/{sessionRunId}/events", () => {
       cursor = page.body.nextCursor;
     } while (cursor);
     expect(seen).toEqual(ids);
-    const foreign = await ctx.request("GET", `/api/v1/agent-sessions/${run.sessionRunId}/events`, { apiKey: (await newTenant(ctx)).apiKey });
+    const foreign = await ctx.request("GET", `/api/v1/agent-sessions/${run.sessionRunId}/events`, {
+      apiKey: (await newTenant(ctx)).apiKey,
+    });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ error: "not_found" });
   });
@@ -139,13 +168,24 @@ describe("GET /api/v1/agent-sessions/{sessionRunId}/events", () => {
     const tenant = await newTenant(ctx);
     const run = (await open(ctx, tenant, { sessionId: newSessionId(), source: "startup" })).body;
     const memoryId = (await remember(ctx, tenant, { sessionRunId: run.sessionRunId })).body.memory.id;
-    const rows = Array.from({ length: 510 }, () => ({ id: newId(), user_id: tenant.userId, kind: "revise", memory_id: memoryId, session_run_id: run.sessionRunId, actor: "test", created_at: new Date().toISOString() }));
+    const rows = Array.from({ length: 510 }, () => ({
+      id: newId(),
+      user_id: tenant.userId,
+      kind: "revise",
+      memory_id: memoryId,
+      session_run_id: run.sessionRunId,
+      actor: "test",
+      created_at: new Date().toISOString(),
+    }));
     await ctx.deps.sql`insert into memory_events ${ctx.deps.sql(rows)}`;
     let listed = 0;
     let cursor: string | null = null;
     do {
-      const page: { body: { items: unknown[]; nextCursor: string | null; truncated: boolean } } =
-        await ctx.request("GET", `/api/v1/agent-sessions/${run.sessionRunId}/events?limit=100${cursor ? `&cursor=${cursor}` : ""}`, { apiKey: tenant.apiKey });
+      const page: { body: { items: unknown[]; nextCursor: string | null; truncated: boolean } } = await ctx.request(
+        "GET",
+        `/api/v1/agent-sessions/${run.sessionRunId}/events?limit=100${cursor ? `&cursor=${cursor}` : ""}`,
+        { apiKey: tenant.apiKey },
+      );
       expect(page.body.truncated).toBe(true);
       listed += page.body.items.length;
       cursor = page.body.nextCursor;

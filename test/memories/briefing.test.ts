@@ -6,14 +6,22 @@ const ctx = await createTestContext();
 
 async function remember(tenant: Tenant, body: Record<string, unknown>): Promise<string> {
   const res = await ctx.request("POST", "/api/v1/memories", {
-    apiKey: tenant.apiKey, body: { topic: "t", content: `c ${crypto.randomUUID()}`, memoryType: "decision", ...body },
+    apiKey: tenant.apiKey,
+    body: { topic: "t", content: `c ${crypto.randomUUID()}`, memoryType: "decision", ...body },
   });
   expect(res.status).toBe(201);
   return res.body.memory.id;
 }
-const briefing = (tenant: Tenant, query: string) => ctx.request("GET", `/api/v1/briefing${query}`, { apiKey: tenant.apiKey });
+const briefing = (tenant: Tenant, query: string) =>
+  ctx.request("GET", `/api/v1/briefing${query}`, { apiKey: tenant.apiKey });
 const decisionIds = async (tenant: Tenant, query: string) =>
-  ((await briefing(tenant, `${query}${query ? "&" : "?"}sectionLimit=100`)).body.sections.recentDecisions.items as { id: string }[]).map((i) => i.id).sort();
+  (
+    (await briefing(tenant, `${query}${query ? "&" : "?"}sectionLimit=100`)).body.sections.recentDecisions.items as {
+      id: string;
+    }[]
+  )
+    .map((i) => i.id)
+    .sort();
 
 describe("GET /api/v1/briefing selectors (seed 2.3)", () => {
   it("applies all, scope, project and scope_project (strict unless includeUnscoped) exactly", async () => {
@@ -27,15 +35,22 @@ describe("GET /api/v1/briefing selectors (seed 2.3)", () => {
     expect(await decisionIds(tenant, "?kind=scope&scope=work")).toEqual(sorted(workP, workNone, workQ));
     expect(await decisionIds(tenant, "?kind=project&project=p")).toEqual(sorted(workP, personalP));
     expect(await decisionIds(tenant, "?kind=scope_project&scope=work&project=p")).toEqual([workP]);
-    expect(await decisionIds(tenant, "?kind=scope_project&scope=work&project=p&includeUnscoped=false")).toEqual([workP]);
-    expect(await decisionIds(tenant, "?kind=scope_project&scope=work&project=p&includeUnscoped=true")).toEqual(sorted(workP, workNone));
+    expect(await decisionIds(tenant, "?kind=scope_project&scope=work&project=p&includeUnscoped=false")).toEqual([
+      workP,
+    ]);
+    expect(await decisionIds(tenant, "?kind=scope_project&scope=work&project=p&includeUnscoped=true")).toEqual(
+      sorted(workP, workNone),
+    );
     const res = await briefing(tenant, "?kind=scope_project&scope=work&project=p");
     expect(res.body.selector).toEqual({ kind: "scope_project", scope: "work", project: "p", includeUnscoped: false });
   });
 
   it("resolves a scope alias in the selector", async () => {
     const tenant = await newTenant(ctx);
-    await ctx.request("POST", "/api/v1/scopes", { apiKey: tenant.apiKey, body: { name: "research", aliases: ["rnd"] } });
+    await ctx.request("POST", "/api/v1/scopes", {
+      apiKey: tenant.apiKey,
+      body: { name: "research", aliases: ["rnd"] },
+    });
     const id = await remember(tenant, { scope: "research" });
     expect(await decisionIds(tenant, "?kind=scope&scope=rnd")).toEqual([id]);
   });
@@ -43,8 +58,16 @@ describe("GET /api/v1/briefing selectors (seed 2.3)", () => {
   it("rejects selector fields the kind does not take, missing ones, and bad limits with 400", async () => {
     const tenant = await newTenant(ctx);
     for (const query of [
-      "?kind=scope", "?kind=project", "?kind=scope_project&scope=work", "?scope=work", "?kind=scope&scope=work&includeUnscoped=true",
-      "?kind=everything", "?sectionLimit=0", "?sectionLimit=101", "?agent=claude-code", "?extra=1",
+      "?kind=scope",
+      "?kind=project",
+      "?kind=scope_project&scope=work",
+      "?scope=work",
+      "?kind=scope&scope=work&includeUnscoped=true",
+      "?kind=everything",
+      "?sectionLimit=0",
+      "?sectionLimit=101",
+      "?agent=claude-code",
+      "?extra=1",
     ]) {
       const res = await briefing(tenant, query);
       expect(res.status).toBe(400);
@@ -59,7 +82,10 @@ describe("GET /api/v1/briefing sections", () => {
     const open1 = await remember(tenant, { memoryType: "commitment", topic: "ship", dueAt: "2020-01-01T00:00:00Z" });
     const open2 = await remember(tenant, { memoryType: "commitment", topic: "write docs" });
     const done = await remember(tenant, { memoryType: "commitment", topic: "done" });
-    await ctx.request("POST", `/api/v1/memories/${done}/resolve`, { apiKey: tenant.apiKey, body: { status: "resolved" } });
+    await ctx.request("POST", `/api/v1/memories/${done}/resolve`, {
+      apiKey: tenant.apiKey,
+      body: { status: "resolved" },
+    });
     const blocker = await remember(tenant, { memoryType: "blocker", topic: "CI red" });
     const preference = await remember(tenant, { memoryType: "preference", topic: "tabs" });
     const old = await remember(tenant, { memoryType: "fact", topic: "old fact" });
@@ -71,7 +97,11 @@ describe("GET /api/v1/briefing sections", () => {
     const s = res.body.sections;
     expect(s.commitments.count).toBe(2);
     expect(s.commitments.items.map((i: { id: string }) => i.id)).toEqual([open1, open2]);
-    expect(s.commitments.items[0]).toMatchObject({ status: "open", memoryType: "commitment", dueAt: "2020-01-01T00:00:00.000Z" });
+    expect(s.commitments.items[0]).toMatchObject({
+      status: "open",
+      memoryType: "commitment",
+      dueAt: "2020-01-01T00:00:00.000Z",
+    });
     expect(s.overdue).toMatchObject({ count: 1, hasMore: false });
     expect(s.overdue.items[0].id).toBe(open1);
     expect(s.blockers.items.map((i: { id: string }) => i.id)).toEqual([blocker]);
@@ -84,7 +114,8 @@ describe("GET /api/v1/briefing sections", () => {
   it("rejects a due date on anything but a commitment", async () => {
     const tenant = await newTenant(ctx);
     const res = await ctx.request("POST", "/api/v1/memories", {
-      apiKey: tenant.apiKey, body: { memoryType: "note", topic: "t", content: `c ${crypto.randomUUID()}`, dueAt: "2030-01-01T00:00:00Z" },
+      apiKey: tenant.apiKey,
+      body: { memoryType: "note", topic: "t", content: `c ${crypto.randomUUID()}`, dueAt: "2030-01-01T00:00:00Z" },
     });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: "invalid_input" });
@@ -99,27 +130,37 @@ describe("briefing delivery to a run", () => {
     const commitment = await remember(tenant, { memoryType: "commitment", topic: "ship it" });
     const first = await briefing(tenant, `?agent=claude-code&sessionId=${sessionId}`);
     expect(first.status).toBe(200);
-    const row = (await ctx.request("GET", `/api/v1/agent-sessions/${run.sessionRunId}`, { apiKey: tenant.apiKey })).body;
+    const row = (await ctx.request("GET", `/api/v1/agent-sessions/${run.sessionRunId}`, { apiKey: tenant.apiKey }))
+      .body;
     expect(row.briefingDeliveredAt).toBe(first.body.generatedAt);
     expect(row.briefedMemories).toEqual([{ id: commitment, topic: "ship it", status: "open" }]);
 
     await remember(tenant, { topic: "later decision" });
     await briefing(tenant, `?agent=claude-code&sessionId=${sessionId}`);
     await open(ctx, tenant, { sessionId, source: "resume" });
-    const after = (await ctx.request("GET", `/api/v1/agent-sessions/${run.sessionRunId}`, { apiKey: tenant.apiKey })).body;
+    const after = (await ctx.request("GET", `/api/v1/agent-sessions/${run.sessionRunId}`, { apiKey: tenant.apiKey }))
+      .body;
     expect(after.briefingDeliveredAt).toBe(first.body.generatedAt);
     expect(after.briefedMemories).toEqual(row.briefedMemories);
 
-    const prompt = await ctx.request("GET", `/api/v1/prompts/debrief?agent=claude-code&sessionId=${sessionId}`, { apiKey: tenant.apiKey });
+    const prompt = await ctx.request("GET", `/api/v1/prompts/debrief?agent=claude-code&sessionId=${sessionId}`, {
+      apiKey: tenant.apiKey,
+    });
     expect(prompt.status).toBe(200);
     expect(prompt.body.prompt).toContain("debrief");
     const data = JSON.parse(prompt.body.prompt.split("<data>")[1].split("</data>")[0]);
-    expect(data).toEqual({ sessionRunId: run.sessionRunId, commitments: [{ id: commitment, topic: "ship it", status: "open", dueAt: null }] });
+    expect(data).toEqual({
+      sessionRunId: run.sessionRunId,
+      commitments: [{ id: commitment, topic: "ship it", status: "open", dueAt: null }],
+    });
   });
 
   it("answers 404 for an unknown run, on the briefing and the debrief prompt", async () => {
     const tenant = await newTenant(ctx);
-    for (const path of ["/api/v1/briefing?agent=claude-code&sessionId=nope", "/api/v1/prompts/debrief?agent=claude-code&sessionId=nope"]) {
+    for (const path of [
+      "/api/v1/briefing?agent=claude-code&sessionId=nope",
+      "/api/v1/prompts/debrief?agent=claude-code&sessionId=nope",
+    ]) {
       const res = await ctx.request("GET", path, { apiKey: tenant.apiKey });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: "not_found" });

@@ -4,34 +4,59 @@ import { createTestContext, insertBearer, ISO_MS, newTenant, UUID_V7 } from "../
 
 const ctx = await createTestContext();
 
-const capture = (apiKey: string, body: Record<string, unknown>) => ctx.request("POST", "/api/memories", { apiKey, body });
-const remember = (apiKey: string, body: Record<string, unknown>) => ctx.request("POST", "/api/v1/memories", { apiKey, body });
+const capture = (apiKey: string, body: Record<string, unknown>) =>
+  ctx.request("POST", "/api/memories", { apiKey, body });
+const remember = (apiKey: string, body: Record<string, unknown>) =>
+  ctx.request("POST", "/api/v1/memories", { apiKey, body });
 const unique = (text: string) => `${text} ${crypto.randomUUID()}`;
 
 describe("POST /api/memories (legacy capture)", () => {
   it("stores a memory and answers 201 with the snake_case body", async () => {
     const tenant = await newTenant(ctx);
     const content = unique("Use Postgres advisory locks for migrations");
-    const res = await capture(tenant.apiKey, { topic: "migrations", content, memory_type: "decision", project: "amem" });
+    const res = await capture(tenant.apiKey, {
+      topic: "migrations",
+      content,
+      memory_type: "decision",
+      project: "amem",
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: res.body.id, topic: "migrations", memory_type: "decision", scope: "personal", project: "amem", created_at: res.body.created_at });
+    expect(res.body).toEqual({
+      id: res.body.id,
+      topic: "migrations",
+      memory_type: "decision",
+      scope: "personal",
+      project: "amem",
+      created_at: res.body.created_at,
+    });
     expect(res.body.id).toMatch(UUID_V7);
     expect(res.body.created_at).toMatch(ISO_MS);
-    const rows = await ctx.deps.sql`select content, content_hash, status, valid_to, search is not null as indexed from memories where id = ${res.body.id}`;
-    expect(rows[0]).toEqual({ content, content_hash: sha256Hex(content), status: "active", valid_to: null, indexed: true });
+    const rows = await ctx.deps
+      .sql`select content, content_hash, status, valid_to, search is not null as indexed from memories where id = ${res.body.id}`;
+    expect(rows[0]).toEqual({
+      content,
+      content_hash: sha256Hex(content),
+      status: "active",
+      valid_to: null,
+      indexed: true,
+    });
   });
 
   it("works with a bearer session as with an API key", async () => {
     const tenant = await newTenant(ctx);
     const token = await insertBearer(ctx, tenant.userId, 3_600_000);
-    const res = await ctx.request("POST", "/api/memories", { bearer: token, body: { topic: "t", content: unique("c"), memory_type: "note" } });
+    const res = await ctx.request("POST", "/api/memories", {
+      bearer: token,
+      body: { topic: "t", content: unique("c"), memory_type: "note" },
+    });
     expect(res.status).toBe(201);
   });
 
   it("records a provenance event attributed to the credential", async () => {
     const tenant = await newTenant(ctx);
     const res = await capture(tenant.apiKey, { topic: "t", content: unique("c"), memory_type: "note" });
-    const events = await ctx.deps.sql`select kind, actor, session_run_id from memory_events where memory_id = ${res.body.id}`;
+    const events = await ctx.deps
+      .sql`select kind, actor, session_run_id from memory_events where memory_id = ${res.body.id}`;
     expect(events.length).toBe(1);
     expect(events[0]!.kind).toBe("capture");
     expect(events[0]!.actor).toMatch(/^key:[0-9a-f-]{36}$/);
@@ -70,13 +95,30 @@ describe("POST /api/v1/memories", () => {
   it("answers 201 with the whole memory", async () => {
     const tenant = await newTenant(ctx);
     const content = unique("Prefer small focused files");
-    const res = await remember(tenant.apiKey, { memoryType: "preference", topic: "style", content, scope: "work", tags: ["style", "style", "code"] });
+    const res = await remember(tenant.apiKey, {
+      memoryType: "preference",
+      topic: "style",
+      content,
+      scope: "work",
+      tags: ["style", "style", "code"],
+    });
     expect(res.status).toBe(201);
     const memory = res.body.memory;
     expect(memory).toEqual({
-      id: memory.id, memoryType: "preference", topic: "style", content, scope: "work", project: null, tags: ["style", "code"],
-      status: "active", validFrom: memory.createdAt, validTo: null, recordedAt: memory.createdAt, createdAt: memory.createdAt,
-      updatedAt: memory.createdAt, sessionRunId: null,
+      id: memory.id,
+      memoryType: "preference",
+      topic: "style",
+      content,
+      scope: "work",
+      project: null,
+      tags: ["style", "code"],
+      status: "active",
+      validFrom: memory.createdAt,
+      validTo: null,
+      recordedAt: memory.createdAt,
+      createdAt: memory.createdAt,
+      updatedAt: memory.createdAt,
+      sessionRunId: null,
     });
   });
 
@@ -94,9 +136,23 @@ describe("POST /api/v1/memories", () => {
 
   it("answers with the memory exactly as stored, for a scope name and for an alias", async () => {
     const tenant = await newTenant(ctx);
-    expect((await ctx.request("POST", "/api/v1/scopes", { apiKey: tenant.apiKey, body: { name: "research", aliases: ["lab"] } })).status).toBe(201);
+    expect(
+      (
+        await ctx.request("POST", "/api/v1/scopes", {
+          apiKey: tenant.apiKey,
+          body: { name: "research", aliases: ["lab"] },
+        })
+      ).status,
+    ).toBe(201);
     for (const scope of ["work", "lab"]) {
-      const res = await remember(tenant.apiKey, { memoryType: "fact", topic: "t", content: unique("stored as answered"), scope, project: "p", tags: ["a"] });
+      const res = await remember(tenant.apiKey, {
+        memoryType: "fact",
+        topic: "t",
+        content: unique("stored as answered"),
+        scope,
+        project: "p",
+        tags: ["a"],
+      });
       expect(res.status).toBe(201);
       const got = await ctx.request("GET", `/api/v1/memories/${res.body.memory.id}`, { apiKey: tenant.apiKey });
       expect(got.body).toEqual(res.body.memory);
@@ -108,7 +164,8 @@ describe("POST /api/v1/memories", () => {
     const content = unique("said once");
     expect((await capture(tenant.apiKey, { topic: "t", content, memory_type: "note" })).status).toBe(201);
     expect((await capture(tenant.apiKey, { topic: "t", content, memory_type: "note" })).status).toBe(409);
-    const [counts] = await ctx.deps.sql`select (select count(*)::int from memories where user_id = ${tenant.userId}) as memories,
+    const [counts] = await ctx.deps
+      .sql`select (select count(*)::int from memories where user_id = ${tenant.userId}) as memories,
       (select count(*)::int from memory_events where user_id = ${tenant.userId}) as events`;
     expect(counts).toEqual({ memories: 1, events: 1 });
   });
@@ -116,7 +173,9 @@ describe("POST /api/v1/memories", () => {
   it("stores exactly one of simultaneous identical writes", async () => {
     const tenant = await newTenant(ctx);
     const content = unique("raced");
-    const answers = await Promise.all(Array.from({ length: 8 }, () => remember(tenant.apiKey, { memoryType: "note", topic: "t", content })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => remember(tenant.apiKey, { memoryType: "note", topic: "t", content })),
+    );
     expect(answers.filter((a) => a.status === 201).length).toBe(1);
     expect(answers.filter((a) => a.status === 409).every((a) => a.body.error === "duplicate_memory")).toBe(true);
   });
@@ -142,11 +201,15 @@ describe("GET /api/v1/memories/{id}", () => {
   it("returns the tenant's memory and 404 for another tenant's or an unknown id", async () => {
     const alice = await newTenant(ctx);
     const bob = await newTenant(ctx);
-    const created = (await remember(alice.apiKey, { memoryType: "note", topic: "t", content: unique("c") })).body.memory;
+    const created = (await remember(alice.apiKey, { memoryType: "note", topic: "t", content: unique("c") })).body
+      .memory;
     const mine = await ctx.request("GET", `/api/v1/memories/${created.id.toUpperCase()}`, { apiKey: alice.apiKey });
     expect(mine.status).toBe(200);
     expect(mine.body).toEqual(created);
-    for (const [key, id] of [[bob.apiKey, created.id], [alice.apiKey, crypto.randomUUID()]] as const) {
+    for (const [key, id] of [
+      [bob.apiKey, created.id],
+      [alice.apiKey, crypto.randomUUID()],
+    ] as const) {
       const res = await ctx.request("GET", `/api/v1/memories/${id}`, { apiKey: key });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: "not_found" });

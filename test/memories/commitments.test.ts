@@ -34,15 +34,23 @@ describe("commitments", () => {
 
   for (const from of STATUSES) {
     for (const to of STATUSES) {
-      const verdict = from === to ? "is a no-op" : LEGAL[from].includes(to) ? "is allowed" : "is 409 invalid_transition";
+      const verdict =
+        from === to ? "is a no-op" : LEGAL[from].includes(to) ? "is allowed" : "is 409 invalid_transition";
       it(`${from} → ${to} ${verdict}`, async () => {
         const tenant = await newTenant(ctx);
         const { memory } = await remember(tenant, "commitment");
         if (from !== "open") expect((await resolve(tenant, memory.id, from)).status).toBe(200);
-        const eventsBefore = (await ctx.deps.sql`select count(*)::int as n from memory_events where memory_id = ${memory.id}`)[0]!.n;
+        const eventsBefore = (
+          await ctx.deps.sql`select count(*)::int as n from memory_events where memory_id = ${memory.id}`
+        )[0]!.n;
         const res = await resolve(tenant, memory.id, to);
-        const eventsAfter = (await ctx.deps.sql`select count(*)::int as n from memory_events where memory_id = ${memory.id}`)[0]!.n;
-        const stored = (await ctx.deps.sql`select status, resolved_at is not null as resolved from commitments where memory_id = ${memory.id}`)[0]!;
+        const eventsAfter = (
+          await ctx.deps.sql`select count(*)::int as n from memory_events where memory_id = ${memory.id}`
+        )[0]!.n;
+        const stored = (
+          await ctx.deps
+            .sql`select status, resolved_at is not null as resolved from commitments where memory_id = ${memory.id}`
+        )[0]!;
         if (from === to || LEGAL[from].includes(to)) {
           expect(res.status).toBe(200);
           expect(res.body.commitment.status).toBe(to);
@@ -63,7 +71,12 @@ describe("commitments", () => {
   it("follow their memory's revision: the successor is the one resolved", async () => {
     const tenant = await newTenant(ctx);
     const { memory, commitmentId } = await remember(tenant, "commitment");
-    const successor = (await ctx.request("POST", `/api/v1/memories/${memory.id}/revise`, { apiKey: tenant.apiKey, body: { content: `Send it Friday ${crypto.randomUUID()}` } })).body.memory;
+    const successor = (
+      await ctx.request("POST", `/api/v1/memories/${memory.id}/revise`, {
+        apiKey: tenant.apiKey,
+        body: { content: `Send it Friday ${crypto.randomUUID()}` },
+      })
+    ).body.memory;
     const res = await resolve(tenant, successor.id, "resolved");
     expect(res.status).toBe(200);
     expect(res.body.commitment).toMatchObject({ id: commitmentId, status: "resolved" });
@@ -82,7 +95,10 @@ describe("POST /api/v1/memories/{id}/resolve on other memories", () => {
     expect(wrong.body).toEqual({ error: "invalid_transition" });
     const res = await resolve(tenant, memory.id, "resolved");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ memory: { ...memory, status: "archived", updatedAt: res.body.memory.updatedAt }, commitment: null });
+    expect(res.body).toEqual({
+      memory: { ...memory, status: "archived", updatedAt: res.body.memory.updatedAt },
+      commitment: null,
+    });
   });
 
   it("is 409 invalid_transition for a memory with no state machine, 404 for another tenant's, 400 for a bad status", async () => {

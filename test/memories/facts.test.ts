@@ -12,12 +12,20 @@ async function state(tenant: Tenant, facts: Record<string, unknown>[]) {
   return res.body;
 }
 async function valueAt(tenant: Tenant, query: string): Promise<string[]> {
-  const res = await ctx.request("GET", `/api/v1/facts?subject=db&predicate=pool-size${query}`, { apiKey: tenant.apiKey });
+  const res = await ctx.request("GET", `/api/v1/facts?subject=db&predicate=pool-size${query}`, {
+    apiKey: tenant.apiKey,
+  });
   expect(res.status).toBe(200);
   expect(res.body.count).toBe(res.body.items.length);
   return res.body.items.map((f: { value: string }) => f.value);
 }
-const pool = (value: string, validFrom?: string, validTo?: string) => ({ subject: "db", predicate: "pool-size", value, validFrom, validTo });
+const pool = (value: string, validFrom?: string, validTo?: string) => ({
+  subject: "db",
+  predicate: "pool-size",
+  value,
+  validFrom,
+  validTo,
+});
 
 describe("facts (bi-temporal)", () => {
   it("are recorded with their memory, in the same write, and read back as current", async () => {
@@ -25,10 +33,19 @@ describe("facts (bi-temporal)", () => {
     const created = await state(tenant, [pool("10", "2026-01-01T00:00:00Z")]);
     expect(created.factIds).toHaveLength(1);
     const res = await ctx.request("GET", "/api/v1/facts?subject=db", { apiKey: tenant.apiKey });
-    expect(res.body.items).toEqual([{
-      id: created.factIds[0], memoryId: created.memory.id, subject: "db", predicate: "pool-size", value: "10",
-      validFrom: "2026-01-01T00:00:00.000Z", validTo: null, recordedAt: res.body.items[0].recordedAt, retractedAt: null,
-    }]);
+    expect(res.body.items).toEqual([
+      {
+        id: created.factIds[0],
+        memoryId: created.memory.id,
+        subject: "db",
+        predicate: "pool-size",
+        value: "10",
+        validFrom: "2026-01-01T00:00:00.000Z",
+        validTo: null,
+        recordedAt: res.body.items[0].recordedAt,
+        retractedAt: null,
+      },
+    ]);
   });
 
   it("answers for a past point in world time and in system time", async () => {
@@ -56,7 +73,8 @@ describe("facts (bi-temporal)", () => {
     expect(await valueAt(tenant, "&validAt=2026-01-15T00:00:00Z")).toEqual(["10"]);
     expect(await valueAt(tenant, "&validAt=2026-02-15T00:00:00Z")).toEqual(["15"]);
     expect(await valueAt(tenant, "&validAt=2026-04-01T00:00:00Z")).toEqual(["10"]);
-    const rows = await ctx.deps.sql`select count(*) filter (where retracted_at is null)::int as believed, count(*)::int as total from facts where user_id = ${tenant.userId}`;
+    const rows = await ctx.deps
+      .sql`select count(*) filter (where retracted_at is null)::int as believed, count(*)::int as total from facts where user_id = ${tenant.userId}`;
     expect(rows[0]).toEqual({ believed: 3, total: 4 });
   });
 
@@ -72,7 +90,8 @@ describe("facts (bi-temporal)", () => {
       [{ subject: "db", predicate: "pool-size" }],
     ]) {
       const res = await ctx.request("POST", "/api/v1/memories", {
-        apiKey: tenant.apiKey, body: { memoryType: "fact", topic: "t", content: `c ${crypto.randomUUID()}`, facts },
+        apiKey: tenant.apiKey,
+        body: { memoryType: "fact", topic: "t", content: `c ${crypto.randomUUID()}`, facts },
       });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: "invalid_input" });

@@ -10,10 +10,17 @@ describe("tenant isolation on every memory endpoint", () => {
     const bob = await newTenant(ctx);
     const secret = `alice-secret-${crypto.randomUUID()}`;
     const created = await ctx.request("POST", "/api/v1/memories", {
-      apiKey: alice.apiKey, body: { memoryType: "commitment", topic: secret, content: secret, facts: [{ subject: secret, predicate: "is", value: "x" }] },
+      apiKey: alice.apiKey,
+      body: {
+        memoryType: "commitment",
+        topic: secret,
+        content: secret,
+        facts: [{ subject: secret, predicate: "is", value: "x" }],
+      },
     });
     const id = created.body.memory.id;
-    const scope = (await ctx.request("POST", "/api/v1/scopes", { apiKey: alice.apiKey, body: { name: "alice-only" } })).body;
+    const scope = (await ctx.request("POST", "/api/v1/scopes", { apiKey: alice.apiKey, body: { name: "alice-only" } }))
+      .body;
     const run = (await open(ctx, alice, { sessionId: newSessionId(), source: "startup" })).body;
 
     const asBob: [string, string, unknown?][] = [
@@ -51,10 +58,22 @@ describe("tenant isolation on every memory endpoint", () => {
   it("attributes an archive to the named run", async () => {
     const tenant = await newTenant(ctx);
     const run = (await open(ctx, tenant, { sessionId: newSessionId(), source: "startup", project: "x" })).body;
-    const id = (await ctx.request("POST", "/api/v1/memories", { apiKey: tenant.apiKey, body: { memoryType: "note", topic: "t", content: `c ${crypto.randomUUID()}` } })).body.memory.id;
-    const res = await ctx.request("POST", `/api/v1/memories/${id}/archive`, { apiKey: tenant.apiKey, body: { sessionRunId: run.sessionRunId } });
+    const id = (
+      await ctx.request("POST", "/api/v1/memories", {
+        apiKey: tenant.apiKey,
+        body: { memoryType: "note", topic: "t", content: `c ${crypto.randomUUID()}` },
+      })
+    ).body.memory.id;
+    const res = await ctx.request("POST", `/api/v1/memories/${id}/archive`, {
+      apiKey: tenant.apiKey,
+      body: { sessionRunId: run.sessionRunId },
+    });
     expect(res.status).toBe(200);
-    const events = await ctx.deps.sql`select kind, session_run_id from memory_events where memory_id = ${id} order by id`;
-    expect(events.map((e) => `${e.kind}:${e.session_run_id}`)).toEqual(["remember:null", `archive:${run.sessionRunId}`]);
+    const events = await ctx.deps
+      .sql`select kind, session_run_id from memory_events where memory_id = ${id} order by id`;
+    expect(events.map((e) => `${e.kind}:${e.session_run_id}`)).toEqual([
+      "remember:null",
+      `archive:${run.sessionRunId}`,
+    ]);
   });
 });

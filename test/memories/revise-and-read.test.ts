@@ -5,7 +5,10 @@ const ctx = await createTestContext();
 const unique = (text: string) => `${text} ${crypto.randomUUID()}`;
 
 async function remember(tenant: Tenant, body: Record<string, unknown>) {
-  const res = await ctx.request("POST", "/api/v1/memories", { apiKey: tenant.apiKey, body: { memoryType: "decision", topic: "t", ...body } });
+  const res = await ctx.request("POST", "/api/v1/memories", {
+    apiKey: tenant.apiKey,
+    body: { memoryType: "decision", topic: "t", ...body },
+  });
   expect(res.status).toBe(201);
   return res.body.memory;
 }
@@ -15,21 +18,45 @@ const revise = (tenant: Tenant, id: string, body: Record<string, unknown>) =>
 describe("POST /api/v1/memories/{id}/revise", () => {
   it("appends a successor, closes the predecessor's validity and links them, keeping the old record reachable", async () => {
     const tenant = await newTenant(ctx);
-    const old = await remember(tenant, { topic: "db", content: unique("Use MySQL"), scope: "work", project: "p", tags: ["db"] });
+    const old = await remember(tenant, {
+      topic: "db",
+      content: unique("Use MySQL"),
+      scope: "work",
+      project: "p",
+      tags: ["db"],
+    });
     const res = await revise(tenant, old.id, { content: unique("Use Postgres") });
     expect(res.status).toBe(201);
     const successor = res.body.memory;
-    expect(successor).toMatchObject({ memoryType: "decision", topic: "db", scope: "work", project: "p", tags: ["db"], validTo: null, status: "active" });
+    expect(successor).toMatchObject({
+      memoryType: "decision",
+      topic: "db",
+      scope: "work",
+      project: "p",
+      tags: ["db"],
+      validTo: null,
+      status: "active",
+    });
     const predecessor = (await ctx.request("GET", `/api/v1/memories/${old.id}`, { apiKey: tenant.apiKey })).body;
     expect(predecessor.validTo).toBe(successor.validFrom);
     expect(predecessor.content).toBe(old.content);
 
     const history = (await ctx.request("GET", `/api/v1/memories/${old.id}/history`, { apiKey: tenant.apiKey })).body;
     expect(history.memories.map((m: { id: string }) => m.id)).toEqual([old.id, successor.id]);
-    expect(history.edges).toEqual([{ id: history.edges[0].id, fromId: successor.id, toId: old.id, edgeType: "supersedes", createdAt: successor.createdAt }]);
+    expect(history.edges).toEqual([
+      {
+        id: history.edges[0].id,
+        fromId: successor.id,
+        toId: old.id,
+        edgeType: "supersedes",
+        createdAt: successor.createdAt,
+      },
+    ]);
     expect(history.events.map((e: { kind: string }) => e.kind)).toEqual(["remember", "revise"]);
     // The chain is the same seen from either end.
-    expect((await ctx.request("GET", `/api/v1/memories/${successor.id}/history`, { apiKey: tenant.apiKey })).body).toEqual(history);
+    expect(
+      (await ctx.request("GET", `/api/v1/memories/${successor.id}/history`, { apiKey: tenant.apiKey })).body,
+    ).toEqual(history);
   });
 
   it("follows a longer chain both ways and records the requested edge type", async () => {
@@ -46,13 +73,16 @@ describe("POST /api/v1/memories/{id}/revise", () => {
   it("refuses to revise a memory that is no longer current (409 conflict), so racing revisions cannot fork", async () => {
     const tenant = await newTenant(ctx);
     const old = await remember(tenant, { content: unique("base") });
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => revise(tenant, old.id, { content: unique(`rev ${i}`) })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => revise(tenant, old.id, { content: unique(`rev ${i}`) })),
+    );
     expect(answers.filter((a) => a.status === 201).length).toBe(1);
     for (const a of answers.filter((a) => a.status !== 201)) {
       expect(a.status).toBe(409);
       expect(a.body).toEqual({ error: "conflict" });
     }
-    const current = await ctx.deps.sql`select count(*)::int as n from memories where user_id = ${tenant.userId} and valid_to is null`;
+    const current = await ctx.deps
+      .sql`select count(*)::int as n from memories where user_id = ${tenant.userId} and valid_to is null`;
     expect(current[0]!.n).toBe(1);
   });
 
@@ -74,7 +104,12 @@ describe("POST /api/v1/memories/{id}/revise", () => {
     const foreign = await revise(bob, memory.id, { content: unique("hijack") });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ error: "not_found" });
-    for (const body of [{}, { content: "" }, { content: "x", edgeType: "extends" }, { content: "x", memoryType: "note" }]) {
+    for (const body of [
+      {},
+      { content: "" },
+      { content: "x", edgeType: "extends" },
+      { content: "x", memoryType: "note" },
+    ]) {
       const res = await revise(alice, memory.id, body);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: "invalid_input" });
@@ -88,12 +123,17 @@ describe("POST /api/v1/memories/{id}/archive", () => {
     const memory = await remember(tenant, { content: unique("body shapes") });
     for (const rawBody of ["[]", "1", "null", '"x"', "true", '{"extra":1}']) {
       const res = await ctx.request("POST", `/api/v1/memories/${memory.id}/archive`, {
-        apiKey: tenant.apiKey, rawBody, headers: { "content-type": "application/json" },
+        apiKey: tenant.apiKey,
+        rawBody,
+        headers: { "content-type": "application/json" },
       });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: "invalid_input" });
     }
-    const withObject = await ctx.request("POST", `/api/v1/memories/${memory.id}/archive`, { apiKey: tenant.apiKey, body: {} });
+    const withObject = await ctx.request("POST", `/api/v1/memories/${memory.id}/archive`, {
+      apiKey: tenant.apiKey,
+      body: {},
+    });
     expect(withObject.status).toBe(200);
   });
 
@@ -110,7 +150,14 @@ describe("POST /api/v1/memories/{id}/archive", () => {
     expect(events.map((e) => e.kind)).toEqual(["remember", "archive"]);
     const current = await ctx.request("GET", "/api/v1/memories", { apiKey: tenant.apiKey });
     expect(current.body.items).toEqual([]);
-    expect((await ctx.request("POST", "/api/v1/memories", { apiKey: tenant.apiKey, body: { memoryType: "note", topic: "t", content } })).status).toBe(201);
+    expect(
+      (
+        await ctx.request("POST", "/api/v1/memories", {
+          apiKey: tenant.apiKey,
+          body: { memoryType: "note", topic: "t", content },
+        })
+      ).status,
+    ).toBe(201);
   });
 });
 
@@ -119,7 +166,16 @@ describe("GET /api/v1/memories", () => {
     const tenant = await newTenant(ctx);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      ids.push((await remember(tenant, { memoryType: i % 2 ? "fact" : "decision", content: unique(`m${i}`), scope: i < 3 ? "work" : "personal", project: "p" })).id);
+      ids.push(
+        (
+          await remember(tenant, {
+            memoryType: i % 2 ? "fact" : "decision",
+            content: unique(`m${i}`),
+            scope: i < 3 ? "work" : "personal",
+            project: "p",
+          })
+        ).id,
+      );
       await Bun.sleep(2);
     }
     const superseded = (await remember(tenant, { content: unique("old") })).id;
@@ -128,9 +184,10 @@ describe("GET /api/v1/memories", () => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: { status: number; body: { items: { id: string }[]; nextCursor: string | null } } = await ctx.request(
-          "GET", `/api/v1/memories?limit=2${query}${cursor ? `&cursor=${cursor}` : ""}`, { apiKey: tenant.apiKey },
-        );
+        const page: { status: number; body: { items: { id: string }[]; nextCursor: string | null } } =
+          await ctx.request("GET", `/api/v1/memories?limit=2${query}${cursor ? `&cursor=${cursor}` : ""}`, {
+            apiKey: tenant.apiKey,
+          });
         expect(page.status).toBe(200);
         seen.push(...page.body.items.map((m) => m.id));
         cursor = page.body.nextCursor;
@@ -150,8 +207,18 @@ describe("GET /api/v1/memories", () => {
     const alice = await newTenant(ctx);
     const bob = await newTenant(ctx);
     await remember(alice, { content: unique("alice only") });
-    expect((await ctx.request("GET", "/api/v1/memories", { apiKey: bob.apiKey })).body).toEqual({ items: [], nextCursor: null });
-    for (const query of ["?limit=0", "?memoryType=thought", "?current=yes", "?status=deleted", "?cursor=abc", "?sort=x"]) {
+    expect((await ctx.request("GET", "/api/v1/memories", { apiKey: bob.apiKey })).body).toEqual({
+      items: [],
+      nextCursor: null,
+    });
+    for (const query of [
+      "?limit=0",
+      "?memoryType=thought",
+      "?current=yes",
+      "?status=deleted",
+      "?cursor=abc",
+      "?sort=x",
+    ]) {
       const res = await ctx.request("GET", `/api/v1/memories${query}`, { apiKey: alice.apiKey });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: "invalid_input" });

@@ -3,38 +3,59 @@ import { createTestContext, newTenant, type Tenant } from "../helpers";
 
 const ctx = await createTestContext();
 
-const createScope = (tenant: Tenant, body: Record<string, unknown>) => ctx.request("POST", "/api/v1/scopes", { apiKey: tenant.apiKey, body });
+const createScope = (tenant: Tenant, body: Record<string, unknown>) =>
+  ctx.request("POST", "/api/v1/scopes", { apiKey: tenant.apiKey, body });
 const names = async (tenant: Tenant) =>
-  (await ctx.request("GET", "/api/v1/scopes", { apiKey: tenant.apiKey })).body.scopes.map((s: { name: string; aliases: string[] }) => `${s.name}[${s.aliases.join(",")}]`);
+  (await ctx.request("GET", "/api/v1/scopes", { apiKey: tenant.apiKey })).body.scopes.map(
+    (s: { name: string; aliases: string[] }) => `${s.name}[${s.aliases.join(",")}]`,
+  );
 const remember = (tenant: Tenant, scope: string) =>
-  ctx.request("POST", "/api/v1/memories", { apiKey: tenant.apiKey, body: { memoryType: "note", topic: "t", content: `c ${crypto.randomUUID()}`, scope } });
+  ctx.request("POST", "/api/v1/memories", {
+    apiKey: tenant.apiKey,
+    body: { memoryType: "note", topic: "t", content: `c ${crypto.randomUUID()}`, scope },
+  });
 
 describe("POST /api/v1/scopes", () => {
   it("creates a scope with aliases (201) and lists it by name", async () => {
     const tenant = await newTenant(ctx);
     const res = await createScope(tenant, { name: "research", aliases: ["rnd", "lab"] });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: res.body.id, name: "research", aliases: ["rnd", "lab"], createdAt: res.body.createdAt });
+    expect(res.body).toEqual({
+      id: res.body.id,
+      name: "research",
+      aliases: ["rnd", "lab"],
+      createdAt: res.body.createdAt,
+    });
     expect(await names(tenant)).toEqual(["personal[]", "research[rnd,lab]", "work[]"]);
   });
 
   it("answers 409 conflict when the name or an alias is already a name or alias", async () => {
     const tenant = await newTenant(ctx);
     await createScope(tenant, { name: "research", aliases: ["rnd"] });
-    for (const body of [{ name: "work" }, { name: "rnd" }, { name: "other", aliases: ["research"] }, { name: "other2", aliases: ["rnd"] }]) {
+    for (const body of [
+      { name: "work" },
+      { name: "rnd" },
+      { name: "other", aliases: ["research"] },
+      { name: "other2", aliases: ["rnd"] },
+    ]) {
       const res = await createScope(tenant, body);
       expect(res.status).toBe(409);
       expect(res.body).toEqual({ error: "conflict" });
     }
-    const racing = await Promise.all(Array.from({ length: 6 }, (_, i) => createScope(tenant, { name: `race-${i}`, aliases: ["shared-alias"] })));
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => createScope(tenant, { name: `race-${i}`, aliases: ["shared-alias"] })),
+    );
     expect(racing.filter((r) => r.status === 201).length).toBe(1);
   });
 
   it("rejects bad names, repeated or self aliases and more than 16 aliases with 400", async () => {
     const tenant = await newTenant(ctx);
     for (const body of [
-      { name: "Bad Name" }, { name: "x", aliases: ["a", "a"] }, { name: "x", aliases: ["x"] },
-      { name: "x", aliases: Array.from({ length: 17 }, (_, i) => `a${i}`) }, { name: "x", extra: 1 },
+      { name: "Bad Name" },
+      { name: "x", aliases: ["a", "a"] },
+      { name: "x", aliases: ["x"] },
+      { name: "x", aliases: Array.from({ length: 17 }, (_, i) => `a${i}`) },
+      { name: "x", extra: 1 },
     ]) {
       const res = await createScope(tenant, body);
       expect(res.status).toBe(400);
@@ -60,10 +81,15 @@ describe("PATCH /api/v1/scopes/{id}", () => {
     const tenant = await newTenant(ctx);
     const scope = (await createScope(tenant, { name: "research" })).body;
     const memory = (await remember(tenant, "research")).body.memory;
-    const res = await ctx.request("PATCH", `/api/v1/scopes/${scope.id}`, { apiKey: tenant.apiKey, body: { name: "science", aliases: ["research"] } });
+    const res = await ctx.request("PATCH", `/api/v1/scopes/${scope.id}`, {
+      apiKey: tenant.apiKey,
+      body: { name: "science", aliases: ["research"] },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ...scope, name: "science", aliases: ["research"] });
-    expect((await ctx.request("GET", `/api/v1/memories/${memory.id}`, { apiKey: tenant.apiKey })).body.scope).toBe("science");
+    expect((await ctx.request("GET", `/api/v1/memories/${memory.id}`, { apiKey: tenant.apiKey })).body.scope).toBe(
+      "science",
+    );
     expect((await remember(tenant, "research")).body.memory.scope).toBe("science");
   });
 
@@ -71,10 +97,16 @@ describe("PATCH /api/v1/scopes/{id}", () => {
     const alice = await newTenant(ctx);
     const bob = await newTenant(ctx);
     const scope = (await createScope(alice, { name: "research" })).body;
-    const taken = await ctx.request("PATCH", `/api/v1/scopes/${scope.id}`, { apiKey: alice.apiKey, body: { name: "work" } });
+    const taken = await ctx.request("PATCH", `/api/v1/scopes/${scope.id}`, {
+      apiKey: alice.apiKey,
+      body: { name: "work" },
+    });
     expect(taken.status).toBe(409);
     expect(taken.body).toEqual({ error: "conflict" });
-    const foreign = await ctx.request("PATCH", `/api/v1/scopes/${scope.id}`, { apiKey: bob.apiKey, body: { name: "mine" } });
+    const foreign = await ctx.request("PATCH", `/api/v1/scopes/${scope.id}`, {
+      apiKey: bob.apiKey,
+      body: { name: "mine" },
+    });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ error: "not_found" });
     const empty = await ctx.request("PATCH", `/api/v1/scopes/${scope.id}`, { apiKey: alice.apiKey, body: {} });
@@ -91,7 +123,9 @@ describe("DELETE /api/v1/scopes/{id}", () => {
     const res = await ctx.request("DELETE", `/api/v1/scopes/${scope.id}`, { apiKey: tenant.apiKey });
     expect(res.status).toBe(204);
     expect(await names(tenant)).toEqual(["personal[]", "work[]"]);
-    expect((await ctx.request("GET", `/api/v1/memories/${memory.id}`, { apiKey: tenant.apiKey })).body.scope).toBe("research");
+    expect((await ctx.request("GET", `/api/v1/memories/${memory.id}`, { apiKey: tenant.apiKey })).body.scope).toBe(
+      "research",
+    );
     const again = await ctx.request("DELETE", `/api/v1/scopes/${scope.id}`, { apiKey: tenant.apiKey });
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ error: "not_found" });

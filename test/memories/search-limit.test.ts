@@ -25,7 +25,12 @@ async function holdSearchSlots(count: number) {
     }),
   );
   expect(await eventually(async () => holding === count, 2_000)).toBe(true);
-  return { release: async () => { release(); await Promise.all(done); } };
+  return {
+    release: async () => {
+      release();
+      await Promise.all(done);
+    },
+  };
 }
 
 async function timed<T>(work: Promise<T>): Promise<{ ms: number; result: T }> {
@@ -37,17 +42,28 @@ async function timed<T>(work: Promise<T>): Promise<{ ms: number; result: T }> {
 describe("search concurrency limit (SEARCH_MAX_CONCURRENT, SEARCH_WAIT_MS)", () => {
   it("while searches hold every slot, capture and reads answer promptly and a further search gets 503 unavailable with Retry-After after the wait bound", async () => {
     const tenant = await newTenant(ctx);
-    const stored = await ctx.request("POST", "/api/v1/memories", { apiKey: tenant.apiKey, body: { memoryType: "note", topic: "pool", content: "The pool is bounded." } });
+    const stored = await ctx.request("POST", "/api/v1/memories", {
+      apiKey: tenant.apiKey,
+      body: { memoryType: "note", topic: "pool", content: "The pool is bounded." },
+    });
     expect(stored.status).toBe(201);
     const held = await holdSearchSlots(2);
     try {
       const [search, capture, read] = await Promise.all([
         timed(ctx.request("POST", "/api/v1/search", { apiKey: tenant.apiKey, body: { query: "pool" } })),
-        timed(ctx.request("POST", "/api/memories", { apiKey: tenant.apiKey, body: { topic: "t", content: `captured ${crypto.randomUUID()}`, memory_type: "note" } })),
+        timed(
+          ctx.request("POST", "/api/memories", {
+            apiKey: tenant.apiKey,
+            body: { topic: "t", content: `captured ${crypto.randomUUID()}`, memory_type: "note" },
+          }),
+        ),
         timed(ctx.request("GET", `/api/v1/memories/${stored.body.memory.id}`, { apiKey: tenant.apiKey })),
       ]);
-      expect({ status: search.result.status, body: search.result.body, retryAfter: search.result.headers.get("retry-after") })
-        .toEqual({ status: 503, body: { error: "unavailable" }, retryAfter: "1" });
+      expect({
+        status: search.result.status,
+        body: search.result.body,
+        retryAfter: search.result.headers.get("retry-after"),
+      }).toEqual({ status: 503, body: { error: "unavailable" }, retryAfter: "1" });
       expect(search.ms).toBeGreaterThanOrEqual(WAIT_MS - 5);
       expect(capture.result.status).toBe(201);
       expect(read.result.status).toBe(200);
@@ -57,12 +73,17 @@ describe("search concurrency limit (SEARCH_MAX_CONCURRENT, SEARCH_WAIT_MS)", () 
     } finally {
       await held.release();
     }
-    expect((await ctx.request("POST", "/api/v1/search", { apiKey: tenant.apiKey, body: { query: "pool" } })).status).toBe(200);
+    expect(
+      (await ctx.request("POST", "/api/v1/search", { apiKey: tenant.apiKey, body: { query: "pool" } })).status,
+    ).toBe(200);
   });
 
   it("serves a waiting search as soon as a slot frees within the wait bound", async () => {
     const tenant = await newTenant(ctx);
-    await ctx.request("POST", "/api/v1/memories", { apiKey: tenant.apiKey, body: { memoryType: "note", topic: "queue", content: "The queue is drained nightly." } });
+    await ctx.request("POST", "/api/v1/memories", {
+      apiKey: tenant.apiKey,
+      body: { memoryType: "note", topic: "queue", content: "The queue is drained nightly." },
+    });
     const held = await holdSearchSlots(2);
     const search = ctx.request("POST", "/api/v1/search", { apiKey: tenant.apiKey, body: { query: "queue" } });
     expect(await eventually(async () => ctx.deps.searchLimiter.waiting === 1, 2_000)).toBe(true);

@@ -28,30 +28,110 @@ async function hits(tenant: Tenant, body: Record<string, unknown>): Promise<Hit[
 }
 
 const FIXTURE = {
-  deploy: ["decision", "Deployment strategy", "We deploy with blue-green on Fly.io: new machines boot, pass health checks, then traffic switches over."],
-  pnpm: ["preference", "Package manager", "Use pnpm, not npm or yarn; the lockfile is pnpm-lock.yaml and CI runs pnpm install --frozen-lockfile."],
-  pgPool: ["fact", "Postgres connection pool", "The Postgres connection pool size is 10 per API process; raise it only together with max_connections."],
+  deploy: [
+    "decision",
+    "Deployment strategy",
+    "We deploy with blue-green on Fly.io: new machines boot, pass health checks, then traffic switches over.",
+  ],
+  pnpm: [
+    "preference",
+    "Package manager",
+    "Use pnpm, not npm or yarn; the lockfile is pnpm-lock.yaml and CI runs pnpm install --frozen-lockfile.",
+  ],
+  pgPool: [
+    "fact",
+    "Postgres connection pool",
+    "The Postgres connection pool size is 10 per API process; raise it only together with max_connections.",
+  ],
   httpPool: ["fact", "HTTP client", "The outbound HTTP client keeps a connection pool of 50 sockets per host."],
-  redisEviction: ["fact", "Redis eviction policy", "Redis runs with maxmemory-policy noeviction because BullMQ loses jobs when keys are evicted."],
-  flaky: ["blocker", "Flaky checkout test", "The checkout end-to-end test times out on CI when the Stripe sandbox is slow; it is retried twice before failing."],
-  commits: ["preference", "Commit messages", "Write commit messages in the imperative mood with a summary line under 72 characters."],
-  migrations: ["decision", "Database migrations", "Schema changes go through drizzle-kit generate; never edit a migration that has been merged to main."],
-  logging: ["pattern", "Structured logging", "Log with pino as JSON to stdout, one child logger per request, and never log secrets or tokens."],
-  flags: ["decision", "Feature flags", "New features ship behind LaunchDarkly flags, removed within two sprints after full rollout."],
-  timestamps: ["fact", "Timestamps", "All timestamps are stored in UTC with millisecond precision and shown in the user's timezone only in the UI."],
-  versioning: ["decision", "API versioning", "Breaking API changes get a new /api/v2 prefix; the old version is kept for six months with a Sunset header."],
-  review: ["preference", "Code review", "Pull requests need one approving review and green CI before merging; squash merge only."],
+  redisEviction: [
+    "fact",
+    "Redis eviction policy",
+    "Redis runs with maxmemory-policy noeviction because BullMQ loses jobs when keys are evicted.",
+  ],
+  flaky: [
+    "blocker",
+    "Flaky checkout test",
+    "The checkout end-to-end test times out on CI when the Stripe sandbox is slow; it is retried twice before failing.",
+  ],
+  commits: [
+    "preference",
+    "Commit messages",
+    "Write commit messages in the imperative mood with a summary line under 72 characters.",
+  ],
+  migrations: [
+    "decision",
+    "Database migrations",
+    "Schema changes go through drizzle-kit generate; never edit a migration that has been merged to main.",
+  ],
+  logging: [
+    "pattern",
+    "Structured logging",
+    "Log with pino as JSON to stdout, one child logger per request, and never log secrets or tokens.",
+  ],
+  flags: [
+    "decision",
+    "Feature flags",
+    "New features ship behind LaunchDarkly flags, removed within two sprints after full rollout.",
+  ],
+  timestamps: [
+    "fact",
+    "Timestamps",
+    "All timestamps are stored in UTC with millisecond precision and shown in the user's timezone only in the UI.",
+  ],
+  versioning: [
+    "decision",
+    "API versioning",
+    "Breaking API changes get a new /api/v2 prefix; the old version is kept for six months with a Sunset header.",
+  ],
+  review: [
+    "preference",
+    "Code review",
+    "Pull requests need one approving review and green CI before merging; squash merge only.",
+  ],
   node: ["fact", "Node version", "The monorepo pins Node 20 LTS via .nvmrc and the engines field in package.json."],
-  tokens: ["decision", "Session tokens", "Session tokens are opaque random strings stored as SHA-256 hashes in the database, not JWTs."],
-  rateLimit: ["fact", "Rate limiting", "The public API allows 100 requests per minute per API key, enforced with a Redis sliding window."],
-  localDev: ["note", "Local development", "Run docker compose up to start Postgres and Redis locally before running the test suite."],
-  outage: ["event", "March database outage", "On March 12 the primary database ran out of disk space and the API was down for 40 minutes."],
-  errors: ["pattern", "Error handling", "Services throw typed AppError codes; only the error plugin turns them into HTTP responses."],
-  styling: ["preference", "Styling", "The dashboard uses Tailwind CSS utility classes; avoid writing custom CSS files."],
+  tokens: [
+    "decision",
+    "Session tokens",
+    "Session tokens are opaque random strings stored as SHA-256 hashes in the database, not JWTs.",
+  ],
+  rateLimit: [
+    "fact",
+    "Rate limiting",
+    "The public API allows 100 requests per minute per API key, enforced with a Redis sliding window.",
+  ],
+  localDev: [
+    "note",
+    "Local development",
+    "Run docker compose up to start Postgres and Redis locally before running the test suite.",
+  ],
+  outage: [
+    "event",
+    "March database outage",
+    "On March 12 the primary database ran out of disk space and the API was down for 40 minutes.",
+  ],
+  errors: [
+    "pattern",
+    "Error handling",
+    "Services throw typed AppError codes; only the error plugin turns them into HTTP responses.",
+  ],
+  styling: [
+    "preference",
+    "Styling",
+    "The dashboard uses Tailwind CSS utility classes; avoid writing custom CSS files.",
+  ],
   backups: ["fact", "Backups", "Nightly pg_dump backups are uploaded to S3 and kept for 30 days."],
-  alerts: ["commitment", "Add latency alerts", "I will add a Grafana alert when the p95 latency of the search endpoint exceeds 500 ms."],
+  alerts: [
+    "commitment",
+    "Add latency alerts",
+    "I will add a Grafana alert when the p95 latency of the search endpoint exceeds 500 ms.",
+  ],
   graphql: ["decision", "No GraphQL", "We chose REST over GraphQL for the public API to keep HTTP caching simple."],
-  legacyAdmin: ["note", "Legacy admin app", "The old admin app still builds with yarn workspaces and plain npm scripts."],
+  legacyAdmin: [
+    "note",
+    "Legacy admin app",
+    "The old admin app still builds with yarn workspaces and plain npm scripts.",
+  ],
 } as const;
 type Key = keyof typeof FIXTURE;
 
@@ -107,7 +187,9 @@ describe("POST /api/v1/search", () => {
         const found = await hits(tenant, { query });
         const first = keyOf(found[0]?.memory.id);
         if (first !== expected) {
-          failures.push(`${JSON.stringify(query)} (${why}): expected ${expected}, got ${found.map((h) => `${keyOf(h.memory.id)}=${h.score}`).join(", ") || "nothing"}`);
+          failures.push(
+            `${JSON.stringify(query)} (${why}): expected ${expected}, got ${found.map((h) => `${keyOf(h.memory.id)}=${h.score}`).join(", ") || "nothing"}`,
+          );
         }
       }
       expect(failures).toEqual([]);
@@ -116,23 +198,48 @@ describe("POST /api/v1/search", () => {
     it("finds a misspelt word among correct ones even when the correct words match many memories", async () => {
       const tenant = await newTenant(ctx);
       // More memories share the correct word than the sparse-query threshold, so the whole-text trigram stage is skipped.
-      for (let n = 0; n < 25; n++) await remember(tenant, { memoryType: "note", topic: `Pool note ${n}`, content: `The worker pool number ${n} drains its queue.` });
-      const pgPool = await remember(tenant, { memoryType: FIXTURE.pgPool[0], topic: FIXTURE.pgPool[1], content: FIXTURE.pgPool[2] });
+      for (let n = 0; n < 25; n++)
+        await remember(tenant, {
+          memoryType: "note",
+          topic: `Pool note ${n}`,
+          content: `The worker pool number ${n} drains its queue.`,
+        });
+      const pgPool = await remember(tenant, {
+        memoryType: FIXTURE.pgPool[0],
+        topic: FIXTURE.pgPool[1],
+        content: FIXTURE.pgPool[2],
+      });
       expect((await hits(tenant, { query: "postgress pool" }))[0]?.memory.id).toBe(pgPool.id);
     });
 
     it("never returns a memory the query excludes, not even through trigram similarity", async () => {
       const tenant = await newTenant(ctx);
-      const pnpm = await remember(tenant, { memoryType: "preference", topic: FIXTURE.pnpm[1], content: FIXTURE.pnpm[2] });
-      const legacy = await remember(tenant, { memoryType: "note", topic: FIXTURE.legacyAdmin[1], content: FIXTURE.legacyAdmin[2] });
-      expect((await hits(tenant, { query: "yarn" })).map((h) => h.memory.id).sort()).toEqual([pnpm.id, legacy.id].sort());
+      const pnpm = await remember(tenant, {
+        memoryType: "preference",
+        topic: FIXTURE.pnpm[1],
+        content: FIXTURE.pnpm[2],
+      });
+      const legacy = await remember(tenant, {
+        memoryType: "note",
+        topic: FIXTURE.legacyAdmin[1],
+        content: FIXTURE.legacyAdmin[2],
+      });
+      expect((await hits(tenant, { query: "yarn" })).map((h) => h.memory.id).sort()).toEqual(
+        [pnpm.id, legacy.id].sort(),
+      );
       expect((await hits(tenant, { query: "yarn -pnpm" })).map((h) => h.memory.id)).toEqual([legacy.id]);
       expect((await hits(tenant, { query: 'yarn -"plain npm"' })).map((h) => h.memory.id)).toEqual([pnpm.id]);
     });
 
     it("answers each hit with the memory as GET /api/v1/memories/{id} shows it and a score in [0, 1]", async () => {
       const tenant = await newTenant(ctx);
-      const memory = await remember(tenant, { memoryType: "fact", topic: "Backups", content: FIXTURE.backups[2], tags: ["ops"], project: "shop" });
+      const memory = await remember(tenant, {
+        memoryType: "fact",
+        topic: "Backups",
+        content: FIXTURE.backups[2],
+        tags: ["ops"],
+        project: "shop",
+      });
       const res = await search(tenant.apiKey, { query: "backups" });
       expect(res.status).toBe(200);
       const got = await ctx.request("GET", `/api/v1/memories/${memory.id}`, { apiKey: tenant.apiKey });
@@ -153,11 +260,35 @@ describe("POST /api/v1/search", () => {
   describe("filters", () => {
     it("filters by scope, project and memory types", async () => {
       const tenant = await newTenant(ctx);
-      const a = await remember(tenant, { memoryType: "decision", topic: "Cache", content: "Cache sessions in Redis for an hour.", scope: "work", project: "shop" });
-      const b = await remember(tenant, { memoryType: "fact", topic: "Cache", content: "Cache product pages at the CDN edge.", scope: "work", project: "blog" });
-      const c = await remember(tenant, { memoryType: "preference", topic: "Cache", content: "Cache nothing in the browser.", scope: "personal" });
-      const d = await remember(tenant, { memoryType: "fact", topic: "Cache", content: "Cache warmers run at midnight.", scope: "work", project: "shop" });
-      const ids = async (body: Record<string, unknown>) => (await hits(tenant, { query: "cache", ...body })).map((h) => h.memory.id).sort();
+      const a = await remember(tenant, {
+        memoryType: "decision",
+        topic: "Cache",
+        content: "Cache sessions in Redis for an hour.",
+        scope: "work",
+        project: "shop",
+      });
+      const b = await remember(tenant, {
+        memoryType: "fact",
+        topic: "Cache",
+        content: "Cache product pages at the CDN edge.",
+        scope: "work",
+        project: "blog",
+      });
+      const c = await remember(tenant, {
+        memoryType: "preference",
+        topic: "Cache",
+        content: "Cache nothing in the browser.",
+        scope: "personal",
+      });
+      const d = await remember(tenant, {
+        memoryType: "fact",
+        topic: "Cache",
+        content: "Cache warmers run at midnight.",
+        scope: "work",
+        project: "shop",
+      });
+      const ids = async (body: Record<string, unknown>) =>
+        (await hits(tenant, { query: "cache", ...body })).map((h) => h.memory.id).sort();
       expect(await ids({})).toEqual([a.id, b.id, c.id, d.id].sort());
       expect(await ids({ scope: "work" })).toEqual([a.id, b.id, d.id].sort());
       expect(await ids({ scope: "personal" })).toEqual([c.id]);
@@ -170,12 +301,25 @@ describe("POST /api/v1/search", () => {
 
     it("hides superseded and archived memories by default and with current=true, and includes them with current=false", async () => {
       const tenant = await newTenant(ctx);
-      const live = await remember(tenant, { memoryType: "fact", topic: "Queue", content: "The email queue retries five times." });
-      const superseded = await remember(tenant, { memoryType: "fact", topic: "Queue", content: "The email queue retries three times." });
-      const archived = await remember(tenant, { memoryType: "fact", topic: "Queue", content: "The email queue never retries." });
+      const live = await remember(tenant, {
+        memoryType: "fact",
+        topic: "Queue",
+        content: "The email queue retries five times.",
+      });
+      const superseded = await remember(tenant, {
+        memoryType: "fact",
+        topic: "Queue",
+        content: "The email queue retries three times.",
+      });
+      const archived = await remember(tenant, {
+        memoryType: "fact",
+        topic: "Queue",
+        content: "The email queue never retries.",
+      });
       await ctx.deps.sql`update memories set valid_to = now() where id = ${superseded.id}`;
       await ctx.deps.sql`update memories set status = 'archived' where id = ${archived.id}`;
-      const ids = async (body: Record<string, unknown>) => (await hits(tenant, { query: "email queue", ...body })).map((h) => h.memory.id).sort();
+      const ids = async (body: Record<string, unknown>) =>
+        (await hits(tenant, { query: "email queue", ...body })).map((h) => h.memory.id).sort();
       expect(await ids({})).toEqual([live.id]);
       expect(await ids({ current: true })).toEqual([live.id]);
       expect(await ids({ current: false })).toEqual([live.id, superseded.id, archived.id].sort());
@@ -187,8 +331,16 @@ describe("POST /api/v1/search", () => {
     it("never returns another tenant's memories", async () => {
       const alice = await newTenant(ctx);
       const bob = await newTenant(ctx);
-      const mine = await remember(alice, { memoryType: "fact", topic: "Secrets", content: "The vault unseal keys live with the SRE lead." });
-      await remember(bob, { memoryType: "fact", topic: "Secrets", content: "The vault unseal keys live with the SRE lead." });
+      const mine = await remember(alice, {
+        memoryType: "fact",
+        topic: "Secrets",
+        content: "The vault unseal keys live with the SRE lead.",
+      });
+      await remember(bob, {
+        memoryType: "fact",
+        topic: "Secrets",
+        content: "The vault unseal keys live with the SRE lead.",
+      });
       await remember(bob, { memoryType: "fact", topic: "Secrets vault", content: "Vault tokens rotate weekly." });
       for (const body of [{ query: "vault unseal keys" }, { query: "vault", current: false }, { query: "vaullt" }]) {
         expect((await hits(alice, body)).map((h) => h.memory.id)).toEqual([mine.id]);
@@ -213,10 +365,27 @@ describe("POST /api/v1/search", () => {
 
     async function paginationFixture(tenant: Tenant) {
       // Four memories built alike score exactly the same: ties are broken by id, descending.
-      for (const n of [1, 2, 3, 4]) await remember(tenant, { memoryType: "note", topic: "Webhook retries", content: `Webhook retries, variant ${n}.` });
-      await remember(tenant, { memoryType: "note", topic: "Webhooks", content: "Webhook signatures use HMAC-SHA256; retries back off exponentially." });
-      await remember(tenant, { memoryType: "note", topic: "Payments", content: "Stripe webhook events are processed once; retries are idempotent." });
-      await remember(tenant, { memoryType: "note", topic: "Misc", content: "The webhook receiver is behind the load balancer." });
+      for (const n of [1, 2, 3, 4])
+        await remember(tenant, {
+          memoryType: "note",
+          topic: "Webhook retries",
+          content: `Webhook retries, variant ${n}.`,
+        });
+      await remember(tenant, {
+        memoryType: "note",
+        topic: "Webhooks",
+        content: "Webhook signatures use HMAC-SHA256; retries back off exponentially.",
+      });
+      await remember(tenant, {
+        memoryType: "note",
+        topic: "Payments",
+        content: "Stripe webhook events are processed once; retries are idempotent.",
+      });
+      await remember(tenant, {
+        memoryType: "note",
+        topic: "Misc",
+        content: "The webhook receiver is behind the load balancer.",
+      });
     }
 
     it("walking nextCursor with limit 2 yields every match exactly once, in score order", async () => {
@@ -236,7 +405,8 @@ describe("POST /api/v1/search", () => {
 
     it("defaults to 10 items per page", async () => {
       const tenant = await newTenant(ctx);
-      for (let n = 0; n < 11; n++) await remember(tenant, { memoryType: "note", topic: "Ticket", content: `Ticket number ${n} is triaged.` });
+      for (let n = 0; n < 11; n++)
+        await remember(tenant, { memoryType: "note", topic: "Ticket", content: `Ticket number ${n} is triaged.` });
       const first = await search(tenant.apiKey, { query: "ticket" });
       expect(first.body.items.length).toBe(10);
       const second = await search(tenant.apiKey, { query: "ticket", cursor: first.body.nextCursor });
@@ -263,16 +433,33 @@ describe("POST /api/v1/search", () => {
       const decoded = Buffer.from(cursor, "base64url").toString();
       const reencode = (text: string) => Buffer.from(text).toString("base64url");
       for (const [body, label] of [
-        [{ query: "webhook retries", limit: 2, cursor: `${cursor.slice(0, 5)}${cursor[5] === "A" ? "B" : "A"}${cursor.slice(6)}` }, "flipped character"],
-        [{ query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/^[01]\.\d{6}/, "0.5")) }, "score edited"],
-        [{ query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/~[^~]+~/, "~not-a-uuid~")) }, "id edited"],
+        [
+          {
+            query: "webhook retries",
+            limit: 2,
+            cursor: `${cursor.slice(0, 5)}${cursor[5] === "A" ? "B" : "A"}${cursor.slice(6)}`,
+          },
+          "flipped character",
+        ],
+        [
+          { query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/^[01]\.\d{6}/, "0.5")) },
+          "score edited",
+        ],
+        [
+          { query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/~[^~]+~/, "~not-a-uuid~")) },
+          "id edited",
+        ],
         [{ query: "webhook retries", limit: 2, cursor: "!!!!" }, "not base64url"],
         [{ query: "webhook", limit: 2, cursor }, "another query"],
         [{ query: "webhook retries", limit: 2, cursor, scope: "work" }, "other filters"],
         [{ query: "webhook retries", limit: 2, cursor, current: false }, "other current"],
       ] as const) {
         const res = await search(tenant.apiKey, body);
-        expect({ label, status: res.status, body: res.body }).toEqual({ label, status: 400, body: { error: "invalid_input" } });
+        expect({ label, status: res.status, body: res.body }).toEqual({
+          label,
+          status: 400,
+          body: { error: "invalid_input" },
+        });
       }
       const sameSearchOtherLimit = await search(tenant.apiKey, { query: "webhook retries", limit: 5, cursor });
       expect(sameSearchOtherLimit.status).toBe(200);
@@ -304,10 +491,22 @@ describe("POST /api/v1/search", () => {
         { query: "q", cursor: "" },
       ]) {
         const res = await search(tenant.apiKey, body);
-        expect({ body, status: res.status, answer: res.body }).toEqual({ body, status: 400, answer: { error: "invalid_input" } });
+        expect({ body, status: res.status, answer: res.body }).toEqual({
+          body,
+          status: 400,
+          answer: { error: "invalid_input" },
+        });
       }
       expect((await search(tenant.apiKey, { query: "q".repeat(1000) })).status).toBe(200);
-      expect((await search(tenant.apiKey, { query: "q", limit: 50, memoryTypes: ["decision", "commitment", "blocker", "fact", "preference", "pattern", "note", "event"] })).status).toBe(200);
+      expect(
+        (
+          await search(tenant.apiKey, {
+            query: "q",
+            limit: 50,
+            memoryTypes: ["decision", "commitment", "blocker", "fact", "preference", "pattern", "note", "event"],
+          })
+        ).status,
+      ).toBe(200);
     });
 
     it("rejects unknown query parameters with 400 invalid_input", async () => {

@@ -2,7 +2,13 @@ import { describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, startWorkers, type Tenant } from "../helpers";
 import { newId } from "../../shared/ids";
-import { consolidate, PROPOSALS_PER_TENANT, proposalRationale, proposedEdge, takeWithinCap } from "../../shared/proposals/consolidate";
+import {
+  consolidate,
+  PROPOSALS_PER_TENANT,
+  proposalRationale,
+  proposedEdge,
+  takeWithinCap,
+} from "../../shared/proposals/consolidate";
 import type { ProbeMatch } from "../../shared/db/queries/consolidation";
 import { memoryAt } from "./helpers";
 
@@ -13,15 +19,27 @@ const runJob = () => ctx.deps.jobs.run("consolidate", {}, `consolidate-${newId()
 /** A pass run directly (unit level), `minutesAhead` in the future so everything written counts as settled. */
 const runPass = (options: { capPerTenant?: number; minutesAhead?: number } = {}) =>
   ctx.deps.db.transaction((tx) =>
-    consolidate(tx, { now: new Date(Date.now() + (options.minutesAhead ?? 0) * 60_000), probesPerRun: 100_000, capPerTenant: options.capPerTenant }),
+    consolidate(tx, {
+      now: new Date(Date.now() + (options.minutesAhead ?? 0) * 60_000),
+      probesPerRun: 100_000,
+      capPerTenant: options.capPerTenant,
+    }),
   );
 
 async function proposalsOf(tenant: Tenant) {
   const res = await ctx.request("GET", "/api/v1/proposals?limit=100", { apiKey: tenant.apiKey });
   expect(res.status).toBe(200);
-  return res.body.proposals as { fromId: string; toId: string; edgeType: string; memoryType: string; rationale: string; similarity: number }[];
+  return res.body.proposals as {
+    fromId: string;
+    toId: string;
+    edgeType: string;
+    memoryType: string;
+    rationale: string;
+    similarity: number;
+  }[];
 }
-const pairs = (ps: { fromId: string; toId: string; edgeType: string }[]) => ps.map((p) => `${p.fromId}>${p.toId}:${p.edgeType}`).sort();
+const pairs = (ps: { fromId: string; toId: string; edgeType: string }[]) =>
+  ps.map((p) => `${p.fromId}>${p.toId}:${p.edgeType}`).sort();
 
 /** Long enough that one changed word keeps the trigram similarity well above 0.6; a nonce keeps it unique to the test. */
 const text = (nonce: string, variant = "") =>
@@ -31,8 +49,12 @@ describe("consolidate job", () => {
   it("proposes supersedes for same-type decisions and extends across types, within one scope and project, newer → older", async () => {
     const tenant = await newTenant(ctx);
     const n = crypto.randomUUID();
-    const at = (memoryType: "decision" | "note", content: string, minutesAgo: number, where: { scope?: string; project?: string } = { scope: "work", project: "amem" }) =>
-      memoryAt(ctx, tenant, { memoryType, topic: "deploy", content, ...where }, minutesAgo);
+    const at = (
+      memoryType: "decision" | "note",
+      content: string,
+      minutesAgo: number,
+      where: { scope?: string; project?: string } = { scope: "work", project: "amem" },
+    ) => memoryAt(ctx, tenant, { memoryType, topic: "deploy", content, ...where }, minutesAgo);
     const oldDecision = await at("decision", text(n, "v1"), 30);
     const newDecision = await at("decision", text(n, "v2"), 20);
     const note = await at("note", text(n, "as noted"), 10);
@@ -42,8 +64,18 @@ describe("consolidate job", () => {
     await at("decision", text(n, "no project"), 25, { scope: "work" });
     await at("decision", `Unrelated ${n}: lunch is at noon on fridays in the small kitchen`, 5);
     // Patterns are not superseding types: two similar patterns extend.
-    const oldPattern = await memoryAt(ctx, tenant, { memoryType: "pattern", topic: "p", content: text(n, "pattern a"), scope: "lab" }, 30);
-    const newPattern = await memoryAt(ctx, tenant, { memoryType: "pattern", topic: "p", content: text(n, "pattern b"), scope: "lab" }, 20);
+    const oldPattern = await memoryAt(
+      ctx,
+      tenant,
+      { memoryType: "pattern", topic: "p", content: text(n, "pattern a"), scope: "lab" },
+      30,
+    );
+    const newPattern = await memoryAt(
+      ctx,
+      tenant,
+      { memoryType: "pattern", topic: "p", content: text(n, "pattern b"), scope: "lab" },
+      20,
+    );
 
     const result = await runJob();
     expect(result.skipped).toBe(0);
@@ -65,7 +97,9 @@ describe("consolidate job", () => {
     const supersedes = proposals.find((p) => p.edgeType === "supersedes")!;
     expect(supersedes.memoryType).toBe("decision");
     expect(supersedes.rationale).toBe(`newer decision on the same topic, ${supersedes.similarity.toFixed(2)} similar`);
-    expect(proposals.find((p) => p.fromId === note.id && p.toId === oldDecision.id)!.rationale).toMatch(/^related note and decision, 0\.\d\d similar$/);
+    expect(proposals.find((p) => p.fromId === note.id && p.toId === oldDecision.id)!.rationale).toMatch(
+      /^related note and decision, 0\.\d\d similar$/,
+    );
   });
 
   it("never proposes a pair twice: a re-run, a rejected pair and a lost cursor add nothing", async () => {
@@ -78,7 +112,13 @@ describe("consolidate job", () => {
     expect(pairs(first)).toEqual([`${b.id}>${a.id}:supersedes`]);
     await runJob();
     expect(await proposalsOf(tenant)).toEqual(first);
-    expect((await ctx.request("POST", `/api/v1/proposals/${(first[0] as unknown as { id: string }).id}/reject`, { apiKey: tenant.apiKey })).status).toBe(200);
+    expect(
+      (
+        await ctx.request("POST", `/api/v1/proposals/${(first[0] as unknown as { id: string }).id}/reject`, {
+          apiKey: tenant.apiKey,
+        })
+      ).status,
+    ).toBe(200);
     await ctx.deps.sql`delete from consolidation_cursors where user_id = ${tenant.userId}`;
     await runJob();
     const after = await proposalsOf(tenant);
@@ -114,7 +154,8 @@ describe("consolidate job", () => {
     const tenant = await newTenant(ctx);
     const n = crypto.randomUUID();
     const olds = [];
-    for (let i = 0; i < 5; i++) olds.push(await memoryAt(ctx, tenant, { memoryType: "note", topic: "n", content: text(n, `old ${i}`) }, 40 - i));
+    for (let i = 0; i < 5; i++)
+      olds.push(await memoryAt(ctx, tenant, { memoryType: "note", topic: "n", content: text(n, `old ${i}`) }, 40 - i));
     await runPass({ capPerTenant: 3 });
     // Pairs among the five: 10; at most 3 per pass.
     expect((await proposalsOf(tenant)).length).toBe(3);
@@ -133,7 +174,17 @@ describe("consolidate job", () => {
     const tenant = await newTenant(ctx);
     const n = crypto.randomUUID().slice(0, 8);
     const fact = (subject: string, predicate: string, value: string, minutesAgo: number) =>
-      memoryAt(ctx, tenant, { memoryType: "fact", topic: "f", content: `${subject} ${predicate} ${value} ${crypto.randomUUID()}`, facts: [{ subject, predicate, value }] }, minutesAgo);
+      memoryAt(
+        ctx,
+        tenant,
+        {
+          memoryType: "fact",
+          topic: "f",
+          content: `${subject} ${predicate} ${value} ${crypto.randomUUID()}`,
+          facts: [{ subject, predicate, value }],
+        },
+        minutesAgo,
+      );
     const older = (await fact(`Alice-${n}`, "works at", "Acme Corporation", 30)).factIds[0]!;
     const newer = (await fact(`alice-${n}`, "works at", "Acme Corporation Ltd", 20)).factIds[0]!;
     await fact(`alice-${n}`, "likes", "green tea", 15); // another predicate, not similar
@@ -143,8 +194,14 @@ describe("consolidate job", () => {
     expect(res.body.count).toBe(1);
     const [p] = res.body.proposals;
     expect(p).toEqual({
-      id: p.id, fromId: newer, toId: older, rationale: `same subject, similar predicate and value, ${p.similarity.toFixed(2)} similar`,
-      similarity: p.similarity, status: "proposed", createdAt: p.createdAt, decidedAt: null,
+      id: p.id,
+      fromId: newer,
+      toId: older,
+      rationale: `same subject, similar predicate and value, ${p.similarity.toFixed(2)} similar`,
+      similarity: p.similarity,
+      status: "proposed",
+      createdAt: p.createdAt,
+      decidedAt: null,
     });
     expect(p.similarity).toBeGreaterThanOrEqual(0.6);
     await runJob();
@@ -159,11 +216,21 @@ describe("consolidate job", () => {
       await held;
     });
     // The holder must have the lock before the pass starts.
-    while ((await ctx.deps.sql`select count(*)::int as n from pg_locks where locktype = 'advisory' and granted`)[0]!.n === 0) await Bun.sleep(5);
+    while (
+      (await ctx.deps.sql`select count(*)::int as n from pg_locks where locktype = 'advisory' and granted`)[0]!.n === 0
+    )
+      await Bun.sleep(5);
     const skipped = await runPass();
     release();
     await holder;
-    expect(skipped).toEqual({ skipped: 1, tenants: 0, memoriesProbed: 0, proposals: 0, factsProbed: 0, factProposals: 0 });
+    expect(skipped).toEqual({
+      skipped: 1,
+      tenants: 0,
+      memoriesProbed: 0,
+      proposals: 0,
+      factsProbed: 0,
+      factProposals: 0,
+    });
   });
 });
 
@@ -177,8 +244,19 @@ describe("consolidate rules (unit)", () => {
 
   it("takes whole probes within the cap and stops at the first that does not fit, without passing it", () => {
     const at = new Date(0);
-    const match = (probeId: string, toId: string | null): ProbeMatch => ({ probeId, probeAt: at, probeType: "note", toId, toType: toId === null ? null : "note", similarity: toId === null ? null : 0.7 });
-    const group = (probeId: string, n: number) => ({ probeId, probeAt: at, matches: Array.from({ length: n }, (_, i) => match(probeId, `${probeId}-${i}`)) });
+    const match = (probeId: string, toId: string | null): ProbeMatch => ({
+      probeId,
+      probeAt: at,
+      probeType: "note",
+      toId,
+      toType: toId === null ? null : "note",
+      similarity: toId === null ? null : 0.7,
+    });
+    const group = (probeId: string, n: number) => ({
+      probeId,
+      probeAt: at,
+      matches: Array.from({ length: n }, (_, i) => match(probeId, `${probeId}-${i}`)),
+    });
     const groups = [group("a", 2), group("b", 0), group("c", 3), group("d", 1)];
     expect(takeWithinCap(groups, 200)).toMatchObject({ probed: 4, full: false, cursor: { id: "d" } });
     const capped = takeWithinCap(groups, 4);

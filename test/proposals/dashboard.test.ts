@@ -28,31 +28,70 @@ describe("GET /api/dashboard/summary", () => {
     const other = await newTenant(ctx); // its data must not count
     await remember(ctx, other, { memoryType: "note", content: unique("other") });
     const open = (body: Record<string, unknown>) =>
-      ctx.request("POST", "/api/v1/agent-sessions/open", { apiKey: tenant.apiKey, body: { agent: "claude-code", source: "startup", ...body } });
+      ctx.request("POST", "/api/v1/agent-sessions/open", {
+        apiKey: tenant.apiKey,
+        body: { agent: "claude-code", source: "startup", ...body },
+      });
     expect((await open({ sessionId: unique("s1") })).status).toBe(200);
     const closing = unique("s2");
     expect((await open({ sessionId: closing })).status).toBe(200);
-    expect((await ctx.request("POST", "/api/v1/agent-sessions/close", { apiKey: tenant.apiKey, body: { agent: "claude-code", sessionId: closing } })).status).toBe(200);
+    expect(
+      (
+        await ctx.request("POST", "/api/v1/agent-sessions/close", {
+          apiKey: tenant.apiKey,
+          body: { agent: "claude-code", sessionId: closing },
+        })
+      ).status,
+    ).toBe(200);
 
     const d1 = (await remember(ctx, tenant, { memoryType: "decision", content: unique("d1") })).memory;
     const d2 = (await remember(ctx, tenant, { memoryType: "decision", content: unique("d2") })).memory;
-    const revised = await ctx.request("POST", `/api/v1/memories/${d1.id}/revise`, { apiKey: tenant.apiKey, body: { content: unique("d1 v2") } });
+    const revised = await ctx.request("POST", `/api/v1/memories/${d1.id}/revise`, {
+      apiKey: tenant.apiKey,
+      body: { content: unique("d1 v2") },
+    });
     expect(revised.status).toBe(201);
     const c1 = await remember(ctx, tenant, { memoryType: "commitment", content: unique("c1"), scope: "research" });
     await remember(ctx, tenant, { memoryType: "commitment", content: unique("c2") });
-    expect((await ctx.request("POST", `/api/v1/memories/${c1.memory.id}/resolve`, { apiKey: tenant.apiKey, body: { status: "waiting" } })).status).toBe(200);
+    expect(
+      (
+        await ctx.request("POST", `/api/v1/memories/${c1.memory.id}/resolve`, {
+          apiKey: tenant.apiKey,
+          body: { status: "waiting" },
+        })
+      ).status,
+    ).toBe(200);
     const blocker = (await remember(ctx, tenant, { memoryType: "blocker", content: unique("b") })).memory;
     await remember(ctx, tenant, { memoryType: "note", content: unique("n") });
     const keyRes = await ctx.request("POST", "/api/v1/api-keys", { apiKey: tenant.apiKey, body: { name: "second" } });
     const third = await ctx.request("POST", "/api/v1/api-keys", { apiKey: tenant.apiKey, body: { name: "third" } });
-    expect((await ctx.request("DELETE", `/api/v1/api-keys/${third.body.id}`, { apiKey: keyRes.body.key })).status).toBe(204);
+    expect((await ctx.request("DELETE", `/api/v1/api-keys/${third.body.id}`, { apiKey: keyRes.body.key })).status).toBe(
+      204,
+    );
     await propose(ctx, tenant, { fromId: d2.id, toId: revised.body.memory.id });
-    const applied = await propose(ctx, tenant, { fromId: blocker.id, toId: d2.id, edgeType: "extends", memoryType: "blocker" });
-    const rejected = await propose(ctx, tenant, { fromId: c1.memory.id, toId: d2.id, edgeType: "extends", memoryType: "commitment" });
-    expect((await ctx.request("POST", `/api/v1/proposals/${applied.id}/apply`, { apiKey: tenant.apiKey })).status).toBe(200);
-    expect((await ctx.request("POST", `/api/v1/proposals/${rejected.id}/reject`, { apiKey: tenant.apiKey })).status).toBe(200);
+    const applied = await propose(ctx, tenant, {
+      fromId: blocker.id,
+      toId: d2.id,
+      edgeType: "extends",
+      memoryType: "blocker",
+    });
+    const rejected = await propose(ctx, tenant, {
+      fromId: c1.memory.id,
+      toId: d2.id,
+      edgeType: "extends",
+      memoryType: "commitment",
+    });
+    expect((await ctx.request("POST", `/api/v1/proposals/${applied.id}/apply`, { apiKey: tenant.apiKey })).status).toBe(
+      200,
+    );
+    expect(
+      (await ctx.request("POST", `/api/v1/proposals/${rejected.id}/reject`, { apiKey: tenant.apiKey })).status,
+    ).toBe(200);
     // The last write: resolving the blocker archives it.
-    const resolved = await ctx.request("POST", `/api/v1/memories/${blocker.id}/resolve`, { apiKey: tenant.apiKey, body: { status: "resolved" } });
+    const resolved = await ctx.request("POST", `/api/v1/memories/${blocker.id}/resolve`, {
+      apiKey: tenant.apiKey,
+      body: { status: "resolved" },
+    });
     expect(resolved.status).toBe(200);
 
     const res = await ctx.request("GET", "/api/dashboard/summary", { apiKey: tenant.apiKey });
@@ -80,7 +119,9 @@ describe("GET /api/dashboard/summary", () => {
     const bearer = await insertBearer(ctx, tenant.userId, 60_000);
     const res = await ctx.request("GET", "/api/dashboard/summary", { bearer });
     expect([res.status, res.body.apiKeys]).toEqual([200, { active: 1 }]);
-    expect((await ctx.request("GET", "/api/dashboard/summary?x=1", { apiKey: tenant.apiKey })).body).toEqual({ error: "invalid_input" });
+    expect((await ctx.request("GET", "/api/dashboard/summary?x=1", { apiKey: tenant.apiKey })).body).toEqual({
+      error: "invalid_input",
+    });
   });
 });
 

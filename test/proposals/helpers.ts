@@ -9,17 +9,33 @@ export const unique = (text: string) => `${text} ${crypto.randomUUID()}`;
 
 /** The tenant as the services see it after authentication. */
 export function principalOf(tenant: Tenant): Principal {
-  return { userId: tenant.userId, email: tenant.email, userState: "active", credentialKind: "k", credentialId: newId(), credentialHash: "test" };
+  return {
+    userId: tenant.userId,
+    email: tenant.email,
+    userState: "active",
+    credentialKind: "k",
+    credentialId: newId(),
+    credentialHash: "test",
+  };
 }
 
 /** A memory written `minutesAgo` minutes ago (the consolidate job only probes settled writes). */
 export async function memoryAt(ctx: TestContext, tenant: Tenant, input: NewMemory, minutesAgo: number) {
-  const { memory, factIds } = await createMemory(ctx.deps, principalOf(tenant), input, "remember", new Date(Date.now() - minutesAgo * 60_000));
+  const { memory, factIds } = await createMemory(
+    ctx.deps,
+    principalOf(tenant),
+    input,
+    "remember",
+    new Date(Date.now() - minutesAgo * 60_000),
+  );
   return { ...memory, factIds };
 }
 
 export async function remember(ctx: TestContext, tenant: Tenant, body: Record<string, unknown>) {
-  const res = await ctx.request("POST", "/api/v1/memories", { apiKey: tenant.apiKey, body: { memoryType: "decision", topic: "t", ...body } });
+  const res = await ctx.request("POST", "/api/v1/memories", {
+    apiKey: tenant.apiKey,
+    body: { memoryType: "decision", topic: "t", ...body },
+  });
   expect(res.status).toBe(201);
   return res.body;
 }
@@ -28,20 +44,43 @@ export async function remember(ctx: TestContext, tenant: Tenant, body: Record<st
 export async function propose(
   ctx: TestContext,
   tenant: Tenant,
-  p: { fromId: string; toId: string; edgeType?: "supersedes" | "updates" | "extends"; memoryType?: string; similarity?: number; createdAt?: Date },
+  p: {
+    fromId: string;
+    toId: string;
+    edgeType?: "supersedes" | "updates" | "extends";
+    memoryType?: string;
+    similarity?: number;
+    createdAt?: Date;
+  },
 ) {
   const row = {
-    id: newId(), userId: tenant.userId, fromId: p.fromId, toId: p.toId, edgeType: p.edgeType ?? "supersedes", memoryType: p.memoryType ?? "decision",
-    rationale: "newer decision on the same topic, 0.80 similar", similarity: p.similarity ?? 0.8, createdAt: p.createdAt ?? new Date(),
+    id: newId(),
+    userId: tenant.userId,
+    fromId: p.fromId,
+    toId: p.toId,
+    edgeType: p.edgeType ?? "supersedes",
+    memoryType: p.memoryType ?? "decision",
+    rationale: "newer decision on the same topic, 0.80 similar",
+    similarity: p.similarity ?? 0.8,
+    createdAt: p.createdAt ?? new Date(),
   };
   await insertProposals(ctx.deps.db, [row]);
   return row;
 }
 
-export async function proposeFact(ctx: TestContext, tenant: Tenant, p: { fromId: string; toId: string; createdAt?: Date }) {
+export async function proposeFact(
+  ctx: TestContext,
+  tenant: Tenant,
+  p: { fromId: string; toId: string; createdAt?: Date },
+) {
   const row = {
-    id: newId(), userId: tenant.userId, fromId: p.fromId, toId: p.toId, rationale: "same subject, similar predicate and value, 0.75 similar",
-    similarity: 0.75, createdAt: p.createdAt ?? new Date(),
+    id: newId(),
+    userId: tenant.userId,
+    fromId: p.fromId,
+    toId: p.toId,
+    rationale: "same subject, similar predicate and value, 0.75 similar",
+    similarity: 0.75,
+    createdAt: p.createdAt ?? new Date(),
   };
   await insertFactProposals(ctx.deps.db, [row]);
   return row;

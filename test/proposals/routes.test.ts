@@ -12,10 +12,19 @@ async function twoMemories(tenant: Tenant, memoryType = "decision") {
   return { older, newer };
 }
 const get = (tenant: Tenant, path: string) => ctx.request("GET", path, { apiKey: tenant.apiKey });
-const post = (tenant: Tenant, path: string, body?: unknown) => ctx.request("POST", path, { apiKey: tenant.apiKey, body });
+const post = (tenant: Tenant, path: string, body?: unknown) =>
+  ctx.request("POST", path, { apiKey: tenant.apiKey, body });
 const view = (p: Awaited<ReturnType<typeof propose>>, status = "proposed", decidedAt: string | null = null) => ({
-  id: p.id, fromId: p.fromId, toId: p.toId, edgeType: p.edgeType, memoryType: p.memoryType, rationale: p.rationale,
-  similarity: p.similarity, status, createdAt: p.createdAt.toISOString(), decidedAt,
+  id: p.id,
+  fromId: p.fromId,
+  toId: p.toId,
+  edgeType: p.edgeType,
+  memoryType: p.memoryType,
+  rationale: p.rationale,
+  similarity: p.similarity,
+  status,
+  createdAt: p.createdAt.toISOString(),
+  decidedAt,
 });
 
 describe("GET /api/v1/proposals", () => {
@@ -25,8 +34,21 @@ describe("GET /api/v1/proposals", () => {
     const third = (await remember(ctx, tenant, { memoryType: "note", content: unique("note") })).memory;
     const t0 = new Date(Date.now() - 60_000);
     const a = await propose(ctx, tenant, { fromId: newer.id, toId: older.id, createdAt: t0 });
-    const b = await propose(ctx, tenant, { fromId: third.id, toId: older.id, edgeType: "extends", memoryType: "note", similarity: 0.61, createdAt: t0 });
-    const c = await propose(ctx, tenant, { fromId: third.id, toId: newer.id, edgeType: "extends", memoryType: "note", createdAt: new Date(t0.getTime() + 1) });
+    const b = await propose(ctx, tenant, {
+      fromId: third.id,
+      toId: older.id,
+      edgeType: "extends",
+      memoryType: "note",
+      similarity: 0.61,
+      createdAt: t0,
+    });
+    const c = await propose(ctx, tenant, {
+      fromId: third.id,
+      toId: newer.id,
+      edgeType: "extends",
+      memoryType: "note",
+      createdAt: new Date(t0.getTime() + 1),
+    });
     const rejected = await post(tenant, `/api/v1/proposals/${c.id}/reject`);
     expect(rejected.status).toBe(200);
 
@@ -36,8 +58,14 @@ describe("GET /api/v1/proposals", () => {
     expect(decidedAt).toMatch(ISO_MS);
     // a and b share createdAt: the later id (b) first.
     expect(all.body).toEqual({ count: 3, proposals: [view(c, "rejected", decidedAt), view(b), view(a)] });
-    expect((await get(tenant, "/api/v1/proposals?status=proposed")).body).toEqual({ count: 2, proposals: [view(b), view(a)] });
-    expect((await get(tenant, "/api/v1/proposals?status=rejected&limit=1")).body).toEqual({ count: 1, proposals: [view(c, "rejected", decidedAt)] });
+    expect((await get(tenant, "/api/v1/proposals?status=proposed")).body).toEqual({
+      count: 2,
+      proposals: [view(b), view(a)],
+    });
+    expect((await get(tenant, "/api/v1/proposals?status=rejected&limit=1")).body).toEqual({
+      count: 1,
+      proposals: [view(c, "rejected", decidedAt)],
+    });
     expect((await get(tenant, "/api/v1/proposals?status=applied")).body).toEqual({ count: 0, proposals: [] });
     expect((await get(tenant, "/api/v1/proposals?limit=2")).body.count).toBe(2);
   });
@@ -47,14 +75,23 @@ describe("GET /api/v1/proposals", () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push((await remember(ctx, tenant, { content: unique("m") })).memory.id);
     let n = 0;
-    for (const from of ids) for (const to of ids) if (from !== to && n++ < 27) await propose(ctx, tenant, { fromId: from, toId: to });
+    for (const from of ids)
+      for (const to of ids) if (from !== to && n++ < 27) await propose(ctx, tenant, { fromId: from, toId: to });
     expect((await get(tenant, "/api/v1/proposals")).body.count).toBe(25);
     expect((await get(tenant, "/api/v1/proposals?limit=100")).body.count).toBe(27);
   });
 
   it("rejects a bad status, a limit outside 1..100 or not an integer, and unknown parameters with 400 invalid_input", async () => {
     const tenant = await newTenant(ctx);
-    for (const q of ["status=open", "limit=0", "limit=101", "limit=1.5", "limit=x", "cursor=abc", "status=proposed&x=1"]) {
+    for (const q of [
+      "status=open",
+      "limit=0",
+      "limit=101",
+      "limit=1.5",
+      "limit=x",
+      "cursor=abc",
+      "status=proposed&x=1",
+    ]) {
       const res = await get(tenant, `/api/v1/proposals?${q}`);
       expect([q, res.status, res.body]).toEqual([q, 400, { error: "invalid_input" }]);
     }
@@ -90,7 +127,9 @@ describe("POST /api/v1/proposals/{id}/apply", () => {
       expect(target.validTo).toMatch(ISO_MS);
       expect((await get(tenant, `/api/v1/memories/${newer.id}`)).body.validTo).toBeNull();
       const history = (await get(tenant, `/api/v1/memories/${older.id}/history`)).body;
-      expect(history.edges).toEqual([{ id: history.edges[0].id, fromId: newer.id, toId: older.id, edgeType, createdAt: target.validTo }]);
+      expect(history.edges).toEqual([
+        { id: history.edges[0].id, fromId: newer.id, toId: older.id, edgeType, createdAt: target.validTo },
+      ]);
       const listed = (await get(tenant, "/api/v1/proposals")).body.proposals[0];
       expect(listed).toEqual(view(p, "applied", target.validTo));
       // The superseded memory has left the current list.
@@ -105,7 +144,8 @@ describe("POST /api/v1/proposals/{id}/apply", () => {
     const p = await propose(ctx, tenant, { fromId: newer.id, toId: older.id, edgeType: "extends", memoryType: "note" });
     expect((await post(tenant, `/api/v1/proposals/${p.id}/apply`)).body).toEqual({ id: p.id, status: "applied" });
     expect((await get(tenant, `/api/v1/memories/${older.id}`)).body.validTo).toBeNull();
-    const edges = await ctx.deps.sql`select from_id, to_id, edge_type from memory_edges where user_id = ${tenant.userId}`;
+    const edges = await ctx.deps
+      .sql`select from_id, to_id, edge_type from memory_edges where user_id = ${tenant.userId}`;
     expect([...edges]).toEqual([{ from_id: newer.id, to_id: older.id, edge_type: "extends" }]);
     const current = (await get(tenant, "/api/v1/memories")).body.items.map((m: { id: string }) => m.id);
     expect(current).toEqual([newer.id, older.id]);
@@ -115,7 +155,9 @@ describe("POST /api/v1/proposals/{id}/apply", () => {
     const tenant = await newTenant(ctx);
     const { older, newer } = await twoMemories(tenant);
     const p = await propose(ctx, tenant, { fromId: newer.id, toId: older.id });
-    expect((await post(tenant, `/api/v1/memories/${older.id}/revise`, { content: unique("revised") })).status).toBe(201);
+    expect((await post(tenant, `/api/v1/memories/${older.id}/revise`, { content: unique("revised") })).status).toBe(
+      201,
+    );
     const res = await post(tenant, `/api/v1/proposals/${p.id}/apply`);
     expect([res.status, res.body]).toEqual([409, { error: "conflict" }]);
     expect((await get(tenant, "/api/v1/proposals")).body.proposals).toEqual([view(p)]);
@@ -136,7 +178,9 @@ describe("POST /api/v1/proposals/{id}/reject", () => {
     const res = await post(tenant, `/api/v1/proposals/${p.id}/reject`);
     expect([res.status, res.body]).toEqual([200, { id: p.id, status: "rejected" }]);
     expect((await get(tenant, `/api/v1/memories/${older.id}`)).body.validTo).toBeNull();
-    expect((await ctx.deps.sql`select count(*)::int as n from memory_edges where user_id = ${tenant.userId}`)[0]!.n).toBe(0);
+    expect(
+      (await ctx.deps.sql`select count(*)::int as n from memory_edges where user_id = ${tenant.userId}`)[0]!.n,
+    ).toBe(0);
   });
 });
 
@@ -146,7 +190,12 @@ describe("POST /api/v1/proposals/{id}/apply | /reject (shared rules)", () => {
       it(`returns 409 invalid_transition on ${second} after ${first}, changing nothing`, async () => {
         const tenant = await newTenant(ctx);
         const { older, newer } = await twoMemories(tenant, "note");
-        const p = await propose(ctx, tenant, { fromId: newer.id, toId: older.id, edgeType: "extends", memoryType: "note" });
+        const p = await propose(ctx, tenant, {
+          fromId: newer.id,
+          toId: older.id,
+          edgeType: "extends",
+          memoryType: "note",
+        });
         expect((await post(tenant, `/api/v1/proposals/${p.id}/${first}`)).status).toBe(200);
         const before = (await get(tenant, "/api/v1/proposals")).body;
         const res = await post(tenant, `/api/v1/proposals/${p.id}/${second}`);
@@ -162,7 +211,9 @@ describe("POST /api/v1/proposals/{id}/apply | /reject (shared rules)", () => {
       const other = await newTenant(ctx);
       const { older, newer } = await twoMemories(owner);
       const p = await propose(ctx, owner, { fromId: newer.id, toId: older.id });
-      expect((await post(owner, `/api/v1/proposals/${crypto.randomUUID()}/${action}`)).body).toEqual({ error: "not_found" });
+      expect((await post(owner, `/api/v1/proposals/${crypto.randomUUID()}/${action}`)).body).toEqual({
+        error: "not_found",
+      });
       const foreign = await post(other, `/api/v1/proposals/${p.id}/${action}`);
       expect([foreign.status, foreign.body]).toEqual([404, { error: "not_found" }]);
       expect((await post(owner, `/api/v1/proposals/not-a-uuid/${action}`)).status).toBe(400);
@@ -181,23 +232,53 @@ describe("POST /api/v1/proposals/{id}/apply | /reject (shared rules)", () => {
 describe("fact proposals", () => {
   async function twoFacts(tenant: Tenant) {
     const principal = principalOf(tenant);
-    const old = await createMemory(ctx.deps, principal, {
-      memoryType: "fact", topic: "employer", content: unique("c"), facts: [{ subject: "Alice", predicate: "works at", value: "Acme Corp" }],
-    }, "remember");
-    const young = await createMemory(ctx.deps, principal, {
-      memoryType: "fact", topic: "employer", content: unique("c"), facts: [{ subject: "alice", predicate: "works at", value: "Acme Corp." }],
-    }, "remember");
+    const old = await createMemory(
+      ctx.deps,
+      principal,
+      {
+        memoryType: "fact",
+        topic: "employer",
+        content: unique("c"),
+        facts: [{ subject: "Alice", predicate: "works at", value: "Acme Corp" }],
+      },
+      "remember",
+    );
+    const young = await createMemory(
+      ctx.deps,
+      principal,
+      {
+        memoryType: "fact",
+        topic: "employer",
+        content: unique("c"),
+        facts: [{ subject: "alice", predicate: "works at", value: "Acme Corp." }],
+      },
+      "remember",
+    );
     return { olderId: old.factIds[0]!, newerId: young.factIds[0]! };
   }
-  const factView = (p: Awaited<ReturnType<typeof proposeFact>>, status = "proposed", decidedAt: string | null = null) => ({
-    id: p.id, fromId: p.fromId, toId: p.toId, rationale: p.rationale, similarity: p.similarity, status, createdAt: p.createdAt.toISOString(), decidedAt,
+  const factView = (
+    p: Awaited<ReturnType<typeof proposeFact>>,
+    status = "proposed",
+    decidedAt: string | null = null,
+  ) => ({
+    id: p.id,
+    fromId: p.fromId,
+    toId: p.toId,
+    rationale: p.rationale,
+    similarity: p.similarity,
+    status,
+    createdAt: p.createdAt.toISOString(),
+    decidedAt,
   });
 
   it("lists fact proposals newest first with their fields; apply retracts the older fact", async () => {
     const tenant = await newTenant(ctx);
     const { olderId, newerId } = await twoFacts(tenant);
     const p = await proposeFact(ctx, tenant, { fromId: newerId, toId: olderId });
-    expect((await get(tenant, "/api/v1/fact-proposals?status=proposed")).body).toEqual({ count: 1, proposals: [factView(p)] });
+    expect((await get(tenant, "/api/v1/fact-proposals?status=proposed")).body).toEqual({
+      count: 1,
+      proposals: [factView(p)],
+    });
     const res = await post(tenant, `/api/v1/fact-proposals/${p.id}/apply`);
     expect([res.status, res.body]).toEqual([200, { id: p.id, status: "applied" }]);
     const facts = (await get(tenant, "/api/v1/facts")).body;
@@ -214,7 +295,10 @@ describe("fact proposals", () => {
     const tenant = await newTenant(ctx);
     const { olderId, newerId } = await twoFacts(tenant);
     const p = await proposeFact(ctx, tenant, { fromId: newerId, toId: olderId });
-    expect((await post(tenant, `/api/v1/fact-proposals/${p.id}/reject`)).body).toEqual({ id: p.id, status: "rejected" });
+    expect((await post(tenant, `/api/v1/fact-proposals/${p.id}/reject`)).body).toEqual({
+      id: p.id,
+      status: "rejected",
+    });
     expect((await get(tenant, "/api/v1/facts")).body.items.length).toBe(2);
     for (const action of ["apply", "reject"]) {
       const res = await post(tenant, `/api/v1/fact-proposals/${p.id}/${action}`);

@@ -31,9 +31,16 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     await ctx.deps.jobs.startEvents(["maintenance"]);
     const queue = ctx.deps.jobs.queue("maintenance");
     // The job fails for good under a worker that always throws (one attempt), then that worker goes.
-    const broken = new Worker("maintenance", async () => { throw new Error("transient fault"); }, {
-      connection: blockingConnection(ctx.config), prefix: queuePrefix(ctx.config),
-    });
+    const broken = new Worker(
+      "maintenance",
+      async () => {
+        throw new Error("transient fault");
+      },
+      {
+        connection: blockingConnection(ctx.config),
+        prefix: queuePrefix(ctx.config),
+      },
+    );
     const job = await queue.add("gc", {}, { jobId: "gc-failed-once", attempts: 1 });
     expect(await eventually(async () => job.isFailed(), 5_000)).toBe(true);
     await broken.close();
@@ -52,7 +59,12 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     const queue = ctx.deps.jobs.queue("triage");
     const canary = `canary-${crypto.randomUUID()}`;
     // Postgres refuses a NUL in text, so the complete's statement fails with its parameters in drizzle's message.
-    const payload = { userId: crypto.randomUUID(), agent: "claude-code", sessionId: `${canary}\u0000`, attemptId: crypto.randomUUID() };
+    const payload = {
+      userId: crypto.randomUUID(),
+      agent: "claude-code",
+      sessionId: `${canary}\u0000`,
+      attemptId: crypto.randomUUID(),
+    };
     const job = await queue.add("complete-triage", payload, { jobId: "triage-failing-query", attempts: 1 });
     expect(await eventually(async () => job.isFailed(), 5_000)).toBe(true);
     const stored = (await queue.getJob("triage-failing-query"))!;
@@ -75,7 +87,9 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     const workers = await startWorkers(ctx, ["maintenance"]);
     const queue = ctx.deps.jobs.queue("maintenance");
     const job = await queue.add("gc", { unexpected: true } as never, { jobId: "malformed-1" });
-    const failed = new Promise<void>((resolve) => workers.workers[0]!.on("failed", (j) => j?.id === job.id && resolve()));
+    const failed = new Promise<void>((resolve) =>
+      workers.workers[0]!.on("failed", (j) => j?.id === job.id && resolve()),
+    );
     await failed;
     const stored = await queue.getJob("malformed-1");
     expect(stored!.attemptsMade).toBe(1);
@@ -93,7 +107,11 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
         Value.Check(JOBS["erase-account"].payload, { userId: id }),
         Value.Check(JOBS["erase-account"].payload, { userId: "not-a-uuid" }),
       ]));`;
-    const proc = Bun.spawn([process.execPath, "-e", probe], { cwd: new URL("../..", import.meta.url).pathname, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([process.execPath, "-e", probe], {
+      cwd: new URL("../..", import.meta.url).pathname,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
     expect(code).toBe(0);
     expect(JSON.parse(out)).toEqual([true, true, false]);

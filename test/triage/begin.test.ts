@@ -21,10 +21,20 @@ describe("POST /api/v1/agent-sessions/triage/begin", () => {
     const run = await openRun(ctx, tenant);
     const res = await begin(ctx, tenant, { sessionId: run.sessionId, turnCount: 3 });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ sessionRunId: run.runId, armed: true, attemptId: expect.any(String), triageStatus: "pending" });
-    const [attempt] = await ctx.deps.sql`select session_run_id, cardinality(begin_stamp)::int as n, outcome from triage_attempts where id = ${res.body.attemptId}`;
+    expect(res.body).toEqual({
+      sessionRunId: run.runId,
+      armed: true,
+      attemptId: expect.any(String),
+      triageStatus: "pending",
+    });
+    const [attempt] = await ctx.deps
+      .sql`select session_run_id, cardinality(begin_stamp)::int as n, outcome from triage_attempts where id = ${res.body.attemptId}`;
     expect(attempt).toEqual({ session_run_id: run.runId, n: 0, outcome: null });
-    expect(await triageRow(ctx, run.runId)).toEqual({ triage_status: "pending", triage_attempt_id: res.body.attemptId, watermark_size: 0 });
+    expect(await triageRow(ctx, run.runId)).toEqual({
+      triage_status: "pending",
+      triage_attempt_id: res.body.attemptId,
+      watermark_size: 0,
+    });
   });
 
   it("arms when the run has an untriaged event", async () => {
@@ -32,7 +42,8 @@ describe("POST /api/v1/agent-sessions/triage/begin", () => {
     await remember(ctx, tenant, run.runId);
     const res = await begin(ctx, tenant, { sessionId: run.sessionId });
     expect(res.body.armed).toBe(true);
-    const [attempt] = await ctx.deps.sql`select cardinality(begin_stamp)::int as n from triage_attempts where id = ${res.body.attemptId}`;
+    const [attempt] = await ctx.deps
+      .sql`select cardinality(begin_stamp)::int as n from triage_attempts where id = ${res.body.attemptId}`;
     expect(attempt!.n).toBe(1);
   });
 
@@ -46,20 +57,37 @@ describe("POST /api/v1/agent-sessions/triage/begin", () => {
   it("answers pending-fresh without an attemptId while the current attempt is younger than the minimum age", async () => {
     const run = await armedRun(ctx, tenant);
     const res = await begin(ctx, tenant, { sessionId: run.sessionId, turnCount: 50 });
-    expect(res.body).toEqual({ sessionRunId: run.runId, armed: false, triageStatus: "pending", reason: "pending-fresh" });
+    expect(res.body).toEqual({
+      sessionRunId: run.runId,
+      armed: false,
+      triageStatus: "pending",
+      reason: "pending-fresh",
+    });
   });
 
   it("hands back the current attempt (reason pending) when stopHookActive is true", async () => {
     const run = await armedRun(ctx, tenant);
     const res = await begin(ctx, tenant, { sessionId: run.sessionId, stopHookActive: true });
-    expect(res.body).toEqual({ sessionRunId: run.runId, armed: false, attemptId: run.attemptId, triageStatus: "pending", reason: "pending" });
+    expect(res.body).toEqual({
+      sessionRunId: run.runId,
+      armed: false,
+      attemptId: run.attemptId,
+      triageStatus: "pending",
+      reason: "pending",
+    });
   });
 
   it("hands back the current attempt once it is older than the minimum age, without arming a new one", async () => {
     const run = await armedRun(ctx, tenant);
     await ctx.deps.sql`update triage_attempts set armed_at = now() - interval '31 seconds' where id = ${run.attemptId}`;
     const res = await begin(ctx, tenant, { sessionId: run.sessionId });
-    expect(res.body).toEqual({ sessionRunId: run.runId, armed: false, attemptId: run.attemptId, triageStatus: "pending", reason: "pending" });
+    expect(res.body).toEqual({
+      sessionRunId: run.runId,
+      armed: false,
+      attemptId: run.attemptId,
+      triageStatus: "pending",
+      reason: "pending",
+    });
     const [n] = await ctx.deps.sql`select count(*)::int as n from triage_attempts where session_run_id = ${run.runId}`;
     expect(n!.n).toBe(1);
   });
@@ -70,7 +98,12 @@ describe("POST /api/v1/agent-sessions/triage/begin", () => {
     await ctx.deps.sql`update agent_sessions set triage_status = 'completed',
       triage_watermark = (select array_agg(id) from memory_events where session_run_id = ${run.runId}) where id = ${run.runId}`;
     const quiet = await begin(ctx, tenant, { sessionId: run.sessionId, turnCount: 99 });
-    expect(quiet.body).toEqual({ sessionRunId: run.runId, armed: false, triageStatus: "completed", reason: "no-signal" });
+    expect(quiet.body).toEqual({
+      sessionRunId: run.runId,
+      armed: false,
+      triageStatus: "completed",
+      reason: "no-signal",
+    });
     await remember(ctx, tenant, run.runId);
     // An attributed write also re-arms completed → idle (SPEC §3.7); begin then arms on the new event.
     const again = await begin(ctx, tenant, { sessionId: run.sessionId });
@@ -88,10 +121,20 @@ describe("POST /api/v1/agent-sessions/triage/begin", () => {
     const run = await openRun(ctx, tenant);
     await addEvents(ctx, tenant, run.runId, 501);
     const res = await begin(ctx, tenant, { sessionId: run.sessionId });
-    expect(res.body).toEqual({ sessionRunId: run.runId, armed: false, triageStatus: "overflowed", reason: "overflowed" });
+    expect(res.body).toEqual({
+      sessionRunId: run.runId,
+      armed: false,
+      triageStatus: "overflowed",
+      reason: "overflowed",
+    });
     expect((await triageRow(ctx, run.runId)).triage_status).toBe("overflowed");
     const next = await begin(ctx, tenant, { sessionId: run.sessionId, turnCount: 9 });
-    expect(next.body).toEqual({ sessionRunId: run.runId, armed: false, triageStatus: "overflowed", reason: "terminal" });
+    expect(next.body).toEqual({
+      sessionRunId: run.runId,
+      armed: false,
+      triageStatus: "overflowed",
+      reason: "terminal",
+    });
   });
 
   it("arms with exactly 500 events (the ceiling itself is not an overflow)", async () => {
@@ -143,7 +186,9 @@ describe("POST /api/v1/agent-sessions/triage/begin", () => {
   });
 
   it("returns 401 without a credential", async () => {
-    const res = await ctx.request("POST", "/api/v1/agent-sessions/triage/begin", { body: { agent: "a", sessionId: "s" } });
+    const res = await ctx.request("POST", "/api/v1/agent-sessions/triage/begin", {
+      body: { agent: "a", sessionId: "s" },
+    });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: "unauthorized" });
   });

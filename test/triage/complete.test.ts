@@ -21,18 +21,42 @@ describe("POST /api/v1/agent-sessions/triage/complete", () => {
     await remember(ctx, tenant, run.runId);
     const res = await complete(ctx, tenant, { sessionId: run.sessionId, attemptId: run.attemptId });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ eventCount: 3, sessionRunId: run.runId, sinceBeginCount: 2, triageStatus: "completed", truncated: false });
-    expect(await triageRow(ctx, run.runId)).toEqual({ triage_status: "completed", triage_attempt_id: run.attemptId, watermark_size: 3 });
+    expect(res.body).toEqual({
+      eventCount: 3,
+      sessionRunId: run.runId,
+      sinceBeginCount: 2,
+      triageStatus: "completed",
+      truncated: false,
+    });
+    expect(await triageRow(ctx, run.runId)).toEqual({
+      triage_status: "completed",
+      triage_attempt_id: run.attemptId,
+      watermark_size: 3,
+    });
     // Provenance: the attempt holds exactly the two events written after begin, not the one before.
-    const events = (await ctx.deps.sql`select id from memory_events where session_run_id = ${run.runId} order by id`).map((e) => e.id);
-    const [attempt] = await ctx.deps.sql`select outcome, finalized_by, result, absorbed_event_ids from triage_attempts where id = ${run.attemptId}`;
-    expect(attempt).toEqual({ outcome: "completed", finalized_by: "complete", result: res.text, absorbed_event_ids: events.slice(1) });
+    const events = (
+      await ctx.deps.sql`select id from memory_events where session_run_id = ${run.runId} order by id`
+    ).map((e) => e.id);
+    const [attempt] = await ctx.deps
+      .sql`select outcome, finalized_by, result, absorbed_event_ids from triage_attempts where id = ${run.attemptId}`;
+    expect(attempt).toEqual({
+      outcome: "completed",
+      finalized_by: "complete",
+      result: res.text,
+      absorbed_event_ids: events.slice(1),
+    });
   });
 
   it("expires when the continuation wrote nothing", async () => {
     const run = await armedRun(ctx, tenant);
     const res = await complete(ctx, tenant, { sessionId: run.sessionId, attemptId: run.attemptId });
-    expect(res.body).toEqual({ eventCount: 1, sessionRunId: run.runId, sinceBeginCount: 0, triageStatus: "expired", truncated: false });
+    expect(res.body).toEqual({
+      eventCount: 1,
+      sessionRunId: run.runId,
+      sinceBeginCount: 0,
+      triageStatus: "expired",
+      truncated: false,
+    });
     expect((await triageRow(ctx, run.runId)).triage_status).toBe("expired");
     expect(await absorbed(run.attemptId)).toBeNull();
   });
@@ -41,8 +65,18 @@ describe("POST /api/v1/agent-sessions/triage/complete", () => {
     const run = await armedRun(ctx, tenant);
     await addEvents(ctx, tenant, run.runId, 520);
     const res = await complete(ctx, tenant, { sessionId: run.sessionId, attemptId: run.attemptId });
-    expect(res.body).toEqual({ eventCount: 500, sessionRunId: run.runId, sinceBeginCount: 499, triageStatus: "overflowed", truncated: true });
-    expect(await triageRow(ctx, run.runId)).toEqual({ triage_status: "overflowed", triage_attempt_id: run.attemptId, watermark_size: 500 });
+    expect(res.body).toEqual({
+      eventCount: 500,
+      sessionRunId: run.runId,
+      sinceBeginCount: 499,
+      triageStatus: "overflowed",
+      truncated: true,
+    });
+    expect(await triageRow(ctx, run.runId)).toEqual({
+      triage_status: "overflowed",
+      triage_attempt_id: run.attemptId,
+      watermark_size: 500,
+    });
     expect(await absorbed(run.attemptId)).toBeNull(); // only `completed` absorbs
     const next = await begin(ctx, tenant, { sessionId: run.sessionId, turnCount: 10 });
     expect(next.body.reason).toBe("terminal");
@@ -57,7 +91,13 @@ describe("POST /api/v1/agent-sessions/triage/complete", () => {
     expect(second.body.armed).toBe(true);
     await remember(ctx, tenant, run.runId);
     const res = await complete(ctx, tenant, { sessionId: run.sessionId, attemptId: second.body.attemptId });
-    expect(res.body).toEqual({ eventCount: 4, sessionRunId: run.runId, sinceBeginCount: 1, triageStatus: "completed", truncated: false });
+    expect(res.body).toEqual({
+      eventCount: 4,
+      sessionRunId: run.runId,
+      sinceBeginCount: 1,
+      triageStatus: "completed",
+      truncated: false,
+    });
     expect((await triageRow(ctx, run.runId)).watermark_size).toBe(4);
   });
 
@@ -91,7 +131,8 @@ describe("POST /api/v1/agent-sessions/triage/complete", () => {
     expect(new Set(answers.map((a) => a.status))).toEqual(new Set([200]));
     expect(new Set(answers.map((a) => a.text)).size).toBe(1);
     expect(answers[0]!.body.triageStatus).toBe("completed");
-    const [attempt] = await ctx.deps.sql`select count(*)::int as n from triage_attempts where session_run_id = ${run.runId} and finalized_at is not null`;
+    const [attempt] = await ctx.deps
+      .sql`select count(*)::int as n from triage_attempts where session_run_id = ${run.runId} and finalized_at is not null`;
     expect(attempt!.n).toBe(1);
   });
 
@@ -123,7 +164,8 @@ describe("POST /api/v1/agent-sessions/triage/complete", () => {
 
   it("returns 409 conflict for an attempt the closer claimed", async () => {
     const run = await armedRun(ctx, tenant);
-    await ctx.deps.sql`update triage_attempts set outcome = 'expired', finalized_by = 'closer', finalized_at = now() where id = ${run.attemptId}`;
+    await ctx.deps
+      .sql`update triage_attempts set outcome = 'expired', finalized_by = 'closer', finalized_at = now() where id = ${run.attemptId}`;
     await ctx.deps.sql`update agent_sessions set triage_status = 'expired', closed_at = now() where id = ${run.runId}`;
     const res = await complete(ctx, tenant, { sessionId: run.sessionId, attemptId: run.attemptId });
     expect(res.status).toBe(409);
@@ -196,8 +238,15 @@ describe("triage complete without a worker", () => {
     await startWorkers(idle, ["triage"]);
     const retry = await complete(idle, own, { sessionId: run.sessionId, attemptId: armed.body.attemptId });
     expect(retry.status).toBe(200);
-    expect(retry.body).toEqual({ eventCount: 1, sessionRunId: run.runId, sinceBeginCount: 0, triageStatus: "expired", truncated: false });
-    const [n] = await idle.deps.sql`select count(*)::int as n from triage_attempts where id = ${armed.body.attemptId} and finalized_at is not null`;
+    expect(retry.body).toEqual({
+      eventCount: 1,
+      sessionRunId: run.runId,
+      sinceBeginCount: 0,
+      triageStatus: "expired",
+      truncated: false,
+    });
+    const [n] = await idle.deps
+      .sql`select count(*)::int as n from triage_attempts where id = ${armed.body.attemptId} and finalized_at is not null`;
     expect(n!.n).toBe(1);
   });
 });

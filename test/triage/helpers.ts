@@ -5,11 +5,17 @@ import { newSessionId, open } from "../agent-sessions/helpers";
 export const AGENT = "claude-code";
 
 export function begin(ctx: TestContext, tenant: Tenant, body: Record<string, unknown>): Promise<TestResponse> {
-  return ctx.request("POST", "/api/v1/agent-sessions/triage/begin", { apiKey: tenant.apiKey, body: { agent: AGENT, ...body } });
+  return ctx.request("POST", "/api/v1/agent-sessions/triage/begin", {
+    apiKey: tenant.apiKey,
+    body: { agent: AGENT, ...body },
+  });
 }
 
 export function complete(ctx: TestContext, tenant: Tenant, body: Record<string, unknown>): Promise<TestResponse> {
-  return ctx.request("POST", "/api/v1/agent-sessions/triage/complete", { apiKey: tenant.apiKey, body: { agent: AGENT, ...body } });
+  return ctx.request("POST", "/api/v1/agent-sessions/triage/complete", {
+    apiKey: tenant.apiKey,
+    body: { agent: AGENT, ...body },
+  });
 }
 
 /** A freshly opened live session: its natural key and run id. */
@@ -21,7 +27,12 @@ export async function openRun(ctx: TestContext, tenant: Tenant): Promise<{ sessi
 }
 
 /** Writes a memory attributed to the run through the API (one `remember` event). */
-export async function remember(ctx: TestContext, tenant: Tenant, runId: string, text = crypto.randomUUID()): Promise<void> {
+export async function remember(
+  ctx: TestContext,
+  tenant: Tenant,
+  runId: string,
+  text = crypto.randomUUID(),
+): Promise<void> {
   const res = await ctx.request("POST", "/api/v1/memories", {
     apiKey: tenant.apiKey,
     body: { memoryType: "note", topic: `topic ${text}`, content: `content ${text}`, sessionRunId: runId },

@@ -10,7 +10,10 @@ const ctx = await createTestContext();
 describe("loggableError", () => {
   it("keeps the SQLSTATE of a failed query but none of its parameters or text", async () => {
     const canary = `canary-${crypto.randomUUID()}`;
-    const error = await ctx.deps.db.execute(sql`select ${canary}::uuid`).then(() => null, (e: unknown) => e);
+    const error = await ctx.deps.db.execute(sql`select ${canary}::uuid`).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).not.toBeNull();
     expect(String((error as Error).message)).toContain(canary); // the raw error does carry it
     const logged = JSON.stringify(loggableError(error));
@@ -19,7 +22,11 @@ describe("loggableError", () => {
   });
 
   it("keeps message and stack of an ordinary error (a bug)", () => {
-    const logged = loggableError(new TypeError("x is not a function")) as { name: string; message: string; stack: string };
+    const logged = loggableError(new TypeError("x is not a function")) as {
+      name: string;
+      message: string;
+      stack: string;
+    };
     expect(logged.name).toBe("TypeError");
     expect(logged.message).toBe("x is not a function");
     expect(logged.stack).toContain("TypeError");

@@ -15,7 +15,12 @@ describe("WaitLimiter", () => {
     const started: string[] = [];
     const tasks = Object.fromEntries(["h0", "h1", "a", "b"].map((name) => [name, heldTask()]));
     const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-    const runs = Object.entries(tasks).map(([name, t]) => limiter.run(async () => { started.push(name); await t.task(); }));
+    const runs = Object.entries(tasks).map(([name, t]) =>
+      limiter.run(async () => {
+        started.push(name);
+        await t.task();
+      }),
+    );
     await settle();
     expect(started).toEqual(["h0", "h1"]);
     tasks.h1!.finish();
@@ -35,10 +40,17 @@ describe("WaitLimiter", () => {
     const running = limiter.run(held.task);
     let ran = false;
     const startedAt = performance.now();
-    const error = await limiter.run(async () => { ran = true; }).catch((e: unknown) => e);
+    const error = await limiter
+      .run(async () => {
+        ran = true;
+      })
+      .catch((e: unknown) => e);
     expect(performance.now() - startedAt).toBeGreaterThanOrEqual(45);
     expect(error).toBeInstanceOf(AppError);
-    expect({ code: (error as AppError).code, retryAfter: (error as AppError).retryAfterSeconds }).toEqual({ code: "unavailable", retryAfter: 1 });
+    expect({ code: (error as AppError).code, retryAfter: (error as AppError).retryAfterSeconds }).toEqual({
+      code: "unavailable",
+      retryAfter: 1,
+    });
     held.finish();
     await running;
     expect(ran).toBe(false);
@@ -46,7 +58,11 @@ describe("WaitLimiter", () => {
 
   it("frees the slot of a task that throws, and of a waiter that gave up", async () => {
     const limiter = new WaitLimiter(1, 30);
-    await expect(limiter.run(async () => { throw new Error("boom"); })).rejects.toThrow("boom");
+    await expect(
+      limiter.run(async () => {
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
     const held = heldTask();
     const running = limiter.run(held.task);
     await expect(limiter.run(async () => "late")).rejects.toBeInstanceOf(AppError);
@@ -56,7 +72,9 @@ describe("WaitLimiter", () => {
     const again = heldTask();
     const first = limiter.run(again.task);
     let secondRan = false;
-    const second = limiter.run(async () => { secondRan = true; });
+    const second = limiter.run(async () => {
+      secondRan = true;
+    });
     await Promise.resolve();
     expect(secondRan).toBe(false);
     again.finish();

@@ -7,7 +7,10 @@ export async function flushKeyUse(deps: Deps): Promise<number> {
   const pending = await deps.redis.hgetall(hashKey);
   const entries = Object.entries(pending);
   if (entries.length === 0) return 0;
-  await recordKeyUse(deps.db, entries.map(([id, atMs]) => ({ id, atMs: Number(atMs) })));
+  await recordKeyUse(
+    deps.db,
+    entries.map(([id, atMs]) => ({ id, atMs: Number(atMs) })),
+  );
   await deps.redis.hashAck(hashKey, ...entries.flat());
   return entries.length;
 }

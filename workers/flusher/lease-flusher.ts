@@ -25,7 +25,12 @@ export async function flushLeases(deps: Deps): Promise<number> {
     // A hash that vanished (expired, purged) has nothing left to write; the ack drops its member.
     ackArgs.push(version ?? "", excerptAt ?? "");
     if (!run || !seen) return;
-    refreshes.push({ id: run, seenMs: Number(seen), excerpt: excerpt ?? null, excerptAtMs: excerptAt ? Number(excerptAt) : null });
+    refreshes.push({
+      id: run,
+      seenMs: Number(seen),
+      excerpt: excerpt ?? null,
+      excerptAtMs: excerptAt ? Number(excerptAt) : null,
+    });
   });
   const closedInPostgres = await applyLeaseRefreshes(deps.db, refreshes);
   await redis.leaseAck(ackKeys.length + 1, dirtyKey, ...ackKeys, ...ackArgs);

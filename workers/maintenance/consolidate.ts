@@ -7,7 +7,9 @@ import { consolidate } from "../../shared/proposals/consolidate";
  * Returns counts only (no memory text reaches the logs or the job result).
  */
 export const consolidateJob: JobHandler<"consolidate"> = async (deps, _payload, log) => {
-  const counts = await deps.db.transaction((tx) => consolidate(tx, { now: new Date(), probesPerRun: deps.config.CONSOLIDATE_PROBES_PER_RUN }));
+  const counts = await deps.db.transaction((tx) =>
+    consolidate(tx, { now: new Date(), probesPerRun: deps.config.CONSOLIDATE_PROBES_PER_RUN }),
+  );
   log.info(counts, "consolidate pass");
   return counts;
 };

@@ -17,6 +17,8 @@ function everySeconds(deps: Deps, job: ScheduledJob): number {
  */
 export async function upsertSchedulers(deps: Deps): Promise<void> {
   for (const job of SCHEDULED_JOBS) {
-    await deps.jobs.queue(JOBS[job].queue).upsertJobScheduler(job, { every: everySeconds(deps, job) * 1000 }, { name: job, data: {} });
+    await deps.jobs
+      .queue(JOBS[job].queue)
+      .upsertJobScheduler(job, { every: everySeconds(deps, job) * 1000 }, { name: job, data: {} });
   }
 }

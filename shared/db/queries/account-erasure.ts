@@ -1,8 +1,20 @@
 import { and, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import {
-  accountErasures, agentSessions, apiKeys, commitments, emailVerificationTokens, factProposals, facts, memories,
-  passwordResetTokens, proposals, scopes, userSessions, users, type ErasureCounts,
+  accountErasures,
+  agentSessions,
+  apiKeys,
+  commitments,
+  emailVerificationTokens,
+  factProposals,
+  facts,
+  memories,
+  passwordResetTokens,
+  proposals,
+  scopes,
+  userSessions,
+  users,
+  type ErasureCounts,
 } from "../schema";
 
 /** What overwritten user text reads as (SPEC §8). */
@@ -38,7 +50,11 @@ export async function liveCredentials(db: Executor, userId: string, now: Date) {
 
 /** The user row, locked for the erasure: every other write of the tenant that touches it waits. */
 export async function lockUser(db: Executor, userId: string) {
-  const rows = await db.select({ id: users.id, state: users.state }).from(users).where(eq(users.id, userId)).for("update");
+  const rows = await db
+    .select({ id: users.id, state: users.state })
+    .from(users)
+    .where(eq(users.id, userId))
+    .for("update");
   return rows[0];
 }
 
@@ -47,7 +63,10 @@ export async function findErasure(db: Executor, userId: string) {
   return rows[0];
 }
 
-export async function insertErasure(db: Executor, values: { id: string; userId: string; erasedAt: Date; counts: ErasureCounts }) {
+export async function insertErasure(
+  db: Executor,
+  values: { id: string; userId: string; erasedAt: Date; counts: ErasureCounts },
+) {
   await db.insert(accountErasures).values(values);
 }
 
@@ -88,7 +107,11 @@ export async function countCommitments(db: Executor, userId: string): Promise<nu
 }
 
 export async function eraseProposals(db: Executor, userId: string): Promise<number> {
-  const rows = await db.update(proposals).set({ rationale: ERASED }).where(eq(proposals.userId, userId)).returning({ id: proposals.id });
+  const rows = await db
+    .update(proposals)
+    .set({ rationale: ERASED })
+    .where(eq(proposals.userId, userId))
+    .returning({ id: proposals.id });
   return rows.length;
 }
 
@@ -142,17 +165,26 @@ export async function revokeAndScrubApiKeys(db: Executor, userId: string, now: D
 
 /** Deletes every bearer session; returns their token hashes for the Redis purge. */
 export async function deleteUserSessions(db: Executor, userId: string): Promise<string[]> {
-  const rows = await db.delete(userSessions).where(eq(userSessions.userId, userId)).returning({ hash: userSessions.tokenHash });
+  const rows = await db
+    .delete(userSessions)
+    .where(eq(userSessions.userId, userId))
+    .returning({ hash: userSessions.tokenHash });
   return rows.map((r) => r.hash);
 }
 
 export async function deleteVerificationTokens(db: Executor, userId: string): Promise<number> {
-  const rows = await db.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, userId)).returning({ id: emailVerificationTokens.id });
+  const rows = await db
+    .delete(emailVerificationTokens)
+    .where(eq(emailVerificationTokens.userId, userId))
+    .returning({ id: emailVerificationTokens.id });
   return rows.length;
 }
 
 export async function deleteResetTokens(db: Executor, userId: string): Promise<number> {
-  const rows = await db.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, userId)).returning({ id: passwordResetTokens.id });
+  const rows = await db
+    .delete(passwordResetTokens)
+    .where(eq(passwordResetTokens.userId, userId))
+    .returning({ id: passwordResetTokens.id });
   return rows.length;
 }
 

@@ -43,9 +43,19 @@ export type InsertSession = NaturalKey & {
 
 function insertValues(s: InsertSession) {
   return {
-    id: s.id, userId: s.userId, agent: s.agent, sessionId: s.sessionId, source: s.source,
-    project: s.project, scope: s.scope, selector: s.selector, activationEpoch: 1, reopenedEpoch: 0,
-    openedAt: s.now, lastSeenAt: s.now, briefedMemories: s.briefedMemories ?? [],
+    id: s.id,
+    userId: s.userId,
+    agent: s.agent,
+    sessionId: s.sessionId,
+    source: s.source,
+    project: s.project,
+    scope: s.scope,
+    selector: s.selector,
+    activationEpoch: 1,
+    reopenedEpoch: 0,
+    openedAt: s.now,
+    lastSeenAt: s.now,
+    briefedMemories: s.briefedMemories ?? [],
   };
 }
 
@@ -105,7 +115,10 @@ export async function reopenSession(
       ...(t.briefedMemories ? { briefedMemories: t.briefedMemories } : {}),
       ...(t.excerpt === undefined
         ? {}
-        : { lastMessageExcerpt: t.excerpt, excerptAt: sql`greatest(${agentSessions.excerptAt}, ${t.now.toISOString()}::timestamptz)` }),
+        : {
+            lastMessageExcerpt: t.excerpt,
+            excerptAt: sql`greatest(${agentSessions.excerptAt}, ${t.now.toISOString()}::timestamptz)`,
+          }),
     })
     .where(and(byNaturalKey(t), eq(agentSessions.activationEpoch, t.fenceEpoch), staleCondition(t.known, t.cutoff)))
     .returning();
@@ -117,7 +130,13 @@ export async function refreshLiveSession(db: Executor, t: FencedTransition): Pro
   const rows = await db
     .update(agentSessions)
     .set({ lastSeenAt: sql`greatest(${agentSessions.lastSeenAt}, ${t.now.toISOString()}::timestamptz)` })
-    .where(and(byNaturalKey(t), eq(agentSessions.activationEpoch, t.fenceEpoch), sql`not ${staleCondition(t.known, t.cutoff)}`))
+    .where(
+      and(
+        byNaturalKey(t),
+        eq(agentSessions.activationEpoch, t.fenceEpoch),
+        sql`not ${staleCondition(t.known, t.cutoff)}`,
+      ),
+    )
     .returning();
   return rows[0];
 }
@@ -237,13 +256,25 @@ export function liveRunOfProject(userId: string, project: string | null, cutoff:
 }
 
 /** Up to two live runs of the tenant for a project (null matches null), to find the single one. */
-export async function findLiveRunsForProject(db: Executor, userId: string, project: string | null, cutoff: Date): Promise<AgentSessionRow[]> {
-  return db.select().from(agentSessions).where(liveRunOfProject(userId, project, cutoff)).limit(2);
+export async function findLiveRunsForProject(
+  db: Executor,
+  userId: string,
+  project: string | null,
+  cutoff: Date,
+): Promise<AgentSessionRow[]> {
+  return db
+    .select()
+    .from(agentSessions)
+    .where(liveRunOfProject(userId, project, cutoff))
+    .limit(2);
 }
 
 /** New material to triage: a completed run goes back to idle. */
 export async function rearmTriage(db: Executor, id: string): Promise<void> {
-  await db.update(agentSessions).set({ triageStatus: "idle" }).where(and(eq(agentSessions.id, id), eq(agentSessions.triageStatus, "completed")));
+  await db
+    .update(agentSessions)
+    .set({ triageStatus: "idle" })
+    .where(and(eq(agentSessions.id, id), eq(agentSessions.triageStatus, "completed")));
 }
 
 /**

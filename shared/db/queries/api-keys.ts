@@ -40,7 +40,13 @@ export async function findLiveApiKey(db: Executor, userId: string | null, keyId:
 
 export async function findApiKeyCredential(db: Executor, keyHash: string) {
   const rows = await db
-    .select({ id: apiKeys.id, userId: apiKeys.userId, revokedAt: apiKeys.revokedAt, userState: users.state, email: users.email })
+    .select({
+      id: apiKeys.id,
+      userId: apiKeys.userId,
+      revokedAt: apiKeys.revokedAt,
+      userState: users.state,
+      email: users.email,
+    })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
     .where(eq(apiKeys.keyHash, keyHash))

@@ -15,7 +15,9 @@ export function selectorCondition(selector: Selector): SQL | undefined {
     case "scope_project":
       return and(
         eq(memories.scope, selector.scope),
-        selector.includeUnscoped ? or(eq(memories.project, selector.project), isNull(memories.project)) : eq(memories.project, selector.project),
+        selector.includeUnscoped
+          ? or(eq(memories.project, selector.project), isNull(memories.project))
+          : eq(memories.project, selector.project),
       );
   }
 }
@@ -33,8 +35,13 @@ export type BriefingItem = {
 };
 
 const itemColumns = {
-  id: memories.id, topic: memories.topic, memoryType: memories.memoryType, scope: memories.scope, project: memories.project,
-  createdAt: memories.createdAt, updatedAt: memories.updatedAt,
+  id: memories.id,
+  topic: memories.topic,
+  memoryType: memories.memoryType,
+  scope: memories.scope,
+  project: memories.project,
+  createdAt: memories.createdAt,
+  updatedAt: memories.updatedAt,
 };
 
 /** One section: its first `limit` items and how many there are in all. */
@@ -48,7 +55,10 @@ async function section(db: Executor, where: SQL | undefined, order: SQL[], limit
     })
     .from(memories);
   const joined = withCommitments ? base.innerJoin(commitments, eq(commitments.memoryId, memories.id)) : base;
-  const rows = await joined.where(where).orderBy(...order).limit(limit);
+  const rows = await joined
+    .where(where)
+    .orderBy(...order)
+    .limit(limit);
   return { total: rows[0]?.total ?? 0, items: rows.map(({ total: _total, ...item }) => item as BriefingItem) };
 }
 
@@ -67,11 +77,29 @@ export async function briefingSections(
   const pending = inArray(commitments.status, ["open", "waiting"]);
   const newest = [desc(memories.createdAt), desc(memories.id)];
   return {
-    commitments: await section(db, and(ofType("commitment"), pending), [sql`${commitments.dueAt} asc nulls last`, ...newest], q.limit, true),
-    overdue: await section(db, and(ofType("commitment"), pending, lt(commitments.dueAt, q.now)), [asc(commitments.dueAt), ...newest], q.limit, true),
+    commitments: await section(
+      db,
+      and(ofType("commitment"), pending),
+      [sql`${commitments.dueAt} asc nulls last`, ...newest],
+      q.limit,
+      true,
+    ),
+    overdue: await section(
+      db,
+      and(ofType("commitment"), pending, lt(commitments.dueAt, q.now)),
+      [asc(commitments.dueAt), ...newest],
+      q.limit,
+      true,
+    ),
     blockers: await section(db, ofType("blocker"), newest, q.limit, false),
     recentDecisions: await section(db, ofType("decision"), newest, q.limit, false),
     preferences: await section(db, ofType("preference"), newest, q.limit, false),
-    staleCandidates: await section(db, and(current, lt(memories.updatedAt, q.staleBefore)), [asc(memories.updatedAt), asc(memories.id)], q.limit, false),
+    staleCandidates: await section(
+      db,
+      and(current, lt(memories.updatedAt, q.staleBefore)),
+      [asc(memories.updatedAt), asc(memories.id)],
+      q.limit,
+      false,
+    ),
   };
 }

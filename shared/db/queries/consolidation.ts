@@ -6,7 +6,8 @@ import { consolidationCursors } from "../schema";
 export type Position = { at: Date; id: string } | null;
 export type TenantCursor = { userId: string; memory: Position; fact: Position };
 
-const position = (at: Date | string | null, id: string | null): Position => (at && id ? { at: new Date(at), id } : null);
+const position = (at: Date | string | null, id: string | null): Position =>
+  at && id ? { at: new Date(at), id } : null;
 /** `(timeCol, idCol) > position`, true when there is no position yet. */
 const after = (timeCol: string, idCol: string, p: Position) =>
   p ? sql`(${sql.raw(timeCol)}, ${sql.raw(idCol)}) > (${p.at.toISOString()}::timestamptz, ${p.id}::uuid)` : sql`true`;
@@ -16,7 +17,9 @@ const after = (timeCol: string, idCol: string, p: Position) =>
  * pass holds the lock.
  */
 export async function tryLockConsolidation(tx: Executor): Promise<boolean> {
-  const rows = await tx.execute<{ ok: boolean }>(sql`select pg_try_advisory_xact_lock(hashtextextended('amem:consolidate', 0)) as ok`);
+  const rows = await tx.execute<{ ok: boolean }>(
+    sql`select pg_try_advisory_xact_lock(hashtextextended('amem:consolidate', 0)) as ok`,
+  );
   return rows[0]?.ok === true;
 }
 
@@ -24,7 +27,11 @@ export async function tryLockConsolidation(tx: Executor): Promise<boolean> {
  * For this transaction only: the trigram threshold the `%` operator uses (so the trigram index
  * serves the probes) and a statement timeout fit for a background pass rather than a request.
  */
-export async function configureConsolidation(tx: Executor, threshold: number, statementTimeoutMs: number): Promise<void> {
+export async function configureConsolidation(
+  tx: Executor,
+  threshold: number,
+  statementTimeoutMs: number,
+): Promise<void> {
   await tx.execute(sql`select set_config('pg_trgm.similarity_threshold', ${String(threshold)}, true),
     set_config('statement_timeout', ${String(statementTimeoutMs)}, true)`);
 }
@@ -36,7 +43,11 @@ export async function configureConsolidation(tx: Executor, threshold: number, st
 export async function tenantsToConsolidate(tx: Executor, settledBefore: Date, limit: number): Promise<TenantCursor[]> {
   const settled = settledBefore.toISOString();
   const rows = await tx.execute<{
-    user_id: string; memory_created_at: string | null; memory_id: string | null; fact_recorded_at: string | null; fact_id: string | null;
+    user_id: string;
+    memory_created_at: string | null;
+    memory_id: string | null;
+    fact_recorded_at: string | null;
+    fact_id: string | null;
   }>(sql`
     select u.id as user_id, c.memory_created_at, c.memory_id, c.fact_recorded_at, c.fact_id
     from users u left join consolidation_cursors c on c.user_id = u.id
@@ -52,7 +63,9 @@ export async function tenantsToConsolidate(tx: Executor, settledBefore: Date, li
     order by c.run_at asc nulls first, u.id
     limit ${limit}`);
   return rows.map((r) => ({
-    userId: r.user_id, memory: position(r.memory_created_at, r.memory_id), fact: position(r.fact_recorded_at, r.fact_id),
+    userId: r.user_id,
+    memory: position(r.memory_created_at, r.memory_id),
+    fact: position(r.fact_recorded_at, r.fact_id),
   }));
 }
 
@@ -72,9 +85,20 @@ export type ProbeMatch = {
  * transaction's threshold (the `%` operator, served by memories_trigram_idx) and that are not
  * already proposed as a pair. Probes in (createdAt, id) order, matches most similar first.
  */
-export async function probeMemories(tx: Executor, userId: string, cursor: Position, settledBefore: Date, limit: number): Promise<ProbeMatch[]> {
+export async function probeMemories(
+  tx: Executor,
+  userId: string,
+  cursor: Position,
+  settledBefore: Date,
+  limit: number,
+): Promise<ProbeMatch[]> {
   const rows = await tx.execute<{
-    probe_id: string; probe_at: string; probe_type: string; to_id: string | null; to_type: string | null; sim: number | null;
+    probe_id: string;
+    probe_at: string;
+    probe_type: string;
+    to_id: string | null;
+    to_type: string | null;
+    sim: number | null;
   }>(sql`
     with probes as (
       select id, memory_type, scope, project, created_at, topic || ' ' || content as doc
@@ -97,7 +121,12 @@ export async function probeMemories(tx: Executor, userId: string, cursor: Positi
     ) m on true
     order by p.created_at, p.id, m.sim desc nulls last, m.id`);
   return rows.map((r) => ({
-    probeId: r.probe_id, probeAt: new Date(r.probe_at), probeType: r.probe_type, toId: r.to_id, toType: r.to_type, similarity: r.sim,
+    probeId: r.probe_id,
+    probeAt: new Date(r.probe_at),
+    probeType: r.probe_type,
+    toId: r.to_id,
+    toType: r.to_type,
+    similarity: r.sim,
   }));
 }
 
@@ -136,7 +165,12 @@ export async function probeFacts(
     ) m on true
     order by p.recorded_at, p.id, m.sim desc nulls last, m.id`);
   return rows.map((r) => ({
-    probeId: r.probe_id, probeAt: new Date(r.probe_at), probeType: "fact", toId: r.to_id, toType: r.to_id ? "fact" : null, similarity: r.sim,
+    probeId: r.probe_id,
+    probeAt: new Date(r.probe_at),
+    probeType: "fact",
+    toId: r.to_id,
+    toType: r.to_id ? "fact" : null,
+    similarity: r.sim,
   }));
 }
 
@@ -151,5 +185,8 @@ export async function saveTenantCursor(tx: Executor, cursor: TenantCursor, now: 
     runAt: now,
   };
   const { userId: _, ...update } = values;
-  await tx.insert(consolidationCursors).values(values).onConflictDoUpdate({ target: consolidationCursors.userId, set: update });
+  await tx
+    .insert(consolidationCursors)
+    .values(values)
+    .onConflictDoUpdate({ target: consolidationCursors.userId, set: update });
 }

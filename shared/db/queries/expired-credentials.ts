@@ -8,7 +8,12 @@ import { emailVerificationTokens, passwordResetTokens, userSessions } from "../s
  * continues) and only ever matches rows that can no longer authenticate anything.
  */
 
-async function deleteBounded(db: Executor, table: PgTable & { id: unknown }, where: SQL, limit: number): Promise<number> {
+async function deleteBounded(
+  db: Executor,
+  table: PgTable & { id: unknown },
+  where: SQL,
+  limit: number,
+): Promise<number> {
   const rows = await db.execute<{ n: number }>(sql`
     with gone as (
       delete from ${table} where id in (select id from ${table} where ${where} limit ${limit} for update skip locked)
@@ -18,8 +23,18 @@ async function deleteBounded(db: Executor, table: PgTable & { id: unknown }, whe
 }
 
 /** Bearer sessions past their expiry, or revoked before `revokedBefore`. */
-export function deleteSpentBearerSessions(db: Executor, now: Date, revokedBefore: Date, limit: number): Promise<number> {
-  return deleteBounded(db, userSessions, or(lt(userSessions.expiresAt, now), lt(userSessions.revokedAt, revokedBefore))!, limit);
+export function deleteSpentBearerSessions(
+  db: Executor,
+  now: Date,
+  revokedBefore: Date,
+  limit: number,
+): Promise<number> {
+  return deleteBounded(
+    db,
+    userSessions,
+    or(lt(userSessions.expiresAt, now), lt(userSessions.revokedAt, revokedBefore))!,
+    limit,
+  );
 }
 
 /** Mail tokens (verification, reset) used or expired by `now`: single-use, so never usable again. */

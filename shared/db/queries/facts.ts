@@ -38,7 +38,17 @@ export async function retractFact(db: Executor, id: string, at: Date): Promise<v
 
 export async function insertFact(
   db: Executor,
-  f: { id: string; userId: string; memoryId: string | null; subject: string; predicate: string; value: string; validFrom: Date; validTo: Date | null; recordedAt: Date },
+  f: {
+    id: string;
+    userId: string;
+    memoryId: string | null;
+    subject: string;
+    predicate: string;
+    value: string;
+    validFrom: Date;
+    validTo: Date | null;
+    recordedAt: Date;
+  },
 ): Promise<FactRow> {
   const rows = await db.insert(facts).values(f).returning();
   return rows[0]!;
@@ -69,5 +79,10 @@ export async function factsAsOf(
 
 /** The tenant's facts with these ids, locked, in id order (a fixed order, so two deciders cannot deadlock). */
 export async function lockFactsByIds(db: Executor, userId: string, ids: string[]): Promise<FactRow[]> {
-  return db.select().from(facts).where(and(eq(facts.userId, userId), inArray(facts.id, ids))).orderBy(asc(facts.id)).for("update");
+  return db
+    .select()
+    .from(facts)
+    .where(and(eq(facts.userId, userId), inArray(facts.id, ids)))
+    .orderBy(asc(facts.id))
+    .for("update");
 }

@@ -13,7 +13,12 @@ export async function insertMailToken(
 }
 
 /** Uses a token once: unknown, used or expired tokens return nothing (one statement, race-free). */
-export async function consumeMailToken(db: Executor, table: MailTokenTable, tokenHash: string, now: Date): Promise<string | undefined> {
+export async function consumeMailToken(
+  db: Executor,
+  table: MailTokenTable,
+  tokenHash: string,
+  now: Date,
+): Promise<string | undefined> {
   const rows = await db
     .update(table)
     .set({ usedAt: now })
@@ -23,7 +28,12 @@ export async function consumeMailToken(db: Executor, table: MailTokenTable, toke
 }
 
 /** The user of a token that is still usable (unused, unexpired), without using it. */
-export async function findUsableMailToken(db: Executor, table: MailTokenTable, tokenHash: string, now: Date): Promise<string | undefined> {
+export async function findUsableMailToken(
+  db: Executor,
+  table: MailTokenTable,
+  tokenHash: string,
+  now: Date,
+): Promise<string | undefined> {
   const rows = await db
     .select({ userId: table.userId })
     .from(table)

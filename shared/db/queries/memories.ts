@@ -6,10 +6,21 @@ export type MemoryRow = Omit<typeof memories.$inferSelect, "search">;
 
 /** Every column but the search document, which is Postgres's business. */
 const memoryColumns = {
-  id: memories.id, userId: memories.userId, memoryType: memories.memoryType, topic: memories.topic,
-  content: memories.content, contentHash: memories.contentHash, scope: memories.scope, project: memories.project,
-  tags: memories.tags, status: memories.status, validFrom: memories.validFrom, validTo: memories.validTo,
-  recordedAt: memories.recordedAt, createdAt: memories.createdAt, updatedAt: memories.updatedAt,
+  id: memories.id,
+  userId: memories.userId,
+  memoryType: memories.memoryType,
+  topic: memories.topic,
+  content: memories.content,
+  contentHash: memories.contentHash,
+  scope: memories.scope,
+  project: memories.project,
+  tags: memories.tags,
+  status: memories.status,
+  validFrom: memories.validFrom,
+  validTo: memories.validTo,
+  recordedAt: memories.recordedAt,
+  createdAt: memories.createdAt,
+  updatedAt: memories.updatedAt,
   sessionRunId: memories.sessionRunId,
 };
 
@@ -30,9 +41,22 @@ export type InsertMemory = {
 /** The row a new current memory is stored as (every column but the generated search document). */
 export function newMemoryRow(m: InsertMemory): MemoryRow {
   return {
-    id: m.id, userId: m.userId, memoryType: m.memoryType, topic: m.topic, content: m.content,
-    contentHash: m.contentHash, scope: m.scope, project: m.project, tags: m.tags, status: "active",
-    validFrom: m.now, validTo: null, recordedAt: m.now, createdAt: m.now, updatedAt: m.now, sessionRunId: m.sessionRunId,
+    id: m.id,
+    userId: m.userId,
+    memoryType: m.memoryType,
+    topic: m.topic,
+    content: m.content,
+    contentHash: m.contentHash,
+    scope: m.scope,
+    project: m.project,
+    tags: m.tags,
+    status: "active",
+    validFrom: m.now,
+    validTo: null,
+    recordedAt: m.now,
+    createdAt: m.now,
+    updatedAt: m.now,
+    sessionRunId: m.sessionRunId,
   };
 }
 
@@ -50,16 +74,34 @@ export async function insertMemoryUnlessDuplicate(db: Executor, m: InsertMemory)
 }
 
 export async function findMemory(db: Executor, userId: string, id: string): Promise<MemoryRow | undefined> {
-  const rows = await db.select(memoryColumns).from(memories).where(and(eq(memories.userId, userId), eq(memories.id, id))).limit(1);
+  const rows = await db
+    .select(memoryColumns)
+    .from(memories)
+    .where(and(eq(memories.userId, userId), eq(memories.id, id)))
+    .limit(1);
   return rows[0];
 }
 
 export async function insertMemoryEvent(
   db: Executor,
-  e: { id: string; userId: string; kind: "remember" | "capture" | "revise" | "resolve" | "archive"; memoryId: string; sessionRunId: string | null; actor: string; now: Date },
+  e: {
+    id: string;
+    userId: string;
+    kind: "remember" | "capture" | "revise" | "resolve" | "archive";
+    memoryId: string;
+    sessionRunId: string | null;
+    actor: string;
+    now: Date;
+  },
 ): Promise<void> {
   await db.insert(memoryEvents).values({
-    id: e.id, userId: e.userId, kind: e.kind, memoryId: e.memoryId, sessionRunId: e.sessionRunId, actor: e.actor, createdAt: e.now,
+    id: e.id,
+    userId: e.userId,
+    kind: e.kind,
+    memoryId: e.memoryId,
+    sessionRunId: e.sessionRunId,
+    actor: e.actor,
+    createdAt: e.now,
   });
 }
 
@@ -80,15 +122,28 @@ export async function closeMemoryValidity(db: Executor, id: string, now: Date): 
 }
 
 export async function archiveMemoryRow(db: Executor, id: string, now: Date): Promise<MemoryRow> {
-  const rows = await db.update(memories).set({ status: "archived", updatedAt: now }).where(eq(memories.id, id)).returning(memoryColumns);
+  const rows = await db
+    .update(memories)
+    .set({ status: "archived", updatedAt: now })
+    .where(eq(memories.id, id))
+    .returning(memoryColumns);
   return rows[0]!;
 }
 
 export async function insertMemoryEdge(
   db: Executor,
-  e: { id: string; userId: string; fromId: string; toId: string; edgeType: "supersedes" | "updates" | "extends" | "derives"; now: Date },
+  e: {
+    id: string;
+    userId: string;
+    fromId: string;
+    toId: string;
+    edgeType: "supersedes" | "updates" | "extends" | "derives";
+    now: Date;
+  },
 ): Promise<void> {
-  await db.insert(memoryEdges).values({ id: e.id, userId: e.userId, fromId: e.fromId, toId: e.toId, edgeType: e.edgeType, createdAt: e.now });
+  await db
+    .insert(memoryEdges)
+    .values({ id: e.id, userId: e.userId, fromId: e.fromId, toId: e.toId, edgeType: e.edgeType, createdAt: e.now });
 }
 
 /** "Current": not superseded and not archived (SPEC §4.1). */
@@ -128,7 +183,10 @@ export async function listMemories(db: Executor, f: MemoryListFilter): Promise<M
         f.memoryType === undefined ? undefined : eq(memories.memoryType, f.memoryType),
         f.status === undefined ? undefined : eq(memories.status, f.status),
         f.after
-          ? or(lt(memories.createdAt, f.after.createdAt), and(eq(memories.createdAt, f.after.createdAt), lt(memories.id, f.after.id)))
+          ? or(
+              lt(memories.createdAt, f.after.createdAt),
+              and(eq(memories.createdAt, f.after.createdAt), lt(memories.id, f.after.id)),
+            )
           : undefined,
       ),
     )
@@ -179,15 +237,35 @@ export async function findEventsFor(db: Executor, userId: string, memoryIds: str
 
 /** A scope rename carries the tenant's memories along (their scope text is the scope's name). */
 export async function renameMemoryScope(db: Executor, userId: string, from: string, to: string): Promise<void> {
-  await db.update(memories).set({ scope: to }).where(and(eq(memories.userId, userId), eq(memories.scope, from)));
+  await db
+    .update(memories)
+    .set({ scope: to })
+    .where(and(eq(memories.userId, userId), eq(memories.scope, from)));
 }
 
 /** A run's provenance events in id order, from a position on. */
-export async function listRunEvents(db: Executor, userId: string, runId: string, afterId: string | undefined, limit: number) {
+export async function listRunEvents(
+  db: Executor,
+  userId: string,
+  runId: string,
+  afterId: string | undefined,
+  limit: number,
+) {
   return db
-    .select({ id: memoryEvents.id, memoryId: memoryEvents.memoryId, kind: memoryEvents.kind, createdAt: memoryEvents.createdAt })
+    .select({
+      id: memoryEvents.id,
+      memoryId: memoryEvents.memoryId,
+      kind: memoryEvents.kind,
+      createdAt: memoryEvents.createdAt,
+    })
     .from(memoryEvents)
-    .where(and(eq(memoryEvents.userId, userId), eq(memoryEvents.sessionRunId, runId), afterId ? gt(memoryEvents.id, afterId) : undefined))
+    .where(
+      and(
+        eq(memoryEvents.userId, userId),
+        eq(memoryEvents.sessionRunId, runId),
+        afterId ? gt(memoryEvents.id, afterId) : undefined,
+      ),
+    )
     .orderBy(asc(memoryEvents.id))
     .limit(limit);
 }

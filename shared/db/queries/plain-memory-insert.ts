@@ -18,7 +18,10 @@ export type PlainInsert = Omit<InsertMemory, "scope" | "sessionRunId"> & {
  * current memory has that content; nothing written), or `needs-transaction` (the scope is not
  * registered, or the project has a live run to attribute to; nothing written).
  */
-export type PlainInsertResult = { kind: "stored"; memory: MemoryRow } | { kind: "duplicate" } | { kind: "needs-transaction" };
+export type PlainInsertResult =
+  | { kind: "stored"; memory: MemoryRow }
+  | { kind: "duplicate" }
+  | { kind: "needs-transaction" };
 
 /**
  * The common capture — a registered scope (or alias) and no live run of the project — as ONE
@@ -29,8 +32,16 @@ export type PlainInsertResult = { kind: "stored"; memory: MemoryRow } | { kind: 
  * locking a run) it writes nothing and the caller runs the transaction.
  */
 export async function insertPlainMemory(db: Executor, m: PlainInsert): Promise<PlainInsertResult> {
-  const live = db.select({ id: agentSessions.id }).from(agentSessions).where(liveRunOfProject(m.userId, m.project, m.liveCutoff)).limit(1);
-  const scope = db.select({ name: scopes.name }).from(scopes).where(scopeNamedBy(m.userId, m.scopeNameOrAlias)).limit(1);
+  const live = db
+    .select({ id: agentSessions.id })
+    .from(agentSessions)
+    .where(liveRunOfProject(m.userId, m.project, m.liveCutoff))
+    .limit(1);
+  const scope = db
+    .select({ name: scopes.name })
+    .from(scopes)
+    .where(scopeNamedBy(m.userId, m.scopeNameOrAlias))
+    .limit(1);
   const at = sql`${m.now.toISOString()}::timestamptz`;
   // INSERT … SELECT does not type its parameters from the target columns: every one is cast.
   const rows = await db.execute<{ live: boolean; scope: string | null; inserted: boolean }>(sql`

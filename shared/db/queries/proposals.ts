@@ -22,7 +22,12 @@ export async function listProposalRows<T extends ProposalTable>(
 }
 
 /** A tenant's proposal, locked for its decision. */
-export async function lockProposalRow<T extends ProposalTable>(db: Executor, table: T, userId: string, id: string): Promise<T["$inferSelect"] | undefined> {
+export async function lockProposalRow<T extends ProposalTable>(
+  db: Executor,
+  table: T,
+  userId: string,
+  id: string,
+): Promise<T["$inferSelect"] | undefined> {
   const rows = await db
     .select()
     .from(table as typeof proposals)
@@ -33,8 +38,17 @@ export async function lockProposalRow<T extends ProposalTable>(db: Executor, tab
 }
 
 /** Records the decision on a proposal locked by the caller. */
-export async function decideProposalRow(db: Executor, table: ProposalTable, id: string, status: "applied" | "rejected", now: Date): Promise<void> {
-  await db.update(table as typeof proposals).set({ status, decidedAt: now }).where(eq(table.id, id));
+export async function decideProposalRow(
+  db: Executor,
+  table: ProposalTable,
+  id: string,
+  status: "applied" | "rejected",
+  now: Date,
+): Promise<void> {
+  await db
+    .update(table as typeof proposals)
+    .set({ status, decidedAt: now })
+    .where(eq(table.id, id));
 }
 
 export type NewProposal = Omit<ProposalRow, "status" | "decidedAt">;
@@ -49,6 +63,10 @@ export async function insertProposals(db: Executor, rows: NewProposal[]): Promis
 
 export async function insertFactProposals(db: Executor, rows: NewFactProposal[]): Promise<number> {
   if (rows.length === 0) return 0;
-  const inserted = await db.insert(factProposals).values(rows).onConflictDoNothing().returning({ id: factProposals.id });
+  const inserted = await db
+    .insert(factProposals)
+    .values(rows)
+    .onConflictDoNothing()
+    .returning({ id: factProposals.id });
   return inserted.length;
 }

@@ -26,17 +26,29 @@ export async function lockTenantScopes(db: Executor, userId: string): Promise<vo
 
 /** The tenant's scope whose name or one of whose aliases is `nameOrAlias` (at most one: they are unique together). */
 export function scopeNamedBy(userId: string, nameOrAlias: string): SQL {
-  return and(eq(scopes.userId, userId), or(eq(scopes.name, nameOrAlias), sql`${nameOrAlias} = any(${scopes.aliases})`))!;
+  return and(
+    eq(scopes.userId, userId),
+    or(eq(scopes.name, nameOrAlias), sql`${nameOrAlias} = any(${scopes.aliases})`),
+  )!;
 }
 
 /** The registered scope a name or alias designates, if any. */
-export async function findScopeByNameOrAlias(db: Executor, userId: string, nameOrAlias: string): Promise<ScopeRow | undefined> {
+export async function findScopeByNameOrAlias(
+  db: Executor,
+  userId: string,
+  nameOrAlias: string,
+): Promise<ScopeRow | undefined> {
   const rows = await db.select().from(scopes).where(scopeNamedBy(userId, nameOrAlias)).limit(1);
   return rows[0];
 }
 
 /** Whether any of `names` is already a name or alias of another of the tenant's scopes. */
-export async function scopeNamesTaken(db: Executor, userId: string, names: string[], exceptId?: string): Promise<boolean> {
+export async function scopeNamesTaken(
+  db: Executor,
+  userId: string,
+  names: string[],
+  exceptId?: string,
+): Promise<boolean> {
   const literal = `{${names.map((n) => `"${n}"`).join(",")}}`; // names are [a-z0-9-]: no quoting issues
   const rows = await db
     .select({ id: scopes.id })
@@ -52,22 +64,39 @@ export async function scopeNamesTaken(db: Executor, userId: string, names: strin
   return rows.length > 0;
 }
 
-export async function insertScope(db: Executor, s: { id: string; userId: string; name: string; aliases: string[]; now: Date }): Promise<ScopeRow> {
-  const rows = await db.insert(scopes).values({ id: s.id, userId: s.userId, name: s.name, aliases: s.aliases, createdAt: s.now }).returning();
+export async function insertScope(
+  db: Executor,
+  s: { id: string; userId: string; name: string; aliases: string[]; now: Date },
+): Promise<ScopeRow> {
+  const rows = await db
+    .insert(scopes)
+    .values({ id: s.id, userId: s.userId, name: s.name, aliases: s.aliases, createdAt: s.now })
+    .returning();
   return rows[0]!;
 }
 
 export async function findScopeById(db: Executor, userId: string, id: string): Promise<ScopeRow | undefined> {
-  const rows = await db.select().from(scopes).where(and(eq(scopes.userId, userId), eq(scopes.id, id))).limit(1);
+  const rows = await db
+    .select()
+    .from(scopes)
+    .where(and(eq(scopes.userId, userId), eq(scopes.id, id)))
+    .limit(1);
   return rows[0];
 }
 
-export async function updateScopeRow(db: Executor, id: string, values: { name: string; aliases: string[] }): Promise<ScopeRow> {
+export async function updateScopeRow(
+  db: Executor,
+  id: string,
+  values: { name: string; aliases: string[] },
+): Promise<ScopeRow> {
   const rows = await db.update(scopes).set(values).where(eq(scopes.id, id)).returning();
   return rows[0]!;
 }
 
 export async function deleteScopeRow(db: Executor, userId: string, id: string): Promise<boolean> {
-  const rows = await db.delete(scopes).where(and(eq(scopes.userId, userId), eq(scopes.id, id))).returning({ id: scopes.id });
+  const rows = await db
+    .delete(scopes)
+    .where(and(eq(scopes.userId, userId), eq(scopes.id, id)))
+    .returning({ id: scopes.id });
   return rows.length > 0;
 }

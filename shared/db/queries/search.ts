@@ -116,11 +116,15 @@ export async function searchMemoryRows(db: Executor, f: SearchFilter): Promise<S
     [desc(memories.id)],
     sql`((select count(*) from ${byRank}) + (select count(*) from ${byAnyWord}))`,
   );
-  const candidates = db.$with("candidates").as(
-    db.select({ candidateId: sql<string>`candidate_id`.as("candidate_id") }).from(
-      sql`(select ${byRank.candidateId} as candidate_id from ${byRank} union select ${byAnyWord.candidateId} from ${byAnyWord} union select ${byTrigram.candidateId} from ${byTrigram}) staged`,
-    ),
-  );
+  const candidates = db
+    .$with("candidates")
+    .as(
+      db
+        .select({ candidateId: sql<string>`candidate_id`.as("candidate_id") })
+        .from(
+          sql`(select ${byRank.candidateId} as candidate_id from ${byRank} union select ${byAnyWord.candidateId} from ${byAnyWord} union select ${byTrigram.candidateId} from ${byTrigram}) staged`,
+        ),
+    );
   const rows = await db
     .with(byRank, byAnyWord, byTrigram, candidates)
     .select({ ...memoryColumns, score })

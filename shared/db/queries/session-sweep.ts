@@ -42,7 +42,12 @@ export async function lockQuietRuns(db: Executor, cutoff: Date, limit: number): 
 }
 
 /** Stamps closedAt on the runs still unclosed, still quiet and still at the epoch read. */
-export async function closeQuietRuns(db: Executor, runs: readonly SweptRun[], cutoff: Date, now: Date): Promise<AgentSessionRow[]> {
+export async function closeQuietRuns(
+  db: Executor,
+  runs: readonly SweptRun[],
+  cutoff: Date,
+  now: Date,
+): Promise<AgentSessionRow[]> {
   if (runs.length === 0) return [];
   return db
     .update(agentSessions)
@@ -56,7 +61,13 @@ export async function lockClosedPendingRuns(db: Executor, now: Date, limit: numb
   return db
     .select({ ...runColumns, triageAttemptId: agentSessions.triageAttemptId })
     .from(agentSessions)
-    .where(and(eq(agentSessions.triageStatus, "pending"), isNotNull(agentSessions.closedAt), lte(agentSessions.closedAt, now)))
+    .where(
+      and(
+        eq(agentSessions.triageStatus, "pending"),
+        isNotNull(agentSessions.closedAt),
+        lte(agentSessions.closedAt, now),
+      ),
+    )
     .orderBy(asc(agentSessions.closedAt), asc(agentSessions.id))
     .limit(limit)
     .for("update", { skipLocked: true });
@@ -104,7 +115,13 @@ export async function lockExcerptRuns(db: Executor, closedBefore: Date, limit: n
   return db
     .select(runColumns)
     .from(agentSessions)
-    .where(and(isNotNull(agentSessions.lastMessageExcerpt), isNotNull(agentSessions.closedAt), lt(agentSessions.closedAt, closedBefore)))
+    .where(
+      and(
+        isNotNull(agentSessions.lastMessageExcerpt),
+        isNotNull(agentSessions.closedAt),
+        lt(agentSessions.closedAt, closedBefore),
+      ),
+    )
     .orderBy(asc(agentSessions.closedAt), asc(agentSessions.id))
     .limit(limit)
     .for("update", { skipLocked: true });

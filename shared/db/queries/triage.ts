@@ -31,7 +31,13 @@ export async function lockSessionForTriage(tx: Executor, key: NaturalKey): Promi
     })
     .from(agentSessions)
     .leftJoin(triageAttempts, eq(triageAttempts.id, agentSessions.triageAttemptId))
-    .where(and(eq(agentSessions.userId, key.userId), eq(agentSessions.agent, key.agent), eq(agentSessions.sessionId, key.sessionId)))
+    .where(
+      and(
+        eq(agentSessions.userId, key.userId),
+        eq(agentSessions.agent, key.agent),
+        eq(agentSessions.sessionId, key.sessionId),
+      ),
+    )
     .for("update", { of: agentSessions });
   return rows[0] as TriageRow | undefined;
 }
@@ -66,9 +72,16 @@ export async function armAttempt(
   a: { attemptId: string; userId: string; runId: string; beginStamp: string[]; now: Date },
 ): Promise<void> {
   await tx.insert(triageAttempts).values({
-    id: a.attemptId, userId: a.userId, sessionRunId: a.runId, beginStamp: a.beginStamp, armedAt: a.now,
+    id: a.attemptId,
+    userId: a.userId,
+    sessionRunId: a.runId,
+    beginStamp: a.beginStamp,
+    armedAt: a.now,
   });
-  await tx.update(agentSessions).set({ triageStatus: "pending", triageAttemptId: a.attemptId }).where(eq(agentSessions.id, a.runId));
+  await tx
+    .update(agentSessions)
+    .set({ triageStatus: "pending", triageAttemptId: a.attemptId })
+    .where(eq(agentSessions.id, a.runId));
 }
 
 /**

@@ -11,7 +11,13 @@ export async function insertUserSession(
 
 export async function findBearerCredential(db: Executor, tokenHash: string, now: Date) {
   const rows = await db
-    .select({ id: userSessions.id, userId: userSessions.userId, expiresAt: userSessions.expiresAt, userState: users.state, email: users.email })
+    .select({
+      id: userSessions.id,
+      userId: userSessions.userId,
+      expiresAt: userSessions.expiresAt,
+      userState: users.state,
+      email: users.email,
+    })
     .from(userSessions)
     .innerJoin(users, eq(users.id, userSessions.userId))
     .where(and(eq(userSessions.tokenHash, tokenHash), isNull(userSessions.revokedAt), gt(userSessions.expiresAt, now)))

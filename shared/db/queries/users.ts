@@ -13,12 +13,19 @@ export async function insertUser(
 }
 
 export async function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
-  const rows = await db.select().from(users).where(eq(sql`lower(${users.email})`, email.toLowerCase())).limit(1);
+  const rows = await db
+    .select()
+    .from(users)
+    .where(eq(sql`lower(${users.email})`, email.toLowerCase()))
+    .limit(1);
   return rows[0];
 }
 
 export async function setPasswordHash(db: Executor, userId: string, passwordHash: string): Promise<void> {
-  await db.update(users).set({ passwordHash }).where(and(eq(users.id, userId), eq(users.state, "active")));
+  await db
+    .update(users)
+    .set({ passwordHash })
+    .where(and(eq(users.id, userId), eq(users.state, "active")));
 }
 
 export async function markEmailVerified(db: Executor, userId: string, at: Date): Promise<void> {

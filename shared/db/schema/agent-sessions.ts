@@ -20,7 +20,9 @@ export const agentSessions = pgTable(
   "agent_sessions",
   {
     id: idColumn(),
-    userId: uuid("user_id").notNull().references(() => users.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
     agent: text("agent").notNull(),
     sessionId: text("session_id").notNull(),
     source: text("source").notNull(),
@@ -45,8 +47,12 @@ export const agentSessions = pgTable(
     index("agent_sessions_user_last_seen_idx").on(t.userId, t.lastSeenAt),
     // The sweep's three scans across all tenants (SPEC §3.9), each over a small partial index.
     index("agent_sessions_unclosed_last_seen_idx").on(t.lastSeenAt).where(sql`${t.closedAt} is null`),
-    index("agent_sessions_closed_pending_idx").on(t.closedAt).where(sql`${t.triageStatus} = 'pending' and ${t.closedAt} is not null`),
-    index("agent_sessions_closed_excerpt_idx").on(t.closedAt).where(sql`${t.lastMessageExcerpt} is not null and ${t.closedAt} is not null`),
+    index("agent_sessions_closed_pending_idx")
+      .on(t.closedAt)
+      .where(sql`${t.triageStatus} = 'pending' and ${t.closedAt} is not null`),
+    index("agent_sessions_closed_excerpt_idx")
+      .on(t.closedAt)
+      .where(sql`${t.lastMessageExcerpt} is not null and ${t.closedAt} is not null`),
     check("agent_sessions_source_check", sql`${t.source} in ('startup', 'resume')`),
     check(
       "agent_sessions_triage_status_check",

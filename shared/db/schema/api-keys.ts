@@ -7,7 +7,9 @@ export const apiKeys = pgTable(
   "api_keys",
   {
     id: idColumn(),
-    userId: uuid("user_id").notNull().references(() => users.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
     name: text("name").notNull(),
     prefix: text("prefix").notNull(),
     keyHash: text("key_hash").notNull(),

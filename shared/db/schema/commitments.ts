@@ -12,8 +12,12 @@ export const commitments = pgTable(
   "commitments",
   {
     id: idColumn(),
-    userId: uuid("user_id").notNull().references(() => users.id),
-    memoryId: uuid("memory_id").notNull().references(() => memories.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    memoryId: uuid("memory_id")
+      .notNull()
+      .references(() => memories.id),
     status: text("status").$type<CommitmentStatus>().notNull().default("open"),
     dueAt: ts("due_at"),
     createdAt: ts("created_at").notNull(),

@@ -13,7 +13,9 @@ export const facts = pgTable(
   "facts",
   {
     id: idColumn(),
-    userId: uuid("user_id").notNull().references(() => users.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
     memoryId: uuid("memory_id").references(() => memories.id),
     subject: text("subject").notNull(),
     predicate: text("predicate").notNull(),

@@ -5,7 +5,9 @@ import { users } from "./users";
 /** Single-use tokens sent by mail; both kinds share one shape and are stored hashed. */
 const mailTokenColumns = () => ({
   id: idColumn(),
-  userId: uuid("user_id").notNull().references(() => users.id),
+  userId: uuid("user_id")
+    .notNull()
+    .references(() => users.id),
   tokenHash: text("token_hash").notNull(),
   createdAt: ts("created_at").notNull().defaultNow(),
   expiresAt: ts("expires_at").notNull(),

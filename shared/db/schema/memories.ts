@@ -4,7 +4,16 @@ import { idColumn, ts } from "./columns";
 import { users } from "./users";
 import { agentSessions } from "./agent-sessions";
 
-export const MEMORY_TYPES = ["decision", "commitment", "blocker", "fact", "preference", "pattern", "note", "event"] as const;
+export const MEMORY_TYPES = [
+  "decision",
+  "commitment",
+  "blocker",
+  "fact",
+  "preference",
+  "pattern",
+  "note",
+  "event",
+] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
@@ -19,7 +28,9 @@ export const memories = pgTable(
   "memories",
   {
     id: idColumn(),
-    userId: uuid("user_id").notNull().references(() => users.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
     memoryType: text("memory_type").$type<MemoryType>().notNull(),
     topic: text("topic").notNull(),
     content: text("content").notNull(),
@@ -47,7 +58,10 @@ export const memories = pgTable(
     index("memories_session_run_idx").on(t.sessionRunId),
     index("memories_search_idx").using("gin", t.search),
     index("memories_trigram_idx").using("gin", sql`(${t.topic} || ' ' || ${t.content}) gin_trgm_ops`),
-    check("memories_type_check", sql`${t.memoryType} in ('decision', 'commitment', 'blocker', 'fact', 'preference', 'pattern', 'note', 'event')`),
+    check(
+      "memories_type_check",
+      sql`${t.memoryType} in ('decision', 'commitment', 'blocker', 'fact', 'preference', 'pattern', 'note', 'event')`,
+    ),
     check("memories_status_check", sql`${t.status} in ('active', 'archived')`),
   ],
 );
@@ -57,9 +71,15 @@ export const memoryEdges = pgTable(
   "memory_edges",
   {
     id: idColumn(),
-    userId: uuid("user_id").notNull().references(() => users.id),
-    fromId: uuid("from_id").notNull().references(() => memories.id),
-    toId: uuid("to_id").notNull().references(() => memories.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    fromId: uuid("from_id")
+      .notNull()
+      .references(() => memories.id),
+    toId: uuid("to_id")
+      .notNull()
+      .references(() => memories.id),
     edgeType: text("edge_type").notNull(),
     createdAt: ts("created_at").notNull(),
   },
@@ -76,9 +96,13 @@ export const memoryEvents = pgTable(
   "memory_events",
   {
     id: idColumn(),
-    userId: uuid("user_id").notNull().references(() => users.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
     kind: text("kind").notNull(),
-    memoryId: uuid("memory_id").notNull().references(() => memories.id),
+    memoryId: uuid("memory_id")
+      .notNull()
+      .references(() => memories.id),
     sessionRunId: uuid("session_run_id").references(() => agentSessions.id),
     actor: text("actor").notNull(),
     createdAt: ts("created_at").notNull(),

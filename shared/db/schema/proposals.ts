@@ -29,9 +29,15 @@ export const proposals = pgTable(
   "proposals",
   {
     id: idColumn(),
-    userId: uuid("user_id").notNull().references(() => users.id),
-    fromId: uuid("from_id").notNull().references(() => memories.id),
-    toId: uuid("to_id").notNull().references(() => memories.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    fromId: uuid("from_id")
+      .notNull()
+      .references(() => memories.id),
+    toId: uuid("to_id")
+      .notNull()
+      .references(() => memories.id),
     edgeType: text("edge_type").notNull(),
     memoryType: text("memory_type").notNull(),
     ...decisionColumns(),
@@ -53,9 +59,15 @@ export const factProposals = pgTable(
   "fact_proposals",
   {
     id: idColumn(),
-    userId: uuid("user_id").notNull().references(() => users.id),
-    fromId: uuid("from_id").notNull().references(() => facts.id),
-    toId: uuid("to_id").notNull().references(() => facts.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    fromId: uuid("from_id")
+      .notNull()
+      .references(() => facts.id),
+    toId: uuid("to_id")
+      .notNull()
+      .references(() => facts.id),
     ...decisionColumns(),
   },
   (t) => [
@@ -73,7 +85,9 @@ export const factProposals = pgTable(
  * `run_at` orders tenants so a per-run budget is shared round-robin.
  */
 export const consolidationCursors = pgTable("consolidation_cursors", {
-  userId: uuid("user_id").primaryKey().references(() => users.id),
+  userId: uuid("user_id")
+    .primaryKey()
+    .references(() => users.id),
   memoryCreatedAt: ts("memory_created_at"),
   memoryId: uuid("memory_id"),
   factRecordedAt: ts("fact_recorded_at"),

@@ -15,8 +15,12 @@ export const triageAttempts = pgTable(
   "triage_attempts",
   {
     id: uuid("id").primaryKey(),
-    userId: uuid("user_id").notNull().references(() => users.id),
-    sessionRunId: uuid("session_run_id").notNull().references(() => agentSessions.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    sessionRunId: uuid("session_run_id")
+      .notNull()
+      .references(() => agentSessions.id),
     beginStamp: uuid("begin_stamp").array().notNull(),
     armedAt: ts("armed_at").notNull(),
     outcome: text("outcome"),
@@ -28,7 +32,13 @@ export const triageAttempts = pgTable(
   (t) => [
     index("triage_attempts_run_idx").on(t.sessionRunId, t.armedAt),
     index("triage_attempts_user_idx").on(t.userId),
-    check("triage_attempts_outcome_check", sql`${t.outcome} is null or ${t.outcome} in ('completed', 'expired', 'overflowed', 'superseded')`),
-    check("triage_attempts_finalized_by_check", sql`${t.finalizedBy} is null or ${t.finalizedBy} in ('complete', 'closer', 'begin')`),
+    check(
+      "triage_attempts_outcome_check",
+      sql`${t.outcome} is null or ${t.outcome} in ('completed', 'expired', 'overflowed', 'superseded')`,
+    ),
+    check(
+      "triage_attempts_finalized_by_check",
+      sql`${t.finalizedBy} is null or ${t.finalizedBy} in ('complete', 'closer', 'begin')`,
+    ),
   ],
 );

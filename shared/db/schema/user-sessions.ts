@@ -7,7 +7,9 @@ export const userSessions = pgTable(
   "user_sessions",
   {
     id: idColumn(),
-    userId: uuid("user_id").notNull().references(() => users.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
     tokenHash: text("token_hash").notNull(),
     createdAt: ts("created_at").notNull().defaultNow(),
     expiresAt: ts("expires_at").notNull(),
