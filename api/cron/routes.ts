@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { AppError } from "../../shared/errors";
 import { SCHEDULED_JOBS } from "../../shared/queue/jobs";
-import { enforceRateLimit } from "../../shared/rate-limit";
+import { countFailedAuthentication } from "../plugins/auth";
 import type { ApiDeps } from "../client-ip";
 import { errors, NoQuery, oneOf, strictObject } from "../schemas";
 
@@ -41,11 +41,12 @@ export function cronRoutes(deps: ApiDeps) {
   const app = new Elysia({ name: "cron-routes", prefix: "/api/internal/cron", detail: { tags: ["operations"] } });
   const secret = deps.config.CRON_SECRET;
   if (secret === undefined) return app;
-  const authorized = app.resolve({ as: "scoped" }, async ({ request }) => {
+  // Local (the default): the secret check guards this plugin's routes only. Lifted (`scoped`), it
+  // applied to every route registered after it in the app and locked users out (issue 10, #1).
+  const authorized = app.resolve(async ({ request }) => {
     const presented = presentedSecret(request.headers);
     if (presented === null || !cronSecretMatches(secret, presented)) {
-      // Failed attempts count against the per-IP limit, as for every other credential.
-      await enforceRateLimit(deps, `ip:${deps.clientIp(request)}`, deps.config.RATE_LIMIT_IP);
+      await countFailedAuthentication(deps, request);
       throw new AppError("unauthorized");
     }
     return {};

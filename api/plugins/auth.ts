@@ -5,9 +5,17 @@ import { enforceRateLimit } from "../../shared/rate-limit";
 import type { ApiDeps } from "../client-ip";
 
 /**
+ * Counts a refused credential (API key, bearer, cron secret) against RATE_LIMIT_IP per client
+ * address, so guessing credentials is throttled at no cost to valid ones. Its own bucket: a flood
+ * of bad keys from an address must not block signups from it, nor signups the keys (issue 10, #17).
+ */
+export async function countFailedAuthentication(deps: ApiDeps, request: Request): Promise<void> {
+  await enforceRateLimit(deps, `auth-fail:${deps.clientIp(request)}`, deps.config.RATE_LIMIT_IP);
+}
+
+/**
  * Runs `use` with the request's credential: `X-API-Key` first (a bad key never falls back to the
- * bearer), else `Authorization: Bearer`. Failed authentications count against the per-IP limit
- * for unauthenticated traffic, so guessing credentials is throttled at no cost to valid ones.
+ * bearer), else `Authorization: Bearer`. A refused credential is counted (countFailedAuthentication).
  */
 export async function withCredential<T>(
   deps: ApiDeps,
@@ -17,9 +25,7 @@ export async function withCredential<T>(
   try {
     return await use(credentialFromHeaders(request.headers));
   } catch (error) {
-    if (error instanceof AppError && error.code === "unauthorized") {
-      await enforceRateLimit(deps, `ip:${deps.clientIp(request)}`, deps.config.RATE_LIMIT_IP);
-    }
+    if (error instanceof AppError && error.code === "unauthorized") await countFailedAuthentication(deps, request);
     throw error;
   }
 }

@@ -463,6 +463,22 @@ describe("rate limiting", () => {
     expect(valid.status).toBe(200);
   });
 
+  it("counts failed authentications apart from signups: a flood of bad keys does not block signing up, nor signups the keys", async () => {
+    const separate = await createTestContext({ RATE_LIMIT: "1000", RATE_LIMIT_IP: "3" });
+    await awayFromWindowEdge();
+    const guess = () => separate.request("GET", "/api/v1/me", { apiKey: `amem_${"y".repeat(40)}` });
+    const signUp = () =>
+      separate.request("POST", "/auth/signup", {
+        body: { email: `${crypto.randomUUID()}@example.test`, password: PASSWORD },
+      });
+    const guesses: number[] = [];
+    for (let i = 0; i < 4; i++) guesses.push((await guess()).status);
+    expect(guesses).toEqual([401, 401, 401, 429]);
+    const signups: number[] = [];
+    for (let i = 0; i < 4; i++) signups.push((await signUp()).status);
+    expect(signups).toEqual([201, 201, 201, 429]);
+  });
+
   it("behind a trusted proxy, counts by the address the proxy appended, not the one the client sent", async () => {
     const proxied = await createTestContext({ RATE_LIMIT: "1000", RATE_LIMIT_LOGIN: "2", TRUST_PROXY: "true" });
     const user = await signup(proxied);
