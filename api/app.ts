@@ -4,7 +4,8 @@ import type { Deps } from "../shared/deps";
 import { withClientIp } from "./client-ip";
 import { errorsPlugin } from "./plugins/errors";
 import { requestContextPlugin } from "./plugins/request-context";
-import { openapiPlugin, type RouteLike } from "./plugins/openapi";
+import { openapiPlugin, SPEC_PATH, type RouteLike } from "./plugins/openapi";
+import { docsRoutes } from "./docs/routes";
 import { healthRoutes } from "./health/routes";
 import { authRoutes } from "./auth/routes";
 import { apiKeyRoutes } from "./api-keys/routes";
@@ -46,6 +47,7 @@ export function createApp(sharedDeps: Deps) {
     .use(errorsPlugin(deps.logger, allowedMethods))
     .use(requestContextPlugin(deps.config.BODY_LIMIT_BYTES))
     .use(openapiPlugin(() => documentedRoutes))
+    .use(docsRoutes(SPEC_PATH))
     .use(healthRoutes(deps))
     .use(authRoutes(deps))
     .use(apiKeyRoutes(deps))

@@ -1,5 +1,4 @@
 import { Elysia, t } from "elysia";
-import { randomBytes } from "node:crypto";
 import { COMMITMENT_STATUSES, MEMORY_TYPES, PROPOSAL_STATUSES } from "../../shared/db/schema";
 import { dashboardSummary, TRIAGE_STATUSES } from "../../shared/dashboard/summary";
 import { isoOrNull } from "../../shared/time";
@@ -7,6 +6,7 @@ import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
 import { AUTHED_ERRORS, errors, Int, NoQuery, NullableTimestamp, strictObject } from "../schemas";
 import { dashboardHtml } from "./page";
+import { newNonce, pageHeaders } from "../html-page";
 
 /** An object with exactly these keys, each a count. */
 const countsOf = (keys: readonly string[]) =>
@@ -28,26 +28,13 @@ const Summary = strictObject({
   lastActivityAt: NullableTimestamp,
 });
 
-/** Only this document's own nonce-carrying script and style run; it may call this origin only. */
-function pageHeaders(nonce: string): Record<string, string> {
-  return {
-    "content-type": "text/html; charset=utf-8",
-    "content-security-policy":
-      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; ` +
-      "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
-    "cache-control": "no-store",
-  };
-}
-
 /** The dashboard summary (seed 4.8, SPEC §9) and the browser page that shows it. */
 export function dashboardRoutes(deps: ApiDeps) {
   return new Elysia({ name: "dashboard-routes", detail: { tags: ["dashboard"] } })
     .get(
       "/dashboard",
       () => {
-        const nonce = randomBytes(18).toString("base64");
+        const nonce = newNonce();
         return new Response(dashboardHtml(nonce), { headers: pageHeaders(nonce) });
       },
       { query: NoQuery, detail: { hide: true } },

@@ -20,18 +20,21 @@ function withJsonRequestBodies(document: Document, routes: readonly RouteLike[])
   return document;
 }
 
-/** OpenAPI 3.1 at /api/v1/openapi.json and the API reference page at /docs. */
+export const SPEC_PATH = "/api/v1/openapi.json";
+
+/** OpenAPI 3.1 at /api/v1/openapi.json. */
 export function openapiPlugin(routes: () => readonly RouteLike[]) {
   return new Elysia({ name: "openapi-json-bodies" })
     .onAfterHandle(({ request, response }) => {
-      if (new URL(request.url).pathname === "/api/v1/openapi.json" && response && typeof response === "object") {
+      if (new URL(request.url).pathname === SPEC_PATH && response && typeof response === "object") {
         return withJsonRequestBodies(response as Document, routes());
       }
     })
     .use(
       openapi({
-        path: "/docs",
-        specPath: "/api/v1/openapi.json",
+        // The reference page is ours (api/docs): the plugin's loads its UI from a CDN.
+        provider: null,
+        specPath: SPEC_PATH,
         openapiVersion: "3.1.0",
         documentation: {
           info: { title: "amem — agent memory", version: "v1", description: "Memory core for software agents." },

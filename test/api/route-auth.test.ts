@@ -1,6 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, insertBearer, type TestContext } from "../helpers";
 import { createUser } from "../../shared/accounts/users";
+import { SCALAR_PATH } from "../../api/docs/routes";
 import { validRequestFor, type TableRoute } from "../route-examples";
 import { issueVerificationToken } from "../../shared/accounts/recovery";
 import { insertMailToken } from "../../shared/db/queries/mail-tokens";
@@ -22,6 +23,7 @@ const PUBLIC_ROUTES: Record<string, ((ctx: TestContext) => Promise<unknown>) | n
   "GET /api/v1/version": null,
   "GET /api/v1/openapi.json": null,
   "GET /docs": null,
+  [`GET ${SCALAR_PATH}`]: null,
   "GET /dashboard": null,
   "POST /auth/signup": null,
   "POST /auth/forgot-password": null,
