@@ -25,9 +25,7 @@ import {
   TriageCompleteResponse,
 } from "./model";
 import { beginTriage } from "../../shared/triage/begin";
-import { completeTriageJobId } from "../../shared/triage/complete";
-import { assertWritable } from "../../shared/auth/credentials";
-import { AppError } from "../../shared/errors";
+import { requestTriageCompletion } from "../../shared/triage/complete";
 import { sessionView } from "./view";
 
 const WRITE_ERRORS = [...AUTHED_ERRORS, 410, 413, 415] as const;
@@ -94,20 +92,9 @@ export function agentSessionRoutes(deps: ApiDeps) {
       )
       .post(
         "/triage/complete",
-        async ({ body, principal }) => {
-          assertWritable(principal);
-          const payload = {
-            userId: principal.userId,
-            agent: body.agent,
-            sessionId: body.sessionId,
-            attemptId: body.attemptId.toLowerCase(),
-          };
-          // Waits for the triage worker (JOB_WAIT_MS at most, then 503 and the retry finds the same job).
-          const outcome = await deps.jobs.run("complete-triage", payload, completeTriageJobId(payload));
-          if (!outcome.ok) throw new AppError(outcome.error);
-          // The text stored at finalization, so a repeat answers byte for byte what the first did.
-          return JSON.parse(outcome.value.body) as TriageCompleteResponse;
-        },
+        // The text stored at finalization, so a repeat answers byte for byte what the first did.
+        async ({ body, principal }) =>
+          JSON.parse(await requestTriageCompletion(deps, principal, body)) as TriageCompleteResponse,
         {
           body: TriageCompleteBody,
           query: NoQuery,

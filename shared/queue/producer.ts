@@ -125,6 +125,21 @@ export class JobQueues {
   }
 
   /**
+   * Removes a finished job so the next request under its id runs it again: for an answer that
+   * only held when it was given (a session that did not exist yet). Best effort, bounded: a job
+   * left behind answers one more time what it answered.
+   */
+  async forget(name: JobName, jobId: string): Promise<void> {
+    const queue = this.queue(JOBS[name].queue);
+    await this.withinBudget(
+      queue.remove(jobId).then(() => undefined),
+      this.config.DEPENDENCY_TIMEOUT_MS,
+    ).catch((error) => {
+      this.logger.warn({ job: name, jobId, err: loggableError(error) }, "could not forget a finished job");
+    });
+  }
+
+  /**
    * Waits for the job's completed/failed event on the shared QueueEvents, after listening first
    * and then checking once whether it had already finished. BullMQ's own `waitUntilFinished` does
    * the same but lets a Redis error in that check escape as an unhandled rejection (which would

@@ -1,4 +1,6 @@
 import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { assertWritable, type Principal } from "../auth/credentials";
 import type { JobOutcome, JobPayload } from "../queue/jobs";
 import { completeTriageAttempt } from "../db/queries/triage";
 import { RUN_EVENT_CEILING } from "../agent-sessions/events";
@@ -32,4 +34,29 @@ export async function completeTriage(
   const done = await completeTriageAttempt(deps.db, { ...p, now, ceiling: RUN_EVENT_CEILING });
   if (done.outcome === "ok") return { ok: true, value: { body: done.body! } };
   return { ok: false, error: done.outcome };
+}
+
+/**
+ * POST …/triage/complete: enqueues the complete under its deterministic id and waits for the
+ * worker's answer (JOB_WAIT_MS at most, then 503; the retry meets the same job or its stored
+ * answer). A not-found is not kept as the job's answer: the session may be opened afterwards, and
+ * the same request must then meet the rules for an existing session (409 for a foreign attempt).
+ */
+export async function requestTriageCompletion(
+  deps: Deps,
+  principal: Principal,
+  input: { agent: string; sessionId: string; attemptId: string },
+): Promise<string> {
+  assertWritable(principal);
+  const payload = {
+    userId: principal.userId,
+    agent: input.agent,
+    sessionId: input.sessionId,
+    attemptId: input.attemptId.toLowerCase(),
+  };
+  const jobId = completeTriageJobId(payload);
+  const outcome = await deps.jobs.run("complete-triage", payload, jobId);
+  if (outcome.ok) return outcome.value.body;
+  if (outcome.error === "not_found") await deps.jobs.forget("complete-triage", jobId);
+  throw new AppError(outcome.error);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, startWorkers } from "../helpers";
-import { newSessionId } from "../agent-sessions/helpers";
+import { newSessionId, open } from "../agent-sessions/helpers";
 import { sha256Hex } from "../../shared/ids";
 import { addEvents, armedRun, begin, complete, openRun, remember, triageRow } from "./helpers";
 
@@ -176,6 +176,16 @@ describe("POST /api/v1/agent-sessions/triage/complete", () => {
     const res = await complete(ctx, tenant, { sessionId: newSessionId(), attemptId: Bun.randomUUIDv7() });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: "not_found" });
+  });
+
+  it("does not keep a not-found as the job's answer: once the session exists, the same request is 409 conflict", async () => {
+    const sessionId = newSessionId();
+    const request = { sessionId, attemptId: Bun.randomUUIDv7() };
+    expect((await complete(ctx, tenant, request)).status).toBe(404);
+    expect((await open(ctx, tenant, { sessionId, source: "startup" })).status).toBe(200);
+    const again = await complete(ctx, tenant, request);
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ error: "conflict" });
   });
 
   it("returns 404 when another tenant names the run's natural key and attempt", async () => {
