@@ -20,7 +20,7 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
         process.exit(0);
       },
       (err) => {
-        logger.error({ err }, "shutdown failed");
+        logger.error({ err: loggableError(err) }, "shutdown failed");
         process.exit(1);
       },
     );
