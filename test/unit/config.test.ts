@@ -32,6 +32,8 @@ describe("loadConfig", () => {
       TRUST_PROXY: false,
       BODY_LIMIT_BYTES: 262_144,
       FLUSH_INTERVAL_MS: 500,
+      FLUSH_BATCH_SIZE: 1_000,
+      FLUSH_PASS_BUDGET_MS: 500,
       DB_POOL_SIZE: 10,
       DEPENDENCY_TIMEOUT_MS: 2_000,
       SEARCH_MAX_CONCURRENT: 4,
