@@ -62,6 +62,11 @@ export const ConfigSchema = T.Object({
   WORKER_CONCURRENCY_MAINTENANCE: T.Integer({ minimum: 1, maximum: 64, default: 1 }),
   /** The workers schedule the maintenance jobs themselves (BullMQ job schedulers) unless "off". */
   SCHEDULERS: T.Union([T.Literal("on"), T.Literal("off")], { default: "on" }),
+  /**
+   * How often each worker checks that the maintenance schedulers exist and re-creates missing ones
+   * (a Redis restart without persistence loses them; a reconnect also triggers the check).
+   */
+  SCHEDULER_CHECK_SECONDS: T.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   SWEEP_EVERY_SECONDS: T.Integer({ minimum: 1, maximum: 86_400, default: 300 }),
   CONSOLIDATE_EVERY_SECONDS: T.Integer({ minimum: 1, maximum: 604_800, default: 3_600 }),
   /** Memories one consolidate pass compares with their elders (one trigram index lookup each), across tenants. */
