@@ -29,6 +29,14 @@ export const ConfigSchema = T.Object({
   BODY_LIMIT_BYTES: T.Integer({ minimum: 1024, maximum: 16_777_216, default: 262_144 }),
   /** How often the workers move write-behind state (lease refreshes, key use) to Postgres. */
   FLUSH_INTERVAL_MS: T.Integer({ minimum: 50, maximum: 2_000, default: 500 }),
+  /** Dirty leases per flush statement, and API key uses per key-use chunk (one HSCAN step). */
+  FLUSH_BATCH_SIZE: T.Integer({ minimum: 1, maximum: 10_000, default: 1_000 }),
+  /**
+   * Time a flush pass spends on lease batches before it moves on to key use (and key use before it
+   * ends the pass); at least one batch of each runs. A pass that stops on it is followed at once by
+   * the next, so a backlog drains continuously while key use still reaches Postgres every pass.
+   */
+  FLUSH_PASS_BUDGET_MS: T.Integer({ minimum: 0, maximum: 10_000, default: 500 }),
   DB_POOL_SIZE: T.Integer({ minimum: 1, maximum: 200, default: 10 }),
   /** Upper bound for any single Postgres or Redis call made while answering a request. */
   DEPENDENCY_TIMEOUT_MS: T.Integer({ minimum: 100, maximum: 30_000, default: 2_000 }),
@@ -54,6 +62,11 @@ export const ConfigSchema = T.Object({
   WORKER_CONCURRENCY_MAINTENANCE: T.Integer({ minimum: 1, maximum: 64, default: 1 }),
   /** The workers schedule the maintenance jobs themselves (BullMQ job schedulers) unless "off". */
   SCHEDULERS: T.Union([T.Literal("on"), T.Literal("off")], { default: "on" }),
+  /**
+   * How often each worker checks that the maintenance schedulers exist and re-creates missing ones
+   * (a Redis restart without persistence loses them; a reconnect also triggers the check).
+   */
+  SCHEDULER_CHECK_SECONDS: T.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   SWEEP_EVERY_SECONDS: T.Integer({ minimum: 1, maximum: 86_400, default: 300 }),
   CONSOLIDATE_EVERY_SECONDS: T.Integer({ minimum: 1, maximum: 604_800, default: 3_600 }),
   /** Memories one consolidate pass compares with their elders (one trigram index lookup each), across tenants. */

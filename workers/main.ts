@@ -4,7 +4,7 @@ import { onShutdown, survivePromiseRejections } from "../shared/shutdown";
 import { startFlusher } from "./flusher/flusher";
 import { startQueueWorkers } from "./queue-workers";
 import { HANDLERS } from "./handlers";
-import { upsertSchedulers } from "./maintenance/schedulers";
+import { keepSchedulers, removeSchedulers, upsertSchedulers } from "./maintenance/schedulers";
 
 const config = loadConfig();
 const deps = await createDeps(config, "workers");
@@ -12,10 +12,19 @@ survivePromiseRejections(deps.logger);
 const flusher = startFlusher(deps);
 const queueWorkers = startQueueWorkers(deps, HANDLERS);
 await queueWorkers.waitUntilReady();
-if (config.SCHEDULERS === "on") await upsertSchedulers(deps);
+let schedulers: { stop: () => void } | undefined;
+if (config.SCHEDULERS === "on") {
+  await upsertSchedulers(deps);
+  schedulers = keepSchedulers(deps);
+} else {
+  // Schedulers live in Redis: those an earlier run registered would keep firing without this.
+  const removed = await removeSchedulers(deps);
+  if (removed) deps.logger.info({ removed }, "maintenance schedulers removed (SCHEDULERS=off)");
+}
 deps.logger.info("workers started");
 
 onShutdown(deps.logger, async () => {
+  schedulers?.stop();
   await queueWorkers.stop();
   await flusher.stop();
   await deps.close();

@@ -15,7 +15,7 @@ export function redisKeys(prefix: string) {
     userPattern: (userId: string) => `${prefix}:{u:${userId}}:*`,
     /** The credential entries an erasure switched to `erasing` (`k:<hash>` / `t:<hash>`), purged after it commits. */
     erasingCredentials: (userId: string) => `${prefix}:{u:${userId}}:erasing-credentials`,
-    /** Lease hashes with refreshes not yet in Postgres; score = the hash's version counter. */
+    /** Lease hashes with refreshes not yet in Postgres; score = when first dirtied since the last flush (ms). */
     leaseDirty: () => `${prefix}:lease:dirty`,
   };
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "bun:test";
 import type { Job } from "bullmq";
-import { createTestContext, newTenant, startWorkers, uniquePrefix } from "../helpers";
+import { createTestContext, eventually, newTenant, startWorkers, uniquePrefix } from "../helpers";
 import { newSessionId, open } from "../agent-sessions/helpers";
-import { upsertSchedulers } from "../../workers/maintenance/schedulers";
+import { keepSchedulers, removeSchedulers, upsertSchedulers } from "../../workers/maintenance/schedulers";
 import { SCHEDULED_JOBS } from "../../shared/queue/jobs";
 import { leaseKey } from "../../shared/agent-sessions/lease-cache";
 import { retireAfterEach } from "./past";
@@ -37,6 +37,46 @@ describe("maintenance job schedulers", () => {
     // One pending run per job, not one per upsert.
     const pending = await queue.getJobs(["wait", "delayed", "prioritized"]);
     expect(pending.map((j) => j.name).sort()).toEqual([...SCHEDULED_JOBS].sort());
+  });
+
+  it("re-creates a scheduler that went missing at the next periodic check, leaving the others' next runs as they were", async () => {
+    const keeper = await createTestContext({ SCHEDULER_CHECK_SECONDS: "1" });
+    const queue = keeper.deps.jobs.queue("maintenance");
+    await upsertSchedulers(keeper.deps);
+    const nextRuns = async () =>
+      Object.fromEntries((await queue.getJobSchedulers()).map((s) => [s.key, s.next])) as Record<string, number>;
+    const before = await nextRuns();
+    const keeping = keepSchedulers(keeper.deps);
+    keeper.onClose(async () => keeping.stop());
+    await queue.removeJobScheduler("gc"); // lost behind the worker's back; its connection never dropped
+
+    expect(await eventually(async () => (await queue.getJobScheduler("gc")) !== undefined, 5_000, 100)).toBe(true);
+    const after = await nextRuns();
+    expect(Object.keys(after).sort()).toEqual([...SCHEDULED_JOBS].sort());
+    for (const job of SCHEDULED_JOBS) if (job !== "gc") expect(after[job]).toBe(before[job]!);
+  }, 15_000);
+
+  it("removes every maintenance scheduler and the runs it queued (SCHEDULERS=off), leaving other runs, and is a no-op when there is none", async () => {
+    const off = await createTestContext();
+    const queue = off.deps.jobs.queue("maintenance");
+    await upsertSchedulers(off.deps); // each first run is due at once (waiting)
+    // … and one scheduler's run is already the delayed next one, as in a scheduler that has been running.
+    await queue.removeJobScheduler("gc");
+    await queue.upsertJobScheduler(
+      "gc",
+      { every: 3_600_000, startDate: Date.now() + 60_000 },
+      { name: "gc", data: {} },
+    );
+    const cronRun = await off.deps.jobs.enqueue("gc", {}); // a run the cron route asked for
+    const pending = () => queue.getJobs(["wait", "delayed", "prioritized"]);
+    // gc's first run still waits (removing a scheduler leaves a due run), beside its delayed next one.
+    expect((await queue.getJobs(["delayed"])).map((j) => j.repeatJobKey)).toEqual(["gc"]);
+    expect((await pending()).length).toBe(SCHEDULED_JOBS.length + 2);
+
+    expect(await removeSchedulers(off.deps)).toBe(SCHEDULED_JOBS.length);
+    expect(await queue.getJobSchedulers()).toEqual([]);
+    expect((await pending()).map((j) => j.id)).toEqual([cronRun]);
+    expect(await removeSchedulers(off.deps)).toBe(0);
   });
 
   it("runs the sweep on the workers every SWEEP_EVERY_SECONDS", async () => {

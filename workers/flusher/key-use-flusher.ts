@@ -1,16 +1,57 @@
 import type { Deps } from "../../shared/deps";
 import { recordKeyUse } from "../../shared/db/queries/api-keys";
 
-/** Moves recorded API key use from Redis to Postgres, then deletes only the values it wrote. */
-export async function flushKeyUse(deps: Deps): Promise<number> {
-  const hashKey = deps.keys.keyLastUsed();
-  const pending = await deps.redis.hgetall(hashKey);
-  const entries = Object.entries(pending);
-  if (entries.length === 0) return 0;
+/** One chunk of recorded API key use: `raw` is the stored value, which the ack compares. */
+export type KeyUseChunk = { cursor: string; uses: { id: string; raw: string }[] };
+
+/**
+ * Read: one HSCAN step of the last-used hash from `cursor` (about FLUSH_BATCH_SIZE fields), so a
+ * huge hash is walked in bounded steps instead of one HGETALL. The returned cursor continues the
+ * walk ('0' = it is complete); HSCAN may repeat a field, which the monotonic apply absorbs.
+ */
+export async function readKeyUse(
+  deps: Deps,
+  cursor = "0",
+  count: number = deps.config.FLUSH_BATCH_SIZE,
+): Promise<KeyUseChunk> {
+  const [next, flat] = await deps.redis.hscan(deps.keys.keyLastUsed(), cursor, "COUNT", count);
+  const uses: KeyUseChunk["uses"] = [];
+  for (let i = 0; i < flat.length; i += 2) uses.push({ id: flat[i]!, raw: flat[i + 1]! });
+  return { cursor: next, uses };
+}
+
+/** Apply: one statement, `GREATEST` on last_used_at, so a stale or repeated chunk never moves it back. */
+export async function applyKeyUse(deps: Deps, chunk: KeyUseChunk): Promise<void> {
   await recordKeyUse(
     deps.db,
-    entries.map(([id, atMs]) => ({ id, atMs: Number(atMs) })),
+    chunk.uses.map((u) => ({ id: u.id, atMs: Number(u.raw) })),
   );
-  await deps.redis.hashAck(hashKey, ...entries.flat());
-  return entries.length;
+}
+
+/** Acknowledge: deletes only fields still holding the value applied; a newer use stays (hash-ack.lua). */
+export async function ackKeyUse(deps: Deps, chunk: KeyUseChunk): Promise<number> {
+  if (chunk.uses.length === 0) return 0;
+  return deps.redis.hashAck(deps.keys.keyLastUsed(), ...chunk.uses.flatMap((u) => [u.id, u.raw]));
+}
+
+/** One bounded step: read → apply → acknowledge. Returns the cursor to continue from ('0' = walk done). */
+export async function flushKeyUseChunk(deps: Deps, cursor = "0"): Promise<{ cursor: string; flushed: number }> {
+  const chunk = await readKeyUse(deps, cursor);
+  if (chunk.uses.length > 0) {
+    await applyKeyUse(deps, chunk);
+    await ackKeyUse(deps, chunk);
+  }
+  return { cursor: chunk.cursor, flushed: chunk.uses.length };
+}
+
+/** A whole walk of the hash (tests, tools): every use recorded before the call reaches Postgres. */
+export async function flushKeyUse(deps: Deps): Promise<number> {
+  let cursor = "0";
+  let flushed = 0;
+  do {
+    const step = await flushKeyUseChunk(deps, cursor);
+    cursor = step.cursor;
+    flushed += step.flushed;
+  } while (cursor !== "0");
+  return flushed;
 }

@@ -202,7 +202,10 @@ export async function listSessions(db: Executor, f: SessionListFilter): Promise<
 /**
  * Moves write-behind lease refreshes into Postgres; GREATEST and excerpt_at make order and repeats
  * harmless. Returns the ids of the refreshed rows that Postgres holds closed, so the caller can
- * make sure their cached leases say so too.
+ * make sure their cached leases say so too. Rows are locked in id order first, whatever the plan:
+ * an update joined in batch order (a nested loop over the payload, the plan on a large table) would
+ * let two flushers holding the same rows in different orders deadlock (one aborted after
+ * deadlock_timeout).
  */
 export async function applyLeaseRefreshes(
   db: Executor,
@@ -218,13 +221,19 @@ export async function applyLeaseRefreshes(
     })),
   );
   const closed = await db.execute<{ id: string }>(sql`
-    with refreshed as (
+    with v as materialized (
+      select * from jsonb_to_recordset(${payload}::jsonb) as v(id uuid, seen timestamptz, ex text, ex_at timestamptz)
+    ),
+    locked as materialized (
+      select s.id from agent_sessions s where s.id in (select id from v) order by s.id for update
+    ),
+    refreshed as (
     update agent_sessions s set
       last_seen_at = greatest(s.last_seen_at, v.seen),
       last_message_excerpt = case when v.ex_at is not null and (s.excerpt_at is null or v.ex_at > s.excerpt_at) then v.ex else s.last_message_excerpt end,
       excerpt_at = case when v.ex_at is not null and (s.excerpt_at is null or v.ex_at > s.excerpt_at) then v.ex_at else s.excerpt_at end
-    from jsonb_to_recordset(${payload}::jsonb) as v(id uuid, seen timestamptz, ex text, ex_at timestamptz)
-    where s.id = v.id
+    from locked l join v on v.id = l.id
+    where s.id = l.id
     returning s.id, s.closed_at)
     select id from refreshed where closed_at is not null`);
   return closed.map((row) => row.id);

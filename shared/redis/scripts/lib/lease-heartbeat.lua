@@ -1,5 +1,5 @@
 -- Heartbeat check-and-refresh of one session lease.
--- leaseKey: lease hash   dirtyKey: dirty set (score = the hash's version)
+-- leaseKey: lease hash   dirtyKey: dirty set (score = when the hash was first dirtied since its last flush)
 -- now (ms), lease (ms), key TTL (ms), hasExcerpt ('1' when an excerpt is sent), excerpt
 -- Returns {0} when the lease is not cached; {2, run, epoch, seen} when closed or lease-expired
 -- (the caller resurrects in Postgres); {1, run, epoch, seen} after refreshing a live lease.
@@ -16,8 +16,10 @@ local function heartbeatLease(leaseKey, dirtyKey, now, leaseMs, ttlMs, hasExcerp
     redis.call('HSET', leaseKey, 'seen', now)
   end
   if hasExcerpt == '1' then redis.call('HSET', leaseKey, 'ex', excerpt, 'exAt', now) end
-  local version = redis.call('HINCRBY', leaseKey, 'v', 1)
-  redis.call('ZADD', dirtyKey, version, leaseKey)
+  -- The version lets the flusher's ack tell whether the hash changed after it was read; the dirty
+  -- set keeps the first-dirtied time (NX), so the flusher drains the longest-waiting leases first.
+  redis.call('HINCRBY', leaseKey, 'v', 1)
+  redis.call('ZADD', dirtyKey, 'NX', now, leaseKey)
   redis.call('PEXPIRE', leaseKey, ttlMs)
   return { 1, state[1], state[2], tostring(seen) }
 end
