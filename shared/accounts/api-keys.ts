@@ -5,18 +5,33 @@ import type { Executor } from "../db/client";
 import type { Deps } from "../deps";
 import { cacheIssuedCredential, markCredentialRevoked, mintApiKey } from "../auth/credentials";
 
-/** Inserts a key for the user; the secret is returned once and never stored. */
+/**
+ * Inserts a key for the user, only while the account is active (410 account_deleted otherwise);
+ * the secret is returned once and never stored. Returns the account's email as the insert saw it.
+ */
 export async function insertNewApiKey(db: Executor, userId: string, name: string) {
   const minted = mintApiKey();
-  const row = await insertApiKey(db, { id: newId(), userId, name, prefix: minted.prefix, keyHash: minted.keyHash });
-  return { row, key: minted.key };
+  const inserted = await insertApiKey(db, {
+    id: newId(),
+    userId,
+    name,
+    prefix: minted.prefix,
+    keyHash: minted.keyHash,
+    createdAt: new Date(),
+  });
+  if (!inserted) throw new AppError("account_deleted");
+  return { ...inserted, key: minted.key };
 }
 
+/**
+ * POST /api-keys and the CLI. The cache entry says what the insert saw (an active account, its
+ * email); the fill is SET NX, so if erasure began meanwhile its `erasing` entry (or a revoked
+ * marker) stays.
+ */
 export async function createApiKey(deps: Deps, owner: { userId: string; email: string }, name: string) {
-  const { userId, email } = owner;
-  const { row, key } = await insertNewApiKey(deps.db, userId, name);
+  const { row, email, key } = await insertNewApiKey(deps.db, owner.userId, name);
   await cacheIssuedCredential(deps, "k", row.keyHash, {
-    userId,
+    userId: row.userId,
     email,
     credentialId: row.id,
     userState: "active",

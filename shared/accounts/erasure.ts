@@ -15,6 +15,7 @@ import {
 import {
   anonymiseUser,
   apiKeyHashes,
+  awaitFencedWrites,
   countCommitments,
   deleteResetTokens,
   deleteScopes,
@@ -59,13 +60,16 @@ const ERASURE_STATEMENT_TIMEOUT = "10min";
 
 /**
  * The api's half of DELETE /account, before the job is enqueued: the user becomes `erasing` in
- * Postgres, then every live credential's cache entry says so, so every write (open first, the
- * heartbeat script included) answers 410 from the next request on while reads still work.
- * Idempotent; a retry of the request repeats it harmlessly.
+ * Postgres (the write fence refuses every write from that commit on), every write that passed the
+ * fence before has finished, then every live credential's cache entry says `erasing`, so every
+ * write (open first, the heartbeat script included) answers 410 from the next request on while
+ * reads still work. A credential minted by a write that passed the fence is live by then, so its
+ * entry is rewritten too. Idempotent; a retry of the request repeats it harmlessly.
  */
 export async function beginErasure(deps: Deps, principal: Principal, now = new Date()): Promise<void> {
   const { userId, email } = principal;
   if (!(await markUserErasing(deps.db, userId))) return;
+  await awaitFencedWrites(deps.db, userId);
   const { keys, sessions } = await liveCredentials(deps.db, userId, now);
   const entries: { kind: CredentialKind; hash: string; credentialId: string; expiresAtMs: number }[] = [
     ...keys.map((k) => ({ kind: "k" as const, hash: k.hash, credentialId: k.id, expiresAtMs: 0 })),
@@ -104,10 +108,9 @@ export type PurgeTargets = {
  * The erasure (SPEC §8) inside one transaction, with the user row locked: text overwritten in
  * place (rows kept for referential integrity), sessions scrubbed and closed, credentials revoked
  * or deleted, the user anonymised, the ledger row written. Null when there is no such user. A
- * repeat (ledger row present) reports zero counts but scrubs again: a write that authenticated
- * just before erasure began and committed just after it is erased by the follow-up run. A
- * `resumed` run (the same job again after a fault that followed its commit) reports the ledger's
- * counts as the first run would have.
+ * repeat (ledger row present) reports zero counts but scrubs again (the follow-up run, a safety
+ * net for a write that escaped the fence). A `resumed` run (the same job again after a fault that
+ * followed its commit) reports the ledger's counts as the first run would have.
  */
 export async function eraseAccountData(
   tx: Executor,
