@@ -1,4 +1,4 @@
-import { and, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, isNull, lt, lte, sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import {
   accountErasures,
@@ -30,10 +30,10 @@ const EXCERPT_FENCE = "9999-12-31T23:59:59.999Z";
  * (410). A plain UPDATE, whose FOR NO KEY UPDATE lock does not wait for the writes holding the row
  * FOR KEY SHARE; awaitFencedWrites then waits for those. False when there is no active or erasing user.
  */
-export async function markUserErasing(db: Executor, userId: string): Promise<boolean> {
+export async function markUserErasing(db: Executor, userId: string, now: Date): Promise<boolean> {
   const rows = await db
     .update(users)
-    .set({ state: "erasing" })
+    .set({ state: "erasing", erasingSince: sql`coalesce(${users.erasingSince}, ${now.toISOString()}::timestamptz)` })
     .where(and(eq(users.id, userId), inArray(users.state, ["active", "erasing"])))
     .returning({ id: users.id });
   return rows.length > 0;
@@ -85,9 +85,39 @@ export async function findErasure(db: Executor, userId: string) {
 
 export async function insertErasure(
   db: Executor,
-  values: { id: string; userId: string; erasedAt: Date; counts: ErasureCounts },
+  values: { id: string; userId: string; erasedAt: Date; counts: ErasureCounts; followUpDueAt: Date },
 ) {
   await db.insert(accountErasures).values(values);
+}
+
+/** The follow-up has run (a repeat run at or after its due time): the sweep stops asking for it. */
+export async function clearDueFollowUp(db: Executor, userId: string, now: Date): Promise<void> {
+  await db
+    .update(accountErasures)
+    .set({ followUpDueAt: null })
+    .where(and(eq(accountErasures.userId, userId), lte(accountErasures.followUpDueAt, now)));
+}
+
+/** Users whose follow-up run is due (oldest first); the sweep enqueues it again until it has run. */
+export async function dueFollowUps(db: Executor, now: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ userId: accountErasures.userId })
+    .from(accountErasures)
+    .where(lte(accountErasures.followUpDueAt, now))
+    .orderBy(asc(accountErasures.followUpDueAt))
+    .limit(limit);
+  return rows.map((r) => r.userId);
+}
+
+/** Users erasing since before `cutoff` (oldest first): their erasure job may have been lost. */
+export async function stalledErasures(db: Executor, cutoff: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.state, "erasing"), lt(users.erasingSince, cutoff)))
+    .orderBy(asc(users.erasingSince))
+    .limit(limit);
+  return rows.map((r) => r.id);
 }
 
 /**
