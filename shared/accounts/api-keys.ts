@@ -1,6 +1,6 @@
 import { AppError } from "../errors";
 import { newId } from "../ids";
-import { findLiveApiKey, insertApiKey, listApiKeys, revokeApiKey } from "../db/queries/api-keys";
+import { apiKeyIdsOf, findLiveApiKey, insertApiKey, listApiKeys, revokeApiKey } from "../db/queries/api-keys";
 import type { Executor } from "../db/client";
 import type { Deps } from "../deps";
 import { cacheIssuedCredential, markCredentialRevoked, mintApiKey } from "../auth/credentials";
@@ -45,13 +45,16 @@ export async function createApiKey(deps: Deps, owner: { userId: string; email: s
  * so it includes every request that has completed, not just the flushed ones.
  */
 export async function listApiKeysWithUse(deps: Deps, userId: string) {
-  // Redis before Postgres: a flush between the two reads then moves a use into Postgres (seen),
-  // never out of Redis before it was read.
-  const pendingByKey = await deps.redis.hgetall(deps.keys.keyLastUsed());
+  // Only the user's fields of the (all-tenant) last-used hash are read: HMGET of their key ids.
+  // Redis before the rows: a flush between the two reads then moves a use into Postgres (seen),
+  // never out of Redis before it was read. A key created between the id read and the row read has
+  // no pending use read; it shows its use from the next listing on.
+  const ids = await apiKeyIdsOf(deps.db, userId);
+  const pendingValues = ids.length ? await deps.redis.hmget(deps.keys.keyLastUsed(), ...ids) : [];
+  const pendingByKey = new Map(ids.map((id, i) => [id, pendingValues[i]]));
   const rows = await listApiKeys(deps.db, userId);
-  const pending = rows.map((r) => pendingByKey[r.id]);
-  return rows.map((row, i) => {
-    const pendingMs = Number(pending[i] ?? 0);
+  return rows.map((row) => {
+    const pendingMs = Number(pendingByKey.get(row.id) ?? 0);
     const flushedMs = row.lastUsedAt?.getTime() ?? 0;
     const lastUsedMs = Math.max(pendingMs, flushedMs);
     return { ...row, lastUsedAt: lastUsedMs > 0 ? new Date(lastUsedMs) : null };

@@ -34,6 +34,12 @@ export async function listApiKeys(db: Executor, userId: string): Promise<ApiKeyR
   return db.select().from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
 }
 
+/** The ids of the user's keys (to read their unflushed use, and only theirs, from Redis). */
+export async function apiKeyIdsOf(db: Executor, userId: string): Promise<string[]> {
+  const rows = await db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.userId, userId));
+  return rows.map((r) => r.id);
+}
+
 /** Revokes a live key of the user; returns its hash, or undefined when unknown, foreign or already revoked. */
 export async function revokeApiKey(db: Executor, userId: string | null, keyId: string, at: Date) {
   const owner = userId === null ? undefined : eq(apiKeys.userId, userId);
