@@ -68,6 +68,13 @@ export const ConfigSchema = T.Object({
    */
   SCHEDULER_CHECK_SECONDS: T.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   SWEEP_EVERY_SECONDS: T.Integer({ minimum: 1, maximum: 86_400, default: 300 }),
+  /**
+   * When the erasure's follow-up run (a repeat that scrubs again) is due after the erasure. It is
+   * queued with that delay and recorded in the ledger; the sweep enqueues it again if it was lost.
+   */
+  ERASURE_FOLLOW_UP_SECONDS: T.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
+  /** An account erasing for longer than this has its erasure job enqueued again by the sweep (in case it was lost). */
+  ERASURE_RESUME_AFTER_SECONDS: T.Integer({ minimum: 1, maximum: 604_800, default: 600 }),
   CONSOLIDATE_EVERY_SECONDS: T.Integer({ minimum: 1, maximum: 604_800, default: 3_600 }),
   /** Memories one consolidate pass compares with their elders (one trigram index lookup each), across tenants. */
   CONSOLIDATE_PROBES_PER_RUN: T.Integer({ minimum: 1, maximum: 1_000_000, default: 1_000 }),

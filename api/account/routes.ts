@@ -3,7 +3,7 @@ import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
 import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
 import { AppError } from "../../shared/errors";
-import { beginErasure } from "../../shared/accounts/erasure";
+import { beginErasure, erasureJobId } from "../../shared/accounts/erasure";
 import { exportAccount, type AccountExport as ExportData } from "../../shared/accounts/export";
 import { iso, isoOrNull } from "../../shared/time";
 import { memoryView } from "../memories/view";
@@ -62,7 +62,11 @@ export function accountRoutes(deps: ApiDeps) {
       // No assertWritable: a retry while the account is already erasing must reach the job's answer.
       async ({ principal }) => {
         await beginErasure(deps, principal);
-        const outcome = await deps.jobs.run("erase-account", { userId: principal.userId }, `erase-${principal.userId}`);
+        const outcome = await deps.jobs.run(
+          "erase-account",
+          { userId: principal.userId },
+          erasureJobId(principal.userId),
+        );
         // Only a user row that is gone gives not_found, and then the credential is no one's.
         if (!outcome.ok) throw new AppError("unauthorized");
         return outcome.value;

@@ -1,22 +1,37 @@
 import { AppError } from "../errors";
 import { newId } from "../ids";
-import { findLiveApiKey, insertApiKey, listApiKeys, revokeApiKey } from "../db/queries/api-keys";
+import { apiKeyIdsOf, findLiveApiKey, insertApiKey, listApiKeys, revokeApiKey } from "../db/queries/api-keys";
 import type { Executor } from "../db/client";
 import type { Deps } from "../deps";
 import { cacheIssuedCredential, markCredentialRevoked, mintApiKey } from "../auth/credentials";
 
-/** Inserts a key for the user; the secret is returned once and never stored. */
+/**
+ * Inserts a key for the user, only while the account is active (410 account_deleted otherwise);
+ * the secret is returned once and never stored. Returns the account's email as the insert saw it.
+ */
 export async function insertNewApiKey(db: Executor, userId: string, name: string) {
   const minted = mintApiKey();
-  const row = await insertApiKey(db, { id: newId(), userId, name, prefix: minted.prefix, keyHash: minted.keyHash });
-  return { row, key: minted.key };
+  const inserted = await insertApiKey(db, {
+    id: newId(),
+    userId,
+    name,
+    prefix: minted.prefix,
+    keyHash: minted.keyHash,
+    createdAt: new Date(),
+  });
+  if (!inserted) throw new AppError("account_deleted");
+  return { ...inserted, key: minted.key };
 }
 
+/**
+ * POST /api-keys and the CLI. The cache entry says what the insert saw (an active account, its
+ * email); the fill is SET NX, so if erasure began meanwhile its `erasing` entry (or a revoked
+ * marker) stays.
+ */
 export async function createApiKey(deps: Deps, owner: { userId: string; email: string }, name: string) {
-  const { userId, email } = owner;
-  const { row, key } = await insertNewApiKey(deps.db, userId, name);
+  const { row, email, key } = await insertNewApiKey(deps.db, owner.userId, name);
   await cacheIssuedCredential(deps, "k", row.keyHash, {
-    userId,
+    userId: row.userId,
     email,
     credentialId: row.id,
     userState: "active",
@@ -30,13 +45,16 @@ export async function createApiKey(deps: Deps, owner: { userId: string; email: s
  * so it includes every request that has completed, not just the flushed ones.
  */
 export async function listApiKeysWithUse(deps: Deps, userId: string) {
-  // Redis before Postgres: a flush between the two reads then moves a use into Postgres (seen),
-  // never out of Redis before it was read.
-  const pendingByKey = await deps.redis.hgetall(deps.keys.keyLastUsed());
+  // Only the user's fields of the (all-tenant) last-used hash are read: HMGET of their key ids.
+  // Redis before the rows: a flush between the two reads then moves a use into Postgres (seen),
+  // never out of Redis before it was read. A key created between the id read and the row read has
+  // no pending use read; it shows its use from the next listing on.
+  const ids = await apiKeyIdsOf(deps.db, userId);
+  const pendingValues = ids.length ? await deps.redis.hmget(deps.keys.keyLastUsed(), ...ids) : [];
+  const pendingByKey = new Map(ids.map((id, i) => [id, pendingValues[i]]));
   const rows = await listApiKeys(deps.db, userId);
-  const pending = rows.map((r) => pendingByKey[r.id]);
-  return rows.map((row, i) => {
-    const pendingMs = Number(pending[i] ?? 0);
+  return rows.map((row) => {
+    const pendingMs = Number(pendingByKey.get(row.id) ?? 0);
     const flushedMs = row.lastUsedAt?.getTime() ?? 0;
     const lastUsedMs = Math.max(pendingMs, flushedMs);
     return { ...row, lastUsedAt: lastUsedMs > 0 ? new Date(lastUsedMs) : null };

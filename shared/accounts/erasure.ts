@@ -15,6 +15,8 @@ import {
 import {
   anonymiseUser,
   apiKeyHashes,
+  awaitFencedWrites,
+  clearDueFollowUp,
   countCommitments,
   deleteResetTokens,
   deleteScopes,
@@ -57,15 +59,33 @@ const ERASING_SET_TTL_MS = 24 * 3_600_000;
  */
 const ERASURE_STATEMENT_TIMEOUT = "10min";
 
+/** The erasure job of an account: DELETE /account runs it under this id, so a retry meets the same job. */
+export function erasureJobId(userId: string): string {
+  return `erase-${userId}`;
+}
+
+/** The erasure's follow-up run (a repeat, a safety net for any write that escaped the fence). */
+export function erasureFollowUpJobId(userId: string): string {
+  return `erase-${userId}-late`;
+}
+
+/** When the follow-up run of an erasure done at `now` is due. */
+export function followUpDueAt(deps: Deps, now: Date): Date {
+  return new Date(now.getTime() + deps.config.ERASURE_FOLLOW_UP_SECONDS * 1000);
+}
+
 /**
  * The api's half of DELETE /account, before the job is enqueued: the user becomes `erasing` in
- * Postgres, then every live credential's cache entry says so, so every write (open first, the
- * heartbeat script included) answers 410 from the next request on while reads still work.
- * Idempotent; a retry of the request repeats it harmlessly.
+ * Postgres (the write fence refuses every write from that commit on), every write that passed the
+ * fence before has finished, then every live credential's cache entry says `erasing`, so every
+ * write (open first, the heartbeat script included) answers 410 from the next request on while
+ * reads still work. A credential minted by a write that passed the fence is live by then, so its
+ * entry is rewritten too. Idempotent; a retry of the request repeats it harmlessly.
  */
 export async function beginErasure(deps: Deps, principal: Principal, now = new Date()): Promise<void> {
   const { userId, email } = principal;
-  if (!(await markUserErasing(deps.db, userId))) return;
+  if (!(await markUserErasing(deps.db, userId, now))) return;
+  await awaitFencedWrites(deps.db, userId);
   const { keys, sessions } = await liveCredentials(deps.db, userId, now);
   const entries: { kind: CredentialKind; hash: string; credentialId: string; expiresAtMs: number }[] = [
     ...keys.map((k) => ({ kind: "k" as const, hash: k.hash, credentialId: k.id, expiresAtMs: 0 })),
@@ -103,29 +123,29 @@ export type PurgeTargets = {
 /**
  * The erasure (SPEC §8) inside one transaction, with the user row locked: text overwritten in
  * place (rows kept for referential integrity), sessions scrubbed and closed, credentials revoked
- * or deleted, the user anonymised, the ledger row written. Null when there is no such user. A
- * repeat (ledger row present) reports zero counts but scrubs again: a write that authenticated
- * just before erasure began and committed just after it is erased by the follow-up run. A
- * `resumed` run (the same job again after a fault that followed its commit) reports the ledger's
- * counts as the first run would have.
+ * or deleted, the user anonymised, the ledger row written with the follow-up's due time. Null when
+ * there is no such user. A repeat (ledger row present) reports zero counts but scrubs again, and,
+ * once the follow-up is due, marks it done. A `resumed` run (the same job again after a fault that
+ * followed its commit) reports the ledger's counts as the first run would have.
  */
 export async function eraseAccountData(
   tx: Executor,
   userId: string,
   now: Date,
-  { resumed = false }: { resumed?: boolean } = {},
+  { resumed = false, followUpAt = now }: { resumed?: boolean; followUpAt?: Date } = {},
 ): Promise<{ result: ErasureResult; purge: PurgeTargets } | null> {
   await tx.execute(sql.raw(`set local statement_timeout = '${ERASURE_STATEMENT_TIMEOUT}'`));
   if (!(await lockUser(tx, userId))) return null;
   const ledger = await findErasure(tx, userId);
   const { erased, purge } = await scrubTenant(tx, userId, now);
   if (ledger) {
+    await clearDueFollowUp(tx, userId, now);
     const result: ErasureResult = resumed
       ? { deleted: true, alreadyDeleted: false, erased: ledger.counts }
       : { deleted: true, alreadyDeleted: true, erased: { ...ZERO_COUNTS } };
     return { result, purge: { apiKeys: await apiKeyHashes(tx, userId), tokenHashes: purge.tokenHashes } };
   }
-  await insertErasure(tx, { id: newId(), userId, erasedAt: now, counts: erased });
+  await insertErasure(tx, { id: newId(), userId, erasedAt: now, counts: erased, followUpDueAt: followUpAt });
   return { result: { deleted: true, alreadyDeleted: false, erased }, purge };
 }
 

@@ -20,15 +20,16 @@ export async function createUser(deps: Deps, input: { email: string; password?: 
     if (!user) return null;
     await insertDefaultScopes(tx, user.id);
     const verifyToken = await issueVerificationToken(tx, user.id);
+    // The account was created by this transaction, so it is active: the fenced mint never refuses here.
     const apiKey = input.withApiKey ? await insertNewApiKey(tx, user.id, "default") : null;
     return { user, apiKey, verifyToken };
   });
   if (!created) throw new AppError("conflict");
   if (created.apiKey) {
-    const { row } = created.apiKey;
+    const { row, email } = created.apiKey;
     await cacheIssuedCredential(deps, "k", row.keyHash, {
       userId: row.userId,
-      email: created.user.email,
+      email,
       credentialId: row.id,
       userState: "active",
       expiresAtMs: 0,
@@ -38,7 +39,11 @@ export async function createUser(deps: Deps, input: { email: string; password?: 
   return { id: created.user.id, email: created.user.email, apiKey: created.apiKey?.key ?? null };
 }
 
-/** Email + password → a bearer token. Unknown email and wrong password take the same time. */
+/**
+ * Email + password → a bearer token. Unknown email and wrong password take the same time. The
+ * token is minted only while the account is still active when the insert runs (its erasure may
+ * have begun during the password check): otherwise 401, as for any login of an erasing account.
+ */
 export async function login(deps: Deps, email: string, password: string) {
   const user = await findUserByEmail(deps.db, email);
   const ok = await verifyPassword(password, user?.state === "active" ? user.passwordHash : null);
@@ -47,10 +52,12 @@ export async function login(deps: Deps, email: string, password: string) {
   const tokenHash = sha256Hex(token);
   const id = newId();
   const expiresAt = new Date(Date.now() + deps.config.SESSION_TTL_HOURS * 3_600_000);
-  await insertUserSession(deps.db, { id, userId: user.id, tokenHash, expiresAt });
+  const minted = await insertUserSession(deps.db, { id, userId: user.id, tokenHash, expiresAt });
+  if (!minted) throw new AppError("unauthorized");
+  // What the insert saw; SET NX, so an `erasing` entry or revoked marker written meanwhile stays.
   await cacheIssuedCredential(deps, "t", tokenHash, {
     userId: user.id,
-    email: user.email,
+    email: minted.email,
     credentialId: id,
     userState: "active",
     expiresAtMs: expiresAt.getTime(),

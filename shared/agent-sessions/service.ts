@@ -13,6 +13,8 @@ import {
   type AgentSessionRow,
   type NaturalKey,
 } from "../db/queries/agent-sessions";
+import type { Executor } from "../db/client";
+import { tenantWrite } from "../accounts/write-fence";
 import { normalizeSelector, type SelectorInput } from "./facets";
 import {
   authenticatedHeartbeatLease,
@@ -54,8 +56,9 @@ function knownSeen(lease: CachedLease | null) {
 }
 
 /**
- * open (SPEC §3.3). Every transition is decided and committed in Postgres, where epochs are minted;
- * the lease cache is filled afterwards.
+ * open (SPEC §3.3). Every transition is decided and committed in Postgres, where epochs are minted,
+ * in one fenced transaction (its statements are those of the open's decision); the lease cache is
+ * filled afterwards.
  */
 export async function openSession(
   deps: Deps,
@@ -76,24 +79,25 @@ export async function openSession(
     now,
   };
   const known = knownSeen(await readLease(deps, key));
-  const result =
+  const result = await tenantWrite(deps, principal, async (tx) =>
     input.source === "resume"
-      ? await resume(deps, { ...values, known, cutoff: leaseCutoff(deps.config, now) })
-      : ((await startupNew(deps, values)) ?? (await startupExisting(deps, { ...values, known }, now)));
+      ? resume(tx, { ...values, known, cutoff: leaseCutoff(deps.config, now) })
+      : ((await startupNew(tx, values)) ?? (await startupExisting(deps, tx, { ...values, known }, now))),
+  );
   await fillLease(deps, result.row);
   return result;
 }
 
 type OpenValues = Parameters<typeof insertSessionIfAbsent>[1];
 
-async function resume(deps: Deps, values: Parameters<typeof upsertResumedSession>[1]): Promise<OpenResult> {
-  const row = await upsertResumedSession(deps.db, values);
+async function resume(tx: Executor, values: Parameters<typeof upsertResumedSession>[1]): Promise<OpenResult> {
+  const row = await upsertResumedSession(tx, values);
   // Every resume mints a new epoch, so reopened_epoch equals it exactly when this resume reopened.
   return { row, created: row.created, reopened: !row.created && row.reopenedEpoch === row.activationEpoch };
 }
 
-async function startupNew(deps: Deps, values: OpenValues): Promise<OpenResult | null> {
-  const row = await insertSessionIfAbsent(deps.db, values);
+async function startupNew(tx: Executor, values: OpenValues): Promise<OpenResult | null> {
+  const row = await insertSessionIfAbsent(tx, values);
   return row ? { row, created: true, reopened: false } : null;
 }
 
@@ -110,13 +114,14 @@ const TRANSITION_ATTEMPTS = 4;
  */
 async function startupExisting(
   deps: Deps,
+  tx: Executor,
   values: OpenValues & { known: { epoch: number; seenMs: number } | null },
   now: Date,
 ): Promise<OpenResult> {
   for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
-    const current = await findSessionByNaturalKey(deps.db, values);
+    const current = await findSessionByNaturalKey(tx, values);
     if (!current) {
-      const created = await startupNew(deps, values);
+      const created = await startupNew(tx, values);
       if (created) return created;
       continue;
     }
@@ -127,10 +132,10 @@ async function startupExisting(
     );
     const fenced = { ...values, fenceEpoch: current.activationEpoch, cutoff: leaseCutoff(deps.config, now), now };
     if (isLive(current.closedAt, seenMs, now.getTime(), leaseMs(deps.config))) {
-      const row = await refreshLiveSession(deps.db, fenced);
+      const row = await refreshLiveSession(tx, fenced);
       if (row) return { row, created: false, reopened: false };
     } else {
-      const row = await reopenSession(deps.db, { ...fenced, briefedMemories: values.briefedMemories });
+      const row = await reopenSession(tx, { ...fenced, briefedMemories: values.briefedMemories });
       if (row) return { row, created: false, reopened: true };
     }
   }
@@ -167,14 +172,16 @@ export async function heartbeat(
       return { sessionRunId: lease.runId, activationEpoch: lease.epoch, lastSeenMs: lease.seenMs, resurrected: false };
     }
     if (lease.kind === "stale") {
-      const row = await reopenSession(deps.db, {
-        ...key,
-        fenceEpoch: lease.epoch,
-        known: { epoch: lease.epoch, seenMs: lease.seenMs },
-        cutoff: leaseCutoff(deps.config, now),
-        now,
-        excerpt: input.lastMessageExcerpt,
-      });
+      const row = await tenantWrite(deps, principal, (tx) =>
+        reopenSession(tx, {
+          ...key,
+          fenceEpoch: lease.epoch,
+          known: { epoch: lease.epoch, seenMs: lease.seenMs },
+          cutoff: leaseCutoff(deps.config, now),
+          now,
+          excerpt: input.lastMessageExcerpt,
+        }),
+      );
       if (row) {
         await fillLease(deps, row);
         return {
@@ -223,18 +230,20 @@ export async function closeSession(
   input: { agent: string; sessionId: string },
   now = new Date(),
 ): Promise<CloseAnswer> {
-  assertWritable(principal);
   const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
-  for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
-    const closed = await closeSessionRow(deps.db, key, now);
-    const row = closed ?? (await findSessionByNaturalKey(deps.db, key));
-    if (!row) throw new AppError("not_found");
-    // Not closed after all: a heartbeat or open reopened it between the two statements; close again.
-    if (!row.closedAt) continue;
-    await fillLease(deps, row);
-    return { row, alreadyClosed: !closed };
-  }
-  throw new AppError("unavailable", 1);
+  const answer = await tenantWrite(deps, principal, async (tx) => {
+    for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
+      const closed = await closeSessionRow(tx, key, now);
+      const row = closed ?? (await findSessionByNaturalKey(tx, key));
+      if (!row) throw new AppError("not_found");
+      // Not closed after all: a heartbeat or open reopened it between the two statements; close again.
+      if (!row.closedAt) continue;
+      return { row, alreadyClosed: !closed };
+    }
+    throw new AppError("unavailable", 1);
+  });
+  await fillLease(deps, answer.row);
+  return answer;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { AppError } from "../errors";
 import type { Deps } from "../deps";
 import { assertWritable, type Principal } from "../auth/credentials";
+import { tenantWrite } from "../accounts/write-fence";
 import type { BriefedMemory, Selector } from "../db/schema";
 import { briefingSections, type BriefingSections } from "../db/queries/briefing";
 import { stampBriefingDelivered } from "../db/queries/agent-sessions";
@@ -75,11 +76,9 @@ export async function buildBriefing(
         if (delivered.size < BRIEFED_MAX)
           delivered.set(item.id, { id: item.id, topic: item.topic, status: item.status });
     }
-    const stamped = await stampBriefingDelivered(
-      deps.db,
-      { userId: principal.userId, agent: q.agent, sessionId: q.sessionId },
-      [...delivered.values()],
-      now,
+    const key = { userId: principal.userId, agent: q.agent, sessionId: q.sessionId };
+    const stamped = await tenantWrite(deps, principal, (tx) =>
+      stampBriefingDelivered(tx, key, [...delivered.values()], now),
     );
     if (!stamped) throw new AppError("not_found");
   }

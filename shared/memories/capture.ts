@@ -2,6 +2,7 @@ import { AppError } from "../errors";
 import { newId, sha256Hex } from "../ids";
 import type { Deps } from "../deps";
 import { assertWritable, type Principal } from "../auth/credentials";
+import { tenantWrite } from "../accounts/write-fence";
 import type { MemoryType } from "../db/schema";
 import { insertMemoryEvent, insertMemoryUnlessDuplicate, type MemoryRow } from "../db/queries/memories";
 import { scopeForWrite } from "../scopes/service";
@@ -67,10 +68,11 @@ export async function createMemory(
       liveCutoff: leaseCutoff(deps.config, now),
       event: { id: newId(), kind, actor: actorOf(principal) },
     });
+    if (plain.kind === "refused") throw new AppError("account_deleted");
     if (plain.kind === "duplicate") throw new AppError("duplicate_memory");
     if (plain.kind === "stored") return { memory: plain.memory, commitmentId: null, factIds: [] };
   }
-  const written = await deps.db.transaction(async (tx) => {
+  const written = await tenantWrite(deps, principal, async (tx) => {
     const attribution = await attributeWrite(
       tx,
       deps,

@@ -1,7 +1,8 @@
 import { AppError } from "../errors";
 import { newId, sha256Hex } from "../ids";
 import type { Deps } from "../deps";
-import { assertWritable, type Principal } from "../auth/credentials";
+import type { Principal } from "../auth/credentials";
+import { tenantWrite } from "../accounts/write-fence";
 import {
   archiveMemoryRow,
   closeMemoryValidity,
@@ -32,8 +33,7 @@ export async function reviseMemory(
   revision: Revision,
   now = new Date(),
 ): Promise<MemoryRow> {
-  assertWritable(principal);
-  const revised = await deps.db.transaction(async (tx) => {
+  const revised = await tenantWrite(deps, principal, async (tx) => {
     const previous = await lockMemory(tx, principal.userId, id);
     if (!previous) throw new AppError("not_found");
     if (previous.validTo !== null || previous.status !== "active") throw new AppError("conflict");
@@ -92,9 +92,8 @@ export async function archiveMemory(
   sessionRunId?: string,
   now = new Date(),
 ): Promise<MemoryRow> {
-  assertWritable(principal);
   let attribution: Attribution | null = null;
-  const archived = await deps.db.transaction(async (tx) => {
+  const archived = await tenantWrite(deps, principal, async (tx) => {
     const memory = await lockMemory(tx, principal.userId, id);
     if (!memory) throw new AppError("not_found");
     if (memory.status === "archived") return memory;
@@ -128,9 +127,8 @@ export async function resolveMemory(
   sessionRunId?: string,
   now = new Date(),
 ): Promise<{ memory: MemoryRow; commitment: CommitmentRow | null }> {
-  assertWritable(principal);
   let attribution: Attribution | null = null;
-  const resolved = await deps.db.transaction(async (tx) => {
+  const resolved = await tenantWrite(deps, principal, async (tx) => {
     const memory = await lockMemory(tx, principal.userId, id);
     if (!memory) throw new AppError("not_found");
     // Attributed only when the resolve changes something (a no-op records no event).

@@ -2,7 +2,8 @@ import { AppError } from "../errors";
 import { newId } from "../ids";
 import type { Deps } from "../deps";
 import type { Executor } from "../db/client";
-import { assertWritable, type Principal } from "../auth/credentials";
+import type { Principal } from "../auth/credentials";
+import { tenantWrite } from "../accounts/write-fence";
 import { factProposals, proposals, type ProposalStatus } from "../db/schema";
 import {
   decideProposalRow,
@@ -83,9 +84,8 @@ async function decide<T extends ProposalTable>(
   apply: (tx: Executor, userId: string, row: T["$inferSelect"], now: Date) => Promise<void>,
   now: Date,
 ): Promise<string> {
-  assertWritable(principal);
   const status = decision === "apply" ? "applied" : "rejected";
-  await deps.db.transaction(async (tx) => {
+  await tenantWrite(deps, principal, async (tx) => {
     const row = await lockProposalRow(tx, table, principal.userId, id);
     if (!row) throw new AppError("not_found");
     if (row.status !== "proposed") throw new AppError("invalid_transition");

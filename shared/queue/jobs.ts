@@ -15,8 +15,11 @@ export type QueueName = (typeof QUEUES)[number];
 const Uuid = T.String({ pattern: UUID_PATTERN });
 const Empty = T.Object({}, { additionalProperties: false });
 
-/** A domain outcome is a returned value (not retried); transient faults throw and are retried. */
-export type JobOutcome<V> = { ok: true; value: V } | { ok: false; error: "not_found" | "conflict" };
+/**
+ * A domain outcome is a returned value (not retried); transient faults throw and are retried.
+ * `account_deleted`: the account's erasure began before the job's write (the write fence).
+ */
+export type JobOutcome<V> = { ok: true; value: V } | { ok: false; error: "not_found" | "conflict" | "account_deleted" };
 
 /** The body of a triage complete answer (built, and stored, by amem_complete_triage). */
 export type TriageResult = {

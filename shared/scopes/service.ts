@@ -2,7 +2,8 @@ import { AppError } from "../errors";
 import { newId } from "../ids";
 import type { Deps } from "../deps";
 import type { Executor } from "../db/client";
-import { assertWritable, type Principal } from "../auth/credentials";
+import type { Principal } from "../auth/credentials";
+import { tenantWrite } from "../accounts/write-fence";
 import {
   deleteScopeRow,
   findScopeById,
@@ -45,10 +46,9 @@ export async function createScope(
   input: { name: string; aliases?: string[] },
   now = new Date(),
 ): Promise<ScopeRow> {
-  assertWritable(principal);
   const aliases = input.aliases ?? [];
   checkAliases(input.name, aliases);
-  return deps.db.transaction(async (tx) => {
+  return tenantWrite(deps, principal, async (tx) => {
     await lockTenantScopes(tx, principal.userId);
     if (await scopeNamesTaken(tx, principal.userId, [input.name, ...aliases])) throw new AppError("conflict");
     return insertScope(tx, { id: newId(), userId: principal.userId, name: input.name, aliases, now });
@@ -62,8 +62,7 @@ export async function updateScope(
   id: string,
   input: { name?: string; aliases?: string[] },
 ): Promise<ScopeRow> {
-  assertWritable(principal);
-  return deps.db.transaction(async (tx) => {
+  return tenantWrite(deps, principal, async (tx) => {
     await lockTenantScopes(tx, principal.userId);
     const scope = await findScopeById(tx, principal.userId, id);
     if (!scope) throw new AppError("not_found");
@@ -78,8 +77,7 @@ export async function updateScope(
 
 /** DELETE /scopes/{id}: the registration goes; memories keep their scope text. */
 export async function deleteScope(deps: Deps, principal: Principal, id: string): Promise<void> {
-  assertWritable(principal);
-  await deps.db.transaction(async (tx) => {
+  await tenantWrite(deps, principal, async (tx) => {
     await lockTenantScopes(tx, principal.userId);
     if (!(await deleteScopeRow(tx, principal.userId, id))) throw new AppError("not_found");
   });

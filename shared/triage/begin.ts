@@ -2,6 +2,7 @@ import { AppError } from "../errors";
 import { newId } from "../ids";
 import type { Deps } from "../deps";
 import { assertWritable, type Principal } from "../auth/credentials";
+import { tenantWrite } from "../accounts/write-fence";
 import type { NaturalKey } from "../db/queries/agent-sessions";
 import {
   armAttempt,
@@ -37,7 +38,7 @@ export async function beginTriage(
   assertWritable(principal);
   const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
   const lease = await readLease(deps, key);
-  return deps.db.transaction(async (tx) => {
+  return tenantWrite(deps, principal, async (tx) => {
     const row = await lockSessionForTriage(tx, key);
     if (!row) throw new AppError("not_found");
     const cachedSeen = lease && lease.runId === row.id && lease.epoch === row.activationEpoch ? lease.seenMs : 0;

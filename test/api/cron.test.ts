@@ -73,6 +73,8 @@ describe("POST /api/internal/cron/{job}", () => {
       closed: expect.any(Number),
       attemptsExpired: expect.any(Number),
       excerptsCleared: expect.any(Number),
+      erasuresResumed: expect.any(Number),
+      erasureFollowUps: expect.any(Number),
     });
     expect(result.closed).toBeGreaterThanOrEqual(1);
     expect(result.attemptsExpired).toBeGreaterThanOrEqual(1);

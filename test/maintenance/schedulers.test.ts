@@ -112,6 +112,8 @@ describe("maintenance job schedulers", () => {
         closed: expect.any(Number),
         attemptsExpired: expect.any(Number),
         excerptsCleared: expect.any(Number),
+        erasuresResumed: expect.any(Number),
+        erasureFollowUps: expect.any(Number),
       });
     const [row] = await ctx.deps.sql`select closed_at is not null as closed from agent_sessions where id = ${runId}`;
     expect(row).toEqual({ closed: true });

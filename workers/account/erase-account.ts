@@ -1,8 +1,5 @@
 import type { JobHandler } from "../job-handler";
-import { eraseAccountData, purgeUserTraces } from "../../shared/accounts/erasure";
-
-/** Longer than any write transaction can stay open (statements are bounded by DEPENDENCY_TIMEOUT_MS). */
-const LATE_WRITE_GRACE_MS = 60_000;
+import { eraseAccountData, erasureFollowUpJobId, followUpDueAt, purgeUserTraces } from "../../shared/accounts/erasure";
 
 /**
  * erase-account (SPEC §8): one Postgres transaction with the user row locked, then the Redis
@@ -13,13 +10,17 @@ const LATE_WRITE_GRACE_MS = 60_000;
  */
 export const eraseAccount: JobHandler<"erase-account"> = async (deps, { userId }, log, { retried }) => {
   const now = new Date();
-  const done = await deps.db.transaction((tx) => eraseAccountData(tx, userId, now, { resumed: retried }));
+  const dueAt = followUpDueAt(deps, now);
+  const done = await deps.db.transaction((tx) =>
+    eraseAccountData(tx, userId, now, { resumed: retried, followUpAt: dueAt }),
+  );
   if (!done) return { ok: false, error: "not_found" };
   await purgeUserTraces(deps, userId, done.purge, now);
   if (!done.result.alreadyDeleted) {
-    // A write that authenticated before erasure began may commit just after this transaction;
-    // one delayed re-run scrubs whatever such a write left (the repeat path scrubs again).
-    await deps.jobs.enqueue("erase-account", { userId }, `erase-${userId}-late`, { delay: LATE_WRITE_GRACE_MS });
+    // The follow-up's queued half; the ledger's due time is its durable half (the sweep re-enqueues it).
+    await deps.jobs.enqueue("erase-account", { userId }, erasureFollowUpJobId(userId), {
+      delay: dueAt.getTime() - now.getTime(),
+    });
   }
   log.info({ alreadyDeleted: done.result.alreadyDeleted, erased: done.result.erased }, "account erased");
   return { ok: true, value: done.result };

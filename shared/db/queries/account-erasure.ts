@@ -1,4 +1,4 @@
-import { and, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, isNull, lt, lte, sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import {
   accountErasures,
@@ -25,14 +25,30 @@ export const ERASED = "[erased]";
  */
 const EXCERPT_FENCE = "9999-12-31T23:59:59.999Z";
 
-/** Marks the account as being erased (writes → 410 from now on); false when there is no such active or erasing user. */
-export async function markUserErasing(db: Executor, userId: string): Promise<boolean> {
+/**
+ * Marks the account as being erased: from the commit on, the write fence refuses every write
+ * (410). A plain UPDATE, whose FOR NO KEY UPDATE lock does not wait for the writes holding the row
+ * FOR KEY SHARE; awaitFencedWrites then waits for those. False when there is no active or erasing user.
+ */
+export async function markUserErasing(db: Executor, userId: string, now: Date): Promise<boolean> {
   const rows = await db
     .update(users)
-    .set({ state: "erasing" })
+    .set({ state: "erasing", erasingSince: sql`coalesce(${users.erasingSince}, ${now.toISOString()}::timestamptz)` })
     .where(and(eq(users.id, userId), inArray(users.state, ["active", "erasing"])))
     .returning({ id: users.id });
   return rows.length > 0;
+}
+
+/**
+ * Waits until every write that passed the fence while the account was active has committed or
+ * rolled back: FOR UPDATE conflicts with their FOR KEY SHARE. Run after markUserErasing has
+ * committed, never in its transaction: new writes then find the account erasing and take no lock,
+ * so this waits for a finite set. (Queued behind a stream of KEY SHARE holders, FOR UPDATE can wait
+ * forever: a compatible locker never queues behind a waiting FOR UPDATE.) One statement, so the
+ * lock is released at once.
+ */
+export async function awaitFencedWrites(db: Executor, userId: string): Promise<void> {
+  await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
 }
 
 /** The credentials that still authenticate, with what their cache entries carry. */
@@ -48,7 +64,11 @@ export async function liveCredentials(db: Executor, userId: string, now: Date) {
   return { keys, sessions };
 }
 
-/** The user row, locked for the erasure: every other write of the tenant that touches it waits. */
+/**
+ * The user row, locked FOR UPDATE for the erasure's transaction: it conflicts with the write
+ * fence's FOR KEY SHARE, so no fenced write of the tenant is in flight while the erasure runs, and the
+ * account is no longer active when the lock is released.
+ */
 export async function lockUser(db: Executor, userId: string) {
   const rows = await db
     .select({ id: users.id, state: users.state })
@@ -65,9 +85,39 @@ export async function findErasure(db: Executor, userId: string) {
 
 export async function insertErasure(
   db: Executor,
-  values: { id: string; userId: string; erasedAt: Date; counts: ErasureCounts },
+  values: { id: string; userId: string; erasedAt: Date; counts: ErasureCounts; followUpDueAt: Date },
 ) {
   await db.insert(accountErasures).values(values);
+}
+
+/** The follow-up has run (a repeat run at or after its due time): the sweep stops asking for it. */
+export async function clearDueFollowUp(db: Executor, userId: string, now: Date): Promise<void> {
+  await db
+    .update(accountErasures)
+    .set({ followUpDueAt: null })
+    .where(and(eq(accountErasures.userId, userId), lte(accountErasures.followUpDueAt, now)));
+}
+
+/** Users whose follow-up run is due (oldest first); the sweep enqueues it again until it has run. */
+export async function dueFollowUps(db: Executor, now: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ userId: accountErasures.userId })
+    .from(accountErasures)
+    .where(lte(accountErasures.followUpDueAt, now))
+    .orderBy(asc(accountErasures.followUpDueAt))
+    .limit(limit);
+  return rows.map((r) => r.userId);
+}
+
+/** Users erasing since before `cutoff` (oldest first): their erasure job may have been lost. */
+export async function stalledErasures(db: Executor, cutoff: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.state, "erasing"), lt(users.erasingSince, cutoff)))
+    .orderBy(asc(users.erasingSince))
+    .limit(limit);
+  return rows.map((r) => r.id);
 }
 
 /**

@@ -1,19 +1,43 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import { apiKeys, users } from "../schema";
+import { activeAccount } from "./account-fence";
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
+/**
+ * Mints a key in one statement, only for an active account (the write fence as its first CTE):
+ * the key row and the account's email as the statement saw it, or undefined when the account is
+ * no longer active (nothing written). A key minted here commits before the account's erasure has
+ * finished waiting for the writes in flight, so the erasure finds it and rewrites its cache entry.
+ */
 export async function insertApiKey(
   db: Executor,
-  values: { id: string; userId: string; name: string; prefix: string; keyHash: string },
-): Promise<ApiKeyRow> {
-  const rows = await db.insert(apiKeys).values(values).returning();
-  return rows[0]!;
+  values: { id: string; userId: string; name: string; prefix: string; keyHash: string; createdAt: Date },
+): Promise<{ row: ApiKeyRow; email: string } | undefined> {
+  const rows = await db.execute<{ email: string }>(sql`
+    with account as materialized ${activeAccount(db, values.userId)},
+    ins as (
+      insert into api_keys (id, user_id, name, prefix, key_hash, created_at)
+      select ${values.id}::uuid, account.id, ${values.name}::text, ${values.prefix}::text, ${values.keyHash}::text,
+        ${values.createdAt.toISOString()}::timestamptz
+      from account
+      returning id
+    )
+    select account.email from account, ins`);
+  const seen = rows[0];
+  if (!seen) return undefined;
+  return { row: { ...values, lastUsedAt: null, revokedAt: null }, email: seen.email };
 }
 
 export async function listApiKeys(db: Executor, userId: string): Promise<ApiKeyRow[]> {
   return db.select().from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+}
+
+/** The ids of the user's keys (to read their unflushed use, and only theirs, from Redis). */
+export async function apiKeyIdsOf(db: Executor, userId: string): Promise<string[]> {
+  const rows = await db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.userId, userId));
+  return rows.map((r) => r.id);
 }
 
 /** Revokes a live key of the user; returns its hash, or undefined when unknown, foreign or already revoked. */

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import { agentSessions, memories, scopes } from "../schema";
 import { liveRunOfProject } from "./agent-sessions";
+import { activeAccount } from "./account-fence";
 import { scopeNamedBy } from "./scopes";
 import { newMemoryRow, type InsertMemory, type MemoryRow } from "./memories";
 
@@ -15,13 +16,15 @@ export type PlainInsert = Omit<InsertMemory, "scope" | "sessionRunId"> & {
 
 /**
  * What the one statement did: `stored` (the memory and its event are written), `duplicate` (a
- * current memory has that content; nothing written), or `needs-transaction` (the scope is not
- * registered, or the project has a live run to attribute to; nothing written).
+ * current memory has that content; nothing written), `needs-transaction` (the scope is not
+ * registered, or the project has a live run to attribute to; nothing written), or `refused` (the
+ * account is no longer active: the write fence; nothing written).
  */
 export type PlainInsertResult =
   | { kind: "stored"; memory: MemoryRow }
   | { kind: "duplicate" }
-  | { kind: "needs-transaction" };
+  | { kind: "needs-transaction" }
+  | { kind: "refused" };
 
 /**
  * The common capture — a registered scope (or alias) and no live run of the project — as ONE
@@ -29,7 +32,8 @@ export type PlainInsertResult =
  * insert, event insert, COMMIT): capture's api CPU went mostly to socket writes (bench/README.md).
  * A single statement is atomic and sees one snapshot, so it decides exactly as the transaction
  * would have at that instant; when the decision needs more (registering a scope, attributing and
- * locking a run) it writes nothing and the caller runs the transaction.
+ * locking a run) it writes nothing and the caller runs the transaction. Its first CTE is the
+ * account write fence (the user row FOR KEY SHARE while active), as a transaction's first statement.
  */
 export async function insertPlainMemory(db: Executor, m: PlainInsert): Promise<PlainInsertResult> {
   const live = db
@@ -44,15 +48,15 @@ export async function insertPlainMemory(db: Executor, m: PlainInsert): Promise<P
     .limit(1);
   const at = sql`${m.now.toISOString()}::timestamptz`;
   // INSERT … SELECT does not type its parameters from the target columns: every one is cast.
-  const rows = await db.execute<{ live: boolean; scope: string | null; inserted: boolean }>(sql`
-    with live as ${live}, sc as ${scope},
+  const rows = await db.execute<{ active: boolean; live: boolean; scope: string | null; inserted: boolean }>(sql`
+    with account as materialized ${activeAccount(db, m.userId)}, live as ${live}, sc as ${scope},
     ins as (
       insert into memories (id, user_id, memory_type, topic, content, content_hash, scope, project, tags, status,
         valid_from, recorded_at, created_at, updated_at)
       select ${m.id}::uuid, ${m.userId}::uuid, ${m.memoryType}::text, ${m.topic}::text, ${m.content}::text,
         ${m.contentHash}::text, sc.name, ${m.project}::text, ${sql.param(m.tags, memories.tags)}::text[], 'active',
         ${at}, ${at}, ${at}, ${at}
-      from sc where not exists (select 1 from live)
+      from sc, account where not exists (select 1 from live)
       on conflict (user_id, content_hash) where valid_to is null and status = 'active' do nothing
       returning id
     ),
@@ -60,8 +64,10 @@ export async function insertPlainMemory(db: Executor, m: PlainInsert): Promise<P
       insert into memory_events (id, user_id, kind, memory_id, session_run_id, actor, created_at)
       select ${m.event.id}::uuid, ${m.userId}::uuid, ${m.event.kind}::text, ins.id, null, ${m.event.actor}::text, ${at} from ins
     )
-    select exists (select 1 from live) as live, (select name from sc) as scope, exists (select 1 from ins) as inserted`);
+    select exists (select 1 from account) as active, exists (select 1 from live) as live,
+      (select name from sc) as scope, exists (select 1 from ins) as inserted`);
   const result = rows[0]!;
+  if (!result.active) return { kind: "refused" };
   if (result.live || result.scope === null) return { kind: "needs-transaction" };
   if (!result.inserted) return { kind: "duplicate" };
   return { kind: "stored", memory: newMemoryRow({ ...m, scope: result.scope, sessionRunId: null }) };

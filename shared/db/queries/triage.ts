@@ -84,15 +84,18 @@ export async function armAttempt(
     .where(eq(agentSessions.id, a.runId));
 }
 
+type CompleteOutcome = "ok" | "not_found" | "conflict" | "account_deleted";
+
 /**
- * Triage complete in one statement (the `amem_complete_triage` function, migrations 0007 and 0008): locks
- * the session row, decides, finalizes and stores the answer — the statement is the transaction.
+ * Triage complete in one statement (the `amem_complete_triage` function, migrations 0007, 0008 and
+ * 0009): takes the account write fence, locks the session row, decides, finalizes and stores the
+ * answer — the statement is the transaction.
  */
 export async function completeTriageAttempt(
   db: Executor,
   c: { userId: string; agent: string; sessionId: string; attemptId: string; now: Date; ceiling: number },
-): Promise<{ outcome: "ok" | "not_found" | "conflict"; body: string | null }> {
-  const rows = await db.execute<{ outcome: "ok" | "not_found" | "conflict"; body: string | null }>(sql`
+): Promise<{ outcome: CompleteOutcome; body: string | null }> {
+  const rows = await db.execute<{ outcome: CompleteOutcome; body: string | null }>(sql`
     select outcome, body from amem_complete_triage(
       ${c.userId}::uuid, ${c.agent}, ${c.sessionId}, ${c.attemptId}::uuid, ${c.now.toISOString()}::timestamptz, ${c.ceiling}::int)`);
   return rows[0]!;

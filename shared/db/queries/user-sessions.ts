@@ -1,12 +1,27 @@
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import { userSessions, users } from "../schema";
+import { activeAccount } from "./account-fence";
 
+/**
+ * Mints a bearer session in one statement, only for an active account (the write fence as its
+ * first CTE): the account's email as the statement saw it, or undefined when the account is no
+ * longer active (nothing written), as for API keys (insertApiKey).
+ */
 export async function insertUserSession(
   db: Executor,
   values: { id: string; userId: string; tokenHash: string; expiresAt: Date },
-): Promise<void> {
-  await db.insert(userSessions).values(values);
+): Promise<{ email: string } | undefined> {
+  const rows = await db.execute<{ email: string }>(sql`
+    with account as materialized ${activeAccount(db, values.userId)},
+    ins as (
+      insert into user_sessions (id, user_id, token_hash, expires_at)
+      select ${values.id}::uuid, account.id, ${values.tokenHash}::text, ${values.expiresAt.toISOString()}::timestamptz
+      from account
+      returning id
+    )
+    select account.email from account, ins`);
+  return rows[0];
 }
 
 export async function findBearerCredential(db: Executor, tokenHash: string, now: Date) {

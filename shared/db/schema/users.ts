@@ -1,8 +1,11 @@
 import { sql } from "drizzle-orm";
-import { check, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { check, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { idColumn, ts } from "./columns";
 
-/** A tenant. `state` moves active → erasing → deleted (erasure arrives with its issue). */
+/**
+ * A tenant. `state` moves active → erasing → deleted (SPEC §8); every write of the tenant holds
+ * this row FOR KEY SHARE while the state is active (shared/accounts/write-fence.ts).
+ */
 export const users = pgTable(
   "users",
   {
@@ -12,9 +15,13 @@ export const users = pgTable(
     state: text("state").notNull().default("active"),
     emailVerifiedAt: ts("email_verified_at"),
     createdAt: ts("created_at").notNull().defaultNow(),
+    /** When erasure began (kept once deleted): the sweep resumes an erasure whose job was lost. */
+    erasingSince: ts("erasing_since"),
   },
   (t) => [
     uniqueIndex("users_email_lower_key").on(sql`lower(${t.email})`),
+    // The sweep's scan for erasures whose job was lost, over the few accounts being erased.
+    index("users_erasing_since_idx").on(t.erasingSince).where(sql`${t.state} = 'erasing'`),
     check("users_state_check", sql`${t.state} in ('active', 'erasing', 'deleted')`),
   ],
 );
