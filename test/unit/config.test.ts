@@ -31,6 +31,7 @@ describe("loadConfig", () => {
       RATE_LIMIT_LOGIN: 10,
       TRUST_PROXY: false,
       BODY_LIMIT_BYTES: 262_144,
+      BODY_READ_TIMEOUT_MS: 10_000,
       FLUSH_INTERVAL_MS: 500,
       DB_POOL_SIZE: 10,
       DEPENDENCY_TIMEOUT_MS: 2_000,
