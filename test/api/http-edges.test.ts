@@ -68,6 +68,32 @@ describe("HTTP server: answers Bun used to give itself", () => {
   });
 });
 
+describe("serveHttp", () => {
+  it("answers a handler that throws with the fallback (the contract's 500), never Bun's error page", async () => {
+    const { serveHttp } = await import("../../shared/http/serve");
+    const server = serveHttp({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => {
+        throw new Error("bug");
+      },
+      fallback: () =>
+        new Response('{"error":"internal_error"}', {
+          status: 500,
+          headers: { "content-type": "application/json", "x-request-id": "fallback-id" },
+        }),
+    });
+    try {
+      const res = await rawRequest(server.port!, head("GET", "/anything"));
+      expect(res.status).toBe(500);
+      expect((res as RawResponse).body).toBe('{"error":"internal_error"}');
+      expect((res as RawResponse).headers["x-request-id"]).toBe("fallback-id");
+    } finally {
+      server.stop(true);
+    }
+  });
+});
+
 describe("HEAD", () => {
   it("answers HEAD on every GET route as GET would, without a body", async () => {
     const tenant = await newTenant(ctx);
