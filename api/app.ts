@@ -4,6 +4,7 @@ import type { Deps } from "../shared/deps";
 import { withClientIp } from "./client-ip";
 import { errorsPlugin } from "./plugins/errors";
 import { requestContextPlugin } from "./plugins/request-context";
+import { routeKey, strictQueryPlugin } from "./plugins/strict-query";
 import { openapiPlugin, SPEC_PATH, type RouteLike } from "./plugins/openapi";
 import { docsRoutes } from "./docs/routes";
 import { healthRoutes } from "./health/routes";
@@ -30,10 +31,11 @@ function routeMatcher(path: string): RegExp {
   return new RegExp(`^${pattern}/?$`);
 }
 
-/** errors → request context → openapi → features (each feature applies auth to its own routes). */
+/** errors → request context → strict query → openapi → features (each feature applies auth to its own routes). */
 export function createApp(sharedDeps: Deps) {
   let routes: { method: string; matcher: RegExp; literal: boolean }[] = [];
   let documentedRoutes: readonly RouteLike[] = [];
+  let querylessRoutes = new Set<string>();
   // The Bun server exists once the app listens; client addresses are read through it.
   const built: { server?: Server<unknown> | null } = {};
   const deps = withClientIp(sharedDeps, () => built.server);
@@ -45,7 +47,13 @@ export function createApp(sharedDeps: Deps) {
   };
   const app = new Elysia({ normalize: false, name: "amem" })
     .use(errorsPlugin(deps.logger, allowedMethods))
-    .use(requestContextPlugin(deps.config.BODY_LIMIT_BYTES))
+    .use(
+      requestContextPlugin({
+        bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
+        bodyReadTimeoutMs: deps.config.BODY_READ_TIMEOUT_MS,
+      }),
+    )
+    .use(strictQueryPlugin(() => querylessRoutes))
     .use(openapiPlugin(() => documentedRoutes))
     .use(docsRoutes(SPEC_PATH))
     .use(healthRoutes(deps))
@@ -64,6 +72,9 @@ export function createApp(sharedDeps: Deps) {
     .use(dashboardRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   documentedRoutes = app.routes as readonly RouteLike[];
+  querylessRoutes = new Set(
+    app.routes.filter((r) => !(r.hooks as { query?: unknown }).query).map((r) => routeKey(r.method, r.path)),
+  );
   routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path), literal: !/[:*]/.test(r.path) }));
   return app;
 }

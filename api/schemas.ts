@@ -1,19 +1,73 @@
 import { t, type TSchema } from "elysia";
 import {
+  FormatRegistry,
+  Kind,
   Type,
+  TypeRegistry,
   type IntegerOptions,
   type ObjectOptions,
+  type StringOptions,
+  type TInteger,
   type TLiteral,
   type TProperties,
   type TUnion,
 } from "@sinclair/typebox";
 import { UUID_PATTERN } from "../shared/accounts/rules";
+import { hasLengthWithin } from "../shared/text";
 import { isUtcTimestamp } from "../shared/time";
-import { FormatRegistry } from "@sinclair/typebox";
 
 /** Every object schema rejects unknown properties (SPEC §1: nothing is silently stripped). */
 export function strictObject<P extends TProperties>(properties: P, options: ObjectOptions = {}) {
   return t.Object(properties, { additionalProperties: false, ...options });
+}
+
+const patterns = new Map<string, RegExp>();
+function patternOf(source: string): RegExp {
+  let pattern = patterns.get(source);
+  if (!pattern) patterns.set(source, (pattern = new RegExp(source)));
+  return pattern;
+}
+
+TypeRegistry.Set<StringOptions>(
+  "Text",
+  (schema, value) =>
+    typeof value === "string" &&
+    hasLengthWithin(value, schema.minLength ?? 0, schema.maxLength ?? Number.POSITIVE_INFINITY) &&
+    (schema.pattern === undefined || patternOf(schema.pattern).test(value)) &&
+    (schema.format === undefined || FormatRegistry.Get(schema.format)?.(value) === true),
+);
+
+/**
+ * A string whose minLength/maxLength count characters (code points), as JSON Schema and so the
+ * published OpenAPI document do — TypeBox's own string counts UTF-16 units, refusing a 64-emoji
+ * name the document allows. Published exactly as the plain string schema (`type: "string"` with
+ * the same keywords); pattern and format are checked as TypeBox would. Every request string with
+ * a length bound uses it (test/api/http-edges.test.ts walks the route table for strays).
+ */
+export function Text(options: StringOptions = {}) {
+  return Type.Unsafe<string>({ ...options, type: "string", [Kind]: "Text" });
+}
+
+TypeRegistry.Set<{ minimum: number; maximum: number }>(
+  "QueryInteger",
+  (schema, value) =>
+    typeof value === "string" &&
+    /^[0-9]{1,16}$/.test(value) &&
+    Number(value) >= schema.minimum &&
+    Number(value) <= schema.maximum,
+);
+
+/**
+ * An integer query parameter: decimal digits only (no sign, exponent, hex, fraction or spaces,
+ * which Elysia's `t.Numeric` lets through: `1e1`, `0x10`), within its bounds, handed to the
+ * handler as a number; published as `{type: "integer", minimum, maximum}`. Typed as the integer the
+ * handler receives: Elysia infers a route's types from a schema's encoded side (as its own
+ * `t.Numeric` is typed TNumber for the same reason).
+ */
+export function QueryInteger(bounds: { minimum: number; maximum: number }): TInteger {
+  return Type.Transform(Type.Unsafe<string>({ ...bounds, type: "integer", [Kind]: "QueryInteger" }))
+    .Decode((digits) => Number(digits))
+    .Encode((value) => String(value)) as unknown as TInteger;
 }
 
 /** UUID versions 1–8, plus nil and max, any case (SPEC §1); handlers lower-case them. */
@@ -21,12 +75,14 @@ export const Uuid = t.String({ pattern: UUID_PATTERN });
 export const Timestamp = t.String({ description: "ISO 8601 UTC with Z, millisecond precision" });
 FormatRegistry.Set("utc-timestamp", isUtcTimestamp);
 /** A timestamp sent by the client: ISO 8601 with Z and a real calendar date. */
-export const TimestampIn = t.String({ format: "utc-timestamp", maxLength: 40 });
+export const TimestampIn = Text({ format: "utc-timestamp", maxLength: 40 });
 export const NullableTimestamp = t.Union([Timestamp, t.Null()]);
-export const Agent = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9][a-z0-9-]*$" });
-export const ScopeName = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9][a-z0-9-]*$" });
-export const SessionId = t.String({ minLength: 1, maxLength: 256 });
-export const Project = t.String({ minLength: 1, maxLength: 256 });
+export const Agent = Text({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9][a-z0-9-]*$" });
+export const ScopeName = Text({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9][a-z0-9-]*$" });
+export const SessionId = Text({ minLength: 1, maxLength: 256 });
+export const Project = Text({ minLength: 1, maxLength: 256 });
+/** An opaque list cursor as the client sends it back. */
+export const Cursor = Text({ minLength: 1, maxLength: 200 });
 /**
  * A JSON integer. TypeBox's own, not Elysia's `t.Integer`, which also accepts numeric strings and
  * sends every response containing it through a slower conversion path.

@@ -27,6 +27,11 @@ export const ConfigSchema = T.Object({
   RATE_LIMIT_LOGIN: T.Integer({ minimum: 1, default: 10 }),
   TRUST_PROXY: T.Boolean({ default: false }),
   BODY_LIMIT_BYTES: T.Integer({ minimum: 1024, maximum: 16_777_216, default: 262_144 }),
+  /**
+   * A request body must arrive whole within this, else 400 `invalid_json`: a body shorter than its
+   * Content-Length would otherwise hold the request (and a connection) until the client gives up.
+   */
+  BODY_READ_TIMEOUT_MS: T.Integer({ minimum: 50, maximum: 120_000, default: 10_000 }),
   /** How often the workers move write-behind state (lease refreshes, key use) to Postgres. */
   FLUSH_INTERVAL_MS: T.Integer({ minimum: 50, maximum: 2_000, default: 500 }),
   /** Dirty leases per flush statement, and API key uses per key-use chunk (one HSCAN step). */

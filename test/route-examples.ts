@@ -34,8 +34,10 @@ export function exampleOf(schema: TSchema): unknown {
       return false;
     case "Integer":
     case "Number":
+    case "QueryInteger":
       return s.minimum ?? 1;
-    case "String": {
+    case "String":
+    case "Text": {
       if (s.format === "utc-timestamp") return new Date().toISOString();
       const fromPattern = s.pattern === undefined ? undefined : PATTERN_EXAMPLES[s.pattern];
       if (s.pattern !== undefined && !fromPattern) throw new Error(`no example for pattern ${s.pattern}`);

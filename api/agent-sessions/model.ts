@@ -1,12 +1,15 @@
 import { t } from "elysia";
 import {
   Agent,
+  Cursor,
   Int,
   NullableTimestamp,
   Project,
+  QueryInteger,
   ScopeName,
   SessionId,
   strictObject,
+  Text,
   Timestamp,
   Uuid,
 } from "../schemas";
@@ -17,8 +20,8 @@ const Source = t.Union([t.Literal("startup"), t.Literal("resume")]);
 
 export const BriefedMemory = strictObject({
   id: Uuid,
-  topic: t.String({ minLength: 1, maxLength: 256 }),
-  status: t.String({ minLength: 1, maxLength: 64 }),
+  topic: Text({ minLength: 1, maxLength: 256 }),
+  status: Text({ minLength: 1, maxLength: 64 }),
 });
 
 /** Seed 2.3: four shapes discriminated by `kind`, none allowing other properties. */
@@ -60,7 +63,7 @@ export const NaturalKeyBody = strictObject({ agent: Agent, sessionId: SessionId 
 export const HeartbeatBody = strictObject({
   agent: Agent,
   sessionId: SessionId,
-  lastMessageExcerpt: t.Optional(t.String({ minLength: 1, maxLength: 4000 })),
+  lastMessageExcerpt: t.Optional(Text({ minLength: 1, maxLength: 4000 })),
 });
 
 export const HeartbeatResponse = strictObject({
@@ -112,8 +115,8 @@ export const ListQuery = t.Object(
   {
     state: t.Optional(t.Union([t.Literal("live"), t.Literal("closed"), t.Literal("all")], { default: "all" })),
     agent: t.Optional(Agent),
-    limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, multipleOf: 1 })),
-    cursor: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+    limit: t.Optional(QueryInteger({ minimum: 1, maximum: 100 })),
+    cursor: t.Optional(Cursor),
   },
   { additionalProperties: false },
 );
@@ -127,8 +130,8 @@ export const RunIdParams = strictObject({ sessionRunId: Uuid });
 
 export const EventsQuery = t.Object(
   {
-    limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, multipleOf: 1 })),
-    cursor: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+    limit: t.Optional(QueryInteger({ minimum: 1, maximum: 100 })),
+    cursor: t.Optional(Cursor),
   },
   { additionalProperties: false },
 );

@@ -1,8 +1,8 @@
 import { t } from "elysia";
-import { Int, NullableTimestamp, strictObject, Timestamp, Uuid } from "../schemas";
+import { Int, NullableTimestamp, strictObject, Text, Timestamp, Uuid } from "../schemas";
 import { KEY_NAME_MAX } from "../../shared/accounts/rules";
 
-export const CreateKeyBody = strictObject({ name: t.String({ minLength: 1, maxLength: KEY_NAME_MAX }) });
+export const CreateKeyBody = strictObject({ name: Text({ minLength: 1, maxLength: KEY_NAME_MAX }) });
 export const CreatedKey = strictObject({
   id: Uuid,
   name: t.String(),

@@ -3,15 +3,26 @@ import { readFacts } from "../../shared/memories/facts";
 import { iso, isoOrNull } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, Int, NullableTimestamp, strictObject, Timestamp, TimestampIn, Uuid } from "../schemas";
+import {
+  AUTHED_ERRORS,
+  errors,
+  Int,
+  NullableTimestamp,
+  QueryInteger,
+  strictObject,
+  Text,
+  Timestamp,
+  TimestampIn,
+  Uuid,
+} from "../schemas";
 
 const FactsQuery = t.Object(
   {
-    subject: t.Optional(t.String({ minLength: 1, maxLength: 256 })),
-    predicate: t.Optional(t.String({ minLength: 1, maxLength: 256 })),
+    subject: t.Optional(Text({ minLength: 1, maxLength: 256 })),
+    predicate: t.Optional(Text({ minLength: 1, maxLength: 256 })),
     validAt: t.Optional(TimestampIn),
     knownAt: t.Optional(TimestampIn),
-    limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, multipleOf: 1 })),
+    limit: t.Optional(QueryInteger({ minimum: 1, maximum: 100 })),
   },
   { additionalProperties: false },
 );

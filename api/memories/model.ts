@@ -1,13 +1,25 @@
 import { t } from "elysia";
 import { COMMITMENT_STATUSES, MEMORY_TYPES } from "../../shared/db/schema";
-import { NullableTimestamp, oneOf, Project, ScopeName, strictObject, Timestamp, TimestampIn, Uuid } from "../schemas";
+import {
+  Cursor,
+  NullableTimestamp,
+  oneOf,
+  Project,
+  QueryInteger,
+  ScopeName,
+  strictObject,
+  Text,
+  Timestamp,
+  TimestampIn,
+  Uuid,
+} from "../schemas";
 
 /** Request fields use `oneOf` (no implicit default); response views may use `t.UnionEnum`. */
 export const MemoryTypeSchema = oneOf(MEMORY_TYPES);
 const MemoryTypeOut = t.UnionEnum([...MEMORY_TYPES]);
-const Topic = t.String({ minLength: 1, maxLength: 256 });
-const Content = t.String({ minLength: 1, maxLength: 8000 });
-const Tags = t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 32 });
+const Topic = Text({ minLength: 1, maxLength: 256 });
+const Content = Text({ minLength: 1, maxLength: 8000 });
+const Tags = t.Array(Text({ minLength: 1, maxLength: 64 }), { maxItems: 32 });
 
 /** The legacy capture body (seed 4.8), snake_case. */
 export const CaptureBody = strictObject({
@@ -28,11 +40,11 @@ export const CaptureResponse = strictObject({
   created_at: Timestamp,
 });
 
-const FactText = t.String({ minLength: 1, maxLength: 256 });
+const FactText = Text({ minLength: 1, maxLength: 256 });
 export const FactIn = strictObject({
   subject: FactText,
   predicate: FactText,
-  value: t.String({ minLength: 1, maxLength: 2000 }),
+  value: Text({ minLength: 1, maxLength: 2000 }),
   validFrom: t.Optional(TimestampIn),
   validTo: t.Optional(TimestampIn),
 });
@@ -79,8 +91,8 @@ export const ListMemoriesQuery = t.Object(
     memoryType: t.Optional(MemoryTypeSchema),
     status: t.Optional(oneOf(["active", "archived"])),
     current: t.Optional(oneOf(["true", "false"])),
-    limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, multipleOf: 1 })),
-    cursor: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+    limit: t.Optional(QueryInteger({ minimum: 1, maximum: 100 })),
+    cursor: t.Optional(Cursor),
   },
   { additionalProperties: false },
 );

@@ -3,18 +3,18 @@ import { Type } from "@sinclair/typebox";
 import { searchMemories } from "../../shared/memories/search";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, Int, NoQuery, Project, ScopeName, strictObject } from "../schemas";
+import { AUTHED_ERRORS, Cursor, errors, Int, NoQuery, Project, ScopeName, strictObject, Text } from "../schemas";
 import { MemoryTypeSchema, MemoryView } from "./model";
 import { memoryView } from "./view";
 
 export const SearchBody = strictObject({
-  query: t.String({ minLength: 1, maxLength: 1000, description: 'websearch syntax: words, "a phrase", -excluded, or' }),
+  query: Text({ minLength: 1, maxLength: 1000, description: 'websearch syntax: words, "a phrase", -excluded, or' }),
   scope: t.Optional(ScopeName),
   project: t.Optional(Project),
   memoryTypes: t.Optional(t.Array(MemoryTypeSchema, { minItems: 1, maxItems: 8, uniqueItems: true })),
   current: t.Optional(Type.Boolean({ description: "true (default): only memories neither superseded nor archived" })),
   limit: t.Optional(Int({ minimum: 1, maximum: 50 })),
-  cursor: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+  cursor: t.Optional(Cursor),
 });
 export const SearchResults = strictObject({
   items: t.Array(strictObject({ memory: MemoryView, score: t.Number({ minimum: 0, maximum: 1 }) })),

@@ -3,6 +3,7 @@ import { AppError, type ErrorCode } from "../../shared/errors";
 import { isDependencyUnavailable } from "../../shared/unavailable";
 import type { Logger } from "../../shared/logger";
 import { loggableError } from "../../shared/loggable-error";
+import { UnreadBodyError } from "../../shared/http/json-body";
 
 /** The exhaustive code → HTTP status map (SPEC §1.1). */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
@@ -47,13 +48,17 @@ export function errorsPlugin(logger: Logger, allowedMethods: MethodLookup) {
     if (code === "PARSE" && cause instanceof AppError) error = cause;
     if (error instanceof AppError) {
       if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+      // The rest of the body is still on the connection: it cannot carry another request.
+      if (error instanceof UnreadBodyError) headers.connection = "close";
       return errorResponse(error.code, headers);
     }
     // A known path with the wrong method is 405, even when a parameterised route of that method
-    // happened to match it (GET /agent-sessions/open reaching GET /agent-sessions/:id).
+    // happened to match it (GET /agent-sessions/open reaching GET /agent-sessions/:id). HEAD is
+    // GET without the body (Elysia answers it from the GET route), so it is never the wrong method there.
     if (code === "NOT_FOUND" || code === "VALIDATION") {
       const allowed = allowedMethods(new URL(request.url).pathname);
-      if (allowed.length > 0 && !allowed.includes(request.method)) {
+      const method = request.method === "HEAD" ? "GET" : request.method;
+      if (allowed.length > 0 && !allowed.includes(method)) {
         return errorResponse("method_not_allowed", { ...headers, allow: allowed.join(", ") });
       }
     }

@@ -12,6 +12,7 @@ import {
   NoQuery,
   NullableTimestamp,
   oneOf,
+  QueryInteger,
   strictObject,
   Timestamp,
   Uuid,
@@ -20,7 +21,7 @@ import {
 const ListQuery = t.Object(
   {
     status: t.Optional(oneOf(PROPOSAL_STATUSES)),
-    limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, multipleOf: 1 })),
+    limit: t.Optional(QueryInteger({ minimum: 1, maximum: 100 })),
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,9 @@
-/** Input rules shared by the HTTP schemas and the admin CLI, so both accept exactly the same. */
+import { hasLengthWithin } from "../text";
+
+/**
+ * Input rules shared by the HTTP schemas and the admin CLI, so both accept exactly the same.
+ * Lengths count characters (code points), as the published JSON Schema does.
+ */
 export const EMAIL_PATTERN = "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$";
 export const EMAIL_MAX = 254;
 export const PASSWORD_MIN = 8;
@@ -8,13 +13,13 @@ export const UUID_PATTERN =
   "^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12})$";
 
 export function isEmail(value: string): boolean {
-  return value.length >= 3 && value.length <= EMAIL_MAX && new RegExp(EMAIL_PATTERN).test(value);
+  return hasLengthWithin(value, 3, EMAIL_MAX) && new RegExp(EMAIL_PATTERN).test(value);
 }
 export function isPassword(value: string): boolean {
-  return value.length >= PASSWORD_MIN && value.length <= PASSWORD_MAX;
+  return hasLengthWithin(value, PASSWORD_MIN, PASSWORD_MAX);
 }
 export function isKeyName(value: string): boolean {
-  return value.length >= 1 && value.length <= KEY_NAME_MAX;
+  return hasLengthWithin(value, 1, KEY_NAME_MAX);
 }
 export function isUuid(value: string): boolean {
   return new RegExp(UUID_PATTERN).test(value);

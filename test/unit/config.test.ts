@@ -31,6 +31,7 @@ describe("loadConfig", () => {
       RATE_LIMIT_LOGIN: 10,
       TRUST_PROXY: false,
       BODY_LIMIT_BYTES: 262_144,
+      BODY_READ_TIMEOUT_MS: 10_000,
       FLUSH_INTERVAL_MS: 500,
       FLUSH_BATCH_SIZE: 1_000,
       FLUSH_PASS_BUDGET_MS: 500,

@@ -1,0 +1,27 @@
+import type { Server } from "bun";
+import type { Config } from "../shared/config";
+import { serveHttp } from "../shared/http/serve";
+import type { Logger } from "../shared/logger";
+import { loggableError } from "../shared/loggable-error";
+import type { App } from "./app";
+import { errorResponse } from "./plugins/errors";
+
+/**
+ * Serves the app on HOST:PORT the way production does (api/main.ts and the end-to-end tests):
+ * through Elysia's fetch on a Bun server whose own refusals are out of the app's way
+ * (shared/http/serve.ts). The server is handed to the app so client addresses and `app.stop()` work.
+ */
+export function serveApi(app: App, config: Pick<Config, "HOST" | "PORT">, logger: Logger): Server<undefined> {
+  const server = serveHttp({
+    hostname: config.HOST,
+    port: config.PORT,
+    fetch: app.fetch,
+    fallback: (error) => {
+      const requestId = crypto.randomUUID();
+      logger.error({ requestId, err: loggableError(error) }, "unhandled error outside the app");
+      return errorResponse("internal_error", { "x-request-id": requestId });
+    },
+  });
+  app.server = server;
+  return server;
+}

@@ -1,0 +1,144 @@
+import { AppError, type ErrorCode } from "../errors";
+import { isStorableText } from "../text";
+
+export type JsonBodyLimits = {
+  /** Bytes; more is 413 (SPEC §1). */
+  limitBytes: number;
+  /** The whole body must arrive within this; a body shorter than its Content-Length never would. */
+  readTimeoutMs: number;
+  /** Deepest `[`/`{` nesting accepted (the top-level value is depth 1). */
+  maxDepth: number;
+};
+
+/**
+ * A refusal given before the body was read to its end: the connection cannot carry another
+ * request (the rest of the body, or its promise, is still on it), so the answer closes it.
+ */
+export class UnreadBodyError extends AppError {
+  constructor(code: ErrorCode) {
+    super(code);
+    this.name = "UnreadBodyError";
+  }
+}
+
+/** JSON media types: application/json and application/*+json, with or without parameters. */
+const JSON_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;|$)/i;
+
+export function hasJsonContentType(request: Request): boolean {
+  return JSON_TYPE.test(request.headers.get("content-type") ?? "");
+}
+
+/** Invalid UTF-8 is rejected (invalid_json), never silently replaced. */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/**
+ * Tracks the nesting depth of JSON text fed to it in pieces, in one pass over the bytes, without
+ * parsing: only `"`, `\`, brackets and braces matter, and in UTF-8 those bytes never occur inside a
+ * multi-byte character. Malformed text is left for JSON.parse to refuse.
+ */
+export class JsonDepthScanner {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  constructor(private readonly maxDepth: number) {}
+
+  /** False as soon as the nesting passes maxDepth. */
+  feed(bytes: Uint8Array): boolean {
+    let { depth, inString, escaped } = this;
+    const max = this.maxDepth;
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (b === BACKSLASH) escaped = true;
+        else if (b === QUOTE) inString = false;
+      } else if (b === QUOTE) inString = true;
+      else if (b === OPEN_BRACKET || b === OPEN_BRACE) {
+        if (++depth > max) return false;
+      } else if (b === CLOSE_BRACKET || b === CLOSE_BRACE) depth--;
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    return true;
+  }
+}
+
+/**
+ * Reads the body within the limits, checking size and depth in the same pass as the bytes arrive,
+ * so an oversized, over-deep or stalled body costs no more than reading it up to the refusal:
+ * - more than `limitBytes` → 413 `payload_too_large`;
+ * - nesting deeper than `maxDepth` → 400 `invalid_input` (well-formed or not, no schema accepts it);
+ * - not complete within `readTimeoutMs` → 400 `invalid_json` (what arrived is not a whole JSON text).
+ */
+async function readWithin(body: ReadableStream<Uint8Array>, limits: JsonBodyLimits): Promise<Uint8Array> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  const scanner = new JsonDepthScanner(limits.maxDepth);
+  let total = 0;
+  let timer: Timer | undefined;
+  const expired = new Promise<"expired">((resolve) => {
+    timer = setTimeout(() => resolve("expired"), limits.readTimeoutMs);
+  });
+  const refuse = (code: ErrorCode): never => {
+    reader.cancel().catch(() => {});
+    throw new UnreadBodyError(code);
+  };
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), expired]);
+      if (next === "expired") return refuse("invalid_json");
+      if (next.done) break;
+      total += next.value.byteLength;
+      if (total > limits.limitBytes) return refuse("payload_too_large");
+      if (!scanner.feed(next.value)) return refuse("invalid_input");
+      chunks.push(next.value);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+/** Any string (or property name) in the value that Postgres text cannot store as sent. */
+function hasUnstorableString(value: unknown): boolean {
+  if (typeof value === "string") return !isStorableText(value);
+  if (Array.isArray(value)) return value.some(hasUnstorableString);
+  if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      if (!isStorableText(key) || hasUnstorableString(item)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The request's JSON body (undefined when it has none), read within `limits`; a non-empty body of
+ * another media type is 415 `unsupported_media_type`. Text Postgres
+ * cannot store as sent — NUL, or an unpaired UTF-16 surrogate, which only a `\u` escape can carry
+ * (raw UTF-8 cannot encode one) — is 400 `invalid_input`, never stored as U+FFFD.
+ * The depth bound also bounds the recursion of that check.
+ */
+export async function readJsonBody(request: Request, limits: JsonBodyLimits): Promise<unknown> {
+  if (!request.body) return undefined;
+  const bytes = await readWithin(request.body, limits);
+  if (bytes.byteLength === 0) return undefined;
+  if (!hasJsonContentType(request)) throw new AppError("unsupported_media_type");
+  let text: string;
+  let body: unknown;
+  try {
+    text = STRICT_UTF8.decode(bytes);
+    body = JSON.parse(text);
+  } catch {
+    throw new AppError("invalid_json");
+  }
+  if (text.includes("\\u") && hasUnstorableString(body)) throw new AppError("invalid_input");
+  return body;
+}

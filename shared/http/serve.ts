@@ -1,0 +1,65 @@
+import http from "node:http";
+import type { Server } from "bun";
+
+/**
+ * Bun's own bound on a request head (request line + headers), set well above the app's own
+ * (REQUEST_HEAD_LIMIT_BYTES in request-rules.ts) so that a long path or large headers reach the
+ * app and get the contract's answer. Only past this does Bun's parser refuse by itself, with a bare
+ * `431` (no body, no request id) that no hook of Bun.serve can replace. Heads are buffered whole
+ * while parsing, so this is the per-connection memory bound for them (like the body limit).
+ */
+export const SERVER_HEAD_LIMIT_BYTES = 256 * 1024;
+
+export type FetchHandler = (request: Request, server: Server<undefined>) => Response | Promise<Response>;
+
+export type ServeOptions = {
+  hostname: string;
+  port: number;
+  fetch: FetchHandler;
+  /**
+   * The answer when `fetch` throws or rejects (the app maps its own errors, so this is a bug);
+   * it must be the contract's error answer, since Bun would otherwise send its own page.
+   */
+  fallback: (error: unknown) => Response;
+};
+
+/**
+ * Bun's head limit is process-wide (the `--max-http-header-size` flag); Bun exposes it as the
+ * writable `node:http` `maxHeaderSize`. Raised, never lowered, and checked, so a Bun that ignores
+ * the assignment fails at start rather than answering 431 from its parser.
+ */
+function raiseServerHeadLimit(bytes: number): void {
+  if (http.maxHeaderSize >= bytes) return;
+  (http as { maxHeaderSize: number }).maxHeaderSize = bytes;
+  if (http.maxHeaderSize !== bytes) throw new Error(`could not raise Bun's HTTP head limit to ${bytes} bytes`);
+}
+
+/**
+ * Serves `fetch` over HTTP/1.1 with Bun's own refusals moved out of the way, so every answer the
+ * process gives comes from the app (SPEC §1.1: `{"error": code}`, JSON, `X-Request-Id`):
+ * - no body size limit of Bun's own: its 413 is bare and, for a body still arriving, may reset the
+ *   connection before the client reads it. The app refuses by Content-Length before reading, and
+ *   counts what it reads, and closes the connection after such a refusal;
+ * - the head limit raised above the app's (see SERVER_HEAD_LIMIT_BYTES);
+ * - a throwing handler answered by `fallback`, never by Bun's error page.
+ *
+ * What stays Bun's (its parser answers before any JavaScript runs, with a bare status and
+ * `Connection: close`; Bun.serve has no hook for it): malformed framing — a Content-Length that
+ * is not one decimal number (`-1`, `abc`), two Content-Lengths, Content-Length with
+ * Transfer-Encoding, a bad chunk size — a malformed request line or header line, a missing Host,
+ * more than ~200 header lines, and a head over SERVER_HEAD_LIMIT_BYTES (400 or 431; an unknown
+ * method is closed without an answer).
+ *
+ * Framework-free (the api and the MCP server each pass their app's fetch).
+ */
+export function serveHttp(options: ServeOptions): Server<undefined> {
+  raiseServerHeadLimit(SERVER_HEAD_LIMIT_BYTES);
+  return Bun.serve({
+    hostname: options.hostname,
+    port: options.port,
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    development: false,
+    fetch: options.fetch,
+    error: options.fallback,
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * Text rules shared by the HTTP schemas, the body reader and the admin CLI.
+ *
+ * Lengths count characters (Unicode code points), as JSON Schema's minLength/maxLength do, not
+ * UTF-16 units (`String.length`): a 64-emoji name is 64 characters, valid under the published
+ * `maxLength: 64`, though its `.length` is 128.
+ */
+export function codePointLength(value: string): number {
+  let pairs = 0;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < value.length) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        pairs++;
+        i++;
+      }
+    }
+  }
+  return value.length - pairs;
+}
+
+/** Whether the text has between `min` and `max` characters (code points); cheap when `.length` decides. */
+export function hasLengthWithin(value: string, min: number, max: number): boolean {
+  // Code points ≤ UTF-16 units ≤ 2 × code points.
+  if (value.length < min || value.length > 2 * max) return false;
+  if (value.length <= max && value.length >= 2 * min) return true;
+  const length = codePointLength(value);
+  return length >= min && length <= max;
+}
+
+/**
+ * Whether Postgres text can store the string as sent: no NUL, and no unpaired UTF-16 surrogate
+ * (which UTF-8 cannot encode; the driver would store U+FFFD while the answer echoes the original).
+ */
+export function isStorableText(value: string): boolean {
+  return value.isWellFormed() && !value.includes("\u0000");
+}
