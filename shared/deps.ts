@@ -5,7 +5,7 @@ import { connectRedis, createRequestRedis } from "./redis/connections";
 import type { ScriptedRedis } from "./redis/scripts";
 import { redisKeys, type RedisKeys } from "./redis/keys";
 import { createLogger, type Logger } from "./logger";
-import { createLogMailer, type Mailer } from "./mail";
+import { createMailer, type Mailer } from "./mail";
 import { CredentialOwners } from "./auth/credential-owners";
 import { JobQueues } from "./queue/producer";
 import { WaitLimiter } from "./concurrency/wait-limiter";
@@ -39,6 +39,7 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
   redis.on("error", () => {});
   await connectRedis(redis, config.DEPENDENCY_TIMEOUT_MS);
   const jobs = new JobQueues(config, logger);
+  const mailer = createMailer(config, logger);
   return {
     config,
     db,
@@ -46,11 +47,13 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
     redis,
     keys: redisKeys(config.REDIS_PREFIX),
     logger,
-    mailer: createLogMailer(logger),
+    mailer,
     credentialOwners: new CredentialOwners(),
     jobs,
     searchLimiter: new WaitLimiter(config.SEARCH_MAX_CONCURRENT, config.SEARCH_WAIT_MS),
     close: async () => {
+      // Mail under way (a signup's verification) is finished first: each delivery is bounded.
+      await mailer.close();
       await jobs.close();
       redis.disconnect();
       await client.end({ timeout: 2 });
