@@ -42,6 +42,15 @@ export const ConfigSchema = T.Object({
    */
   SEARCH_MAX_CONCURRENT: T.Integer({ minimum: 1, maximum: 200, default: 4 }),
   SEARCH_WAIT_MS: T.Integer({ minimum: 0, maximum: 30_000, default: 2_000 }),
+  /**
+   * The export (GET /api/v1/export) streams one snapshot page by page on one connection: the whole
+   * export ends (the stream is aborted) after EXPORT_TIMEOUT_MS, each page read after
+   * EXPORT_PAGE_TIMEOUT_MS, and at most EXPORT_MAX_CONCURRENT run at once per api process (keep it
+   * below DB_POOL_SIZE; one more waits up to DEPENDENCY_TIMEOUT_MS for a turn, then 503).
+   */
+  EXPORT_TIMEOUT_MS: T.Integer({ minimum: 1_000, maximum: 3_600_000, default: 600_000 }),
+  EXPORT_PAGE_TIMEOUT_MS: T.Integer({ minimum: 100, maximum: 120_000, default: 5_000 }),
+  EXPORT_MAX_CONCURRENT: T.Integer({ minimum: 1, maximum: 200, default: 2 }),
   PUBLIC_URL: T.String({ minLength: 1, default: "http://127.0.0.1:3000" }),
   /** The mail relay, `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…` (TLS from the start). */
   SMTP_URL: T.Optional(T.String({ pattern: "^smtps?://[^\\s]+$" })),

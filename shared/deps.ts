@@ -24,6 +24,8 @@ export type Deps = {
   jobs: JobQueues;
   /** Bounds the searches running at once in this process and their wait for a turn. */
   searchLimiter: WaitLimiter;
+  /** Bounds the exports streaming at once in this process (each holds a connection while it streams). */
+  exportLimiter: WaitLimiter;
   close: () => Promise<void>;
 };
 
@@ -51,6 +53,7 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
     credentialOwners: new CredentialOwners(),
     jobs,
     searchLimiter: new WaitLimiter(config.SEARCH_MAX_CONCURRENT, config.SEARCH_WAIT_MS),
+    exportLimiter: new WaitLimiter(config.EXPORT_MAX_CONCURRENT, config.DEPENDENCY_TIMEOUT_MS),
     close: async () => {
       // Mail under way (a signup's verification) is finished first: each delivery is bounded.
       await mailer.close();
