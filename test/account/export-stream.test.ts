@@ -1,6 +1,18 @@
-import { describe, expect, it } from "bun:test";
+import { afterAll, describe, expect, it } from "bun:test";
+import postgres from "postgres";
 import { captureLogs, createTestContext, eventually, newTenant, type Tenant, type TestContext } from "../helpers";
 import { EXPORT_PAGE_ROWS } from "../../shared/accounts/export";
+import { TEST_DATABASE_URL } from "../env";
+
+const EXPORTED_TABLES = [
+  "memory_edges",
+  "commitments",
+  "facts",
+  "memory_events",
+  "memories",
+  "agent_sessions",
+  "scopes",
+];
 
 /*
  * A large account (issue 10, defect 14). With one request-sized statement bound
@@ -25,8 +37,9 @@ const ctx = await createTestContext(
 const tight = await createTestContext({ DEPENDENCY_TIMEOUT_MS: "100" });
 const large = await newTenant(ctx);
 await seedLargeAccount(ctx, large);
-// The bulk rows would slow every later test that reads the whole database (pg_dump in erasure tests).
-ctx.onClose(() => deleteBulkRows(ctx, large));
+// The bulk rows, even deleted, would slow every later test that reads the whole table or its indexes
+// (pg_dump in the erasure tests, the consolidate job's trigram probes) until a vacuum.
+afterAll(() => deleteBulkRows(large), { timeout: 120_000 });
 
 /** Bulk rows for `tenant` in one transaction free of the context's statement bound. */
 async function seedLargeAccount(c: TestContext, tenant: Tenant) {
@@ -67,22 +80,20 @@ async function seedLargeAccount(c: TestContext, tenant: Tenant) {
   });
 }
 
-async function deleteBulkRows(c: TestContext, tenant: Tenant) {
-  await c.deps.sql.begin(async (sql) => {
-    await sql`set local statement_timeout = 0`;
-    // Only rows this file inserted reference each other here: skip the per-row foreign-key checks.
-    await sql`set local session_replication_role = replica`;
-    for (const table of [
-      "memory_edges",
-      "commitments",
-      "facts",
-      "memory_events",
-      "memories",
-      "agent_sessions",
-      "scopes",
-    ])
-      await sql`delete from ${sql(table)} where user_id = ${tenant.userId}`;
-  });
+/** Deletes the bulk rows and vacuums, on a connection of its own (the contexts may be closed already). */
+async function deleteBulkRows(tenant: Tenant) {
+  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
+  try {
+    await admin.begin(async (sql) => {
+      await sql`set local statement_timeout = 0`;
+      // Only rows this file inserted reference each other here: skip the per-row foreign-key checks.
+      await sql`set local session_replication_role = replica`;
+      for (const table of EXPORTED_TABLES) await sql`delete from ${sql(table)} where user_id = ${tenant.userId}`;
+    });
+    await admin`vacuum analyze memory_edges, commitments, facts, memories, agent_sessions, scopes`;
+  } finally {
+    await admin.end();
+  }
 }
 
 /** Exports holding a connection now (an export names its connection while its transaction lasts). */
