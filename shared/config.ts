@@ -1,6 +1,10 @@
 import { Type as T, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 
+/** How verification and reset mail leaves the service (SPEC §2.5, issue 10 defect 12). */
+export const MAIL_TRANSPORTS = ["smtp", "log", "off"] as const;
+export type MailTransportName = (typeof MAIL_TRANSPORTS)[number];
+
 /**
  * Every environment variable the service reads, parsed once at start-up.
  * Strings from the environment are converted (numbers, booleans) before validation,
@@ -51,7 +55,32 @@ export const ConfigSchema = T.Object({
    */
   SEARCH_MAX_CONCURRENT: T.Integer({ minimum: 1, maximum: 200, default: 4 }),
   SEARCH_WAIT_MS: T.Integer({ minimum: 0, maximum: 30_000, default: 2_000 }),
+  /**
+   * The export (GET /api/v1/export) streams one snapshot page by page on one connection: the whole
+   * export ends (the stream is aborted) after EXPORT_TIMEOUT_MS, each page read after
+   * EXPORT_PAGE_TIMEOUT_MS, and at most EXPORT_MAX_CONCURRENT run at once per api process (keep it
+   * below DB_POOL_SIZE; one more waits up to DEPENDENCY_TIMEOUT_MS for a turn, then 503).
+   */
+  EXPORT_TIMEOUT_MS: T.Integer({ minimum: 1_000, maximum: 3_600_000, default: 600_000 }),
+  EXPORT_PAGE_TIMEOUT_MS: T.Integer({ minimum: 100, maximum: 120_000, default: 5_000 }),
+  EXPORT_MAX_CONCURRENT: T.Integer({ minimum: 1, maximum: 200, default: 2 }),
   PUBLIC_URL: T.String({ minLength: 1, default: "http://127.0.0.1:3000" }),
+  /** The mail relay, `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…` (TLS from the start). */
+  SMTP_URL: T.Optional(T.String({ pattern: "^smtps?://[^\\s]+$" })),
+  /** The From of every mail; required with SMTP_URL (a relay rejects senders it does not know). */
+  MAIL_FROM: T.Optional(T.String({ minLength: 3, maxLength: 320 })),
+  /**
+   * smtp when SMTP_URL is set, otherwise off (nothing is sent, said at start). `log` writes each mail
+   * with its one-time link to the log: development only, refused when NODE_ENV=production.
+   */
+  MAIL_TRANSPORT: T.Union(
+    MAIL_TRANSPORTS.map((name) => T.Literal(name)),
+    { default: "off" },
+  ),
+  /** Bound on one delivery to the relay (connect, greeting, every reply, the whole send). */
+  MAIL_TIMEOUT_MS: T.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
+  /** Read only to refuse development-only settings in production. */
+  NODE_ENV: T.Optional(T.String()),
   /** How long a request waits for its queued job (triage complete, erasure) before 503 + Retry-After. */
   JOB_WAIT_MS: T.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
   /** How long finished jobs stay in Redis, so a waiter (or a retry) can always read the result. */
@@ -107,6 +136,20 @@ export class ConfigError extends Error {
   }
 }
 
+/** Mail settings that are valid alone but contradict each other. */
+function mailProblems(config: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const transport = config.MAIL_TRANSPORT;
+  if (transport === "smtp" && config.SMTP_URL === undefined) problems.push("SMTP_URL: required by MAIL_TRANSPORT=smtp");
+  if (transport === "smtp" && config.MAIL_FROM === undefined) problems.push("MAIL_FROM: required to send mail by SMTP");
+  if ((transport === "log" || transport === "off") && config.SMTP_URL !== undefined)
+    problems.push(`MAIL_TRANSPORT: ${transport} contradicts SMTP_URL (unset one of them)`);
+  // One-time tokens in production logs would let anyone who reads the logs take over accounts.
+  if (transport === "log" && config.NODE_ENV === "production")
+    problems.push("MAIL_TRANSPORT: log writes one-time tokens to the log and is refused when NODE_ENV=production");
+  return problems;
+}
+
 /** Parses the environment; throws ConfigError naming every bad key. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const input: Record<string, unknown> = {};
@@ -114,10 +157,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const raw = env[key];
     if (raw !== undefined && raw !== "") input[key] = coerce(key, raw);
   }
+  // Mail goes out by SMTP when a relay is configured; nothing else is ever implied.
+  if (input.MAIL_TRANSPORT === undefined && input.SMTP_URL !== undefined) input.MAIL_TRANSPORT = "smtp";
   const withDefaults = Value.Default(ConfigSchema, input) as Record<string, unknown>;
   const problems = [...Value.Errors(ConfigSchema, withDefaults)].map(
     (e) => `${e.path.slice(1) || "(root)"}: ${e.message}`,
   );
+  problems.push(...mailProblems(withDefaults));
   if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
   return withDefaults as Config;
 }

@@ -5,7 +5,7 @@ import { connectRedis, createRequestRedis } from "./redis/connections";
 import type { ScriptedRedis } from "./redis/scripts";
 import { redisKeys, type RedisKeys } from "./redis/keys";
 import { createLogger, type Logger } from "./logger";
-import { createLogMailer, type Mailer } from "./mail";
+import { createMailer, type Mailer } from "./mail";
 import { CredentialOwners } from "./auth/credential-owners";
 import { JobQueues } from "./queue/producer";
 import { WaitLimiter } from "./concurrency/wait-limiter";
@@ -24,6 +24,8 @@ export type Deps = {
   jobs: JobQueues;
   /** Bounds the searches running at once in this process and their wait for a turn. */
   searchLimiter: WaitLimiter;
+  /** Bounds the exports streaming at once in this process (each holds a connection while it streams). */
+  exportLimiter: WaitLimiter;
   close: () => Promise<void>;
 };
 
@@ -39,6 +41,7 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
   redis.on("error", () => {});
   await connectRedis(redis, config.DEPENDENCY_TIMEOUT_MS);
   const jobs = new JobQueues(config, logger);
+  const mailer = createMailer(config, logger);
   return {
     config,
     db,
@@ -46,11 +49,14 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
     redis,
     keys: redisKeys(config.REDIS_PREFIX),
     logger,
-    mailer: createLogMailer(logger),
+    mailer,
     credentialOwners: new CredentialOwners(),
     jobs,
     searchLimiter: new WaitLimiter(config.SEARCH_MAX_CONCURRENT, config.SEARCH_WAIT_MS),
+    exportLimiter: new WaitLimiter(config.EXPORT_MAX_CONCURRENT, config.DEPENDENCY_TIMEOUT_MS),
     close: async () => {
+      // Mail under way (a signup's verification) is finished first: each delivery is bounded.
+      await mailer.close();
       await jobs.close();
       redis.disconnect();
       await client.end({ timeout: 2 });

@@ -58,10 +58,16 @@ export async function deletePrefix(deps: Deps): Promise<void> {
   } while (cursor !== "0");
 }
 
-/** An app over real Postgres and Redis with its own Redis prefix; closed after the file's tests. */
-export async function createTestContext(overrides: Record<string, string> = {}): Promise<TestContext> {
+/**
+ * An app over real Postgres and Redis with its own Redis prefix; closed after the file's tests.
+ * Pass a logger (captureLogs) to assert what the services log.
+ */
+export async function createTestContext(
+  overrides: Record<string, string> = {},
+  logger: Logger = createLogger("silent"),
+): Promise<TestContext> {
   const config = testConfig(overrides);
-  const deps = await createDeps(config, "test", createLogger("silent"));
+  const deps = await createDeps(config, "test", logger);
   const app = createApp(deps);
   const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => {

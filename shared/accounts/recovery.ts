@@ -24,10 +24,17 @@ export async function issueVerificationToken(db: Executor, userId: string): Prom
   return token;
 }
 
+/**
+ * Hands the verification mail to the mailer without waiting for the relay: the user is already
+ * committed, and a slow or failing relay must not slow or fail the signup (the mailer bounds and
+ * logs the delivery; `deps.close()` waits for it).
+ */
 export async function sendVerificationMail(deps: Deps, email: string, token: string): Promise<void> {
-  await deps.mailer.send({
+  void deps.mailer.send({
+    kind: "verify-email",
     to: email,
     subject: "Verify your amem account",
+    intro: "Open this link within 24 hours to verify the email address of your amem account:",
     link: `${deps.config.PUBLIC_URL}/auth/verify-email?token=${token}`,
   });
 }
@@ -55,8 +62,12 @@ export async function requestPasswordReset(deps: Deps, email: string): Promise<v
     expiresAt: new Date(Date.now() + RESET_TTL_MS),
   });
   await deps.mailer.send({
+    kind: "reset-password",
     to: user.email,
     subject: "Reset your amem password",
+    intro:
+      "Open this link within one hour to choose a new amem password. If you did not ask for it, ignore this " +
+      "mail: your password stays as it is.",
     link: `${deps.config.PUBLIC_URL}/auth/reset-password?token=${token}`,
   });
 }

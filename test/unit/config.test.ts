@@ -39,7 +39,12 @@ describe("loadConfig", () => {
       DEPENDENCY_TIMEOUT_MS: 2_000,
       SEARCH_MAX_CONCURRENT: 4,
       SEARCH_WAIT_MS: 2_000,
+      EXPORT_TIMEOUT_MS: 600_000,
+      EXPORT_PAGE_TIMEOUT_MS: 5_000,
+      EXPORT_MAX_CONCURRENT: 2,
       PUBLIC_URL: "http://127.0.0.1:3000",
+      MAIL_TRANSPORT: "off",
+      MAIL_TIMEOUT_MS: 10_000,
       JOB_WAIT_MS: 10_000,
       JOB_KEEP_SECONDS: 3_600,
       JOB_LOCK_MS: 30_000,
@@ -61,10 +66,36 @@ describe("loadConfig", () => {
     });
   });
 
-  it("leaves the optional keys unset by default (cron routes off, mail to the log)", () => {
+  it("leaves the optional keys unset by default (cron routes off, mail delivery off)", () => {
     const config = loadConfig({});
     expect("CRON_SECRET" in config).toBe(false);
     expect("SMTP_URL" in config).toBe(false);
+    expect("MAIL_FROM" in config).toBe(false);
+    expect(config.MAIL_TRANSPORT).toBe("off");
+  });
+
+  it("sends mail by SMTP once SMTP_URL is set, and needs MAIL_FROM for it", () => {
+    const smtp = { SMTP_URL: "smtp://user:pass@mail.example.test:587", MAIL_FROM: "amem <no-reply@example.test>" };
+    expect(loadConfig(smtp).MAIL_TRANSPORT).toBe("smtp");
+    expect(loadConfig({ ...smtp, SMTP_URL: "smtps://mail.example.test" }).MAIL_TRANSPORT).toBe("smtp");
+    expect(keysNamed(configError({ SMTP_URL: smtp.SMTP_URL }))).toEqual(["MAIL_FROM"]);
+    expect(keysNamed(configError({ ...smtp, SMTP_URL: "http://mail.example.test" }))).toEqual(["SMTP_URL"]);
+    expect(keysNamed(configError({ MAIL_TRANSPORT: "smtp", MAIL_FROM: smtp.MAIL_FROM }))).toEqual(["SMTP_URL"]);
+  });
+
+  it("refuses a MAIL_TRANSPORT that contradicts SMTP_URL", () => {
+    const smtp = { SMTP_URL: "smtp://mail.example.test:587", MAIL_FROM: "no-reply@example.test" };
+    expect(keysNamed(configError({ ...smtp, MAIL_TRANSPORT: "log" }))).toEqual(["MAIL_TRANSPORT"]);
+    expect(keysNamed(configError({ ...smtp, MAIL_TRANSPORT: "off" }))).toEqual(["MAIL_TRANSPORT"]);
+    expect(keysNamed(configError({ MAIL_TRANSPORT: "carrier-pigeon" }))).toEqual(["MAIL_TRANSPORT"]);
+  });
+
+  it("accepts the development log transport only outside production", () => {
+    expect(loadConfig({ MAIL_TRANSPORT: "log" }).MAIL_TRANSPORT).toBe("log");
+    expect(loadConfig({ MAIL_TRANSPORT: "log", NODE_ENV: "development" }).MAIL_TRANSPORT).toBe("log");
+    const refused = configError({ MAIL_TRANSPORT: "log", NODE_ENV: "production" });
+    expect(keysNamed(refused)).toEqual(["MAIL_TRANSPORT"]);
+    expect(refused.message).toContain("NODE_ENV=production");
   });
 
   it("treats an empty string as unset", () => {

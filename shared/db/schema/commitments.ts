@@ -29,6 +29,8 @@ export const commitments = pgTable(
   (t) => [
     uniqueIndex("commitments_memory_key").on(t.memoryId),
     index("commitments_user_status_idx").on(t.userId, t.status, t.dueAt),
+    // A tenant's rows in id order, page by page: the export (GDPR Art. 20) reads them in keyset pages.
+    index("commitments_user_by_id_idx").on(t.userId, t.id),
     check("commitments_status_check", sql`${t.status} in ('open', 'waiting', 'resolved', 'expired')`),
   ],
 );

@@ -54,6 +54,8 @@ export const memories = pgTable(
       .on(t.userId, t.contentHash)
       .where(sql`${t.validTo} is null and ${t.status} = 'active'`),
     index("memories_user_created_idx").on(t.userId, t.createdAt, t.id),
+    // A tenant's rows in id order, page by page: the export (GDPR Art. 20) reads them in keyset pages.
+    index("memories_user_by_id_idx").on(t.userId, t.id),
     index("memories_user_scope_project_idx").on(t.userId, t.scope, t.project),
     index("memories_session_run_idx").on(t.sessionRunId),
     index("memories_search_idx").using("gin", t.search),
@@ -85,6 +87,8 @@ export const memoryEdges = pgTable(
   },
   (t) => [
     uniqueIndex("memory_edges_pair_type_key").on(t.fromId, t.toId, t.edgeType),
+    // A tenant's rows in id order, page by page: the export (GDPR Art. 20) reads them in keyset pages.
+    index("memory_edges_user_by_id_idx").on(t.userId, t.id),
     index("memory_edges_to_idx").on(t.toId),
     check("memory_edges_no_self_check", sql`${t.fromId} <> ${t.toId}`),
     check("memory_edges_type_check", sql`${t.edgeType} in ('supersedes', 'updates', 'extends', 'derives')`),
