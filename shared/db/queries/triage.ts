@@ -87,8 +87,8 @@ export async function armAttempt(
 type CompleteOutcome = "ok" | "not_found" | "conflict" | "account_deleted";
 
 /**
- * Triage complete in one statement (the `amem_complete_triage` function, migrations 0007, 0008 and
- * 0009): takes the account write fence, locks the session row, decides, finalizes and stores the
+ * Triage complete in one statement (the `amem_complete_triage` function, its source in
+ * shared/db/functions/amem_complete_triage.sql): takes the account write fence, locks the session row, decides, finalizes and stores the
  * answer — the statement is the transaction.
  */
 export async function completeTriageAttempt(
