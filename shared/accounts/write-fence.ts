@@ -2,7 +2,7 @@ import { AppError } from "../errors";
 import type { Deps } from "../deps";
 import type { Executor } from "../db/client";
 import { assertWritable, type Principal } from "../auth/credentials";
-import { lockActiveAccount } from "../db/queries/account-fence";
+import { ACCOUNT_NOT_ACTIVE, lockActiveAccount } from "../db/queries/account-fence";
 
 /**
  * Fences a write inside its transaction: the user row is held FOR KEY SHARE until the commit, or
@@ -13,16 +13,41 @@ export async function fenceAccountWrite(tx: Executor, userId: string): Promise<v
   if (!(await lockActiveAccount(tx, userId))) throw new AppError("account_deleted");
 }
 
+/** True when a statement failed on the fence inside it (amem_active_user: the account is not active). */
+function refusedByFence(error: unknown): boolean {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
+    if (e.code === ACCOUNT_NOT_ACTIVE) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
 /**
- * The one way a write of tenant data opens its transaction (README, "The write fence"): refused at
- * once when the cached credential already says the account is erasing, else fenced in Postgres,
- * which is what makes erasure a fence: a write commits only if the account is still active when
- * it commits, so nothing lands after the erasure's transaction.
+ * A write whose statements carry the fence themselves (`activeUserId`, one statement each: open,
+ * close, a resurrection, the briefing stamp): refused at once when the cached credential already
+ * says the account is erasing, and answered 410 account_deleted when a statement meets the fence.
+ */
+export async function fencedWrite<T>(principal: Principal, work: () => Promise<T>): Promise<T> {
+  assertWritable(principal);
+  try {
+    return await work();
+  } catch (error) {
+    if (refusedByFence(error)) throw new AppError("account_deleted");
+    throw error;
+  }
+}
+
+/**
+ * The one way a multi-statement write of tenant data opens its transaction (README, "The write
+ * fence"): refused at once when the cached credential already says the account is erasing, else
+ * fenced in Postgres first, which is what makes erasure a fence: a write commits only if the
+ * account is still active when it commits, so nothing lands after the erasure's transaction.
  */
 export function tenantWrite<T>(deps: Deps, principal: Principal, work: (tx: Executor) => Promise<T>): Promise<T> {
-  assertWritable(principal);
-  return deps.db.transaction(async (tx) => {
-    await fenceAccountWrite(tx, principal.userId);
-    return work(tx);
-  });
+  return fencedWrite(principal, () =>
+    deps.db.transaction(async (tx) => {
+      await fenceAccountWrite(tx, principal.userId);
+      return work(tx);
+    }),
+  );
 }

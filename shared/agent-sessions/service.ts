@@ -14,7 +14,7 @@ import {
   type NaturalKey,
 } from "../db/queries/agent-sessions";
 import type { Executor } from "../db/client";
-import { tenantWrite } from "../accounts/write-fence";
+import { fencedWrite } from "../accounts/write-fence";
 import { normalizeSelector, type SelectorInput } from "./facets";
 import {
   authenticatedHeartbeatLease,
@@ -57,8 +57,8 @@ function knownSeen(lease: CachedLease | null) {
 
 /**
  * open (SPEC §3.3). Every transition is decided and committed in Postgres, where epochs are minted,
- * in one fenced transaction (its statements are those of the open's decision); the lease cache is
- * filled afterwards.
+ * each write one statement carrying the account write fence (a resume is one statement in all);
+ * the lease cache is filled afterwards.
  */
 export async function openSession(
   deps: Deps,
@@ -66,7 +66,6 @@ export async function openSession(
   input: OpenInput,
   now = new Date(),
 ): Promise<OpenResult> {
-  assertWritable(principal);
   const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
   const values = {
     ...key,
@@ -79,10 +78,10 @@ export async function openSession(
     now,
   };
   const known = knownSeen(await readLease(deps, key));
-  const result = await tenantWrite(deps, principal, async (tx) =>
+  const result = await fencedWrite(principal, async () =>
     input.source === "resume"
-      ? resume(tx, { ...values, known, cutoff: leaseCutoff(deps.config, now) })
-      : ((await startupNew(tx, values)) ?? (await startupExisting(deps, tx, { ...values, known }, now))),
+      ? resume(deps.db, { ...values, known, cutoff: leaseCutoff(deps.config, now) })
+      : ((await startupNew(deps.db, values)) ?? (await startupExisting(deps, { ...values, known }, now))),
   );
   await fillLease(deps, result.row);
   return result;
@@ -90,14 +89,14 @@ export async function openSession(
 
 type OpenValues = Parameters<typeof insertSessionIfAbsent>[1];
 
-async function resume(tx: Executor, values: Parameters<typeof upsertResumedSession>[1]): Promise<OpenResult> {
-  const row = await upsertResumedSession(tx, values);
+async function resume(db: Executor, values: Parameters<typeof upsertResumedSession>[1]): Promise<OpenResult> {
+  const row = await upsertResumedSession(db, values);
   // Every resume mints a new epoch, so reopened_epoch equals it exactly when this resume reopened.
   return { row, created: row.created, reopened: !row.created && row.reopenedEpoch === row.activationEpoch };
 }
 
-async function startupNew(tx: Executor, values: OpenValues): Promise<OpenResult | null> {
-  const row = await insertSessionIfAbsent(tx, values);
+async function startupNew(db: Executor, values: OpenValues): Promise<OpenResult | null> {
+  const row = await insertSessionIfAbsent(db, values);
   return row ? { row, created: true, reopened: false } : null;
 }
 
@@ -114,14 +113,13 @@ const TRANSITION_ATTEMPTS = 4;
  */
 async function startupExisting(
   deps: Deps,
-  tx: Executor,
   values: OpenValues & { known: { epoch: number; seenMs: number } | null },
   now: Date,
 ): Promise<OpenResult> {
   for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
-    const current = await findSessionByNaturalKey(tx, values);
+    const current = await findSessionByNaturalKey(deps.db, values);
     if (!current) {
-      const created = await startupNew(tx, values);
+      const created = await startupNew(deps.db, values);
       if (created) return created;
       continue;
     }
@@ -132,10 +130,10 @@ async function startupExisting(
     );
     const fenced = { ...values, fenceEpoch: current.activationEpoch, cutoff: leaseCutoff(deps.config, now), now };
     if (isLive(current.closedAt, seenMs, now.getTime(), leaseMs(deps.config))) {
-      const row = await refreshLiveSession(tx, fenced);
+      const row = await refreshLiveSession(deps.db, fenced);
       if (row) return { row, created: false, reopened: false };
     } else {
-      const row = await reopenSession(tx, { ...fenced, briefedMemories: values.briefedMemories });
+      const row = await reopenSession(deps.db, { ...fenced, briefedMemories: values.briefedMemories });
       if (row) return { row, created: false, reopened: true };
     }
   }
@@ -172,8 +170,8 @@ export async function heartbeat(
       return { sessionRunId: lease.runId, activationEpoch: lease.epoch, lastSeenMs: lease.seenMs, resurrected: false };
     }
     if (lease.kind === "stale") {
-      const row = await tenantWrite(deps, principal, (tx) =>
-        reopenSession(tx, {
+      const row = await fencedWrite(principal, () =>
+        reopenSession(deps.db, {
           ...key,
           fenceEpoch: lease.epoch,
           known: { epoch: lease.epoch, seenMs: lease.seenMs },
@@ -231,10 +229,10 @@ export async function closeSession(
   now = new Date(),
 ): Promise<CloseAnswer> {
   const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
-  const answer = await tenantWrite(deps, principal, async (tx) => {
+  const answer = await fencedWrite(principal, async () => {
     for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
-      const closed = await closeSessionRow(tx, key, now);
-      const row = closed ?? (await findSessionByNaturalKey(tx, key));
+      const closed = await closeSessionRow(deps.db, key, now);
+      const row = closed ?? (await findSessionByNaturalKey(deps.db, key));
       if (!row) throw new AppError("not_found");
       // Not closed after all: a heartbeat or open reopened it between the two statements; close again.
       if (!row.closedAt) continue;

@@ -1,7 +1,7 @@
 import { AppError } from "../errors";
 import type { Deps } from "../deps";
 import { assertWritable, type Principal } from "../auth/credentials";
-import { tenantWrite } from "../accounts/write-fence";
+import { fencedWrite } from "../accounts/write-fence";
 import type { BriefedMemory, Selector } from "../db/schema";
 import { briefingSections, type BriefingSections } from "../db/queries/briefing";
 import { stampBriefingDelivered } from "../db/queries/agent-sessions";
@@ -69,7 +69,6 @@ export async function buildBriefing(
     staleBefore: new Date(now.getTime() - STALE_AFTER_DAYS * 86_400_000),
   });
   if (q.agent !== undefined && q.sessionId !== undefined) {
-    assertWritable(principal);
     const delivered = new Map<string, BriefedMemory>();
     for (const { items } of Object.values(sections)) {
       for (const item of items)
@@ -77,8 +76,8 @@ export async function buildBriefing(
           delivered.set(item.id, { id: item.id, topic: item.topic, status: item.status });
     }
     const key = { userId: principal.userId, agent: q.agent, sessionId: q.sessionId };
-    const stamped = await tenantWrite(deps, principal, (tx) =>
-      stampBriefingDelivered(tx, key, [...delivered.values()], now),
+    const stamped = await fencedWrite(principal, () =>
+      stampBriefingDelivered(deps.db, key, [...delivered.values()], now),
     );
     if (!stamped) throw new AppError("not_found");
   }

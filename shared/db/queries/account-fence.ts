@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { users } from "../schema";
 
@@ -26,3 +26,16 @@ export async function lockActiveAccount(tx: Executor, userId: string): Promise<{
   const rows = await activeAccount(tx, userId);
   return rows[0];
 }
+
+/**
+ * The fence inside a single statement: the tenant's id as `amem_active_user` returns it (an init
+ * plan, evaluated once), holding the user row FOR KEY SHARE until the statement commits, or
+ * failing the statement with SQLSTATE AM410 when the account is not active. Used as the user id a
+ * one-statement write inserts or matches, so it needs no transaction of its own.
+ */
+export function activeUserId(userId: string): SQL<string> {
+  return sql<string>`(select amem_active_user(${userId}::uuid))`;
+}
+
+/** The SQLSTATE amem_active_user raises for an account that is no longer active. */
+export const ACCOUNT_NOT_ACTIVE = "AM410";

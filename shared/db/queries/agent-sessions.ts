@@ -1,12 +1,25 @@
 import { and, desc, eq, getTableColumns, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { agentSessions, type BriefedMemory, type Selector } from "../schema";
+import { activeUserId } from "./account-fence";
 
 export type AgentSessionRow = typeof agentSessions.$inferSelect;
 export type NaturalKey = { userId: string; agent: string; sessionId: string };
 
 const byNaturalKey = (k: NaturalKey) =>
   and(eq(agentSessions.userId, k.userId), eq(agentSessions.agent, k.agent), eq(agentSessions.sessionId, k.sessionId));
+
+/**
+ * The natural key of a row a write changes, its tenant taken through the account write fence: the
+ * statement holds the user row until it commits and fails with AM410 once the account is not
+ * active (shared/db/functions/amem_active_user.sql), so a session write needs no transaction.
+ */
+const byFencedNaturalKey = (k: NaturalKey) =>
+  and(
+    eq(agentSessions.userId, activeUserId(k.userId)),
+    eq(agentSessions.agent, k.agent),
+    eq(agentSessions.sessionId, k.sessionId),
+  );
 
 /**
  * "Closed or lease-expired" evaluated on the row being updated. `seen` is the freshest lastSeenAt
@@ -41,10 +54,11 @@ export type InsertSession = NaturalKey & {
   now: Date;
 };
 
+/** A new row's values; its tenant goes through the account write fence (byFencedNaturalKey). */
 function insertValues(s: InsertSession) {
   return {
     id: s.id,
-    userId: s.userId,
+    userId: activeUserId(s.userId),
     agent: s.agent,
     sessionId: s.sessionId,
     source: s.source,
@@ -120,7 +134,9 @@ export async function reopenSession(
             excerptAt: sql`greatest(${agentSessions.excerptAt}, ${t.now.toISOString()}::timestamptz)`,
           }),
     })
-    .where(and(byNaturalKey(t), eq(agentSessions.activationEpoch, t.fenceEpoch), staleCondition(t.known, t.cutoff)))
+    .where(
+      and(byFencedNaturalKey(t), eq(agentSessions.activationEpoch, t.fenceEpoch), staleCondition(t.known, t.cutoff)),
+    )
     .returning();
   return rows[0];
 }
@@ -132,7 +148,7 @@ export async function refreshLiveSession(db: Executor, t: FencedTransition): Pro
     .set({ lastSeenAt: sql`greatest(${agentSessions.lastSeenAt}, ${t.now.toISOString()}::timestamptz)` })
     .where(
       and(
-        byNaturalKey(t),
+        byFencedNaturalKey(t),
         eq(agentSessions.activationEpoch, t.fenceEpoch),
         sql`not ${staleCondition(t.known, t.cutoff)}`,
       ),
@@ -160,7 +176,7 @@ export async function closeSessionRow(db: Executor, k: NaturalKey, now: Date): P
   const rows = await db
     .update(agentSessions)
     .set({ closedAt: now })
-    .where(and(byNaturalKey(k), isNull(agentSessions.closedAt)))
+    .where(and(byFencedNaturalKey(k), isNull(agentSessions.closedAt)))
     .returning();
   return rows[0];
 }
@@ -302,7 +318,7 @@ export async function stampBriefingDelivered(
       briefingDeliveredAt: sql`coalesce(${agentSessions.briefingDeliveredAt}, ${now.toISOString()}::timestamptz)`,
       briefedMemories: sql`case when ${agentSessions.briefingDeliveredAt} is null then ${JSON.stringify(delivered)}::jsonb else ${agentSessions.briefedMemories} end`,
     })
-    .where(byNaturalKey(k))
+    .where(byFencedNaturalKey(k))
     .returning();
   return rows[0];
 }
