@@ -53,6 +53,51 @@ describe("GET /api/v1/briefing selectors (seed 2.3)", () => {
     expect(res.body.selector).toEqual({ kind: "scope_project", scope: "work", project: "p", includeUnscoped: false });
   });
 
+  it("applies the selector to every section, commitments and stale candidates included", async () => {
+    const tenant = await newTenant(ctx);
+    const ids: Record<string, string[]> = {};
+    for (const [scope, project] of [
+      ["work", "p"],
+      ["work", undefined],
+      ["work", "q"],
+      ["personal", "p"],
+    ] as const) {
+      const where = project === undefined ? { scope } : { scope, project };
+      const name = `${scope}/${project ?? "-"}`;
+      ids[name] = [
+        await remember(tenant, { ...where, memoryType: "commitment", dueAt: "2020-01-01T00:00:00Z" }),
+        await remember(tenant, { ...where, memoryType: "blocker" }),
+        await remember(tenant, { ...where, memoryType: "preference" }),
+      ];
+    }
+    await ctx.deps.sql`update memories set updated_at = now() - interval '200 days' where user_id = ${tenant.userId}`;
+    const expected = (...names: string[]) => ({
+      commitments: names.map((n) => ids[n]![0]!).sort(),
+      overdue: names.map((n) => ids[n]![0]!).sort(),
+      blockers: names.map((n) => ids[n]![1]!).sort(),
+      preferences: names.map((n) => ids[n]![2]!).sort(),
+      staleCandidates: names.flatMap((n) => ids[n]!).sort(),
+    });
+    const actual = async (query: string) => {
+      const s = (await briefing(tenant, `${query}${query ? "&" : "?"}sectionLimit=100`)).body.sections;
+      const of = (name: string) => (s[name].items as { id: string }[]).map((i) => i.id).sort();
+      return {
+        commitments: of("commitments"),
+        overdue: of("overdue"),
+        blockers: of("blockers"),
+        preferences: of("preferences"),
+        staleCandidates: of("staleCandidates"),
+      };
+    };
+    expect(await actual("")).toEqual(expected("work/p", "work/-", "work/q", "personal/p"));
+    expect(await actual("?kind=scope&scope=work")).toEqual(expected("work/p", "work/-", "work/q"));
+    expect(await actual("?kind=project&project=p")).toEqual(expected("work/p", "personal/p"));
+    expect(await actual("?kind=scope_project&scope=work&project=p")).toEqual(expected("work/p"));
+    expect(await actual("?kind=scope_project&scope=work&project=p&includeUnscoped=true")).toEqual(
+      expected("work/p", "work/-"),
+    );
+  });
+
   it("resolves a scope alias in the selector", async () => {
     const tenant = await newTenant(ctx);
     await ctx.request("POST", "/api/v1/scopes", {
