@@ -486,10 +486,12 @@ async function main() {
   // Summary.
   const med = (l: LevelResult, key: string) => {
     const runs = l.runs.get(key) ?? [];
+    // A run without a single answer has no latency (wrk prints 0): "—" unless another run answered.
+    const answered = runs.filter((r) => r.requests > 0);
     return {
       rps: median(runs.map((r) => r.rps)),
-      p50: median(runs.map((r) => r.p50Ms)),
-      p99: median(runs.map((r) => r.p99Ms)),
+      p50: median(answered.map((r) => r.p50Ms)),
+      p99: median(answered.map((r) => r.p99Ms)),
       serverUs: median(runs.map((r) => (r.serverCores / r.rps) * 1e6)),
       pgUs: median(runs.map((r) => (r.postgresCores / r.rps) * 1e6)),
       errors: runs.reduce((s, r) => s + r.non2xx + r.socketErrors, 0),
