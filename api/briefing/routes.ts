@@ -1,7 +1,7 @@
 import { Elysia, t, type Static } from "elysia";
 import { buildBriefing } from "../../shared/briefing/service";
 import { debriefPrompt } from "../../shared/briefing/debrief";
-import type { BriefingItem } from "../../shared/db/queries/briefing";
+import { BRIEFING_COUNT_CAP, type BriefingItem } from "../../shared/db/queries/briefing";
 import { iso, isoOrNull } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
@@ -44,7 +44,15 @@ const Item = strictObject({
   updatedAt: Timestamp,
   dueAt: NullableTimestamp,
 });
-const Section = strictObject({ count: Int(), items: t.Array(Item), hasMore: t.Boolean() });
+const Section = strictObject({
+  count: Int({
+    minimum: 0,
+    maximum: BRIEFING_COUNT_CAP,
+    description: `Matching memories, counted up to ${BRIEFING_COUNT_CAP}; hasMore is exact.`,
+  }),
+  items: t.Array(Item),
+  hasMore: t.Boolean(),
+});
 const Briefing = strictObject({
   generatedAt: Timestamp,
   selector: t.Union([

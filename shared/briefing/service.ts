@@ -6,7 +6,6 @@ import type { BriefedMemory, Selector } from "../db/schema";
 import { briefingSections, type BriefingSections } from "../db/queries/briefing";
 import { stampBriefingDelivered } from "../db/queries/agent-sessions";
 import { normalizeSelector } from "../agent-sessions/facets";
-import { resolveScopeName } from "../scopes/service";
 
 export const DEFAULT_SECTION_LIMIT = 5;
 /** Current memories untouched for this long are offered for review. */
@@ -23,8 +22,11 @@ export type BriefingQuery = {
   sessionId?: string;
 };
 
-/** The selector the query describes; fields that the kind does not take are invalid (seed 2.3). */
-async function selectorOf(deps: Deps, userId: string, q: BriefingQuery): Promise<Selector> {
+/**
+ * The selector the query describes; fields that the kind does not take are invalid (seed 2.3). Its
+ * scope is as given (a name or an alias): the briefing's statement resolves it.
+ */
+function selectorOf(q: BriefingQuery): Selector {
   const kind = q.kind ?? "all";
   type Field = "scope" | "project" | "includeUnscoped";
   const takes: readonly Field[] = (
@@ -35,16 +37,15 @@ async function selectorOf(deps: Deps, userId: string, q: BriefingQuery): Promise
   }
   if (takes.includes("scope") && q.scope === undefined) throw new AppError("invalid_input");
   if (takes.includes("project") && q.project === undefined) throw new AppError("invalid_input");
-  const scope = q.scope === undefined ? undefined : await resolveScopeName(deps.db, userId, q.scope);
   switch (kind) {
     case "all":
       return normalizeSelector({ kind });
     case "scope":
-      return normalizeSelector({ kind, scope: scope! });
+      return normalizeSelector({ kind, scope: q.scope! });
     case "project":
       return normalizeSelector({ kind, project: q.project! });
     case "scope_project":
-      return normalizeSelector({ kind, scope: scope!, project: q.project!, includeUnscoped: q.includeUnscoped });
+      return normalizeSelector({ kind, scope: q.scope!, project: q.project!, includeUnscoped: q.includeUnscoped });
   }
 }
 
@@ -60,10 +61,10 @@ export async function buildBriefing(
   now = new Date(),
 ): Promise<{ generatedAt: Date; selector: Selector; sections: BriefingSections }> {
   if ((q.agent === undefined) !== (q.sessionId === undefined)) throw new AppError("invalid_input");
-  const selector = await selectorOf(deps, principal.userId, q);
-  const sections = await briefingSections(deps.db, {
+  const given = selectorOf(q);
+  const { scope, sections } = await briefingSections(deps.db, {
     userId: principal.userId,
-    selector,
+    selector: given,
     limit: q.sectionLimit ?? DEFAULT_SECTION_LIMIT,
     now,
     staleBefore: new Date(now.getTime() - STALE_AFTER_DAYS * 86_400_000),
@@ -81,5 +82,5 @@ export async function buildBriefing(
     );
     if (!stamped) throw new AppError("not_found");
   }
-  return { generatedAt: now, selector, sections };
+  return { generatedAt: now, selector: scope === null ? given : ({ ...given, scope } as Selector), sections };
 }

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "bun:test";
+import postgres from "postgres";
+import { drizzle } from "drizzle-orm/postgres-js";
+import * as schema from "../../shared/db/schema";
+import type { Deps } from "../../shared/deps";
+import { buildBriefing } from "../../shared/briefing/service";
+import { BRIEFING_COUNT_CAP } from "../../shared/db/queries/briefing";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
+import { TEST_DATABASE_URL } from "../env";
 import { newSessionId, open } from "../agent-sessions/helpers";
+import { principalOf } from "../proposals/helpers";
 
 const ctx = await createTestContext();
 
@@ -43,6 +51,51 @@ describe("GET /api/v1/briefing selectors (seed 2.3)", () => {
     );
     const res = await briefing(tenant, "?kind=scope_project&scope=work&project=p");
     expect(res.body.selector).toEqual({ kind: "scope_project", scope: "work", project: "p", includeUnscoped: false });
+  });
+
+  it("applies the selector to every section, commitments and stale candidates included", async () => {
+    const tenant = await newTenant(ctx);
+    const ids: Record<string, string[]> = {};
+    for (const [scope, project] of [
+      ["work", "p"],
+      ["work", undefined],
+      ["work", "q"],
+      ["personal", "p"],
+    ] as const) {
+      const where = project === undefined ? { scope } : { scope, project };
+      const name = `${scope}/${project ?? "-"}`;
+      ids[name] = [
+        await remember(tenant, { ...where, memoryType: "commitment", dueAt: "2020-01-01T00:00:00Z" }),
+        await remember(tenant, { ...where, memoryType: "blocker" }),
+        await remember(tenant, { ...where, memoryType: "preference" }),
+      ];
+    }
+    await ctx.deps.sql`update memories set updated_at = now() - interval '200 days' where user_id = ${tenant.userId}`;
+    const expected = (...names: string[]) => ({
+      commitments: names.map((n) => ids[n]![0]!).sort(),
+      overdue: names.map((n) => ids[n]![0]!).sort(),
+      blockers: names.map((n) => ids[n]![1]!).sort(),
+      preferences: names.map((n) => ids[n]![2]!).sort(),
+      staleCandidates: names.flatMap((n) => ids[n]!).sort(),
+    });
+    const actual = async (query: string) => {
+      const s = (await briefing(tenant, `${query}${query ? "&" : "?"}sectionLimit=100`)).body.sections;
+      const of = (name: string) => (s[name].items as { id: string }[]).map((i) => i.id).sort();
+      return {
+        commitments: of("commitments"),
+        overdue: of("overdue"),
+        blockers: of("blockers"),
+        preferences: of("preferences"),
+        staleCandidates: of("staleCandidates"),
+      };
+    };
+    expect(await actual("")).toEqual(expected("work/p", "work/-", "work/q", "personal/p"));
+    expect(await actual("?kind=scope&scope=work")).toEqual(expected("work/p", "work/-", "work/q"));
+    expect(await actual("?kind=project&project=p")).toEqual(expected("work/p", "personal/p"));
+    expect(await actual("?kind=scope_project&scope=work&project=p")).toEqual(expected("work/p"));
+    expect(await actual("?kind=scope_project&scope=work&project=p&includeUnscoped=true")).toEqual(
+      expected("work/p", "work/-"),
+    );
   });
 
   it("resolves a scope alias in the selector", async () => {
@@ -165,5 +218,85 @@ describe("briefing delivery to a run", () => {
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: "not_found" });
     }
+  });
+});
+
+/** `n` current memories of the tenant by SQL (faster than n requests), the oldest updated 200 days ago. */
+async function insertMemories(tenant: Tenant, n: number, memoryType: string, extra: { due?: boolean } = {}) {
+  const ids = (
+    await ctx.deps.sql`
+      insert into memories (id, user_id, memory_type, topic, content, content_hash, scope, status,
+        valid_from, recorded_at, created_at, updated_at)
+      select gen_random_uuid(), ${tenant.userId}, ${memoryType}, 'bulk ' || g, 'bulk content ' || g || ' ' || ${crypto.randomUUID()},
+        md5(${crypto.randomUUID()} || g), 'work', 'active', t, t, t, t
+      from generate_series(1, ${n}::int) g, lateral (select now() - interval '200 days' + g * interval '1 second' as t) at
+      returning id`
+  ).map((r) => r.id as string);
+  if (memoryType === "commitment")
+    await ctx.deps.sql`
+      insert into commitments (id, user_id, memory_id, status, due_at, created_at, updated_at)
+      select gen_random_uuid(), ${tenant.userId}, id, 'open', case when ${extra.due ?? false}::boolean then now() - interval '1 day' end, now(), now()
+      from unnest(${ids}::uuid[]) id`;
+}
+
+describe("briefing counts are capped", () => {
+  it(`counts at most ${BRIEFING_COUNT_CAP} per section, with hasMore still exact`, async () => {
+    const tenant = await newTenant(ctx);
+    await insertMemories(tenant, BRIEFING_COUNT_CAP + 2, "decision");
+    await insertMemories(tenant, BRIEFING_COUNT_CAP + 1, "commitment", { due: true });
+    const s = (await briefing(tenant, "?sectionLimit=100")).body.sections;
+    for (const name of ["recentDecisions", "commitments", "overdue", "staleCandidates"]) {
+      expect({ name, count: s[name].count, items: s[name].items.length, hasMore: s[name].hasMore }).toEqual({
+        name,
+        count: BRIEFING_COUNT_CAP,
+        items: 100,
+        hasMore: true,
+      });
+    }
+    expect(s.blockers).toEqual({ count: 0, items: [], hasMore: false });
+    // The newest decision first, as without the cap.
+    expect(s.recentDecisions.items[0].topic).toBe(`bulk ${BRIEFING_COUNT_CAP + 2}`);
+  });
+});
+
+describe("briefing in one statement", () => {
+  it("reads all six sections and resolves the scope alias in a single Postgres statement, for every selector kind", async () => {
+    const tenant = await newTenant(ctx);
+    await ctx.request("POST", "/api/v1/scopes", { apiKey: tenant.apiKey, body: { name: "lab", aliases: ["rnd"] } });
+    await remember(tenant, { memoryType: "commitment", topic: "ship", scope: "lab", project: "p" });
+    await remember(tenant, { memoryType: "blocker", topic: "CI red", scope: "lab" });
+    // Every statement the briefing sends, as the Postgres driver sees it.
+    const statements: string[] = [];
+    const client = postgres(TEST_DATABASE_URL, {
+      max: 1,
+      onnotice: () => {},
+      debug: (_c, query) => statements.push(query),
+    });
+    ctx.onClose(() => client.end({ timeout: 1 }));
+    await client`select 1`; // connected (and the driver's type lookup done) before counting
+    const deps = { ...ctx.deps, db: drizzle(client, { schema }) } as Deps;
+    for (const [query, selector] of [
+      [{}, { kind: "all" }],
+      [
+        { kind: "scope", scope: "rnd" },
+        { kind: "scope", scope: "lab" },
+      ],
+      [
+        { kind: "project", project: "p" },
+        { kind: "project", project: "p" },
+      ],
+      [
+        { kind: "scope_project", scope: "rnd", project: "p", includeUnscoped: true },
+        { kind: "scope_project", scope: "lab", project: "p", includeUnscoped: true },
+      ],
+    ] as const) {
+      statements.length = 0;
+      const result = await buildBriefing(deps, principalOf(tenant), query);
+      expect({ query, statements: statements.length }).toEqual({ query, statements: 1 });
+      expect(result.selector).toEqual(selector);
+    }
+    const all = await buildBriefing(deps, principalOf(tenant), { kind: "scope_project", scope: "rnd", project: "p" });
+    expect(all.sections.commitments.items.map((i) => i.topic)).toEqual(["ship"]);
+    expect(all.sections.blockers.total).toBe(0);
   });
 });

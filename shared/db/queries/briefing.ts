@@ -1,26 +1,24 @@
-import { and, asc, desc, eq, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import { commitments, memories, type Selector } from "../schema";
-import { memoryFilter } from "./memories";
+import type { Selector } from "../schema";
 
-/** Seed 2.3, exactly: scope_project is the strict intersection unless includeUnscoped adds the scope's project-less memories. */
-export function selectorCondition(selector: Selector): SQL | undefined {
-  switch (selector.kind) {
-    case "all":
-      return undefined;
-    case "scope":
-      return eq(memories.scope, selector.scope);
-    case "project":
-      return eq(memories.project, selector.project);
-    case "scope_project":
-      return and(
-        eq(memories.scope, selector.scope),
-        selector.includeUnscoped
-          ? or(eq(memories.project, selector.project), isNull(memories.project))
-          : eq(memories.project, selector.project),
-      );
-  }
-}
+/**
+ * A section's `count` stops at this many (README "Briefing"). Counting every match made the
+ * briefing's cost grow with the tenant (0.3–0.6 s at 100,000 memories); counting up to 1,000 index
+ * entries costs ≈ 0.2 ms, and past 1,000 the exact figure tells an agent nothing more. `hasMore`
+ * stays exact: the cap is above the largest `sectionLimit` (100).
+ */
+export const BRIEFING_COUNT_CAP = 1000;
+
+export const BRIEFING_SECTIONS = [
+  "commitments",
+  "overdue",
+  "blockers",
+  "recentDecisions",
+  "preferences",
+  "staleCandidates",
+] as const;
+export type BriefingSectionName = (typeof BRIEFING_SECTIONS)[number];
 
 export type BriefingItem = {
   id: string;
@@ -33,73 +31,171 @@ export type BriefingItem = {
   updatedAt: Date;
   dueAt: Date | null;
 };
+/** `total`: the number of matches, at most BRIEFING_COUNT_CAP. */
+export type BriefingSections = Record<BriefingSectionName, { total: number; items: BriefingItem[] }>;
 
-const itemColumns = {
-  id: memories.id,
-  topic: memories.topic,
-  memoryType: memories.memoryType,
-  scope: memories.scope,
-  project: memories.project,
-  createdAt: memories.createdAt,
-  updatedAt: memories.updatedAt,
-};
+/** The memory types with a section of their own; the type indexes cover only these (migration briefing_indexes). */
+const TYPE_SECTIONS = { blockers: "blocker", recentDecisions: "decision", preferences: "preference" } as const;
 
-/** One section: its first `limit` items and how many there are in all. */
-async function section(db: Executor, where: SQL | undefined, order: SQL[], limit: number, withCommitments: boolean) {
-  const base = db
-    .select({
-      ...itemColumns,
-      status: withCommitments ? sql<string>`${commitments.status}` : sql<string>`${memories.status}`,
-      dueAt: withCommitments ? commitments.dueAt : sql<Date | null>`null`,
-      total: sql<number>`count(*) over ()`.mapWith(Number),
-    })
-    .from(memories);
-  const joined = withCommitments ? base.innerJoin(commitments, eq(commitments.memoryId, memories.id)) : base;
-  const rows = await joined
-    .where(where)
-    .orderBy(...order)
-    .limit(limit);
-  return { total: rows[0]?.total ?? 0, items: rows.map(({ total: _total, ...item }) => item as BriefingItem) };
+/** Current memories; literals, not parameters, so the planner matches the partial indexes' predicate. */
+const CURRENT = sql.raw(`m.valid_to is null and m.status = 'active'`);
+/** How the briefing indexes key `project`: a project-less memory is '' (projects are never empty), so it is an equality. */
+const PROJECT_KEY = sql.raw(`coalesce(m.project, '')`);
+
+const epochMs = (value: SQL) => sql`(extract(epoch from ${value}) * 1000)::float8`;
+
+/**
+ * Seed 2.3, exactly, as index ranges: each branch is an equality prefix of one briefing index, so
+ * a section reads its items in order and counts from the index without filtering the tenant's
+ * memories. scope_project is the strict intersection; includeUnscoped adds the scope's project-less
+ * memories as a second branch (an OR would lose the index order).
+ */
+function selectorBranches(selector: Selector, scope: SQL): SQL[] {
+  switch (selector.kind) {
+    case "all":
+      return [sql`true`];
+    case "scope":
+      return [sql`m.scope = ${scope}`];
+    case "project":
+      return [sql`${PROJECT_KEY} = ${selector.project}`];
+    case "scope_project":
+      return [
+        sql`${PROJECT_KEY} = ${selector.project} and m.scope = ${scope}`,
+        ...(selector.includeUnscoped ? [sql`${PROJECT_KEY} = '' and m.scope = ${scope}`] : []),
+      ];
+  }
 }
 
-export type BriefingSections = Record<
-  "commitments" | "overdue" | "blockers" | "recentDecisions" | "preferences" | "staleCandidates",
-  { total: number; items: BriefingItem[] }
->;
+/** The same selector as one condition, for the commitments' row-by-row check. */
+function selectorCondition(selector: Selector, scope: SQL): SQL {
+  return sql.join(
+    selectorBranches(selector, scope).map((branch) => sql`(${branch})`),
+    sql` or `,
+  );
+}
 
-/** The six briefing sections over the tenant's current memories that the selector matches. */
+/** Item columns of `m` (a memory) as the sections return them; `status` and `due_at` vary. */
+const memoryColumns = sql.raw(`m.id, m.topic, m.memory_type, m.scope, m.project, m.created_at, m.updated_at`);
+const memoryItemColumns = sql`${memoryColumns}, m.status, null::timestamptz as due_at`;
+
+/** A section's rows: for counting (`1`) or as items (id, topic, memory_type, scope, project, created_at, updated_at, status, due_at). */
+type Rows = (purpose: "count" | "items", order?: SQL, limit?: number) => SQL;
+
+/** `count` and `items` of one section, `order` being its order over the item columns (alias `r`). */
+function sectionColumns(rows: Rows, order: SQL, limit: number): SQL {
+  const item = sql`json_build_object('id', r.id, 'topic', r.topic, 'memoryType', r.memory_type, 'status', r.status,
+    'scope', r.scope, 'project', r.project, 'createdAt', ${epochMs(sql`r.created_at`)},
+    'updatedAt', ${epochMs(sql`r.updated_at`)}, 'dueAt', ${epochMs(sql`r.due_at`)})`;
+  return sql`(select count(*)::int from (${rows("count")} limit ${sql.raw(String(BRIEFING_COUNT_CAP))}) n) as total,
+    (select coalesce(json_agg(i.item order by i.ord), '[]'::json) from (
+       select ${item} as item, row_number() over (order by ${order}) as ord
+       from (select * from (${rows("items", order, limit)}) r order by ${order} limit ${limit}) r) i) as items`;
+}
+
+type ItemJson = Omit<BriefingItem, "createdAt" | "updatedAt" | "dueAt"> & {
+  createdAt: number;
+  updatedAt: number;
+  dueAt: number | null;
+};
+type SectionRow = { section: BriefingSectionName; total: number; items: ItemJson[]; scope: string | null };
+
+/**
+ * The six briefing sections over the tenant's current memories that the selector matches, in one
+ * statement, which also resolves the selector's scope: a registered scope's name or alias means
+ * that scope, any other name is taken as is (`scope` answers it; null for selectors without one).
+ *
+ * Cost (bench/README.md, "Briefing"): each memory section reads `limit` items and at most
+ * BRIEFING_COUNT_CAP entries of its index per selector branch; the two commitment sections share
+ * one pass over the tenant's pending (open or waiting) commitments, one index lookup each.
+ */
 export async function briefingSections(
   db: Executor,
   q: { userId: string; selector: Selector; limit: number; now: Date; staleBefore: Date },
-): Promise<BriefingSections> {
-  const current = and(memoryFilter({ userId: q.userId, current: true }), selectorCondition(q.selector));
-  const ofType = (type: string) => and(current, eq(memories.memoryType, type as never));
-  const pending = inArray(commitments.status, ["open", "waiting"]);
-  const newest = [desc(memories.createdAt), desc(memories.id)];
-  return {
-    commitments: await section(
-      db,
-      and(ofType("commitment"), pending),
-      [sql`${commitments.dueAt} asc nulls last`, ...newest],
-      q.limit,
-      true,
-    ),
-    overdue: await section(
-      db,
-      and(ofType("commitment"), pending, lt(commitments.dueAt, q.now)),
-      [asc(commitments.dueAt), ...newest],
-      q.limit,
-      true,
-    ),
-    blockers: await section(db, ofType("blocker"), newest, q.limit, false),
-    recentDecisions: await section(db, ofType("decision"), newest, q.limit, false),
-    preferences: await section(db, ofType("preference"), newest, q.limit, false),
-    staleCandidates: await section(
-      db,
-      and(current, lt(memories.updatedAt, q.staleBefore)),
-      [asc(memories.updatedAt), asc(memories.id)],
-      q.limit,
-      false,
-    ),
+): Promise<{ scope: string | null; sections: BriefingSections }> {
+  const given = "scope" in q.selector ? q.selector.scope : null;
+  const scope = sql`(select name from briefing_scope)`;
+  const branches = selectorBranches(q.selector, scope);
+  const union = (query: (branch: SQL) => SQL) => sql.join(branches.map(query), sql` union all `);
+  const newest = sql`r.created_at desc, r.id desc`;
+
+  // Items: each branch's first `limit` in the section's order, then merged; each branch is one
+  // ordered range of an index, so this holds whatever the planner estimates for the branch.
+  const memoryRows =
+    (where: (branch: SQL) => SQL): Rows =>
+    (purpose, order, limit) =>
+      purpose === "count"
+        ? union((branch) => sql`select 1 from memories m where ${where(branch)}`)
+        : union(
+            (branch) => sql`(select * from (select ${memoryItemColumns} from memories m where ${where(branch)}) r
+              order by ${order} limit ${limit})`,
+          );
+  const ofType = (type: string) =>
+    memoryRows(
+      (branch) => sql`m.user_id = ${q.userId} and m.memory_type = ${sql.raw(`'${type}'`)} and ${CURRENT} and ${branch}`,
+    );
+  const stale = memoryRows(
+    (branch) => sql`m.user_id = ${q.userId} and ${CURRENT}
+      and m.updated_at < ${q.staleBefore.toISOString()}::timestamptz and ${branch}`,
+  );
+  // Items: the first `limit` pending commitments in order, then their memories' columns.
+  const fromPending =
+    (due: SQL): Rows =>
+    (purpose, order, limit) =>
+      purpose === "count"
+        ? sql`select 1 from briefing_pending r where ${due}`
+        : sql`select ${memoryColumns}, p.status, p.due_at
+            from (select * from briefing_pending r where ${due} order by ${order} limit ${limit}) p
+            join memories m on m.id = p.id`;
+  const overdue = sql`r.due_at < ${q.now.toISOString()}::timestamptz`;
+
+  const sections: Record<BriefingSectionName, SQL> = {
+    commitments: sectionColumns(fromPending(sql`true`), sql`r.due_at asc nulls last, ${newest}`, q.limit),
+    overdue: sectionColumns(fromPending(overdue), sql`r.due_at asc, ${newest}`, q.limit),
+    blockers: sectionColumns(ofType(TYPE_SECTIONS.blockers), newest, q.limit),
+    recentDecisions: sectionColumns(ofType(TYPE_SECTIONS.recentDecisions), newest, q.limit),
+    preferences: sectionColumns(ofType(TYPE_SECTIONS.preferences), newest, q.limit),
+    staleCandidates: sectionColumns(stale, sql`r.updated_at asc, r.id asc`, q.limit),
   };
+
+  const resolveScope =
+    given === null
+      ? sql`select null::text as name`
+      : sql`select coalesce((select s.name from scopes s where s.user_id = ${q.userId}
+          and (s.name = ${given} or ${given} = any(s.aliases)) limit 1), ${given}) as name`;
+  // The selector's pending commitments, in one pass: each one's memory is checked by its id in
+  // the commitment-memory index (LATERAL … LIMIT 1, an index-only lookup). A join would let the
+  // planner, which cannot know that every commitment row points at a commitment memory,
+  // underestimate the matches and scan the tenant's memories instead (seen at 100,000 memories).
+  const pending = sql`select m.id, m.created_at, c.status, c.due_at
+    from commitments c cross join lateral (
+      select m.id, m.created_at from memories m
+      where m.id = c.memory_id and m.user_id = ${q.userId} and m.memory_type = 'commitment' and ${CURRENT}
+        and (${selectorCondition(q.selector, scope)})
+      limit 1) m
+    where c.user_id = ${q.userId} and c.status in ('open', 'waiting')`;
+  const rows = await db.execute<SectionRow>(sql`
+    with briefing_scope as (${resolveScope}), briefing_pending as materialized (${pending})
+    ${sql.join(
+      BRIEFING_SECTIONS.map(
+        (name) => sql`select ${sql.raw(`'${name}'`)} as section, ${sections[name]}, ${scope} as scope`,
+      ),
+      sql` union all `,
+    )}`);
+  return { scope: rows[0]?.scope ?? null, sections: toSections(rows as unknown as SectionRow[]) };
+}
+
+function toSections(rows: SectionRow[]): BriefingSections {
+  const sections = {} as BriefingSections;
+  for (const row of rows) {
+    sections[row.section] = {
+      total: row.total,
+      items: row.items.map((i) => ({
+        ...i,
+        createdAt: new Date(i.createdAt),
+        updatedAt: new Date(i.updatedAt),
+        dueAt: i.dueAt === null ? null : new Date(i.dueAt),
+      })),
+    };
+  }
+  return sections;
 }

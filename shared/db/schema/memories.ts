@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, customType, index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, check, customType, index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { idColumn, ts } from "./columns";
 import { users } from "./users";
 import { agentSessions } from "./agent-sessions";
@@ -17,6 +17,13 @@ export const MEMORY_TYPES = [
 export type MemoryType = (typeof MEMORY_TYPES)[number];
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+
+type Columns = { validTo: AnyPgColumn; status: AnyPgColumn; memoryType: AnyPgColumn; project: AnyPgColumn };
+const current = (t: Columns) => sql`${t.validTo} is null and ${t.status} = 'active'`;
+/** The memory types with a briefing section of their own. */
+const briefingTypes = (t: Columns) => sql`${current(t)} and ${t.memoryType} in ('blocker', 'decision', 'preference')`;
+/** A project-less memory keyed as '' (projects are never empty), so it is one equality range like a project. */
+const projectKey = (t: Columns) => sql`coalesce(${t.project}, '')`;
 
 /**
  * A memory (SPEC §4.1). Writes never destroy: a correction appends a successor and closes the
@@ -60,6 +67,27 @@ export const memories = pgTable(
     index("memories_session_run_idx").on(t.sessionRunId),
     index("memories_search_idx").using("gin", t.search),
     index("memories_trigram_idx").using("gin", sql`(${t.topic} || ' ' || ${t.content}) gin_trgm_ops`),
+    // The briefing (shared/db/queries/briefing.ts; newest first is a backward scan): one index per selector column and section order,
+    // so every section reads its first items and its capped count from one index range, for all,
+    // scope, project and scope_project (project-less memories keyed as '' so they are one range).
+    // The per-type indexes cover only the three types with a section. Trailing scope and project
+    // let the counts and the scope_project filter stay index-only.
+    index("memories_briefing_type_idx").on(t.userId, t.memoryType, t.createdAt, t.id).where(briefingTypes(t)),
+    index("memories_briefing_type_scope_idx")
+      .on(t.userId, t.memoryType, t.scope, t.createdAt, t.id)
+      .where(briefingTypes(t)),
+    index("memories_briefing_type_project_idx")
+      .on(t.userId, t.memoryType, projectKey(t), t.createdAt, t.id, t.scope, t.project)
+      .where(briefingTypes(t)),
+    index("memories_briefing_stale_idx").on(t.userId, t.updatedAt, t.id).where(current(t)),
+    index("memories_briefing_stale_scope_idx").on(t.userId, t.scope, t.updatedAt, t.id).where(current(t)),
+    index("memories_briefing_stale_project_idx")
+      .on(t.userId, projectKey(t), t.updatedAt, t.id, t.scope, t.project)
+      .where(current(t)),
+    // Pending commitments are checked by memory id, index-only (no heap visit per commitment).
+    index("memories_briefing_commitment_idx")
+      .on(t.id, t.userId, t.createdAt, t.scope, t.project)
+      .where(sql`${current(t)} and ${t.memoryType} = 'commitment'`),
     check(
       "memories_type_check",
       sql`${t.memoryType} in ('decision', 'commitment', 'blocker', 'fact', 'preference', 'pattern', 'note', 'event')`,

@@ -1,0 +1,601 @@
+/**
+ * GET /api/v1/briefing latency and throughput at 10k and 100k memories for one tenant, for each
+ * selector kind, against B-pg, per shared/BENCH.md. Run: `bun run bench:briefing`.
+ *
+ * Starts, on 127.0.0.1 only: the B-pg baseline (bench/baseline-pg.ts) and the amem api (no
+ * workers: the briefing does not use them), against database `amem_bench` and Redis db 2 under a
+ * fresh REDIS_PREFIX; creates a user + API key with the admin CLI. For each level (default 10,000
+ * then 100,000 memories) it tops the tenant up by COPY (bench/lib/seed.ts) with generated memories
+ * of mixed types, scopes and projects, a share of them commitments (open, waiting, resolved,
+ * expired; due dates past and future), superseded or archived, and untouched for over 90 days;
+ * runs VACUUM ANALYZE; probes each selector sequentially and EXPLAINs every statement the briefing
+ * sends; then loads, interleaved per round: B-pg (64 connections), and per selector the briefing at
+ * 1 connection (latency) and at 64 connections (throughput). Every process it started is stopped by
+ * pid at the end, on error and on SIGINT; the tenant's rows are deleted at the end
+ * (BENCH_KEEP_DATA=1 keeps them).
+ *
+ * env:
+ *   BENCH_SECONDS=5  BENCH_WARMUP_SECONDS=2  BENCH_RUNS=3  BENCH_CONNECTIONS=64  BENCH_THREADS=2
+ *   BENCH_LEVELS=10000,100000   memories of the tenant at which each set of figures is measured
+ *   BENCH_ONLY=                 comma list of operations (baseline, all, scope, project, scope_project, unscoped;
+ *                               a selector name loads it at 1 and at 64 connections)
+ *   BENCH_PROBE=1               sequential latency per selector + EXPLAIN (ANALYZE, BUFFERS) of its statements
+ *   BENCH_WAIT_QUIET=1          before each run, wait (≤ 60 s) until other processes use < 0.15 core
+ *   BENCH_PROFILE=0             run the api under `bun --cpu-prof --cpu-prof-md` (profile written to the log dir at exit)
+ *   BENCH_KEEP_DATA=0           keep the tenant's memories in the database at the end
+ *   BENCH_RECORD=auto           append rows to bench/README.md (auto: default levels, runs ≥ 3, seconds ≥ 5, no BENCH_ONLY)
+ *   BENCH_README=bench/README.md
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
+ * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 BENCH_LEVELS=2000,5000 bun run bench:briefing
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+import { drizzle } from "drizzle-orm/postgres-js";
+import * as schema from "../shared/db/schema";
+import { buildBriefing, type BriefingQuery } from "../shared/briefing/service";
+import type { Deps } from "../shared/deps";
+import type { Principal } from "../shared/auth/credentials";
+import {
+  assertBenchTargets,
+  benchKnobs,
+  benchLifecycle,
+  benchStart,
+  deleteRedisPrefix,
+  dropTenantRows,
+  FOREIGN_LIMIT,
+} from "./lib/run-env";
+import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
+import { Procs, freePort } from "./lib/procs";
+import { ForeignCpu } from "./lib/cpu";
+import { MemoryTextGenerator, prng } from "./lib/memory-text";
+import { copySeed, type SeedCommitment, type SeedMemory } from "./lib/seed";
+import { levelsEnv, planSummary, waitApiIdle } from "./lib/pg";
+import { appendRow, fmtMs, fmtRatio, fmtRps, mdRow, median, textTable } from "./lib/report";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
+
+// ---- settings -------------------------------------------------------------------------------
+
+const DEFAULT_SECONDS = 5;
+const {
+  SECONDS,
+  WARMUP,
+  RUNS,
+  CONNECTIONS,
+  THREADS,
+  PROBE,
+  WAIT_QUIET,
+  PROFILE,
+  KEEP_DATA,
+  ONLY,
+  DATABASE_URL,
+  REDIS_URL,
+} = benchKnobs(DEFAULT_SECONDS);
+const DEFAULT_LEVELS = "10000,100000";
+const { raw: LEVELS_RAW, levels: LEVELS } = levelsEnv(DEFAULT_LEVELS);
+const RECORD =
+  process.env.BENCH_RECORD === "1" ||
+  (process.env.BENCH_RECORD !== "0" &&
+    RUNS >= 3 &&
+    SECONDS >= DEFAULT_SECONDS &&
+    !ONLY &&
+    !PROFILE &&
+    LEVELS_RAW === DEFAULT_LEVELS);
+const DATABASE = new URL(DATABASE_URL).pathname.slice(1);
+
+assertBenchTargets(DATABASE_URL, REDIS_URL);
+if (!/bench/.test(DATABASE))
+  throw new Error(`BENCH_DATABASE_URL must name a benchmark database (its name contains "bench"), not ${DATABASE}`);
+
+/** One of each selector kind (seed 2.3); the project is a mid-frequency one of the generator's. */
+const SELECTORS: { key: string; label: string; query: BriefingQuery }[] = [
+  { key: "all", label: "all", query: {} },
+  { key: "scope", label: "scope=work", query: { kind: "scope", scope: "work" } },
+  { key: "project", label: "project=webapp", query: { kind: "project", project: "webapp" } },
+  {
+    key: "scope_project",
+    label: "scope_project work/webapp",
+    query: { kind: "scope_project", scope: "work", project: "webapp" },
+  },
+  {
+    key: "unscoped",
+    label: "… includeUnscoped",
+    query: { kind: "scope_project", scope: "work", project: "webapp", includeUnscoped: true },
+  },
+];
+const queryString = (q: BriefingQuery) => {
+  const params = new URLSearchParams(
+    Object.entries(q).map(([name, value]) => [name, String(value)] as [string, string]),
+  ).toString();
+  return params ? `?${params}` : "";
+};
+
+// ---- processes ------------------------------------------------------------------------------
+
+const logDir = mkdtempSync(join(tmpdir(), "amem-bench-"));
+const procs = new Procs(ROOT, logDir);
+let tenant: string | null = null;
+
+const id = crypto.randomUUID().slice(0, 8);
+const PREFIX = `bench-${id}`;
+const db = postgres(DATABASE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-briefing" } });
+
+/** Deletes a tenant's commitments, memory events and memories (bounded batches). */
+async function deleteTenantRows(userId: string): Promise<number> {
+  await db`delete from commitments where user_id = ${userId}`;
+  let deleted = 0;
+  for (let i = 0; i < 1_000; i++) {
+    const ids = (await db`select id from memories where user_id = ${userId} limit 20000`).map((r) => r.id as string);
+    if (ids.length === 0) break;
+    await db`delete from memory_events where memory_id = any(${ids}::uuid[])`;
+    await db`delete from memories where id = any(${ids}::uuid[])`;
+    deleted += ids.length;
+  }
+  return deleted;
+}
+
+const bench = benchLifecycle(async () => {
+  await procs.stopAll();
+  await deleteRedisPrefix(REDIS_URL, PREFIX);
+  await dropTenantRows(db, tenant, {
+    keep: KEEP_DATA,
+    database: DATABASE,
+    what: "memories",
+    deleteRows: deleteTenantRows,
+  });
+});
+
+// ---- data -----------------------------------------------------------------------------------
+
+async function tenantCount(userId: string): Promise<number> {
+  const [row] = await db`select count(*)::int as n from memories where user_id = ${userId}`;
+  return (row as { n: number }).n;
+}
+
+const DAY = 86_400_000;
+
+/**
+ * `count` more memories, created over the past year in order: scope work 60% / personal 30% /
+ * research 10%; 6% commitments (open 25%, waiting 5%, resolved 60%, expired 10%; half with a due
+ * date within ±60 days of now); 5% superseded, 2% archived; 30% touched again since creation (the
+ * others keep updated_at = created_at, so about 60% are stale candidates).
+ */
+function generate(gen: MemoryTextGenerator, rand: () => number, count: number) {
+  const now = Date.now();
+  const span = 365 * DAY;
+  const memories: SeedMemory[] = [];
+  const commitments: SeedCommitment[] = [];
+  const pick = <T>(weighted: [T, number][]): T => {
+    let r = rand();
+    for (const [value, weight] of weighted) if ((r -= weight) < 0) return value;
+    return weighted.at(-1)![0];
+  };
+  for (let i = 0; i < count; i++) {
+    const m = gen.next();
+    const created = now - span + Math.floor((span * i) / count) - 60_000;
+    const commitment = rand() < 0.06;
+    const memory: SeedMemory = {
+      ...m,
+      id: Bun.randomUUIDv7("hex", created),
+      memoryType: commitment ? "commitment" : m.memoryType,
+      scope: pick([
+        ["work", 0.6],
+        ["personal", 0.3],
+        ["research", 0.1],
+      ]),
+      status: rand() < 0.02 ? "archived" : "active",
+      validTo: rand() < 0.05 ? new Date(created + Math.floor(rand() * (now - created))).toISOString() : null,
+      createdAt: new Date(created).toISOString(),
+      updatedAt: new Date(rand() < 0.3 ? created + Math.floor(rand() * (now - created)) : created).toISOString(),
+    };
+    memories.push(memory);
+    if (commitment)
+      commitments.push({
+        id: Bun.randomUUIDv7("hex", created),
+        memoryId: memory.id,
+        status: pick([
+          ["open", 0.25],
+          ["waiting", 0.05],
+          ["resolved", 0.6],
+          ["expired", 0.1],
+        ]),
+        dueAt: rand() < 0.5 ? null : new Date(now + Math.floor((rand() - 0.5) * 120 * DAY)).toISOString(),
+        createdAt: memory.createdAt,
+      });
+  }
+  return { memories, commitments };
+}
+
+/** What the tenant holds, as the briefing sees it (printed with each level). */
+async function tenantShape(userId: string) {
+  const [row] = await db`select
+      count(*) filter (where valid_to is null and status = 'active')::int as current,
+      count(*) filter (where valid_to is null and status = 'active' and updated_at < now() - interval '90 days')::int as stale,
+      (select count(*)::int from commitments where user_id = ${userId} and status in ('open', 'waiting')) as pending,
+      (select count(*)::int from commitments where user_id = ${userId} and status in ('open', 'waiting') and due_at < now()) as overdue
+    from memories where user_id = ${userId}`;
+  return row as { current: number; stale: number; pending: number; overdue: number };
+}
+
+async function vacuum(): Promise<void> {
+  await db`vacuum (analyze) memories`;
+  await db`vacuum (analyze) commitments`;
+}
+
+// ---- probe: sequential latency and the plans ------------------------------------------------
+
+type SelectorProbe = {
+  selector: string;
+  medianMs: number;
+  maxMs: number;
+  counts: Record<string, number>;
+  statements: number;
+  summaries: string[];
+  plans: string[];
+};
+
+/** Sequential latency (1 warm-up + 9, client side) and EXPLAIN (ANALYZE, BUFFERS) of every statement the briefing sends. */
+async function probe(apiBase: string, apiKey: string, userId: string): Promise<SelectorProbe[]> {
+  const out: SelectorProbe[] = [];
+  const client = postgres(DATABASE_URL, { max: 1, onnotice: () => {} });
+  try {
+    const captured: { query: string; params: unknown[] }[] = [];
+    const logged = drizzle(client, {
+      schema,
+      logger: { logQuery: (query, params) => void captured.push({ query, params }) },
+    });
+    const deps = { db: logged } as unknown as Deps;
+    const principal = { userId } as unknown as Principal;
+    for (const s of SELECTORS) {
+      const times: number[] = [];
+      let counts: Record<string, number> = {};
+      for (let i = 0; i < 10; i++) {
+        const t0 = performance.now();
+        const res = await fetch(`${apiBase}/api/v1/briefing${queryString(s.query)}`, {
+          headers: { "x-api-key": apiKey },
+          signal: AbortSignal.timeout(10_000),
+        });
+        const text = await res.text();
+        if (res.status !== 200) throw new Error(`briefing ${s.label} answered ${res.status}: ${text.slice(0, 300)}`);
+        if (i > 0) times.push(performance.now() - t0);
+        const sections = (JSON.parse(text) as { sections: Record<string, { count: number }> }).sections;
+        counts = Object.fromEntries(Object.entries(sections).map(([name, section]) => [name, section.count]));
+      }
+      // The exact statements of the service's code, whatever that code is (one today, six before).
+      captured.length = 0;
+      await buildBriefing(deps, principal, s.query);
+      const plans: string[] = [];
+      for (const { query, params } of [...captured]) {
+        const plan = await client.unsafe(
+          `explain (analyze, buffers) ${query}`,
+          params as postgres.ParameterOrJSON<never>[],
+        );
+        plans.push(`${query}\n\n${plan.map((r) => r["QUERY PLAN"]).join("\n")}`);
+      }
+      out.push({
+        selector: s.label,
+        medianMs: median(times),
+        maxMs: Math.max(...times),
+        counts,
+        statements: plans.length,
+        summaries: plans.map((p) => planSummary(p)),
+        plans,
+      });
+    }
+  } finally {
+    await client.end({ timeout: 1 });
+  }
+  return out;
+}
+
+// ---- load -----------------------------------------------------------------------------------
+
+type Op = {
+  key: string;
+  selector: string;
+  label: string;
+  server: Bun.Subprocess;
+  connections: number;
+  threads: number;
+  target: WrkTarget;
+};
+type Run = WrkResult & { foreignCores: number; serverCores: number; postgresCores: number; wrkCores: number };
+type LevelResult = {
+  level: number;
+  seeded: number;
+  seedSeconds: number;
+  probe: SelectorProbe[] | null;
+  runs: Map<string, Run[]>;
+};
+
+let wrkRun = 0;
+
+async function main() {
+  const start = benchStart("briefing", ROOT);
+  if (!start) return;
+  const { box, rev, started } = start;
+  console.log(
+    `wrk: 1 and ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); levels ${LEVELS.join(", ")}`,
+  );
+  console.log("note: wrk runs on the same cores as the servers, Redis and Postgres (loopback, shared CPU).");
+  console.log(`logs: ${logDir}; Redis ${REDIS_URL} prefix ${PREFIX}; Postgres ${DATABASE_URL}\n`);
+
+  const serviceEnv = {
+    DATABASE_URL,
+    REDIS_URL,
+    REDIS_PREFIX: PREFIX,
+    RATE_LIMIT: "off",
+    LOG_LEVEL: "warn",
+    HOST: "127.0.0.1",
+  };
+  const bun = process.execPath;
+  await procs.migrate(serviceEnv);
+
+  const basePort = freePort();
+  const baseline = procs.spawnService("baseline-pg", [bun, "bench/baseline-pg.ts"], {
+    PORT: String(basePort),
+    DATABASE_URL,
+  });
+  const apiPort = freePort();
+  const profileFlags = PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${logDir}`] : [];
+  const apiProc = procs.spawnService("api", [bun, ...profileFlags, "api/main.ts"], {
+    ...serviceEnv,
+    PORT: String(apiPort),
+  });
+  const apiBase = `http://127.0.0.1:${apiPort}`;
+  const baseBase = `http://127.0.0.1:${basePort}`;
+  await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
+
+  const created = await procs.run(
+    "cli",
+    [bun, "shared/cli/amem.ts", "user", "create", "--email", `bench-${id}@example.com`],
+    serviceEnv,
+    30_000,
+  );
+  if (created.code !== 0) throw new Error(`user create failed: ${created.stderr || created.stdout}`);
+  const user = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { id: string; apiKey: string };
+  tenant = user.id;
+
+  // B-pg receives a fixed memory-create body (its schema); the briefing is a GET.
+  const baselineBody = JSON.stringify({ memoryType: "note", topic: "bench", content: "bench baseline body" });
+  const key = { "X-API-Key": user.apiKey };
+  const ops: Op[] = [
+    {
+      key: "baseline",
+      selector: "baseline",
+      label: `B-pg (${CONNECTIONS} conn)`,
+      server: baseline,
+      connections: CONNECTIONS,
+      threads: THREADS,
+      target: { url: `${baseBase}/memories`, method: "POST", body: baselineBody },
+    },
+  ];
+  for (const s of SELECTORS) {
+    const url = `${apiBase}/api/v1/briefing${queryString(s.query)}`;
+    ops.push(
+      {
+        key: `${s.key}1`,
+        selector: s.key,
+        label: `${s.label} (1 conn)`,
+        server: apiProc,
+        connections: 1,
+        threads: 1,
+        target: { url, method: "GET", headers: key },
+      },
+      {
+        key: s.key,
+        selector: s.key,
+        label: `${s.label} (${CONNECTIONS} conn)`,
+        server: apiProc,
+        connections: CONNECTIONS,
+        threads: THREADS,
+        target: { url, method: "GET", headers: key },
+      },
+    );
+  }
+  if (ONLY) {
+    for (let i = ops.length - 1; i >= 0; i--) if (!ONLY.has(ops[i]!.selector)) ops.splice(i, 1);
+    if (ops.length === 0) throw new Error("BENCH_ONLY selects no operation");
+  }
+
+  const gen = new MemoryTextGenerator(20261123);
+  const rand = prng(13);
+  const foreign = new ForeignCpu(() => procs.pids(), DATABASE);
+  const levels: LevelResult[] = [];
+  for (const level of LEVELS) {
+    const have = await tenantCount(user.id);
+    const t0 = performance.now();
+    if (level > have) {
+      const { memories, commitments } = generate(gen, rand, level - have);
+      await copySeed(db, user.id, { memories, commitments });
+    }
+    const seedSeconds = (performance.now() - t0) / 1000;
+    await vacuum();
+    const shape = await tenantShape(user.id);
+    console.log(
+      `── level ${fmtRps(level)}: seeded ${fmtRps(Math.max(0, level - have))} memories in ${seedSeconds.toFixed(1)} s (COPY); current ${fmtRps(shape.current)}, stale ${fmtRps(shape.stale)}, pending commitments ${fmtRps(shape.pending)} (overdue ${fmtRps(shape.overdue)})`,
+    );
+
+    let probed: SelectorProbe[] | null = null;
+    if (PROBE) {
+      probed = await probe(apiBase, user.apiKey, user.id);
+      for (const p of probed) {
+        console.log(
+          `probe ${p.selector.padEnd(26)} ${fmtMs(p.medianMs).padStart(8)} median (max ${fmtMs(p.maxMs)}), ${p.statements} statement(s); counts ${JSON.stringify(p.counts)}`,
+        );
+        for (const summary of p.summaries) console.log(`    ${summary}`);
+        writeFileSync(
+          join(logDir, `explain-${level}-${p.selector.replace(/\W+/g, "_")}.txt`),
+          p.plans.join("\n\n----\n\n"),
+        );
+      }
+    }
+
+    const runs = new Map<string, Run[]>(ops.map((op) => [op.key, []]));
+    for (let round = 1; round <= RUNS; round++) {
+      for (const op of ops) {
+        if (WAIT_QUIET) {
+          const t = performance.now();
+          const load = await foreign.waitQuiet(FOREIGN_LIMIT, 60);
+          const waited = (performance.now() - t) / 1000;
+          if (waited > 1.5)
+            console.log(
+              `        (waited ${waited.toFixed(0)} s for other processes to settle; now ${load.toFixed(2)} cores)`,
+            );
+        }
+        const target = (phase: string): WrkTarget => ({ ...op.target, env: { WRK_RUN: `${id}-${++wrkRun}-${phase}` } });
+        const wrkOpts = { connections: op.connections, threads: op.threads, timeoutSeconds: 10 };
+        if (WARMUP > 0) {
+          checkClean(op, await runWrk(procs, target("w"), { ...wrkOpts, seconds: WARMUP }), "warm-up");
+          await waitApiIdle(db, DATABASE);
+        }
+        const before = foreign.mark();
+        const measured = checkClean(op, await runWrk(procs, target("m"), { ...wrkOpts, seconds: SECONDS }), "run");
+        const after = foreign.mark();
+        const drained = await waitApiIdle(db, DATABASE);
+        if (drained > 1)
+          console.log(`        (waited ${drained.toFixed(0)} s for the api's abandoned queries to finish)`);
+        const r: Run = {
+          ...measured,
+          foreignCores: foreign.cores(before, after),
+          serverCores: foreign.coresOf(before, after, op.server.pid),
+          postgresCores: foreign.postgresCores(before, after),
+          wrkCores: foreign.coresOf(before, after, "self"),
+        };
+        runs.get(op.key)!.push(r);
+        const flags = [
+          r.foreignCores > FOREIGN_LIMIT ? "⚠ disturbed" : "",
+          r.non2xx + r.socketErrors > 0
+            ? `⚠ ${r.non2xx} non-2xx, ${r.socketErrors} socket errors of ${r.requests}`
+            : "",
+        ]
+          .filter(Boolean)
+          .join("  ");
+        console.log(
+          `run ${round}/${RUNS}  ${op.label.padEnd(34)} ${fmtRps(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50Ms).padStart(8)}  p99 ${fmtMs(r.p99Ms).padStart(8)}  cpu: server ${r.serverCores.toFixed(2)} pg ${r.postgresCores.toFixed(2)} wrk ${r.wrkCores.toFixed(2)} other ${r.foreignCores.toFixed(2)}  ${flags}`,
+        );
+      }
+    }
+    levels.push({ level, seeded: Math.max(0, level - have), seedSeconds, probe: probed, runs });
+    console.log("");
+  }
+
+  // Summary.
+  const med = (l: LevelResult, key: string) => {
+    const runs = l.runs.get(key) ?? [];
+    // A run without a single answer has no latency (wrk prints 0): "—" unless another run answered.
+    const answered = runs.filter((r) => r.requests > 0);
+    return {
+      rps: median(runs.map((r) => r.rps)),
+      p50: median(answered.map((r) => r.p50Ms)),
+      p99: median(answered.map((r) => r.p99Ms)),
+      serverUs: median(runs.map((r) => (r.serverCores / r.rps) * 1e6)),
+      pgUs: median(runs.map((r) => (r.postgresCores / r.rps) * 1e6)),
+      errors: runs.reduce((s, r) => s + r.non2xx + r.socketErrors, 0),
+      disturbed: runs.filter((r) => r.foreignCores > FOREIGN_LIMIT).length,
+      n: runs.length,
+    };
+  };
+  const us = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : "—");
+  const rows: string[][] = [];
+  for (const l of levels) {
+    const b = med(l, "baseline");
+    for (const op of ops) {
+      const m = med(l, op.key);
+      rows.push([
+        fmtRps(l.level),
+        op.label,
+        fmtRps(m.rps),
+        fmtMs(m.p50),
+        fmtMs(m.p99),
+        op.key === "baseline" ? "—" : fmtRatio(m.rps / b.rps),
+        us(m.serverUs),
+        us(m.pgUs),
+        m.errors ? String(m.errors) : "",
+        `${m.disturbed}/${m.n}`,
+      ]);
+    }
+  }
+  console.log(`medians of ${RUNS} run(s) × ${SECONDS} s — ${box.label}, commit ${rev} (wrk shares the cores)`);
+  console.log(
+    textTable(
+      ["memories", "operation", "req/s", "p50", "p99", "vs B-pg", "server µs/req", "pg µs/req", "errors", "disturbed"],
+      rows,
+    ),
+  );
+
+  const date = started.toISOString().slice(0, 10);
+  mkdirSync(join(ROOT, "bench/results"), { recursive: true });
+  const rawPath = join(ROOT, `bench/results/briefing-${started.toISOString().replace(/[:.]/g, "-")}.json`);
+  writeFileSync(
+    rawPath,
+    JSON.stringify(
+      {
+        date: started.toISOString(),
+        commit: rev,
+        machine: box,
+        settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, LEVELS },
+        levels: levels.map((l) => ({
+          ...l,
+          runs: Object.fromEntries(l.runs),
+          medians: Object.fromEntries(ops.map((o) => [o.key, med(l, o.key)])),
+        })),
+      },
+      null,
+      2,
+    ),
+  );
+  console.log(`raw results (with the EXPLAIN plans): ${rawPath}`);
+  if (!RECORD) {
+    console.log("not recorded in bench/README.md (short or partial run; BENCH_RECORD=1 forces it)");
+    return;
+  }
+  let ok = true;
+  for (const l of levels) {
+    const b = med(l, "baseline");
+    for (const s of SELECTORS) {
+      const one = med(l, `${s.key}1`);
+      const many = med(l, s.key);
+      ok &&= appendRow(
+        README,
+        "briefing",
+        mdRow([
+          date,
+          rev,
+          box.label,
+          `${RUNS}×${SECONDS} s`,
+          fmtRps(l.level),
+          s.label,
+          fmtMs(one.p50),
+          fmtMs(one.p99),
+          fmtRps(many.rps),
+          fmtMs(many.p99),
+          fmtRps(b.rps),
+          fmtRatio(many.rps / b.rps),
+          `${us(many.serverUs)} / ${us(many.pgUs)}`,
+          String(one.errors + many.errors),
+          `${one.disturbed + many.disturbed}/${one.n + many.n}`,
+        ]),
+      );
+    }
+  }
+  console.log(ok ? `rows appended to ${README}` : `warning: the table marker is missing from ${README}`);
+}
+
+/**
+ * Errors abort the baseline (its load is wrong); a briefing error, or no answer at all within the
+ * figure (a briefing slower than the warm-up, as the six-query code was at 100k), is flagged.
+ */
+function checkClean(op: Op, r: WrkResult, phase: string): WrkResult {
+  if (r.non2xx > 0 || r.socketErrors > 0 || r.requests === 0) {
+    const message = `${op.label} ${phase}: ${r.non2xx} non-2xx responses and ${r.socketErrors} socket errors out of ${r.requests} requests`;
+    if (op.key === "baseline") throw new Error(message);
+    console.log(`        ⚠ ${message}`);
+  }
+  return r;
+}
+
+await bench.run(main);
