@@ -26,7 +26,7 @@ export function exportEdgeView(e: Row<"memoryEdges">): Item<"memoryEdges"> {
     id: e.id,
     fromId: e.fromId,
     toId: e.toId,
-    edgeType: e.edgeType as "supersedes" | "updates" | "extends" | "derives",
+    edgeType: e.edgeType,
     createdAt: iso(e.createdAt),
   };
 }

@@ -1,7 +1,8 @@
 import { FactView } from "../facts/routes";
 import { t } from "elysia";
 import { Int, NullableTimestamp, strictObject, Timestamp, Uuid } from "../schemas";
-import { MemoryView } from "../memories/model";
+import { EdgeTypeOut, MemoryView } from "../memories/model";
+import { COMMITMENT_STATUSES } from "../../shared/db/schema";
 import { SessionView } from "../agent-sessions/model";
 
 /** Exactly `{confirm: true}`: anything else (false, missing, extra properties) is 400 invalid_input. */
@@ -33,13 +34,13 @@ const ExportEdge = strictObject({
   id: Uuid,
   fromId: Uuid,
   toId: Uuid,
-  edgeType: t.UnionEnum(["supersedes", "updates", "extends", "derives"]),
+  edgeType: EdgeTypeOut,
   createdAt: Timestamp,
 });
 const ExportCommitment = strictObject({
   id: Uuid,
   memoryId: Uuid,
-  status: t.UnionEnum(["open", "waiting", "resolved", "expired"]),
+  status: t.UnionEnum([...COMMITMENT_STATUSES]),
   dueAt: NullableTimestamp,
   createdAt: Timestamp,
   updatedAt: Timestamp,

@@ -1,9 +1,12 @@
 import { t } from "elysia";
+import { EVENT_KINDS, SESSION_SOURCES, TRIAGE_OUTCOMES, TRIAGE_STATUSES } from "../../shared/db/schema";
+import { BEGIN_REASONS } from "../../shared/triage/decision";
 import {
   Agent,
   Cursor,
   Int,
   NullableTimestamp,
+  oneOf,
   Project,
   QueryInteger,
   ScopeName,
@@ -16,7 +19,11 @@ import {
 
 export const MAX_EPOCH = 9_007_199_254_740_991;
 const Epoch = Int({ minimum: 1, maximum: MAX_EPOCH });
-const Source = t.Union([t.Literal("startup"), t.Literal("resume")]);
+/** Response only (t.UnionEnum gives an optional field a default; never applied to a response). */
+const TriageStatus = t.UnionEnum([...TRIAGE_STATUSES]);
+/** Request fields use `oneOf` (no implicit default); responses `t.UnionEnum`, as for memory types. */
+const SourceIn = oneOf(SESSION_SOURCES);
+const SourceOut = t.UnionEnum([...SESSION_SOURCES]);
 
 export const BriefedMemory = strictObject({
   id: Uuid,
@@ -40,7 +47,7 @@ export const Selector = t.Union([
 export const OpenBody = strictObject({
   agent: Agent,
   sessionId: SessionId,
-  source: Source,
+  source: SourceIn,
   project: t.Optional(Project),
   scope: t.Optional(ScopeName),
   selector: t.Optional(Selector),
@@ -50,7 +57,7 @@ export const OpenBody = strictObject({
 export const OpenResponse = strictObject({
   sessionRunId: Uuid,
   activationEpoch: Epoch,
-  source: Source,
+  source: SourceOut,
   created: t.Boolean(),
   reopened: t.Boolean(),
   openedAt: Timestamp,
@@ -80,7 +87,8 @@ export const CloseResponse = strictObject({
   alreadyClosed: t.Boolean(),
 });
 
-const StoredSelector = t.Union([
+/** A selector as stored and shown back (normalised: includeUnscoped always present). */
+export const StoredSelector = t.Union([
   strictObject({ kind: t.Literal("all") }),
   strictObject({ kind: t.Literal("scope"), scope: t.String() }),
   strictObject({ kind: t.Literal("project"), project: t.String() }),
@@ -97,7 +105,7 @@ export const SessionView = strictObject({
   sessionRunId: Uuid,
   agent: t.String(),
   sessionId: t.String(),
-  source: Source,
+  source: SourceOut,
   project: t.Union([t.String(), t.Null()]),
   scope: t.Union([t.String(), t.Null()]),
   selector: StoredSelector,
@@ -107,7 +115,7 @@ export const SessionView = strictObject({
   closedAt: NullableTimestamp,
   briefingDeliveredAt: NullableTimestamp,
   briefedMemories: t.Array(BriefedMemory),
-  triageStatus: t.UnionEnum(["idle", "pending", "completed", "expired", "overflowed"]), // response only: its implicit default is never applied
+  triageStatus: TriageStatus,
   triageAttemptId: t.Union([Uuid, t.Null()]),
 });
 
@@ -140,7 +148,7 @@ export const EventPage = strictObject({
     strictObject({
       id: Uuid,
       memoryId: Uuid,
-      eventKind: t.UnionEnum(["remember", "capture", "revise", "resolve", "archive"]),
+      eventKind: t.UnionEnum([...EVENT_KINDS]),
       createdAt: Timestamp,
     }),
   ),
@@ -148,7 +156,6 @@ export const EventPage = strictObject({
   truncated: t.Boolean(),
 });
 
-const TriageStatus = t.UnionEnum(["idle", "pending", "completed", "expired", "overflowed"]); // response only
 const EventCount = Int({ minimum: 0, maximum: 500 });
 
 export const TriageBeginBody = strictObject({
@@ -164,9 +171,7 @@ export const TriageBeginResponse = strictObject({
   armed: t.Boolean(),
   attemptId: t.Optional(Uuid),
   triageStatus: TriageStatus,
-  reason: t.Optional(
-    t.UnionEnum(["not-live", "terminal", "pending-fresh", "pending", "no-signal", "debounce", "overflowed"]),
-  ),
+  reason: t.Optional(t.UnionEnum([...BEGIN_REASONS])),
 });
 
 export const TriageCompleteBody = strictObject({ agent: Agent, attemptId: Uuid, sessionId: SessionId });
@@ -176,6 +181,6 @@ export const TriageCompleteResponse = strictObject({
   eventCount: EventCount,
   sessionRunId: Uuid,
   sinceBeginCount: EventCount,
-  triageStatus: t.UnionEnum(["completed", "expired", "overflowed"]),
+  triageStatus: t.UnionEnum([...TRIAGE_OUTCOMES]),
   truncated: t.Boolean(),
 });

@@ -117,7 +117,7 @@ export function agentSessionRoutes(deps: ApiDeps) {
             items: page.items.map((e) => ({
               id: e.id,
               memoryId: e.memoryId,
-              eventKind: e.kind as "remember" | "capture" | "revise" | "resolve" | "archive",
+              eventKind: e.kind,
               createdAt: iso(e.createdAt),
             })),
             nextCursor: page.nextCursor,

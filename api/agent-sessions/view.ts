@@ -9,7 +9,7 @@ export function sessionView(row: AgentSessionRow): Static<typeof SessionView> {
     sessionRunId: row.id,
     agent: row.agent,
     sessionId: row.sessionId,
-    source: row.source as "startup" | "resume",
+    source: row.source,
     project: row.project,
     scope: row.scope,
     selector: row.selector,
@@ -19,7 +19,7 @@ export function sessionView(row: AgentSessionRow): Static<typeof SessionView> {
     closedAt: isoOrNull(row.closedAt),
     briefingDeliveredAt: isoOrNull(row.briefingDeliveredAt),
     briefedMemories: row.briefedMemories,
-    triageStatus: row.triageStatus as "idle" | "pending" | "completed" | "expired" | "overflowed",
+    triageStatus: row.triageStatus,
     triageAttemptId: row.triageAttemptId,
   };
 }

@@ -5,6 +5,8 @@ import { BRIEFING_COUNT_CAP, type BriefingItem } from "../../shared/db/queries/b
 import { iso, isoOrNull } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
+import { StoredSelector } from "../agent-sessions/model";
+import { SELECTOR_KINDS } from "../../shared/db/schema";
 import {
   Agent,
   AUTHED_ERRORS,
@@ -23,7 +25,7 @@ import {
 
 const BriefingQuery = t.Object(
   {
-    kind: t.Optional(oneOf(["all", "scope", "project", "scope_project"])),
+    kind: t.Optional(oneOf(SELECTOR_KINDS)),
     scope: t.Optional(ScopeName),
     project: t.Optional(Project),
     includeUnscoped: t.Optional(oneOf(["true", "false"])),
@@ -55,17 +57,7 @@ const Section = strictObject({
 });
 const Briefing = strictObject({
   generatedAt: Timestamp,
-  selector: t.Union([
-    strictObject({ kind: t.Literal("all") }),
-    strictObject({ kind: t.Literal("scope"), scope: t.String() }),
-    strictObject({ kind: t.Literal("project"), project: t.String() }),
-    strictObject({
-      kind: t.Literal("scope_project"),
-      scope: t.String(),
-      project: t.String(),
-      includeUnscoped: t.Boolean(),
-    }),
-  ]),
+  selector: StoredSelector,
   sections: strictObject({
     commitments: Section,
     overdue: Section,

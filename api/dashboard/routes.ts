@@ -1,6 +1,6 @@
-import { Elysia, t } from "elysia";
-import { COMMITMENT_STATUSES, MEMORY_TYPES, PROPOSAL_STATUSES } from "../../shared/db/schema";
-import { dashboardSummary, TRIAGE_STATUSES } from "../../shared/dashboard/summary";
+import { Elysia } from "elysia";
+import { COMMITMENT_STATUSES, MEMORY_TYPES, PROPOSAL_STATUSES, TRIAGE_STATUSES } from "../../shared/db/schema";
+import { dashboardSummary } from "../../shared/dashboard/summary";
 import { isoOrNull } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";

@@ -1,5 +1,12 @@
 import { t } from "elysia";
-import { COMMITMENT_STATUSES, MEMORY_TYPES } from "../../shared/db/schema";
+import {
+  COMMITMENT_STATUSES,
+  EDGE_TYPES,
+  EVENT_KINDS,
+  MEMORY_STATUSES,
+  MEMORY_TYPES,
+  REVISION_EDGE_TYPES,
+} from "../../shared/db/schema";
 import {
   Cursor,
   NullableTimestamp,
@@ -17,6 +24,7 @@ import {
 /** Request fields use `oneOf` (no implicit default); response views may use `t.UnionEnum`. */
 export const MemoryTypeSchema = oneOf(MEMORY_TYPES);
 const MemoryTypeOut = t.UnionEnum([...MEMORY_TYPES]);
+export const EdgeTypeOut = t.UnionEnum([...EDGE_TYPES]);
 const Topic = Text({ minLength: 1, maxLength: 256 });
 const Content = Text({ minLength: 1, maxLength: 8000 });
 const Tags = t.Array(Text({ minLength: 1, maxLength: 64 }), { maxItems: 32 });
@@ -69,7 +77,7 @@ export const MemoryView = strictObject({
   scope: t.String(),
   project: t.Union([t.String(), t.Null()]),
   tags: t.Array(t.String()),
-  status: t.UnionEnum(["active", "archived"]),
+  status: t.UnionEnum([...MEMORY_STATUSES]),
   validFrom: Timestamp,
   validTo: NullableTimestamp,
   recordedAt: Timestamp,
@@ -89,7 +97,7 @@ export const ListMemoriesQuery = t.Object(
     scope: t.Optional(ScopeName),
     project: t.Optional(Project),
     memoryType: t.Optional(MemoryTypeSchema),
-    status: t.Optional(oneOf(["active", "archived"])),
+    status: t.Optional(oneOf(MEMORY_STATUSES)),
     current: t.Optional(oneOf(["true", "false"])),
     limit: t.Optional(QueryInteger({ minimum: 1, maximum: 100 })),
     cursor: t.Optional(Cursor),
@@ -101,7 +109,7 @@ export const MemoryPage = strictObject({ items: t.Array(MemoryView), nextCursor:
 export const ReviseBody = strictObject({
   topic: t.Optional(Topic),
   content: Content,
-  edgeType: t.Optional(oneOf(["supersedes", "updates"])),
+  edgeType: t.Optional(oneOf(REVISION_EDGE_TYPES)),
   sessionRunId: t.Optional(Uuid),
 });
 
@@ -109,12 +117,12 @@ const EdgeView = strictObject({
   id: Uuid,
   fromId: Uuid,
   toId: Uuid,
-  edgeType: t.UnionEnum(["supersedes", "updates", "extends", "derives"]),
+  edgeType: EdgeTypeOut,
   createdAt: Timestamp,
 });
 const EventView = strictObject({
   id: Uuid,
-  kind: t.UnionEnum(["remember", "capture", "revise", "resolve", "archive"]),
+  kind: t.UnionEnum([...EVENT_KINDS]),
   memoryId: Uuid,
   sessionRunId: t.Union([Uuid, t.Null()]),
   actor: t.String(),

@@ -13,7 +13,7 @@ export function memoryView(row: MemoryRow): Static<typeof MemoryView> {
     scope: row.scope,
     project: row.project,
     tags: row.tags,
-    status: row.status as "active" | "archived",
+    status: row.status,
     validFrom: iso(row.validFrom),
     validTo: isoOrNull(row.validTo),
     recordedAt: iso(row.recordedAt),

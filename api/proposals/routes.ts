@@ -1,5 +1,6 @@
 import { Elysia, t, type Static } from "elysia";
 import { PROPOSAL_STATUSES } from "../../shared/db/schema";
+import { EdgeTypeOut } from "../memories/model";
 import type { FactProposalRow, ProposalRow } from "../../shared/db/queries/proposals";
 import { decideFactProposal, decideProposal, listFactProposals, listProposals } from "../../shared/proposals/service";
 import { iso, isoOrNull } from "../../shared/time";
@@ -31,7 +32,7 @@ const Proposal = strictObject({
   id: Uuid,
   fromId: Uuid,
   toId: Uuid,
-  edgeType: t.UnionEnum(["supersedes", "updates", "extends", "derives"]),
+  edgeType: EdgeTypeOut,
   memoryType: t.String(),
   rationale: t.String(),
   similarity: t.Number(),
@@ -77,7 +78,7 @@ function proposalView(p: ProposalRow): Static<typeof Proposal> {
     id: p.id,
     fromId,
     toId,
-    edgeType: p.edgeType as Static<typeof Proposal>["edgeType"],
+    edgeType: p.edgeType,
     memoryType: p.memoryType,
     rationale,
     similarity,

@@ -3,6 +3,7 @@ import { randomBase62, sha256Hex } from "../ids";
 import { findApiKeyCredential } from "../db/queries/api-keys";
 import { findBearerCredential } from "../db/queries/user-sessions";
 import type { Deps } from "../deps";
+import type { UserState } from "../db/schema";
 
 export const API_KEY_PREFIX = "amem_";
 const API_KEY_SHAPE = /^amem_[0-9A-Za-z]{40}$/;
@@ -16,7 +17,7 @@ const REVOKED_TTL_MS = 24 * 3_600_000;
 const RATE_WINDOW_SECONDS = 60;
 
 export type CredentialKind = "k" | "t";
-export type UserState = "active" | "erasing" | "deleted";
+export type { UserState };
 export type Principal = {
   userId: string;
   email: string;
@@ -130,7 +131,7 @@ async function fillFromPostgres(deps: Deps, kind: CredentialKind, hash: string, 
     userId: row.userId,
     email: row.email,
     credentialId: row.id,
-    userState: row.userState as UserState,
+    userState: row.userState,
     expiresAtMs,
   });
   await deps.redis.set(key, entry, "PX", Math.max(1, ttl), "NX");

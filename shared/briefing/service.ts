@@ -1,6 +1,6 @@
 import { AppError } from "../errors";
 import type { Deps } from "../deps";
-import { assertWritable, type Principal } from "../auth/credentials";
+import type { Principal } from "../auth/credentials";
 import { fencedWrite } from "../accounts/write-fence";
 import type { BriefedMemory, Selector } from "../db/schema";
 import { briefingSections, type BriefingSections } from "../db/queries/briefing";

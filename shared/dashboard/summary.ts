@@ -1,10 +1,8 @@
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import { COMMITMENT_STATUSES, MEMORY_TYPES, PROPOSAL_STATUSES } from "../db/schema";
+import { COMMITMENT_STATUSES, MEMORY_TYPES, PROPOSAL_STATUSES, TRIAGE_STATUSES } from "../db/schema";
 import { summaryCounts } from "../db/queries/dashboard";
 import { leaseCutoff } from "../agent-sessions/lease";
-
-export const TRIAGE_STATUSES = ["idle", "pending", "completed", "expired", "overflowed"] as const;
 
 /** Every key of `keys` with its count (zero when absent), so clients never meet a missing key. */
 function tally<K extends string>(keys: readonly K[], counted: { key: string; n: number }[] | null): Record<K, number> {

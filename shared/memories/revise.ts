@@ -3,6 +3,7 @@ import { newId, sha256Hex } from "../ids";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
+import type { REVISION_EDGE_TYPES } from "../db/schema";
 import {
   archiveMemoryRow,
   closeMemoryValidity,
@@ -18,7 +19,12 @@ import type { CommitmentStatus } from "../db/schema";
 import { commitmentTransition } from "./commitment-status";
 import { attributeWrite, settleAttributedLease, type Attribution } from "../agent-sessions/attribution";
 
-export type Revision = { topic?: string; content: string; edgeType?: "supersedes" | "updates"; sessionRunId?: string };
+export type Revision = {
+  topic?: string;
+  content: string;
+  edgeType?: (typeof REVISION_EDGE_TYPES)[number];
+  sessionRunId?: string;
+};
 
 /**
  * Append-and-supersede (SPEC §4.1, §4.3): the successor inherits type, scope, project and tags;

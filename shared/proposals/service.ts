@@ -19,7 +19,6 @@ import { lockFactsByIds, retractFact } from "../db/queries/facts";
 export const DEFAULT_PROPOSAL_LIMIT = 25;
 export type ProposalQuery = { status?: ProposalStatus; limit?: number };
 export type Decision = "apply" | "reject";
-type EdgeType = "supersedes" | "updates" | "extends" | "derives";
 
 /** GET /proposals: the tenant's consolidation proposals, newest first. */
 export async function listProposals(deps: Deps, principal: Principal, q: ProposalQuery): Promise<ProposalRow[]> {
@@ -56,7 +55,7 @@ async function applyMemoryProposal(tx: Executor, userId: string, p: ProposalRow,
   const from = locked.find((m) => m.id === p.fromId);
   const to = locked.find((m) => m.id === p.toId);
   if (!isCurrent(from) || !isCurrent(to)) throw new AppError("conflict");
-  const edgeType = p.edgeType as EdgeType;
+  const edgeType = p.edgeType;
   if (edgeType === "supersedes" || edgeType === "updates") await closeMemoryValidity(tx, p.toId, now);
   await insertMemoryEdge(tx, { id: newId(), userId, fromId: p.fromId, toId: p.toId, edgeType, now });
 }

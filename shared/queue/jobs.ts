@@ -1,5 +1,6 @@
 import { Type as T, type Static, type TSchema } from "@sinclair/typebox";
 import type { ErasureCounts } from "../db/schema/account-erasures";
+import type { TriageOutcome } from "../db/schema/agent-sessions";
 import { UUID_PATTERN } from "../accounts/rules";
 
 /**
@@ -26,7 +27,7 @@ export type TriageResult = {
   eventCount: number;
   sessionRunId: string;
   sinceBeginCount: number;
-  triageStatus: "completed" | "expired" | "overflowed";
+  triageStatus: TriageOutcome;
   truncated: boolean;
 };
 export type ErasureResult = { deleted: true; alreadyDeleted: boolean; erased: ErasureCounts };

@@ -14,14 +14,15 @@ import {
 import { readLease } from "../agent-sessions/lease-cache";
 import { isLive, leaseMs } from "../agent-sessions/lease";
 import { RUN_EVENT_CEILING } from "../agent-sessions/events";
-import { decideBegin, type BeginInput } from "./decision";
+import { decideBegin, type BeginInput, type BeginReason } from "./decision";
+import type { TriageStatus } from "../db/schema";
 
 export type BeginAnswer = {
   sessionRunId: string;
   armed: boolean;
   attemptId?: string;
-  triageStatus: "idle" | "pending" | "completed" | "expired" | "overflowed";
-  reason?: string;
+  triageStatus: TriageStatus;
+  reason?: BeginReason;
 };
 
 /**

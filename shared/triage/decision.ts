@@ -3,9 +3,21 @@ import type { TriageRow } from "../db/queries/triage";
 
 export type BeginInput = { turnCount?: number; stopHookActive?: boolean };
 
+/** Why begin answers `armed: false` (SPEC §3.8; README, "Triage begin"). */
+export const BEGIN_REASONS = [
+  "not-live",
+  "terminal",
+  "pending-fresh",
+  "pending",
+  "no-signal",
+  "debounce",
+  "overflowed",
+] as const;
+export type BeginReason = (typeof BEGIN_REASONS)[number];
+
 /** Why begin did not arm (SPEC §3.8), or `arm`. */
 export type BeginDecision =
-  | { kind: "refuse"; reason: "not-live" | "terminal" | "pending-fresh" | "no-signal" | "debounce" }
+  | { kind: "refuse"; reason: Exclude<BeginReason, "pending" | "overflowed"> }
   | { kind: "pending" }
   | { kind: "arm" };
 

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { newId, randomToken, sha256Hex } from "../../shared/ids";
+import { sha256Hex } from "../../shared/ids";
 import { createTestContext, insertBearer, newTenant, type Tenant, type TestContext } from "../helpers";
 import { PrivateRedis } from "../faults/private-redis";
-import { dbRow, heartbeat, newSessionId, open } from "./helpers";
+import { heartbeat, newSessionId, open } from "./helpers";
 
 const ctx = await createTestContext();
 const limited = await createTestContext({ RATE_LIMIT: "4" });

@@ -7,10 +7,6 @@ async function search(apiKey: string | undefined, body: unknown): Promise<TestRe
   return ctx.request("POST", "/api/v1/search", { apiKey, body });
 }
 
-function auth(apiKey: string | undefined): Record<string, string> {
-  return apiKey === undefined ? {} : { "x-api-key": apiKey };
-}
-
 type Memory = { id: string; topic: string; content: string; [k: string]: unknown };
 type Hit = { memory: Memory; score: number };
 

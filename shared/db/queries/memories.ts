@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import { memories, memoryEdges, memoryEvents, type MemoryType } from "../schema";
+import { memories, memoryEdges, memoryEvents, type EdgeType, type EventKind, type MemoryType } from "../schema";
 
 export type MemoryRow = Omit<typeof memories.$inferSelect, "search">;
 
@@ -87,7 +87,7 @@ export async function insertMemoryEvent(
   e: {
     id: string;
     userId: string;
-    kind: "remember" | "capture" | "revise" | "resolve" | "archive";
+    kind: EventKind;
     memoryId: string;
     sessionRunId: string | null;
     actor: string;
@@ -137,7 +137,7 @@ export async function insertMemoryEdge(
     userId: string;
     fromId: string;
     toId: string;
-    edgeType: "supersedes" | "updates" | "extends" | "derives";
+    edgeType: EdgeType;
     now: Date;
   },
 ): Promise<void> {

@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { memories, type MemoryType } from "../schema";
 import { memoryFilter, type MemoryRow } from "./memories";

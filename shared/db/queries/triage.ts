@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Executor } from "../client";
-import { agentSessions, triageAttempts } from "../schema";
+import { agentSessions, triageAttempts, type TriageStatus } from "../schema";
 import type { NaturalKey } from "./agent-sessions";
 
 /** The triage-relevant part of a session row, locked for the rest of the transaction. */
@@ -10,7 +10,7 @@ export type TriageRow = {
   openedAt: Date;
   lastSeenAt: Date;
   closedAt: Date | null;
-  triageStatus: "idle" | "pending" | "completed" | "expired" | "overflowed";
+  triageStatus: TriageStatus;
   triageAttemptId: string | null;
   /** When the current attempt was armed (null without one). */
   armedAt: Date | null;

@@ -1,14 +1,25 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, index, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { idColumn, ts } from "./columns";
+import { idColumn, oneOfCheck, ts } from "./columns";
 import { users } from "./users";
 
+/** The four selector shapes (seed 2.3), discriminated by `kind`. */
+export const SELECTOR_KINDS = ["all", "scope", "project", "scope_project"] as const;
 export type Selector =
   | { kind: "all" }
   | { kind: "scope"; scope: string }
   | { kind: "project"; project: string }
   | { kind: "scope_project"; scope: string; project: string; includeUnscoped: boolean };
 export type BriefedMemory = { id: string; topic: string; status: string };
+
+/** How a harness opened the run (seed 2.1). */
+export const SESSION_SOURCES = ["startup", "resume"] as const;
+export type SessionSource = (typeof SESSION_SOURCES)[number];
+/** A run's triage state (SPEC §3.1); the last three are also a complete's outcomes. */
+export const TRIAGE_STATUSES = ["idle", "pending", "completed", "expired", "overflowed"] as const;
+export type TriageStatus = (typeof TRIAGE_STATUSES)[number];
+export const TRIAGE_OUTCOMES = ["completed", "expired", "overflowed"] as const satisfies readonly TriageStatus[];
+export type TriageOutcome = (typeof TRIAGE_OUTCOMES)[number];
 
 /**
  * One row per (tenant, agent, sessionId): the durable record of an agent session run.
@@ -25,7 +36,7 @@ export const agentSessions = pgTable(
       .references(() => users.id),
     agent: text("agent").notNull(),
     sessionId: text("session_id").notNull(),
-    source: text("source").notNull(),
+    source: text("source").$type<SessionSource>().notNull(),
     project: text("project"),
     scope: text("scope"),
     selector: jsonb("selector").$type<Selector>().notNull(),
@@ -38,7 +49,7 @@ export const agentSessions = pgTable(
     briefedMemories: jsonb("briefed_memories").$type<BriefedMemory[]>().notNull().default(sql`'[]'::jsonb`),
     lastMessageExcerpt: text("last_message_excerpt"),
     excerptAt: ts("excerpt_at"),
-    triageStatus: text("triage_status").notNull().default("idle"),
+    triageStatus: text("triage_status").$type<TriageStatus>().notNull().default("idle"),
     triageAttemptId: uuid("triage_attempt_id"),
     triageWatermark: uuid("triage_watermark").array().notNull().default(sql`'{}'::uuid[]`),
   },
@@ -55,11 +66,8 @@ export const agentSessions = pgTable(
     index("agent_sessions_closed_excerpt_idx")
       .on(t.closedAt)
       .where(sql`${t.lastMessageExcerpt} is not null and ${t.closedAt} is not null`),
-    check("agent_sessions_source_check", sql`${t.source} in ('startup', 'resume')`),
-    check(
-      "agent_sessions_triage_status_check",
-      sql`${t.triageStatus} in ('idle', 'pending', 'completed', 'expired', 'overflowed')`,
-    ),
+    oneOfCheck("agent_sessions_source_check", t.source, SESSION_SOURCES),
+    oneOfCheck("agent_sessions_triage_status_check", t.triageStatus, TRIAGE_STATUSES),
     check("agent_sessions_epoch_check", sql`${t.activationEpoch} between 1 and 9007199254740991`),
   ],
 );

@@ -1,6 +1,5 @@
-import { sql } from "drizzle-orm";
-import { check, index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { idColumn, ts } from "./columns";
+import { index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { idColumn, oneOfCheck, ts } from "./columns";
 import { users } from "./users";
 import { memories } from "./memories";
 
@@ -31,6 +30,6 @@ export const commitments = pgTable(
     index("commitments_user_status_idx").on(t.userId, t.status, t.dueAt),
     // A tenant's rows in id order, page by page: the export (GDPR Art. 20) reads them in keyset pages.
     index("commitments_user_by_id_idx").on(t.userId, t.id),
-    check("commitments_status_check", sql`${t.status} in ('open', 'waiting', 'resolved', 'expired')`),
+    oneOfCheck("commitments_status_check", t.status, COMMITMENT_STATUSES),
   ],
 );

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { type AnyPgColumn, check, customType, index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { idColumn, ts } from "./columns";
+import { idColumn, oneOfCheck, ts } from "./columns";
 import { users } from "./users";
 import { agentSessions } from "./agent-sessions";
 
@@ -15,6 +15,16 @@ export const MEMORY_TYPES = [
   "event",
 ] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
+/** A memory is current unless superseded (validity closed) or archived. */
+export const MEMORY_STATUSES = ["active", "archived"] as const;
+export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
+/** How one memory relates to another; a revision records `supersedes` or `updates`. */
+export const EDGE_TYPES = ["supersedes", "updates", "extends", "derives"] as const;
+export type EdgeType = (typeof EDGE_TYPES)[number];
+export const REVISION_EDGE_TYPES = ["supersedes", "updates"] as const satisfies readonly EdgeType[];
+/** The agent write kinds a memory event records (SPEC §3.7). */
+export const EVENT_KINDS = ["remember", "capture", "revise", "resolve", "archive"] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 
@@ -45,7 +55,7 @@ export const memories = pgTable(
     scope: text("scope").notNull(),
     project: text("project"),
     tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
-    status: text("status").notNull().default("active"),
+    status: text("status").$type<MemoryStatus>().notNull().default("active"),
     validFrom: ts("valid_from").notNull(),
     validTo: ts("valid_to"),
     recordedAt: ts("recorded_at").notNull(),
@@ -88,11 +98,8 @@ export const memories = pgTable(
     index("memories_briefing_commitment_idx")
       .on(t.id, t.userId, t.createdAt, t.scope, t.project)
       .where(sql`${current(t)} and ${t.memoryType} = 'commitment'`),
-    check(
-      "memories_type_check",
-      sql`${t.memoryType} in ('decision', 'commitment', 'blocker', 'fact', 'preference', 'pattern', 'note', 'event')`,
-    ),
-    check("memories_status_check", sql`${t.status} in ('active', 'archived')`),
+    oneOfCheck("memories_type_check", t.memoryType, MEMORY_TYPES),
+    oneOfCheck("memories_status_check", t.status, MEMORY_STATUSES),
   ],
 );
 
@@ -110,7 +117,7 @@ export const memoryEdges = pgTable(
     toId: uuid("to_id")
       .notNull()
       .references(() => memories.id),
-    edgeType: text("edge_type").notNull(),
+    edgeType: text("edge_type").$type<EdgeType>().notNull(),
     createdAt: ts("created_at").notNull(),
   },
   (t) => [
@@ -119,7 +126,7 @@ export const memoryEdges = pgTable(
     index("memory_edges_user_by_id_idx").on(t.userId, t.id),
     index("memory_edges_to_idx").on(t.toId),
     check("memory_edges_no_self_check", sql`${t.fromId} <> ${t.toId}`),
-    check("memory_edges_type_check", sql`${t.edgeType} in ('supersedes', 'updates', 'extends', 'derives')`),
+    oneOfCheck("memory_edges_type_check", t.edgeType, EDGE_TYPES),
   ],
 );
 
@@ -131,7 +138,7 @@ export const memoryEvents = pgTable(
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id),
-    kind: text("kind").notNull(),
+    kind: text("kind").$type<EventKind>().notNull(),
     memoryId: uuid("memory_id")
       .notNull()
       .references(() => memories.id),
@@ -142,6 +149,6 @@ export const memoryEvents = pgTable(
   (t) => [
     index("memory_events_run_idx").on(t.sessionRunId, t.id),
     index("memory_events_memory_idx").on(t.memoryId),
-    check("memory_events_kind_check", sql`${t.kind} in ('remember', 'capture', 'revise', 'resolve', 'archive')`),
+    oneOfCheck("memory_events_kind_check", t.kind, EVENT_KINDS),
   ],
 );

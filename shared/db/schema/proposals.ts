@@ -1,15 +1,12 @@
 import { sql } from "drizzle-orm";
 import { check, index, pgTable, real, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { idColumn, ts } from "./columns";
+import { idColumn, oneOfCheck, ts } from "./columns";
 import { users } from "./users";
-import { memories } from "./memories";
+import { EDGE_TYPES, memories, type EdgeType } from "./memories";
 import { facts } from "./facts";
 
 export const PROPOSAL_STATUSES = ["proposed", "applied", "rejected"] as const;
 export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
-
-const statusCheck = (name: string, status: unknown) =>
-  check(name, sql`${status} in ('proposed', 'applied', 'rejected')`);
 
 /** What every proposal has: why, how similar, and its decision. */
 const decisionColumns = () => ({
@@ -38,15 +35,15 @@ export const proposals = pgTable(
     toId: uuid("to_id")
       .notNull()
       .references(() => memories.id),
-    edgeType: text("edge_type").notNull(),
+    edgeType: text("edge_type").$type<EdgeType>().notNull(),
     memoryType: text("memory_type").notNull(),
     ...decisionColumns(),
   },
   (t) => [
     uniqueIndex("proposals_pair_type_key").on(t.fromId, t.toId, t.edgeType),
     index("proposals_user_status_created_idx").on(t.userId, t.status, t.createdAt),
-    statusCheck("proposals_status_check", t.status),
-    check("proposals_edge_type_check", sql`${t.edgeType} in ('supersedes', 'updates', 'extends', 'derives')`),
+    oneOfCheck("proposals_status_check", t.status, PROPOSAL_STATUSES),
+    oneOfCheck("proposals_edge_type_check", t.edgeType, EDGE_TYPES),
     check("proposals_no_self_check", sql`${t.fromId} <> ${t.toId}`),
   ],
 );
@@ -73,7 +70,7 @@ export const factProposals = pgTable(
   (t) => [
     uniqueIndex("fact_proposals_pair_key").on(t.fromId, t.toId),
     index("fact_proposals_user_status_created_idx").on(t.userId, t.status, t.createdAt),
-    statusCheck("fact_proposals_status_check", t.status),
+    oneOfCheck("fact_proposals_status_check", t.status, PROPOSAL_STATUSES),
     check("fact_proposals_no_self_check", sql`${t.fromId} <> ${t.toId}`),
   ],
 );

@@ -1,8 +1,12 @@
-import { sql } from "drizzle-orm";
-import { check, index, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { ts } from "./columns";
+import { index, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { oneOfCheck, ts } from "./columns";
 import { users } from "./users";
-import { agentSessions } from "./agent-sessions";
+import { agentSessions, TRIAGE_OUTCOMES } from "./agent-sessions";
+
+/** How an attempt ended: a complete's outcome, or superseded by a newer attempt. */
+export const ATTEMPT_OUTCOMES = [...TRIAGE_OUTCOMES, "superseded"] as const;
+/** What finalized it: the client's complete, the closer (a closed run), or a later begin. */
+export const ATTEMPT_FINALIZERS = ["complete", "closer", "begin"] as const;
 
 /**
  * One row per armed triage attempt (SPEC §3.8). `begin_stamp` holds the run's event ids when the
@@ -23,8 +27,8 @@ export const triageAttempts = pgTable(
       .references(() => agentSessions.id),
     beginStamp: uuid("begin_stamp").array().notNull(),
     armedAt: ts("armed_at").notNull(),
-    outcome: text("outcome"),
-    finalizedBy: text("finalized_by"),
+    outcome: text("outcome").$type<(typeof ATTEMPT_OUTCOMES)[number]>(),
+    finalizedBy: text("finalized_by").$type<(typeof ATTEMPT_FINALIZERS)[number]>(),
     finalizedAt: ts("finalized_at"),
     result: text("result"),
     absorbedEventIds: uuid("absorbed_event_ids").array(),
@@ -32,13 +36,7 @@ export const triageAttempts = pgTable(
   (t) => [
     index("triage_attempts_run_idx").on(t.sessionRunId, t.armedAt),
     index("triage_attempts_user_idx").on(t.userId),
-    check(
-      "triage_attempts_outcome_check",
-      sql`${t.outcome} is null or ${t.outcome} in ('completed', 'expired', 'overflowed', 'superseded')`,
-    ),
-    check(
-      "triage_attempts_finalized_by_check",
-      sql`${t.finalizedBy} is null or ${t.finalizedBy} in ('complete', 'closer', 'begin')`,
-    ),
+    oneOfCheck("triage_attempts_outcome_check", t.outcome, ATTEMPT_OUTCOMES, { nullable: true }),
+    oneOfCheck("triage_attempts_finalized_by_check", t.finalizedBy, ATTEMPT_FINALIZERS, { nullable: true }),
   ],
 );

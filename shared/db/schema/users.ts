@@ -1,6 +1,10 @@
 import { sql } from "drizzle-orm";
-import { check, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { idColumn, ts } from "./columns";
+import { index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { idColumn, oneOfCheck, ts } from "./columns";
+
+/** active → erasing (writes refused, 410) → deleted (credentials revoked, 401). */
+export const USER_STATES = ["active", "erasing", "deleted"] as const;
+export type UserState = (typeof USER_STATES)[number];
 
 /**
  * A tenant. `state` moves active → erasing → deleted (SPEC §8); every write of the tenant holds
@@ -12,7 +16,7 @@ export const users = pgTable(
     id: idColumn(),
     email: text("email").notNull(),
     passwordHash: text("password_hash"),
-    state: text("state").notNull().default("active"),
+    state: text("state").$type<UserState>().notNull().default("active"),
     emailVerifiedAt: ts("email_verified_at"),
     createdAt: ts("created_at").notNull().defaultNow(),
     /** When erasure began (kept once deleted): the sweep resumes an erasure whose job was lost. */
@@ -22,6 +26,6 @@ export const users = pgTable(
     uniqueIndex("users_email_lower_key").on(sql`lower(${t.email})`),
     // The sweep's scan for erasures whose job was lost, over the few accounts being erased.
     index("users_erasing_since_idx").on(t.erasingSince).where(sql`${t.state} = 'erasing'`),
-    check("users_state_check", sql`${t.state} in ('active', 'erasing', 'deleted')`),
+    oneOfCheck("users_state_check", t.state, USER_STATES),
   ],
 );
