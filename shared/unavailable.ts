@@ -1,3 +1,5 @@
+import { AppError } from "./errors";
+
 const CONNECTION_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
@@ -39,6 +41,8 @@ export function isDependencyUnavailable(error: unknown): boolean {
     )
       return true;
     if (e.name === "MaxRetriesPerRequestError") return true;
+    // A bound of our own (the pool gate's wait) thrown under drizzle, which wraps it in DrizzleQueryError.
+    if (e instanceof AppError && e.code === "unavailable") return true;
     if (typeof e.message === "string" && REDIS_MESSAGES.some((m) => (e!.message as string).includes(m))) return true;
   }
   return false;
