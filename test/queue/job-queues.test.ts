@@ -58,6 +58,29 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     expect(attempts).toBe(3);
   });
 
+  it("keeps waiting through an attempt that failed on contention (a deadlock): the job's retry answers", async () => {
+    const ctx = await createTestContext({ JOB_WAIT_MS: "8000" });
+    await ctx.deps.jobs.startEvents(["maintenance"]);
+    let attempts = 0;
+    const workers = startQueueWorkers(
+      ctx.deps,
+      {
+        ...HANDLERS,
+        gc: async (deps, payload, log, run) => {
+          if (attempts++ === 0)
+            throw new Error("Failed query", { cause: Object.assign(new Error("deadlock"), { code: "40P01" }) });
+          return HANDLERS.gc(deps, payload, log, run);
+        },
+      },
+      ["maintenance"],
+    );
+    await workers.waitUntilReady();
+    ctx.onClose(workers.stop);
+    const answer = await ctx.deps.jobs.run("gc", {}, "gc-deadlock-once");
+    expect(Object.keys(answer).sort()).toEqual(["bearerSessions", "resetTokens", "verificationTokens"]);
+    expect(attempts).toBe(2);
+  });
+
   it("keeps every BullMQ key under the context's prefix", async () => {
     const ctx = await createTestContext({ JOB_WAIT_MS: "300" });
     await ctx.deps.jobs.enqueue("gc", {}, "prefix-check");
