@@ -52,8 +52,10 @@ export class PrivatePostgres {
   private readonly dir = mkdtempSync(join(tmpdir(), "amem-pg-"));
   private server: Subprocess | null = null;
   private running = false;
-  /** The postmaster's own pid (setpriv execs, so it is the spawned pid; read from postmaster.pid to be sure). */
-  private postmasterPid = 0;
+  /** The postmaster's pid: the spawned process itself (setpriv execs the server, it does not fork). */
+  private get postmasterPid(): number {
+    return this.server!.pid;
+  }
 
   /** A URL for `database` on this cluster (trust auth, user postgres). */
   url(database = "amem"): string {
@@ -62,6 +64,11 @@ export class PrivatePostgres {
 
   /** initdb (no fsync: a test cluster needs no durability across power loss) and start. */
   async start(): Promise<void> {
+    // A test process that dies before its afterAll (a crash, a timeout) must not leave the cluster behind.
+    process.once("exit", () => {
+      if (this.running) process.kill(this.postmasterPid, "SIGKILL");
+      rmSync(this.dir, { recursive: true, force: true });
+    });
     if (AS_ROOT) {
       const { uid, gid } = serverUserIds();
       chownSync(this.dir, uid, gid);
@@ -114,7 +121,8 @@ export class PrivatePostgres {
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline && this.running) {
       if (await this.answers()) {
-        this.postmasterPid = Number(readFileSync(join(this.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+        const recorded = Number(readFileSync(join(this.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+        if (recorded !== server.pid) throw new Error(`postmaster pid ${recorded} is not the spawned ${server.pid}`);
         return;
       }
       await Bun.sleep(25);
