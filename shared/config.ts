@@ -47,7 +47,7 @@ export const ConfigSchema = T.Object({
    */
   FLUSH_PASS_BUDGET_MS: T.Integer({ minimum: 0, maximum: 10_000, default: 500 }),
   DB_POOL_SIZE: T.Integer({ minimum: 1, maximum: 200, default: 10 }),
-  /** Upper bound for any single Postgres or Redis call made while answering a request. */
+  /** Upper bound for any single Postgres or Redis call, and for the wait for a pooled Postgres connection. */
   DEPENDENCY_TIMEOUT_MS: T.Integer({ minimum: 100, maximum: 30_000, default: 2_000 }),
   /**
    * Searches one api process runs at once; keep it below DB_POOL_SIZE so searches never hold every

@@ -1,3 +1,5 @@
+import { AppError } from "./errors";
+
 const CONNECTION_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
@@ -10,8 +12,10 @@ const CONNECTION_CODES = new Set([
   "CONNECTION_ENDED",
   "CONNECTION_DESTROYED",
 ]);
-// SQLSTATEs of an unreachable, restarting or overloaded Postgres, and a cancelled (timed-out) statement.
-const SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "57014", "40001", "40P01"]);
+// SQLSTATEs of an unreachable, restarting or refusing Postgres (08xxx are matched by prefix).
+const OUTAGE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+// SQLSTATEs of contention: a cancelled (timed-out) statement, a serialization failure, a deadlock.
+const CONTENTION_SQLSTATES = new Set(["57014", "40001", "40P01"]);
 const REDIS_MESSAGES = [
   "Connection is closed",
   "Stream isn't writeable",
@@ -22,24 +26,44 @@ const REDIS_MESSAGES = [
   "Reached the max retries per request limit",
 ];
 
+type ErrorLike = { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
+
+/** Walks the cause chain (drizzle puts the driver error in `cause`). */
+function someInChain(error: unknown, test: (e: ErrorLike) => boolean): boolean {
+  for (let e = error as ErrorLike | undefined, depth = 0; e && depth < 5; e = e.cause as ErrorLike, depth++)
+    if (test(e)) return true;
+  return false;
+}
+
+/**
+ * True when an error means a dependency (Postgres, Redis) cannot be reached or is refusing work:
+ * connection refused, reset or timed out, a terminated backend, a Postgres starting up or out of
+ * connections, a Redis command timeout. Contention (deadlock, timed-out statement) is not an outage.
+ */
+export function isDependencyDown(error: unknown): boolean {
+  return someInChain(
+    error,
+    (e) =>
+      (typeof e.code === "string" &&
+        (CONNECTION_CODES.has(e.code) || OUTAGE_SQLSTATES.has(e.code) || e.code.startsWith("08"))) ||
+      e.name === "MaxRetriesPerRequestError" ||
+      (typeof e.message === "string" && REDIS_MESSAGES.some((m) => (e.message as string).includes(m))),
+  );
+}
+
 /**
  * True when an error means a dependency (Postgres, Redis) is away or overloaded rather than a bug:
  * the request answers 503 `unavailable` and the same request may simply be retried.
- * Driver errors arrive wrapped (drizzle puts the driver error in `cause`), so the chain is walked.
  */
 export function isDependencyUnavailable(error: unknown): boolean {
-  for (
-    let e = error as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as typeof e, depth++
-  ) {
-    if (
-      typeof e.code === "string" &&
-      (CONNECTION_CODES.has(e.code) || SQLSTATES.has(e.code) || e.code.startsWith("08"))
+  return (
+    isDependencyDown(error) ||
+    someInChain(
+      error,
+      (e) =>
+        (typeof e.code === "string" && CONTENTION_SQLSTATES.has(e.code)) ||
+        // A bound of our own (the pool gate's wait) thrown under drizzle, which wraps it in DrizzleQueryError.
+        (e instanceof AppError && e.code === "unavailable"),
     )
-      return true;
-    if (e.name === "MaxRetriesPerRequestError") return true;
-    if (typeof e.message === "string" && REDIS_MESSAGES.some((m) => (e!.message as string).includes(m))) return true;
-  }
-  return false;
+  );
 }

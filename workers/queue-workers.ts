@@ -3,6 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import type { Deps } from "../shared/deps";
 import { loggableError } from "../shared/loggable-error";
 import { blockingConnection, queuePrefix } from "../shared/queue/connection";
+import { storableFailure } from "../shared/queue/failure";
 import { JOBS, QUEUES, type JobName, type QueueName } from "../shared/queue/jobs";
 import type { JobHandlers, JobRun } from "./job-handler";
 
@@ -15,15 +16,6 @@ function concurrency(deps: Deps, queue: QueueName): number {
     account: c.WORKER_CONCURRENCY_ACCOUNT,
     maintenance: c.WORKER_CONCURRENCY_MAINTENANCE,
   }[queue];
-}
-
-/**
- * A failed attempt as BullMQ keeps it (the job's failedReason and stack, the events stream): only
- * what a log line may hold, since a query error's message quotes its parameters (client text).
- */
-function storableFailure(error: unknown): Error {
-  const { stack: _stack, ...described } = loggableError(error);
-  return new Error(JSON.stringify(described));
 }
 
 /**

@@ -1,8 +1,12 @@
+import { loadConfig } from "../config";
+import { createLogger } from "../logger";
 import { migrateFromEnv } from "./migrate";
+import { supervise } from "./supervisor";
 
 /**
- * `bun run start`: migrations, then the api and the workers as two child processes of this one
- * (one process tree). A signal is passed on to both; if either dies, the other is stopped too.
+ * `bun run start`: migrations, then the api and the workers as child processes of this one (one
+ * process tree). A child that dies is restarted with backoff (logged); SIGTERM/SIGINT is passed on
+ * to both, and this process exits once both have stopped.
  */
 try {
   await migrateFromEnv();
@@ -11,18 +15,21 @@ try {
   process.exit(1);
 }
 
-const root = new URL("../..", import.meta.url).pathname;
-const children = ["api/main.ts", "workers/main.ts"].map((entry) =>
-  Bun.spawn(["bun", entry], { cwd: root, stdio: ["inherit", "inherit", "inherit"], env: process.env }),
+const logger = createLogger(loadConfig().LOG_LEVEL, { role: "supervisor" });
+const supervisor = supervise(
+  [
+    { name: "api", command: ["bun", "api/main.ts"] },
+    { name: "workers", command: ["bun", "workers/main.ts"] },
+  ],
+  logger,
+  { cwd: new URL("../..", import.meta.url).pathname },
 );
-let exiting = false;
-const stopAll = (signal: NodeJS.Signals) => {
-  exiting = true;
-  for (const child of children) if (child.exitCode === null) child.kill(signal);
+let stopping = false;
+const stop = (signal: NodeJS.Signals) => {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "stopping api and workers");
+  void supervisor.stop(signal).then(() => process.exit(0));
 };
-process.on("SIGTERM", () => stopAll("SIGTERM"));
-process.on("SIGINT", () => stopAll("SIGINT"));
-const first = await Promise.race(children.map((child) => child.exited));
-if (!exiting) stopAll("SIGTERM");
-await Promise.all(children.map((child) => child.exited));
-process.exit(exiting ? 0 : first || 1);
+process.on("SIGTERM", () => stop("SIGTERM"));
+process.on("SIGINT", () => stop("SIGINT"));

@@ -1,23 +1,41 @@
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { WaitLimiter } from "../concurrency/wait-limiter";
+import { gatePool } from "./pool-gate";
 import * as schema from "./schema";
 
 export type DbOptions = { url: string; poolSize: number; timeoutMs: number };
 
 /**
- * One postgres.js pool wrapped by drizzle. Connect and statement timeouts bound every call, so a
- * Postgres outage turns into a fast 503 instead of a request that hangs.
+ * Seconds postgres.js waits before reconnecting a connection that closed with an error; a query
+ * handed to that connection waits with it. Its default, 3^retries/100 capped at 20 with `retries`
+ * shared by the pool and counted per failed connect, reaches 10–20 s after a handful of failures:
+ * measured, requests made after Postgres came back from a kill -9 waited 10–19 s for their 2xx.
+ * Capped at a quarter of the dependency timeout instead (≤ 0.5 s by default), so a restarted
+ * Postgres serves within that; the jitter still spreads the pool's reconnects.
+ */
+export function reconnectBackoff(timeoutMs: number): (retries: number) => number {
+  const capSeconds = timeoutMs / 4 / 1000;
+  return (retries) => Math.min(0.05 * 2 ** retries, capSeconds) * (0.5 + Math.random() / 2);
+}
+
+/**
+ * One postgres.js pool wrapped by drizzle. Connect and statement timeouts bound every call, the
+ * reconnect backoff is short and the wait for a pooled connection is bounded (`gatePool`), so a
+ * Postgres outage or a saturated pool turns into a fast 503 instead of a request that hangs.
+ * `client` is the raw pool (tests, migrations' reserved connection); services use `db`.
  */
 export function createDb({ url, poolSize, timeoutMs }: DbOptions) {
   const client = postgres(url, {
     max: poolSize,
     connect_timeout: Math.max(1, Math.ceil(timeoutMs / 1000)),
+    backoff: reconnectBackoff(timeoutMs),
     idle_timeout: 60,
     max_lifetime: 60 * 30,
     onnotice: () => {},
     connection: { statement_timeout: timeoutMs, application_name: "amem" },
   });
-  const db = drizzle(client, { schema });
+  const db = drizzle(gatePool(client, new WaitLimiter(poolSize, timeoutMs)), { schema });
   return { db, client };
 }
 export type Db = ReturnType<typeof createDb>["db"];

@@ -8,13 +8,16 @@ export function queuePrefix(config: Config): string {
 
 /**
  * The producer's connection fails fast while Redis is away (no offline queue), so an enqueue
- * answers 503 promptly instead of hanging.
+ * answers 503 promptly instead of hanging; and every command has a timeout, so a Redis that is
+ * connected but does not answer (stalled, paused) cannot hold a request either: the calls after a
+ * job wait (getJob, retry, remove, isFailed) would otherwise wait for it without bound.
  */
 export function producerConnection(config: Config): ConnectionOptions {
   return {
     url: config.REDIS_URL,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
+    commandTimeout: config.DEPENDENCY_TIMEOUT_MS,
     connectTimeout: config.DEPENDENCY_TIMEOUT_MS,
     retryStrategy: (times: number) => Math.min(50 * times, 1_000),
   };

@@ -3,6 +3,7 @@ import type { Config } from "../config";
 import { AppError } from "../errors";
 import type { Logger } from "../logger";
 import { loggableError } from "../loggable-error";
+import { failedOnUnavailableDependency } from "./failure";
 import { JOBS, type JobName, type JobPayload, type JobResult, type QueueName } from "./jobs";
 import { blockingConnection, producerConnection, queuePrefix } from "./connection";
 
@@ -105,6 +106,8 @@ export class JobQueues {
       await this.withinBudget(queue.add(name, payload, { jobId }), until - Date.now());
       const outcome = await this.waitForJob(queue, events, jobId, until - Date.now());
       if (outcome.done && outcome.value != null) return outcome.value as JobResult<N>;
+      // Postgres (or Redis) is away: the job waits for its next attempt, and the client's retry meets it.
+      if (!outcome.done && outcome.unavailable) throw new AppError("unavailable", 1);
       const job = await queue.getJob(jobId);
       if (outcome.done) {
         // Completed without a result: a job record rebuilt while Redis restarted under a running
@@ -144,34 +147,53 @@ export class JobQueues {
    * and then checking once whether it had already finished. BullMQ's own `waitUntilFinished` does
    * the same but lets a Redis error in that check escape as an unhandled rejection (which would
    * bring the process down during a Redis restart); here every path ends in the returned promise.
+   * An attempt that failed on an unavailable dependency (the job delayed for its retry) ends the
+   * wait too: with Postgres down the request answers 503 within the dependency bound, not after
+   * JOB_WAIT_MS (SPEC §1.1; ARCHITECTURE failure model); a job found delayed so is promoted, so the
+   * client's retry is an attempt and succeeds as soon as the dependency is back.
    */
   private waitForJob(
     queue: Queue,
     events: QueueEvents,
     jobId: string,
     ms: number,
-  ): Promise<{ done: true; value: unknown } | { done: false }> {
+  ): Promise<{ done: true; value: unknown } | { done: false; unavailable: boolean }> {
     return new Promise((resolve, reject) => {
       const finish = (settle: () => void) => {
         clearTimeout(timer);
         (events as unknown as NodeJS.EventEmitter).off(`completed:${jobId}`, onCompleted);
         (events as unknown as NodeJS.EventEmitter).off(`failed:${jobId}`, onFailed);
+        (events as unknown as NodeJS.EventEmitter).off(`delayed:${jobId}`, onDelayed);
         settle();
       };
       const onCompleted = (args: { returnvalue: unknown }) =>
         finish(() => resolve({ done: true, value: args.returnvalue }));
-      const onFailed = () => finish(() => resolve({ done: false }));
+      const onFailed = () => finish(() => resolve({ done: false, unavailable: false }));
+      const onUnavailable = () => finish(() => resolve({ done: false, unavailable: true }));
+      // Read after the delay: the attempt's failure is stored with it.
+      const onDelayed = () =>
+        void queue.getJob(jobId).then(
+          (job) => failedOnUnavailableDependency(job?.failedReason) && onUnavailable(),
+          () => {}, // Redis is away: the deadline decides
+        );
       const timer = setTimeout(() => finish(() => reject(new AppError("unavailable", 1))), Math.max(0, ms));
       // Per-job event names are how BullMQ signals one job's end; its typings list only the generic ones.
       const perJob = events as unknown as NodeJS.EventEmitter;
       perJob.on(`completed:${jobId}`, onCompleted);
       perJob.on(`failed:${jobId}`, onFailed);
+      perJob.on(`delayed:${jobId}`, onDelayed);
       void (async () => {
         await events.waitUntilReady();
         const state = await queue.getJobState(jobId);
         // Read after the state: a job fetched before it finished would carry no result yet.
         if (state === "completed") onCompleted({ returnvalue: (await queue.getJob(jobId))?.returnvalue });
         else if (state === "failed") onFailed();
+        else if (state === "delayed") {
+          // Its last attempt failed on a dependency outage: this request (a client's retry) runs it
+          // now instead of after its backoff, and that attempt's outcome ends the wait.
+          const job = await queue.getJob(jobId);
+          if (failedOnUnavailableDependency(job?.failedReason)) await job!.promote();
+        }
       })().catch(() => {
         // Redis is away: the event (once it is back) or the deadline decides.
       });

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "../env";
 import { eventually, uniquePrefix } from "../helpers";
@@ -101,4 +102,59 @@ describe("bun run start (api + workers, one process tree)", () => {
     expect(stderr).toContain("Postgres is unreachable at 127.0.0.1:2");
     expect(stderr).toContain("Redis is unreachable at 127.0.0.1:1");
   });
+});
+
+describe("bun run start supervises its children", () => {
+  const port = freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const tree = Bun.spawn(["bun", START], {
+    cwd: ROOT,
+    env: env({ PORT: String(port), REDIS_PREFIX: uniquePrefix() }),
+    stdout: "pipe",
+    stderr: "ignore",
+  });
+  let log = "";
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of tree.stdout) log += decoder.decode(chunk);
+  })();
+  afterAll(() => {
+    if (tree.exitCode === null) tree.kill("SIGKILL");
+  });
+  const childPids = () =>
+    new TextDecoder()
+      .decode(Bun.spawnSync(["pgrep", "-P", String(tree.pid)]).stdout)
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
+  const ready = async () => (await fetch(`${base}/ready`).catch(() => null))?.status === 200;
+
+  it("restarts the api after it is killed (logged, with backoff), and still stops everything on SIGTERM", async () => {
+    expect(await eventually(ready, 15_000, 100)).toBe(true);
+    const apiPid = childPids().find((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("api/main.ts"))!;
+    expect(apiPid).toBeGreaterThan(0);
+
+    process.kill(apiPid, "SIGKILL");
+    expect(await eventually(async () => !(await ready()), 5_000, 20)).toBe(true);
+    expect(await eventually(ready, 15_000, 100)).toBe(true);
+    const lines = log
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const exit = lines.find((line) => line.msg === "child exited unexpectedly; restarting");
+    expect(exit).toMatchObject({ level: 50, role: "supervisor", child: "api", pid: apiPid, signal: "SIGKILL" });
+    expect(exit!.restartInMs).toBe(500);
+    const restarted = lines.filter((line) => line.msg === "child started" && line.child === "api");
+    expect(restarted.length).toBe(2);
+    expect(restarted[0]!.pid).toBe(apiPid);
+    expect(restarted[1]!.pid).not.toBe(apiPid);
+    const children = childPids();
+    expect(children).toContain(restarted[1]!.pid as number);
+    expect(children.length).toBe(2);
+
+    tree.kill("SIGTERM");
+    expect(await tree.exited).toBe(0);
+    expect(children.filter(alive)).toEqual([]);
+  }, 30_000);
 });

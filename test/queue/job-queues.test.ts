@@ -3,6 +3,8 @@ import { Worker } from "bullmq";
 import { createTestContext, eventually, startWorkers } from "./../helpers";
 import { blockingConnection, queuePrefix } from "../../shared/queue/connection";
 import { AppError } from "../../shared/errors";
+import { startQueueWorkers } from "../../workers/queue-workers";
+import { HANDLERS } from "../../workers/handlers";
 
 describe("JobQueues.run (the api's wait for a queued job)", () => {
   it("answers 503 unavailable within JOB_WAIT_MS when no worker takes the job", async () => {
@@ -16,6 +18,67 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     expect((error as AppError).retryAfterSeconds).toBe(1);
     expect(waited).toBeGreaterThanOrEqual(290);
     expect(waited).toBeLessThan(1_300);
+  });
+
+  it("answers 503 unavailable at once when the job's attempt failed because Postgres is away, and meets the same job on retry", async () => {
+    const ctx = await createTestContext({ JOB_WAIT_MS: "8000" });
+    await ctx.deps.jobs.startEvents(["maintenance"]);
+    let attempts = 0;
+    let postgresDown = true;
+    // gc as it fails while Postgres refuses connections (the driver's error, as drizzle wraps it).
+    const workers = startQueueWorkers(
+      ctx.deps,
+      {
+        ...HANDLERS,
+        gc: async (deps, payload, log, run) => {
+          attempts++;
+          if (postgresDown)
+            throw new Error("Failed query", { cause: Object.assign(new Error("connect"), { code: "ECONNREFUSED" }) });
+          return HANDLERS.gc(deps, payload, log, run);
+        },
+      },
+      ["maintenance"],
+    );
+    await workers.waitUntilReady();
+    ctx.onClose(workers.stop);
+    // The retry finds the job delayed (backoff) after a failure on an outage: it runs it now.
+    for (const round of ["first request", "its retry: another attempt"]) {
+      const started = Date.now();
+      const error = await ctx.deps.jobs.run("gc", {}, "gc-postgres-down").catch((e) => e);
+      expect({ round, error }).toEqual({ round, error: new AppError("unavailable", 1) });
+      expect((error as AppError).retryAfterSeconds).toBe(1);
+      expect(Date.now() - started).toBeLessThan(1_000);
+    }
+    expect(attempts).toBe(2);
+    postgresDown = false;
+    const started = Date.now();
+    const answer = await ctx.deps.jobs.run("gc", {}, "gc-postgres-down");
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(Object.keys(answer).sort()).toEqual(["bearerSessions", "resetTokens", "verificationTokens"]);
+    expect(attempts).toBe(3);
+  });
+
+  it("keeps waiting through an attempt that failed on contention (a deadlock): the job's retry answers", async () => {
+    const ctx = await createTestContext({ JOB_WAIT_MS: "8000" });
+    await ctx.deps.jobs.startEvents(["maintenance"]);
+    let attempts = 0;
+    const workers = startQueueWorkers(
+      ctx.deps,
+      {
+        ...HANDLERS,
+        gc: async (deps, payload, log, run) => {
+          if (attempts++ === 0)
+            throw new Error("Failed query", { cause: Object.assign(new Error("deadlock"), { code: "40P01" }) });
+          return HANDLERS.gc(deps, payload, log, run);
+        },
+      },
+      ["maintenance"],
+    );
+    await workers.waitUntilReady();
+    ctx.onClose(workers.stop);
+    const answer = await ctx.deps.jobs.run("gc", {}, "gc-deadlock-once");
+    expect(Object.keys(answer).sort()).toEqual(["bearerSessions", "resetTokens", "verificationTokens"]);
+    expect(attempts).toBe(2);
   });
 
   it("keeps every BullMQ key under the context's prefix", async () => {
