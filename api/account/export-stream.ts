@@ -1,3 +1,4 @@
+import { factView } from "../facts/view";
 import { exportAccount, type ExportAccountRow, type ExportSink } from "../../shared/accounts/export";
 import { loggableError } from "../../shared/loggable-error";
 import { iso } from "../../shared/time";
@@ -8,7 +9,6 @@ import {
   exportAccountView,
   exportCommitmentView,
   exportEdgeView,
-  exportFactView,
   exportScopeView,
   exportSessionView,
 } from "./export-view";
@@ -54,7 +54,7 @@ function documentWriter(out: PacedStream, exportedAt: Date) {
       memories: section("memories", memoryView),
       memoryEdges: section("memoryEdges", exportEdgeView),
       commitments: section("commitments", exportCommitmentView),
-      facts: section("facts", exportFactView),
+      facts: section("facts", factView),
       agentSessions: section("agentSessions", exportSessionView),
     },
   };

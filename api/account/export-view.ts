@@ -43,20 +43,6 @@ export function exportCommitmentView(c: Row<"commitments">): Item<"commitments">
   };
 }
 
-export function exportFactView(f: Row<"facts">): Item<"facts"> {
-  return {
-    id: f.id,
-    memoryId: f.memoryId,
-    subject: f.subject,
-    predicate: f.predicate,
-    value: f.value,
-    validFrom: iso(f.validFrom),
-    validTo: isoOrNull(f.validTo),
-    recordedAt: iso(f.recordedAt),
-    retractedAt: isoOrNull(f.retractedAt),
-  };
-}
-
 /** A session as read back, plus its stored excerpt: it is the user's data too. */
 export function exportSessionView(s: Row<"agentSessions">): Item<"agentSessions"> {
   return { ...sessionView(s), lastMessageExcerpt: s.lastMessageExcerpt };

@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import { readFacts } from "../../shared/memories/facts";
-import { iso, isoOrNull } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
+import { factView } from "./view";
 import {
   AUTHED_ERRORS,
   errors,
@@ -48,17 +48,7 @@ export function factRoutes(deps: ApiDeps) {
       const rows = await readFacts(deps, principal, query);
       return {
         count: rows.length,
-        items: rows.map((f) => ({
-          id: f.id,
-          memoryId: f.memoryId,
-          subject: f.subject,
-          predicate: f.predicate,
-          value: f.value,
-          validFrom: iso(f.validFrom),
-          validTo: isoOrNull(f.validTo),
-          recordedAt: iso(f.recordedAt),
-          retractedAt: isoOrNull(f.retractedAt),
-        })),
+        items: rows.map(factView),
       };
     },
     { query: FactsQuery, response: { 200: FactList, ...errors(...AUTHED_ERRORS) } },

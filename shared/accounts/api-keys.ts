@@ -29,7 +29,17 @@ export async function insertNewApiKey(db: Executor, userId: string, name: string
  * marker) stays.
  */
 export async function createApiKey(deps: Deps, owner: { userId: string; email: string }, name: string) {
-  const { row, email, key } = await insertNewApiKey(deps.db, owner.userId, name);
+  const minted = await insertNewApiKey(deps.db, owner.userId, name);
+  await cacheMintedApiKey(deps, minted);
+  const { row, key } = minted;
+  return { id: row.id, name: row.name, prefix: row.prefix, key, createdAt: row.createdAt };
+}
+
+/**
+ * Caches a key just minted as its insert saw it: an active account and its email. SET NX, so if
+ * erasure began meanwhile its `erasing` entry (or a revoked marker) stays.
+ */
+export async function cacheMintedApiKey(deps: Deps, { row, email }: Awaited<ReturnType<typeof insertNewApiKey>>) {
   await cacheIssuedCredential(deps, "k", row.keyHash, {
     userId: row.userId,
     email,
@@ -37,7 +47,6 @@ export async function createApiKey(deps: Deps, owner: { userId: string; email: s
     userState: "active",
     expiresAtMs: 0,
   });
-  return { id: row.id, name: row.name, prefix: row.prefix, key, createdAt: row.createdAt };
 }
 
 /**

@@ -6,7 +6,7 @@ import { insertUserSession, revokeUserSession } from "../db/queries/user-session
 import type { Deps } from "../deps";
 import { hashPassword, verifyPassword } from "../auth/passwords";
 import { cacheIssuedCredential, markCredentialRevoked, type Principal } from "../auth/credentials";
-import { insertNewApiKey } from "./api-keys";
+import { cacheMintedApiKey, insertNewApiKey } from "./api-keys";
 import { issueVerificationToken, sendVerificationMail } from "./recovery";
 
 /**
@@ -25,16 +25,7 @@ export async function createUser(deps: Deps, input: { email: string; password?: 
     return { user, apiKey, verifyToken };
   });
   if (!created) throw new AppError("conflict");
-  if (created.apiKey) {
-    const { row, email } = created.apiKey;
-    await cacheIssuedCredential(deps, "k", row.keyHash, {
-      userId: row.userId,
-      email,
-      credentialId: row.id,
-      userState: "active",
-      expiresAtMs: 0,
-    });
-  }
+  if (created.apiKey) await cacheMintedApiKey(deps, created.apiKey);
   await sendVerificationMail(deps, created.user.email, created.verifyToken);
   return { id: created.user.id, email: created.user.email, apiKey: created.apiKey?.key ?? null };
 }
