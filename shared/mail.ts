@@ -31,9 +31,9 @@ export type MailTransport = {
  * (warn: nobody receives verification or reset mail) or the development log transport (warn:
  * one-time tokens go to the log). Only that last transport ever writes a link or a token to a log.
  */
-export function createMailer(config: Config, logger: Logger): Mailer {
+export function createMailer(config: Config, logger: Logger, { announced = true } = {}): Mailer {
   const transport = createTransport(config.MAIL_TRANSPORT, config, logger);
-  announce(config, logger);
+  if (announced) announce(config, logger);
   const underway = new Set<Promise<void>>();
   return {
     send: (mail) => {
