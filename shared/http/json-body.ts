@@ -71,22 +71,54 @@ export class JsonDepthScanner {
   }
 }
 
+/** Resolves "expired" after `ms`; `cancel` clears the timer once the read is over. */
+function deadline(ms: number): { expired: Promise<"expired">; cancel: () => void } {
+  let timer: Timer | undefined;
+  const expired = new Promise<"expired">((resolve) => {
+    timer = setTimeout(() => resolve("expired"), ms);
+  });
+  return { expired, cancel: () => clearTimeout(timer) };
+}
+
 /**
- * Reads the body within the limits, checking size and depth in the same pass as the bytes arrive,
- * so an oversized, over-deep or stalled body costs no more than reading it up to the refusal:
+ * Reads a body that declared its length (already checked against the limit before reading): Bun's
+ * native read of the whole body, then the depth scan over the bytes. Reading it as a stream costs
+ * the ReadableStream machinery on every request — measured as ~15% of the api's CPU under the
+ * heartbeat benchmark — for nothing: the size is known, only the read time needs a bound.
+ */
+async function readDeclared(request: Request, limits: JsonBodyLimits): Promise<Uint8Array> {
+  const { expired, cancel } = deadline(limits.readTimeoutMs);
+  const read = request.arrayBuffer();
+  try {
+    const next = await Promise.race([read, expired]);
+    if (next === "expired") {
+      // The read settles (rejects) when the answer closes the connection.
+      read.catch(() => {});
+      throw new UnreadBodyError("invalid_json");
+    }
+    const bytes = new Uint8Array(next);
+    if (bytes.byteLength > limits.limitBytes) throw new AppError("payload_too_large");
+    if (!new JsonDepthScanner(limits.maxDepth).feed(bytes)) throw new AppError("invalid_input");
+    return bytes;
+  } finally {
+    cancel();
+  }
+}
+
+/**
+ * Reads a body of unknown length (chunked) within the limits, checking size and depth in the same
+ * pass as the bytes arrive, so an oversized, over-deep or stalled body costs no more than reading
+ * it up to the refusal:
  * - more than `limitBytes` → 413 `payload_too_large`;
  * - nesting deeper than `maxDepth` → 400 `invalid_input` (well-formed or not, no schema accepts it);
  * - not complete within `readTimeoutMs` → 400 `invalid_json` (what arrived is not a whole JSON text).
  */
-async function readWithin(body: ReadableStream<Uint8Array>, limits: JsonBodyLimits): Promise<Uint8Array> {
+async function readStreamed(body: ReadableStream<Uint8Array>, limits: JsonBodyLimits): Promise<Uint8Array> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   const scanner = new JsonDepthScanner(limits.maxDepth);
   let total = 0;
-  let timer: Timer | undefined;
-  const expired = new Promise<"expired">((resolve) => {
-    timer = setTimeout(() => resolve("expired"), limits.readTimeoutMs);
-  });
+  const { expired, cancel } = deadline(limits.readTimeoutMs);
   const refuse = (code: ErrorCode): never => {
     reader.cancel().catch(() => {});
     throw new UnreadBodyError(code);
@@ -102,7 +134,7 @@ async function readWithin(body: ReadableStream<Uint8Array>, limits: JsonBodyLimi
       chunks.push(next.value);
     }
   } finally {
-    clearTimeout(timer);
+    cancel();
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
@@ -128,7 +160,9 @@ function hasUnstorableString(value: unknown): boolean {
  */
 export async function readJsonBody(request: Request, limits: JsonBodyLimits): Promise<unknown> {
   if (!request.body) return undefined;
-  const bytes = await readWithin(request.body, limits);
+  const bytes = request.headers.has("content-length")
+    ? await readDeclared(request, limits)
+    : await readStreamed(request.body, limits);
   if (bytes.byteLength === 0) return undefined;
   if (!hasJsonContentType(request)) throw new AppError("unsupported_media_type");
   let text: string;
