@@ -1,6 +1,6 @@
 import { FactView } from "../facts/routes";
 import { t } from "elysia";
-import { Int, NullableTimestamp, strictObject, Timestamp, Uuid } from "../schemas";
+import { Int, NullableTimestamp, strictObject, Timestamp, Uuid } from "../../shared/contract/schema-kit";
 import { EdgeTypeOut, MemoryView } from "../memories/model";
 import { COMMITMENT_STATUSES } from "../../shared/db/schema";
 import { SessionView } from "../agent-sessions/model";

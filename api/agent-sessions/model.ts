@@ -15,7 +15,7 @@ import {
   Text,
   Timestamp,
   Uuid,
-} from "../schemas";
+} from "../../shared/contract/schema-kit";
 
 export const MAX_EPOCH = 9_007_199_254_740_991;
 const Epoch = Int({ minimum: 1, maximum: MAX_EPOCH });

@@ -5,7 +5,7 @@ import { listAgentSessions } from "../../shared/agent-sessions/list";
 import { listSessionEvents } from "../../shared/agent-sessions/events";
 import { iso, isoOrNull } from "../../shared/time";
 import { authPlugin, withCredential } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
+import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
   CloseResponse,
   EventPage,

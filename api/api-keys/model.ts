@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Int, NullableTimestamp, strictObject, Text, Timestamp, Uuid } from "../schemas";
+import { Int, NullableTimestamp, strictObject, Text, Timestamp, Uuid } from "../../shared/contract/schema-kit";
 import { KEY_NAME_MAX } from "../../shared/accounts/rules";
 
 export const CreateKeyBody = strictObject({ name: Text({ minLength: 1, maxLength: KEY_NAME_MAX }) });

@@ -4,7 +4,7 @@ import { createApiKey, listApiKeysWithUse, revokeApiKeyById } from "../../shared
 import { assertWritable } from "../../shared/auth/credentials";
 import { iso, isoOrNull } from "../../shared/time";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
+import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
 import { CreatedKey, CreateKeyBody, KeyIdParams, KeyList } from "./model";
 
 /** API key management for the authenticated user (SPEC §2.2). */

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { strictObject, Text, Timestamp, Uuid } from "../schemas";
+import { strictObject, Text, Timestamp, Uuid } from "../../shared/contract/schema-kit";
 import { EMAIL_MAX, EMAIL_PATTERN, PASSWORD_MAX, PASSWORD_MIN } from "../../shared/accounts/rules";
 
 export const Email = Text({ minLength: 3, maxLength: EMAIL_MAX, pattern: EMAIL_PATTERN });

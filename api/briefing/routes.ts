@@ -21,7 +21,7 @@ import {
   strictObject,
   Timestamp,
   Uuid,
-} from "../schemas";
+} from "../../shared/contract/schema-kit";
 
 const BriefingQuery = t.Object(
   {

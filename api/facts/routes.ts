@@ -14,7 +14,7 @@ import {
   Timestamp,
   TimestampIn,
   Uuid,
-} from "../schemas";
+} from "../../shared/contract/schema-kit";
 
 const FactsQuery = t.Object(
   {

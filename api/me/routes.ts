@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
+import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
 import { Identity } from "../auth/model";
 
 /** Who is calling (seed 4.4). */

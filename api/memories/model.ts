@@ -19,7 +19,7 @@ import {
   Timestamp,
   TimestampIn,
   Uuid,
-} from "../schemas";
+} from "../../shared/contract/schema-kit";
 
 /** Request fields use `oneOf` (no implicit default); response views may use `t.UnionEnum`. */
 export const MemoryTypeSchema = oneOf(MEMORY_TYPES);

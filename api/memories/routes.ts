@@ -5,7 +5,7 @@ import { findMemory } from "../../shared/db/queries/memories";
 import { iso } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
+import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
   CaptureBody,
   CaptureResponse,

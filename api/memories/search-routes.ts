@@ -3,7 +3,17 @@ import { Type } from "@sinclair/typebox";
 import { searchMemories } from "../../shared/memories/search";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, Cursor, errors, Int, NoQuery, Project, ScopeName, strictObject, Text } from "../schemas";
+import {
+  AUTHED_ERRORS,
+  Cursor,
+  errors,
+  Int,
+  NoQuery,
+  Project,
+  ScopeName,
+  strictObject,
+  Text,
+} from "../../shared/contract/schema-kit";
 import { MemoryTypeSchema, MemoryView } from "./model";
 import { memoryView } from "./view";
 

@@ -17,7 +17,7 @@ import {
   strictObject,
   Timestamp,
   Uuid,
-} from "../schemas";
+} from "../../shared/contract/schema-kit";
 
 const ListQuery = t.Object(
   {

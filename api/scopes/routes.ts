@@ -4,7 +4,16 @@ import { createScope, deleteScope, updateScope } from "../../shared/scopes/servi
 import { iso } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, Int, NoQuery, ScopeName, strictObject, Timestamp, Uuid } from "../schemas";
+import {
+  AUTHED_ERRORS,
+  errors,
+  Int,
+  NoQuery,
+  ScopeName,
+  strictObject,
+  Timestamp,
+  Uuid,
+} from "../../shared/contract/schema-kit";
 
 const Aliases = t.Array(ScopeName, { maxItems: 16 });
 const Scope = strictObject({ id: Uuid, name: t.String(), aliases: t.Array(t.String()), createdAt: Timestamp });
