@@ -3,7 +3,7 @@ import { exportAccount, type ExportAccountRow, type ExportSink } from "../../sha
 import { loggableError } from "../../shared/loggable-error";
 import { iso } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
-import { memoryView } from "../memories/view";
+import { memoryView } from "../../shared/contract/memories";
 import { PacedStream } from "../paced-stream";
 import {
   exportAccountView,

@@ -1,7 +1,7 @@
 import { FactView } from "../facts/routes";
 import { t } from "elysia";
 import { Int, NullableTimestamp, strictObject, Timestamp, Uuid } from "../../shared/contract/schema-kit";
-import { EdgeTypeOut, MemoryView } from "../memories/model";
+import { EdgeTypeOut, MemoryView } from "../../shared/contract/memories";
 import { COMMITMENT_STATUSES } from "../../shared/db/schema";
 import { SessionView } from "../agent-sessions/model";
 

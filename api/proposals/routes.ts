@@ -1,6 +1,6 @@
 import { Elysia, t, type Static } from "elysia";
 import { PROPOSAL_STATUSES } from "../../shared/db/schema";
-import { EdgeTypeOut } from "../memories/model";
+import { EdgeTypeOut } from "../../shared/contract/memories";
 import type { FactProposalRow, ProposalRow } from "../../shared/db/queries/proposals";
 import { decideFactProposal, decideProposal, listFactProposals, listProposals } from "../../shared/proposals/service";
 import { iso, isoOrNull } from "../../shared/time";
