@@ -1,4 +1,4 @@
-import { factView } from "../facts/view";
+import { factView } from "../../shared/contract/facts";
 import { exportAccount, type ExportAccountRow, type ExportSink } from "../../shared/accounts/export";
 import { loggableError } from "../../shared/loggable-error";
 import { iso } from "../../shared/time";

@@ -1,4 +1,4 @@
-import { FactView } from "../facts/routes";
+import { FactView } from "../../shared/contract/facts";
 import { t } from "elysia";
 import { Int, NullableTimestamp, strictObject, Timestamp, Uuid } from "../../shared/contract/schema-kit";
 import { EdgeTypeOut, MemoryView } from "../../shared/contract/memories";
