@@ -1,7 +1,7 @@
 import type { Static } from "elysia";
 import type { ExportAccountRow, ExportPages } from "../../shared/accounts/export";
 import { iso, isoOrNull } from "../../shared/time";
-import { sessionView } from "../agent-sessions/view";
+import { sessionView } from "../../shared/contract/agent-sessions";
 import type { AccountExport } from "./model";
 
 /*

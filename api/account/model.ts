@@ -3,7 +3,7 @@ import { t } from "elysia";
 import { Int, NullableTimestamp, strictObject, Timestamp, Uuid } from "../../shared/contract/schema-kit";
 import { EdgeTypeOut, MemoryView } from "../../shared/contract/memories";
 import { COMMITMENT_STATUSES } from "../../shared/db/schema";
-import { SessionView } from "../agent-sessions/model";
+import { SessionView } from "../../shared/contract/agent-sessions";
 
 /** Exactly `{confirm: true}`: anything else (false, missing, extra properties) is 400 invalid_input. */
 export const DeleteAccountBody = strictObject({ confirm: t.Literal(true) });

@@ -5,7 +5,7 @@ import { BRIEFING_COUNT_CAP, type BriefingItem } from "../../shared/db/queries/b
 import { iso, isoOrNull } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { StoredSelector } from "../agent-sessions/model";
+import { StoredSelector } from "../../shared/contract/agent-sessions";
 import { SELECTOR_KINDS } from "../../shared/db/schema";
 import {
   Agent,
