@@ -11,7 +11,7 @@ import {
   exportEdgeView,
   exportScopeView,
   exportSessionView,
-} from "./export-view";
+} from "../../shared/contract/account";
 
 /** Why an export ended before its last page (the abort reasons of its signal). */
 class ExportStopped extends Error {

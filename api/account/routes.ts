@@ -5,7 +5,7 @@ import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit
 import { AppError } from "../../shared/errors";
 import { beginErasure, erasureJobId } from "../../shared/accounts/erasure";
 import { streamAccountExport } from "./export-stream";
-import { AccountExport, DeleteAccountBody, DeleteAccountResponse } from "./model";
+import { AccountExport, DeleteAccountBody, DeleteAccountResponse } from "../../shared/contract/account";
 
 /** The account (SPEC §8): erasure (GDPR Art. 17) through the account queue, and the export (Art. 20). */
 export function accountRoutes(deps: ApiDeps) {
