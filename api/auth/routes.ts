@@ -15,7 +15,7 @@ import {
   ResetPasswordBody,
   SignupBody,
   VerifyEmailBody,
-} from "./model";
+} from "../../shared/contract/auth";
 import { requestPasswordReset, resetPassword, verifyEmail } from "../../shared/accounts/recovery";
 
 /** Signup, login and logout: the bearer-session half of SPEC §2.3. */
