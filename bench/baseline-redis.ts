@@ -6,7 +6,7 @@
  * env: PORT, REDIS_URL, REDIS_PREFIX; BASELINE_ROUND_TRIPS (default 1) chains that many EVALSHAs
  * per request, used only by the investigation runs (BENCH_INVESTIGATE=1) as a "2 round trips" ceiling.
  *
- * The schema is copied from api/agent-sessions/model.ts on purpose (not imported): a baseline that
+ * The schema is copied from shared/contract/agent-sessions.ts on purpose (not imported): a baseline that
  * moved with the service would stop being a fixed yardstick. The Redis connection uses the same
  * options as the service's request connection (shared/redis/connections.ts), auto-pipelining included.
  */

@@ -1,9 +1,9 @@
-import { factView } from "../facts/view";
+import { factView } from "../../shared/contract/facts";
 import { exportAccount, type ExportAccountRow, type ExportSink } from "../../shared/accounts/export";
 import { loggableError } from "../../shared/loggable-error";
 import { iso } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
-import { memoryView } from "../memories/view";
+import { memoryView } from "../../shared/contract/memories";
 import { PacedStream } from "../paced-stream";
 import {
   exportAccountView,
@@ -11,7 +11,7 @@ import {
   exportEdgeView,
   exportScopeView,
   exportSessionView,
-} from "./export-view";
+} from "../../shared/contract/account";
 
 /** Why an export ended before its last page (the abort reasons of its signal). */
 class ExportStopped extends Error {

@@ -2,10 +2,16 @@ import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../client-ip";
 import { createApiKey, listApiKeysWithUse, revokeApiKeyById } from "../../shared/accounts/api-keys";
 import { assertWritable } from "../../shared/auth/credentials";
-import { iso, isoOrNull } from "../../shared/time";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
-import { CreatedKey, CreateKeyBody, KeyIdParams, KeyList } from "./model";
+import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
+import {
+  CreatedKey,
+  createdKeyView,
+  CreateKeyBody,
+  KeyIdParams,
+  KeyList,
+  keyListView,
+} from "../../shared/contract/api-keys";
 
 /** API key management for the authenticated user (SPEC §2.2). */
 export function apiKeyRoutes(deps: ApiDeps) {
@@ -15,8 +21,7 @@ export function apiKeyRoutes(deps: ApiDeps) {
       "",
       async ({ body, principal, status }) => {
         assertWritable(principal);
-        const key = await createApiKey(deps, principal, body.name);
-        return status(201, { ...key, createdAt: iso(key.createdAt) });
+        return status(201, createdKeyView(await createApiKey(deps, principal, body.name)));
       },
       {
         body: CreateKeyBody,
@@ -24,24 +29,10 @@ export function apiKeyRoutes(deps: ApiDeps) {
         response: { 201: CreatedKey, ...errors(...AUTHED_ERRORS, 410, 413, 415) },
       },
     )
-    .get(
-      "",
-      async ({ principal }) => {
-        const keys = await listApiKeysWithUse(deps, principal.userId);
-        return {
-          count: keys.length,
-          keys: keys.map((k) => ({
-            id: k.id,
-            name: k.name,
-            prefix: k.prefix,
-            createdAt: iso(k.createdAt),
-            lastUsedAt: isoOrNull(k.lastUsedAt),
-            revokedAt: isoOrNull(k.revokedAt),
-          })),
-        };
-      },
-      { query: NoQuery, response: { 200: KeyList, ...errors(...AUTHED_ERRORS) } },
-    )
+    .get("", async ({ principal }) => keyListView(await listApiKeysWithUse(deps, principal.userId)), {
+      query: NoQuery,
+      response: { 200: KeyList, ...errors(...AUTHED_ERRORS) },
+    })
     .delete(
       "/:id",
       async ({ params, principal, set }) => {

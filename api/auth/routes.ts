@@ -5,7 +5,7 @@ import { iso } from "../../shared/time";
 import { loggableError } from "../../shared/loggable-error";
 import { authPlugin } from "../plugins/auth";
 import type { ApiDeps } from "../client-ip";
-import { errors, NoQuery } from "../schemas";
+import { errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
   Accepted,
   ForgotPasswordBody,
@@ -15,7 +15,7 @@ import {
   ResetPasswordBody,
   SignupBody,
   VerifyEmailBody,
-} from "./model";
+} from "../../shared/contract/auth";
 import { requestPasswordReset, resetPassword, verifyEmail } from "../../shared/accounts/recovery";
 
 /** Signup, login and logout: the bearer-session half of SPEC §2.3. */

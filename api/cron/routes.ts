@@ -4,7 +4,7 @@ import { AppError } from "../../shared/errors";
 import { SCHEDULED_JOBS } from "../../shared/queue/jobs";
 import { countFailedAuthentication } from "../plugins/auth";
 import type { ApiDeps } from "../client-ip";
-import { errors, NoQuery, oneOf, strictObject } from "../schemas";
+import { errors, NoQuery, oneOf, strictObject } from "../../shared/contract/schema-kit";
 
 const CronAccepted = strictObject({ job: oneOf(SCHEDULED_JOBS), jobId: t.String() });
 /** Nothing to send; an empty object is tolerated, anything in it is an unknown property (400). */

@@ -4,7 +4,7 @@ import { dashboardSummary } from "../../shared/dashboard/summary";
 import { isoOrNull } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, Int, NoQuery, NullableTimestamp, strictObject } from "../schemas";
+import { AUTHED_ERRORS, errors, Int, NoQuery, NullableTimestamp, strictObject } from "../../shared/contract/schema-kit";
 import { dashboardHtml } from "./page";
 import { newNonce, pageHeaders } from "../html-page";
 

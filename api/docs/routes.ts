@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { dirname, join } from "node:path";
 import { newNonce, pageHeaders } from "../html-page";
-import { NoQuery } from "../schemas";
+import { NoQuery } from "../../shared/contract/schema-kit";
 
 /**
  * The Scalar bundle as installed (pinned in package.json), served from this origin: the reference

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Deps } from "../../shared/deps";
 import { migrationsApplied } from "../../shared/db/migrate";
 import { AppError } from "../../shared/errors";
-import { errors, NoQuery, strictObject } from "../schemas";
+import { errors, NoQuery, strictObject } from "../../shared/contract/schema-kit";
 
 const VERSION = "v1";
 

@@ -1,15 +1,15 @@
 import { Elysia } from "elysia";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
-import { Identity } from "../auth/model";
+import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { Identity, identityView } from "../../shared/contract/auth";
 
 /** Who is calling (seed 4.4). */
 export function meRoutes(deps: ApiDeps) {
   return new Elysia({ name: "me-routes", prefix: "/api/v1" }).use(authPlugin(deps)).get(
     "/me",
     // Answered from the authenticated credential alone: no Postgres on this path.
-    ({ principal }) => ({ id: principal.userId, email: principal.email }),
+    ({ principal }) => identityView(principal),
     { query: NoQuery, response: { 200: Identity, ...errors(...AUTHED_ERRORS) }, detail: { tags: ["account"] } },
   );
 }

@@ -2,28 +2,32 @@ import { Elysia } from "elysia";
 import { AppError } from "../../shared/errors";
 import { createMemory } from "../../shared/memories/capture";
 import { findMemory } from "../../shared/db/queries/memories";
-import { iso } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
+import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
+  ArchiveBody,
   CaptureBody,
   CaptureResponse,
+  captureView,
   CreatedMemory,
+  createdMemoryView,
   CreateMemoryBody,
   ListMemoriesQuery,
   MemoryHistory,
+  memoryHistoryView,
   MemoryIdParams,
   MemoryPage,
+  memoryPageView,
   MemoryView,
+  memoryView,
   Resolved,
   ResolveBody,
+  resolvedView,
   ReviseBody,
-  ArchiveBody,
-} from "./model";
+} from "../../shared/contract/memories";
 import { listTenantMemories, memoryHistory } from "../../shared/memories/read";
 import { archiveMemory, resolveMemory, reviseMemory } from "../../shared/memories/revise";
-import { commitmentView, memoryView } from "./view";
 
 const WRITE_ERRORS = [...AUTHED_ERRORS, 409, 410, 413, 415] as const;
 
@@ -41,31 +45,20 @@ export function memoryRoutes(deps: ApiDeps) {
           { ...rest, memoryType: memory_type, sessionRunId: session_run_id?.toLowerCase() },
           "capture",
         );
-        return status(201, {
-          id: row.id,
-          topic: row.topic,
-          memory_type: row.memoryType,
-          scope: row.scope,
-          project: row.project,
-          created_at: iso(row.createdAt),
-        });
+        return status(201, captureView(row));
       },
       { body: CaptureBody, query: NoQuery, response: { 201: CaptureResponse, ...errors(...WRITE_ERRORS) } },
     )
     .post(
       "/api/v1/memories",
       async ({ body, principal, status }) => {
-        const { memory, commitmentId, factIds } = await createMemory(
+        const created = await createMemory(
           deps,
           principal,
           { ...body, sessionRunId: body.sessionRunId?.toLowerCase() },
           "remember",
         );
-        return status(201, {
-          memory: memoryView(memory),
-          ...(commitmentId ? { commitmentId } : {}),
-          ...(body.facts ? { factIds } : {}),
-        });
+        return status(201, createdMemoryView(created, body.facts !== undefined));
       },
       { body: CreateMemoryBody, query: NoQuery, response: { 201: CreatedMemory, ...errors(...WRITE_ERRORS) } },
     )
@@ -76,7 +69,7 @@ export function memoryRoutes(deps: ApiDeps) {
           ...query,
           current: query.current === undefined ? undefined : query.current === "true",
         });
-        return { items: page.items.map(memoryView), nextCursor: page.nextCursor };
+        return memoryPageView(page);
       },
       { query: ListMemoriesQuery, response: { 200: MemoryPage, ...errors(...AUTHED_ERRORS) } },
     )
@@ -101,14 +94,9 @@ export function memoryRoutes(deps: ApiDeps) {
     .post(
       "/api/v1/memories/:id/resolve",
       async ({ params, body, principal }) => {
-        const { memory, commitment } = await resolveMemory(
-          deps,
-          principal,
-          params.id.toLowerCase(),
-          body.status,
-          body.sessionRunId?.toLowerCase(),
+        return resolvedView(
+          await resolveMemory(deps, principal, params.id.toLowerCase(), body.status, body.sessionRunId?.toLowerCase()),
         );
-        return { memory: memoryView(memory), commitment: commitment && commitmentView(commitment) };
       },
       {
         params: MemoryIdParams,
@@ -131,25 +119,7 @@ export function memoryRoutes(deps: ApiDeps) {
     .get(
       "/api/v1/memories/:id/history",
       async ({ params, principal }) => {
-        const history = await memoryHistory(deps, principal, params.id.toLowerCase());
-        return {
-          memories: history.memories.map(memoryView),
-          edges: history.edges.map((e) => ({
-            id: e.id,
-            fromId: e.fromId,
-            toId: e.toId,
-            edgeType: e.edgeType,
-            createdAt: iso(e.createdAt),
-          })),
-          events: history.events.map((e) => ({
-            id: e.id,
-            kind: e.kind,
-            memoryId: e.memoryId,
-            sessionRunId: e.sessionRunId,
-            actor: e.actor,
-            createdAt: iso(e.createdAt),
-          })),
-        };
+        return memoryHistoryView(await memoryHistory(deps, principal, params.id.toLowerCase()));
       },
       { params: MemoryIdParams, query: NoQuery, response: { 200: MemoryHistory, ...errors(...AUTHED_ERRORS, 404) } },
     )

@@ -1,4 +1,8 @@
-import { t, type TSchema } from "elysia";
+/*
+ * The schema builders of the REST and MCP contract (TypeBox only: shared/ never imports Elysia,
+ * whose `t` is TypeBox's `Type` plus a few kinds of its own). Importing this module registers the
+ * custom kinds ("Text", "QueryInteger", "UnionEnum") and the "utc-timestamp" format.
+ */
 import {
   FormatRegistry,
   Kind,
@@ -10,15 +14,17 @@ import {
   type TInteger,
   type TLiteral,
   type TProperties,
+  type TSchema,
   type TUnion,
+  type TUnsafe,
 } from "@sinclair/typebox";
-import { UUID_PATTERN } from "../shared/accounts/rules";
-import { hasLengthWithin } from "../shared/text";
-import { isUtcTimestamp } from "../shared/time";
+import { UUID_PATTERN } from "../accounts/rules";
+import { hasLengthWithin } from "../text";
+import { isUtcTimestamp } from "../time";
 
 /** Every object schema rejects unknown properties (SPEC §1: nothing is silently stripped). */
 export function strictObject<P extends TProperties>(properties: P, options: ObjectOptions = {}) {
-  return t.Object(properties, { additionalProperties: false, ...options });
+  return Type.Object(properties, { additionalProperties: false, ...options });
 }
 
 const patterns = new Map<string, RegExp>();
@@ -71,12 +77,12 @@ export function QueryInteger(bounds: { minimum: number; maximum: number }): TInt
 }
 
 /** UUID versions 1–8, plus nil and max, any case (SPEC §1); handlers lower-case them. */
-export const Uuid = t.String({ pattern: UUID_PATTERN });
-export const Timestamp = t.String({ description: "ISO 8601 UTC with Z, millisecond precision" });
+export const Uuid = Type.String({ pattern: UUID_PATTERN });
+export const Timestamp = Type.String({ description: "ISO 8601 UTC with Z, millisecond precision" });
 FormatRegistry.Set("utc-timestamp", isUtcTimestamp);
 /** A timestamp sent by the client: ISO 8601 with Z and a real calendar date. */
 export const TimestampIn = Text({ format: "utc-timestamp", maxLength: 40 });
-export const NullableTimestamp = t.Union([Timestamp, t.Null()]);
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 export const Agent = Text({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9][a-z0-9-]*$" });
 export const ScopeName = Text({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9][a-z0-9-]*$" });
 export const SessionId = Text({ minLength: 1, maxLength: 256 });
@@ -94,13 +100,35 @@ export const Int = (options: IntegerOptions = {}) => Type.Integer(options);
  * value) that an optional query field then silently takes.
  */
 export function oneOf<const V extends readonly string[]>(values: V): TUnion<TLiteral<V[number]>[]> {
-  return t.Union(values.map((v) => t.Literal(v))) as unknown as TUnion<TLiteral<V[number]>[]>;
+  return Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<TLiteral<V[number]>[]>;
+}
+
+// Elysia registers this same check under this kind unless it is registered already: whichever
+// module loads first, the check is the same.
+if (!TypeRegistry.Has("UnionEnum"))
+  TypeRegistry.Set<{ enum: unknown[] }>(
+    "UnionEnum",
+    (schema, value) =>
+      (typeof value === "number" || typeof value === "string" || value === null) && schema.enum.includes(value),
+  );
+
+/**
+ * One of the given strings, for responses only. The very schema Elysia's `t.UnionEnum` builds (same
+ * kind, same keywords in the same order, so the published document is unchanged), made here
+ * because shared/ does not import Elysia. Its `default` (the first value) is never applied to a
+ * response; request fields use `oneOf`.
+ */
+export function UnionEnum<const V extends readonly string[]>(values: V): TUnsafe<V[number]> {
+  return { default: values[0], [Kind]: "UnionEnum", type: "string", enum: values } as unknown as TUnsafe<V[number]>;
 }
 
 /** For routes that take no query parameters: any parameter is an unknown one (400). */
-export const NoQuery = t.Object({}, { additionalProperties: false });
+export const NoQuery = Type.Object({}, { additionalProperties: false });
 
-export const ErrorBody = strictObject({ error: t.String() }, { description: 'Every error: exactly {"error": code}' });
+export const ErrorBody = strictObject(
+  { error: Type.String() },
+  { description: 'Every error: exactly {"error": code}' },
+);
 
 /** The error responses a route can give, for the OpenAPI document. */
 export function errors(...statuses: number[]): Record<number, TSchema> {

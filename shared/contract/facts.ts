@@ -1,0 +1,48 @@
+/* Facts in the REST and MCP contract: the bi-temporal read's query, the fact model and its view. */
+import { Type, type Static } from "@sinclair/typebox";
+import type { FactRow } from "../db/queries/facts";
+import { iso, isoOrNull } from "../time";
+import { Int, NullableTimestamp, QueryInteger, strictObject, Text, Timestamp, TimestampIn, Uuid } from "./schema-kit";
+
+export const FactsQuery = Type.Object(
+  {
+    subject: Type.Optional(Text({ minLength: 1, maxLength: 256 })),
+    predicate: Type.Optional(Text({ minLength: 1, maxLength: 256 })),
+    validAt: Type.Optional(TimestampIn),
+    knownAt: Type.Optional(TimestampIn),
+    limit: Type.Optional(QueryInteger({ minimum: 1, maximum: 100 })),
+  },
+  { additionalProperties: false },
+);
+/** A fact as the API shows it (also in the export). */
+export const FactView = strictObject({
+  id: Uuid,
+  memoryId: Type.Union([Uuid, Type.Null()]),
+  subject: Type.String(),
+  predicate: Type.String(),
+  value: Type.String(),
+  validFrom: Timestamp,
+  validTo: NullableTimestamp,
+  recordedAt: Timestamp,
+  retractedAt: NullableTimestamp,
+});
+export const FactList = strictObject({ count: Int(), items: Type.Array(FactView) });
+
+/** A fact as the API shows it: the facts read and the export. */
+export function factView(f: FactRow): Static<typeof FactView> {
+  return {
+    id: f.id,
+    memoryId: f.memoryId,
+    subject: f.subject,
+    predicate: f.predicate,
+    value: f.value,
+    validFrom: iso(f.validFrom),
+    validTo: isoOrNull(f.validTo),
+    recordedAt: iso(f.recordedAt),
+    retractedAt: isoOrNull(f.retractedAt),
+  };
+}
+
+export function factListView(rows: FactRow[]): Static<typeof FactList> {
+  return { count: rows.length, items: rows.map(factView) };
+}
