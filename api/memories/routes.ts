@@ -1,7 +1,5 @@
 import { Elysia } from "elysia";
-import { AppError } from "../../shared/errors";
 import { createMemory } from "../../shared/memories/capture";
-import { findMemory } from "../../shared/db/queries/memories";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
 import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
@@ -26,7 +24,7 @@ import {
   resolvedView,
   ReviseBody,
 } from "../../shared/contract/memories";
-import { listTenantMemories, memoryHistory } from "../../shared/memories/read";
+import { getMemory, listTenantMemories, memoryHistory } from "../../shared/memories/read";
 import { archiveMemory, resolveMemory, reviseMemory } from "../../shared/memories/revise";
 
 const WRITE_ERRORS = [...AUTHED_ERRORS, 409, 410, 413, 415] as const;
@@ -125,11 +123,7 @@ export function memoryRoutes(deps: ApiDeps) {
     )
     .get(
       "/api/v1/memories/:id",
-      async ({ params, principal }) => {
-        const row = await findMemory(deps.db, principal.userId, params.id.toLowerCase());
-        if (!row) throw new AppError("not_found");
-        return memoryView(row);
-      },
+      async ({ params, principal }) => memoryView(await getMemory(deps, principal, params.id.toLowerCase())),
       { params: MemoryIdParams, query: NoQuery, response: { 200: MemoryView, ...errors(...AUTHED_ERRORS, 404) } },
     );
 }

@@ -1,6 +1,5 @@
 import { Elysia, t } from "elysia";
-import { listScopes } from "../../shared/db/queries/scopes";
-import { createScope, deleteScope, updateScope } from "../../shared/scopes/service";
+import { createScope, deleteScope, listScopesOf, updateScope } from "../../shared/scopes/service";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
 import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
@@ -20,7 +19,7 @@ const WRITE_ERRORS = [...AUTHED_ERRORS, 409, 410, 413, 415] as const;
 export function scopeRoutes(deps: ApiDeps) {
   return new Elysia({ name: "scope-routes", prefix: "/api/v1/scopes", detail: { tags: ["scopes"] } })
     .use(authPlugin(deps))
-    .get("", async ({ principal }) => scopeListView(await listScopes(deps.db, principal.userId)), {
+    .get("", async ({ principal }) => scopeListView(await listScopesOf(deps, principal)), {
       query: NoQuery,
       response: { 200: ScopeList, ...errors(...AUTHED_ERRORS) },
     })

@@ -9,6 +9,7 @@ import {
   findMemory,
   listMemories,
   supersedeChainIds,
+  type MemoryRow,
 } from "../db/queries/memories";
 import { decodeCursor, encodeCursor } from "../cursor";
 import { resolveScopeName } from "../scopes/service";
@@ -42,6 +43,13 @@ export async function listTenantMemories(deps: Deps, principal: Principal, query
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return { items: page, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
+}
+
+/** GET /memories/{id}: one memory of the tenant, any status; another tenant's or none → not_found. */
+export async function getMemory(deps: Deps, principal: Principal, id: string): Promise<MemoryRow> {
+  const row = await findMemory(deps.db, principal.userId, id);
+  if (!row) throw new AppError("not_found");
+  return row;
 }
 
 /** The supersede chain a memory belongs to, both ways, oldest first, with its edges and events. */

@@ -9,6 +9,7 @@ import {
   findScopeById,
   findScopeByNameOrAlias,
   insertScope,
+  listScopes,
   lockTenantScopes,
   scopeNamesTaken,
   updateScopeRow,
@@ -33,6 +34,11 @@ export async function scopeForWrite(tx: Executor, userId: string, nameOrAlias: s
   if (raced) return raced.name;
   await insertScope(tx, { id: newId(), userId, name: nameOrAlias, aliases: [], now });
   return nameOrAlias;
+}
+
+/** GET /scopes: the tenant's registered scopes with their aliases. */
+export async function listScopesOf(deps: Deps, principal: Principal): Promise<ScopeRow[]> {
+  return listScopes(deps.db, principal.userId);
 }
 
 function checkAliases(name: string, aliases: string[]): void {
