@@ -1,4 +1,5 @@
 import { afterAll } from "bun:test";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Deps } from "../../shared/deps";
 import { createDeps } from "../../shared/deps";
 import { createLogger, type Logger } from "../../shared/logger";
@@ -107,4 +108,25 @@ export async function createMcpTestContext(
       ),
     onClose: (cleanup) => void cleanups.push(cleanup),
   };
+}
+
+/**
+ * The official SDK v2 client connected to the app through its own Streamable HTTP transport (the
+ * transport's fetch goes to `app.handle`, so every request crosses the real Host/Origin checks, the
+ * gate and the handler); closed with the context.
+ */
+export async function connectClient(ctx: McpTestContext, token: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${ctx.config.MCP_PUBLIC_URL}/mcp`), {
+    // A Request built here has no Host header (one on the wire always does): add the URL's.
+    fetch: (url, init) => {
+      const request = new Request(String(url), init);
+      request.headers.set("host", new URL(request.url).host);
+      return ctx.app.handle(request);
+    },
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: "amem-test", version: "1.0.0" });
+  await client.connect(transport);
+  ctx.onClose(() => client.close());
+  return client;
 }
