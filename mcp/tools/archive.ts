@@ -13,11 +13,11 @@ export const archiveTool = (deps: Deps) =>
     name: "archive",
     title: "Archive a memory",
     description:
-      "Archive a memory that is obsolete or wrong and has no replacement (to replace it, use revise). It leaves briefings and default searches but stays in the history. Returns the archived memory. Errors: not_found, invalid_transition when it is already archived, account_deleted.",
+      "Archive a memory that is obsolete or wrong and has no replacement (to replace it, use revise). It leaves briefings and default searches but stays in the history. Returns the archived memory (an already archived one is returned unchanged). Errors: not_found, account_deleted.",
     input: ArchiveInput,
     output: MemoryView,
     scope: "memory:write",
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: async (principal, { id, sessionRunId }) =>
       memoryView(await archiveMemory(deps, principal, id.toLowerCase(), sessionRunId?.toLowerCase())),
   });
