@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Server } from "bun";
 import type { Deps } from "../shared/deps";
 import { withClientIp } from "./client-ip";
-import { errorsPlugin } from "./plugins/errors";
+import { errorsPlugin, methodLookup } from "./plugins/errors";
 import { requestContextPlugin } from "./plugins/request-context";
 import { routeKey, strictQueryPlugin } from "./plugins/strict-query";
 import { openapiPlugin, SPEC_PATH, type RouteLike } from "./plugins/openapi";
@@ -22,31 +22,21 @@ import { cronRoutes } from "./cron/routes";
 import { proposalRoutes } from "./proposals/routes";
 import { dashboardRoutes } from "./dashboard/routes";
 
-/** Converts a route path (`/a/:id`) to a matcher, for 405 detection. */
-function routeMatcher(path: string): RegExp {
-  const pattern = path
-    .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
-    .replace(/:[^/]+/g, "[^/]+")
-    .replace(/\*/g, ".*");
-  return new RegExp(`^${pattern}/?$`);
-}
-
 /** errors → request context → strict query → openapi → features (each feature applies auth to its own routes). */
 export function createApp(sharedDeps: Deps) {
-  let routes: { method: string; matcher: RegExp; literal: boolean }[] = [];
   let documentedRoutes: readonly RouteLike[] = [];
+  let routeTable: readonly { method: string; path: string }[] = [];
   let querylessRoutes = new Set<string>();
   // The Bun server exists once the app listens; client addresses are read through it.
   const built: { server?: Server<unknown> | null } = {};
   const deps = withClientIp(sharedDeps, () => built.server);
-  // As in routing, a literal path wins over a parameterised one that also matches it.
-  const allowedMethods = (path: string) => {
-    const matching = routes.filter((r) => r.matcher.test(path));
-    const literal = matching.filter((r) => r.literal);
-    return (literal.length > 0 ? literal : matching).map((r) => r.method);
-  };
   const app = new Elysia({ normalize: false, name: "amem" })
-    .use(errorsPlugin(deps.logger, allowedMethods))
+    .use(
+      errorsPlugin(
+        deps.logger,
+        methodLookup(() => routeTable),
+      ),
+    )
     .use(
       requestContextPlugin({
         bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
@@ -72,10 +62,10 @@ export function createApp(sharedDeps: Deps) {
     .use(dashboardRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   documentedRoutes = app.routes as readonly RouteLike[];
+  routeTable = app.routes;
   querylessRoutes = new Set(
     app.routes.filter((r) => !(r.hooks as { query?: unknown }).query).map((r) => routeKey(r.method, r.path)),
   );
-  routes = app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path), literal: !/[:*]/.test(r.path) }));
   return app;
 }
 export type App = ReturnType<typeof createApp>;

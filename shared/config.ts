@@ -65,6 +65,25 @@ export const ConfigSchema = T.Object({
   EXPORT_PAGE_TIMEOUT_MS: T.Integer({ minimum: 100, maximum: 120_000, default: 5_000 }),
   EXPORT_MAX_CONCURRENT: T.Integer({ minimum: 1, maximum: 200, default: 2 }),
   PUBLIC_URL: T.String({ minLength: 1, default: "http://127.0.0.1:3000" }),
+  /** The MCP server's port (`bun run mcp`, SPEC §10). */
+  MCP_PORT: T.Integer({ minimum: 0, maximum: 65535, default: 3001 }),
+  MCP_HOST: T.String({ minLength: 1, default: "127.0.0.1" }),
+  /**
+   * The MCP server's public origin, as clients reach it: the OAuth issuer and the base of `/mcp`
+   * (the tokens' audience). An origin only (no path, no trailing slash), because every discovery
+   * document must name the issuer as exactly the same string (research/mcp-oauth.md §1.3, §6.1).
+   */
+  MCP_PUBLIC_URL: T.String({ pattern: "^https?://[^/?#\\s]+$", default: "http://127.0.0.1:3001" }),
+  /**
+   * Host names `/mcp` answers to besides MCP_PUBLIC_URL's host and the loopback names (DNS
+   * rebinding defence): the names a reverse proxy or a LAN client uses. Comma-separated.
+   */
+  MCP_ALLOWED_HOSTS: T.Array(T.String({ pattern: "^[A-Za-z0-9.:\\[\\]-]+$" }), { default: [] }),
+  /**
+   * Browser origins (`https://app.example.com`) allowed to call `/mcp` besides MCP_PUBLIC_URL and
+   * loopback pages; any other Origin gets 403. Comma-separated.
+   */
+  MCP_ALLOWED_ORIGINS: T.Array(T.String({ pattern: "^[a-z][a-z0-9+.-]*://[^/?#\\s]+$" }), { default: [] }),
   /** The mail relay, `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…` (TLS from the start). */
   SMTP_URL: T.Optional(T.String({ pattern: "^smtps?://[^\\s]+$" })),
   /** The From of every mail; required with SMTP_URL (a relay rejects senders it does not know). */
@@ -124,6 +143,11 @@ export type Config = Static<typeof ConfigSchema>;
 function coerce(key: string, raw: string): unknown {
   if (key === "RATE_LIMIT") return raw === "off" ? raw : Number(raw);
   const schema = ConfigSchema.properties[key as keyof Config] as { type?: string; anyOf?: unknown };
+  if (schema.type === "array")
+    return raw
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== "");
   if (schema.type === "integer" || schema.type === "number") return raw.trim() === "" ? raw : Number(raw);
   if (schema.type === "boolean")
     return raw === "true" || raw === "1" ? true : raw === "false" || raw === "0" ? false : raw;

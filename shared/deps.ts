@@ -41,9 +41,9 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
   redis.on("error", () => {});
   await connectRedis(redis, config.DEPENDENCY_TIMEOUT_MS);
   const jobs = new JobQueues(config, logger);
-  // The workers send no mail (signup and password reset are api routes): their log does not
-  // announce a transport they never use.
-  const mailer = createMailer(config, logger, { announced: role !== "workers" });
+  // The workers and the MCP server send no mail (signup and password reset are api routes): their
+  // log does not announce a transport they never use.
+  const mailer = createMailer(config, logger, { announced: role !== "workers" && role !== "mcp" });
   return {
     config,
     db,

@@ -20,9 +20,12 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T> {
   }
 }
 
-/** Liveness (process up) and readiness (Postgres, Redis and migrations OK). */
-export function healthRoutes(deps: Deps) {
-  return new Elysia({ name: "health" })
+/**
+ * Liveness (process up) and readiness (Postgres, Redis and migrations OK), answered the same way by
+ * every HTTP process (the api and the MCP server, SPEC §11).
+ */
+export function probeRoutes(deps: Pick<Deps, "config" | "db" | "redis">) {
+  return new Elysia({ name: "probes" })
     .get("/health", () => ({ status: "ok" as const }), {
       response: { 200: strictObject({ status: t.Literal("ok") }) },
       query: NoQuery,
@@ -54,7 +57,13 @@ export function healthRoutes(deps: Deps) {
           description: '503 {"error":"unavailable"} when Postgres, Redis or migrations are not ready',
         },
       },
-    )
+    );
+}
+
+/** The probes, the version and the root of the api. */
+export function healthRoutes(deps: Deps) {
+  return new Elysia({ name: "health" })
+    .use(probeRoutes(deps))
     .get("/api/v1/version", () => ({ version: VERSION }), {
       response: { 200: strictObject({ version: t.String() }) },
       query: NoQuery,

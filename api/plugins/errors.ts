@@ -34,6 +34,30 @@ export function errorResponse(code: ErrorCode, headers: Record<string, string> =
 
 export type MethodLookup = (path: string) => string[];
 
+/** Converts a route path (`/a/:id`) to a matcher, for 405 detection. */
+function routeMatcher(path: string): RegExp {
+  const pattern = path
+    .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+    .replace(/:[^/]+/g, "[^/]+")
+    .replace(/\*/g, ".*");
+  return new RegExp(`^${pattern}/?$`);
+}
+
+/**
+ * The methods an app's route table allows on a path, for `errorsPlugin`. `routes` is read on the
+ * first lookup (the table is complete once the app is built). As in routing, a literal path wins
+ * over a parameterised one that also matches it.
+ */
+export function methodLookup(routes: () => readonly { method: string; path: string }[]): MethodLookup {
+  let table: { method: string; matcher: RegExp; literal: boolean }[] | undefined;
+  return (path) => {
+    table ??= routes().map((r) => ({ method: r.method, matcher: routeMatcher(r.path), literal: !/[:*]/.test(r.path) }));
+    const matching = table.filter((r) => r.matcher.test(path));
+    const literal = matching.filter((r) => r.literal);
+    return (literal.length > 0 ? literal : matching).map((r) => r.method);
+  };
+}
+
 /**
  * Registered first, globally. `allowedMethods` is consulted for unknown method + path pairs so a
  * known path with the wrong method answers 405 with an Allow header instead of 404.

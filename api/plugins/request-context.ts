@@ -18,7 +18,16 @@ function hasBody(request: Request): boolean {
   return request.headers.has("transfer-encoding");
 }
 
-export type BodyRules = { bodyLimitBytes: number; bodyReadTimeoutMs: number };
+export type BodyRules = {
+  bodyLimitBytes: number;
+  bodyReadTimeoutMs: number;
+  /**
+   * JSON is the only body (415 otherwise) and this plugin parses it: the api. The MCP process
+   * turns it off: `/mcp` hands the unread body to the SDK (which checks its media type and size
+   * itself) and its OAuth endpoints take forms. Default true.
+   */
+  jsonBodies?: boolean;
+};
 
 /**
  * Request id, the head's bounds, the body size limit and the JSON-only rule, applied before
@@ -31,23 +40,23 @@ export function requestContextPlugin(rules: BodyRules) {
     readTimeoutMs: rules.bodyReadTimeoutMs,
     maxDepth: MAX_JSON_DEPTH,
   };
-  return new Elysia({ name: "request-context" })
-    .onRequest(({ request, set }) => {
-      const incoming = request.headers.get("x-request-id");
-      set.headers["x-request-id"] = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-      const refused = refuseRequestHead(request);
-      if (refused) throw new AppError(refused);
-      if (!hasBody(request)) return;
-      // Refused before a byte of the body is read, so the answer also closes the connection.
-      if (Number(request.headers.get("content-length") ?? 0) > rules.bodyLimitBytes) {
-        throw new UnreadBodyError("payload_too_large");
-      }
-      // GET and HEAD take no body; one sent is refused like an unknown property, not ignored (SPEC §1).
-      if (!BODY_METHODS.has(request.method)) {
-        if (request.method === "GET" || request.method === "HEAD") throw new UnreadBodyError("invalid_input");
-        return;
-      }
-      if (!hasJsonContentType(request)) throw new UnreadBodyError("unsupported_media_type");
-    })
-    .onParse({ as: "global" }, ({ request }) => readJsonBody(request, limits));
+  const jsonBodies = rules.jsonBodies ?? true;
+  const plugin = new Elysia({ name: "request-context" }).onRequest(({ request, set }) => {
+    const incoming = request.headers.get("x-request-id");
+    set.headers["x-request-id"] = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const refused = refuseRequestHead(request);
+    if (refused) throw new AppError(refused);
+    if (!hasBody(request)) return;
+    // Refused before a byte of the body is read, so the answer also closes the connection.
+    if (Number(request.headers.get("content-length") ?? 0) > rules.bodyLimitBytes) {
+      throw new UnreadBodyError("payload_too_large");
+    }
+    // GET and HEAD take no body; one sent is refused like an unknown property, not ignored (SPEC §1).
+    if (!BODY_METHODS.has(request.method)) {
+      if (request.method === "GET" || request.method === "HEAD") throw new UnreadBodyError("invalid_input");
+      return;
+    }
+    if (jsonBodies && !hasJsonContentType(request)) throw new UnreadBodyError("unsupported_media_type");
+  });
+  return jsonBodies ? plugin.onParse({ as: "global" }, ({ request }) => readJsonBody(request, limits)) : plugin;
 }

@@ -25,6 +25,11 @@ export type Principal = {
   credentialKind: CredentialKind;
   credentialId: string;
   credentialHash: string;
+  /**
+   * The provenance the principal's writes record instead of its credential (memory events'
+   * `actor`): the MCP server sets `mcp`. Unset for API keys and session tokens.
+   */
+  actor?: string;
 };
 
 /** A new API key secret: `amem_` + 40 base62 characters, and what is stored of it. */

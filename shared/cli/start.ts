@@ -4,9 +4,9 @@ import { migrateFromEnv } from "./migrate";
 import { supervise } from "./supervisor";
 
 /**
- * `bun run start`: migrations, then the api and the workers as child processes of this one (one
- * process tree). A child that dies is restarted with backoff (logged); SIGTERM/SIGINT is passed on
- * to both, and this process exits once both have stopped.
+ * `bun run start`: migrations, then the api, the workers and the MCP server as child processes of
+ * this one (one process tree). A child that dies is restarted with backoff (logged); SIGTERM/SIGINT
+ * is passed on to each, and this process exits once all have stopped.
  */
 try {
   await migrateFromEnv();
@@ -20,6 +20,7 @@ const supervisor = supervise(
   [
     { name: "api", command: ["bun", "api/main.ts"] },
     { name: "workers", command: ["bun", "workers/main.ts"] },
+    { name: "mcp", command: ["bun", "mcp/main.ts"] },
   ],
   logger,
   { cwd: new URL("../..", import.meta.url).pathname },
@@ -28,7 +29,7 @@ let stopping = false;
 const stop = (signal: NodeJS.Signals) => {
   if (stopping) return;
   stopping = true;
-  logger.info({ signal }, "stopping api and workers");
+  logger.info({ signal }, "stopping api, workers and mcp");
   void supervisor.stop(signal).then(() => process.exit(0));
 };
 process.on("SIGTERM", () => stop("SIGTERM"));

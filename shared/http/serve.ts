@@ -21,6 +21,12 @@ export type ServeOptions = {
    * it must be the contract's error answer, since Bun would otherwise send its own page.
    */
   fallback: (error: unknown) => Response;
+  /**
+   * Seconds a connection may stay silent before Bun closes it (Bun's default is 10). The MCP server
+   * raises it: a tool call waiting on a search slot or a quiet stream must outlive 10 s
+   * (research/mcp-oauth.md §2.5, measured on Bun 1.4.5).
+   */
+  idleTimeoutSeconds?: number;
 };
 
 /**
@@ -59,6 +65,7 @@ export function serveHttp(options: ServeOptions): Server<undefined> {
     port: options.port,
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     development: false,
+    ...(options.idleTimeoutSeconds === undefined ? {} : { idleTimeout: options.idleTimeoutSeconds }),
     fetch: options.fetch,
     error: options.fallback,
   });

@@ -29,8 +29,9 @@ export type NewMemory = {
   sessionRunId?: string;
 };
 
-/** Who wrote it, for provenance: the credential, never its secret. */
+/** Who wrote it, for provenance: the principal's own actor (MCP), else the credential, never its secret. */
 export function actorOf(principal: Principal): string {
+  if (principal.actor !== undefined) return principal.actor;
   return `${principal.credentialKind === "k" ? "key" : "session"}:${principal.credentialId}`;
 }
 

@@ -8,6 +8,7 @@ import {
   findMemoriesByIds,
   findMemory,
   listMemories,
+  projectNamesStartingWith,
   supersedeChainIds,
   type MemoryRow,
 } from "../db/queries/memories";
@@ -62,4 +63,12 @@ export async function memoryHistory(deps: Deps, principal: Principal, id: string
     await findEventsFor(deps.db, principal.userId, ids),
   ];
   return { memories, edges, events };
+}
+
+/** How many names an argument completion offers (the MCP spec caps a completion at 100 values). */
+export const COMPLETION_LIMIT = 20;
+
+/** The tenant's project names starting with `prefix`: completions for a `project` argument (MCP). */
+export function projectNames(deps: Deps, principal: Principal, prefix: string): Promise<string[]> {
+  return projectNamesStartingWith(deps.db, principal.userId, prefix, COMPLETION_LIMIT);
 }

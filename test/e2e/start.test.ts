@@ -30,13 +30,15 @@ const alive = (pid: number) => {
   }
 };
 
-describe("bun run start (api + workers, one process tree)", () => {
+describe("bun run start (api + workers + mcp, one process tree)", () => {
   const port = freePort();
+  const mcpPort = freePort();
   const prefix = uniquePrefix();
   const base = `http://127.0.0.1:${port}`;
+  const mcpBase = `http://127.0.0.1:${mcpPort}`;
   const tree = Bun.spawn(["bun", START], {
     cwd: ROOT,
-    env: env({ PORT: String(port), REDIS_PREFIX: prefix }),
+    env: env({ PORT: String(port), MCP_PORT: String(mcpPort), MCP_PUBLIC_URL: mcpBase, REDIS_PREFIX: prefix }),
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -44,10 +46,21 @@ describe("bun run start (api + workers, one process tree)", () => {
     if (tree.exitCode === null) tree.kill("SIGKILL");
   });
 
-  it("serves, has the workers flush a heartbeat, and stops both children cleanly on SIGTERM", async () => {
-    expect(
-      await eventually(async () => (await fetch(`${base}/ready`).catch(() => null))?.status === 200, 15_000, 100),
-    ).toBe(true);
+  it("serves REST and MCP, has the workers flush a heartbeat, and stops every child cleanly on SIGTERM", async () => {
+    for (const url of [`${base}/ready`, `${mcpBase}/ready`]) {
+      expect(await eventually(async () => (await fetch(url).catch(() => null))?.status === 200, 15_000, 100)).toBe(
+        true,
+      );
+    }
+    const mcp = await fetch(`${mcpBase}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect([mcp.status, mcp.headers.get("www-authenticate")]).toEqual([
+      401,
+      `Bearer resource_metadata="${mcpBase}/.well-known/oauth-protected-resource/mcp", scope="memory:read memory:write"`,
+    ]);
     const created = Bun.spawnSync(["bun", CLI, "user", "create", "--email", `${crypto.randomUUID()}@example.test`], {
       cwd: ROOT,
       env: env({ REDIS_PREFIX: prefix, LOG_LEVEL: "silent" }),
@@ -76,7 +89,7 @@ describe("bun run start (api + workers, one process tree)", () => {
       .trim()
       .split("\n")
       .map(Number);
-    expect(children.length).toBe(2);
+    expect(children.length).toBe(3);
     // The flush interval is 2 s: the heartbeat reaches Postgres through the workers' final pass on shutdown.
     tree.kill("SIGTERM");
     expect(await tree.exited).toBe(0);
@@ -88,7 +101,7 @@ describe("bun run start (api + workers, one process tree)", () => {
       await client`select (extract(epoch from last_seen_at) * 1000)::float8 as seen, last_message_excerpt as excerpt from agent_sessions where id = ${opened.sessionRunId}`;
     await client.end();
     expect(rows[0]).toEqual({ seen: Date.parse(beat.lastSeenAt), excerpt: "last words" });
-  });
+  }, 30_000);
 
   it("fails fast with a clear message when Redis or Postgres is unreachable", async () => {
     const started = performance.now();
@@ -109,7 +122,7 @@ describe("bun run start supervises its children", () => {
   const base = `http://127.0.0.1:${port}`;
   const tree = Bun.spawn(["bun", START], {
     cwd: ROOT,
-    env: env({ PORT: String(port), REDIS_PREFIX: uniquePrefix() }),
+    env: env({ PORT: String(port), MCP_PORT: String(freePort()), REDIS_PREFIX: uniquePrefix() }),
     stdout: "pipe",
     stderr: "ignore",
   });
@@ -151,7 +164,7 @@ describe("bun run start supervises its children", () => {
     expect(restarted[1]!.pid).not.toBe(apiPid);
     const children = childPids();
     expect(children).toContain(restarted[1]!.pid as number);
-    expect(children.length).toBe(2);
+    expect(children.length).toBe(3);
 
     tree.kill("SIGTERM");
     expect(await tree.exited).toBe(0);

@@ -43,6 +43,11 @@ describe("loadConfig", () => {
       EXPORT_PAGE_TIMEOUT_MS: 5_000,
       EXPORT_MAX_CONCURRENT: 2,
       PUBLIC_URL: "http://127.0.0.1:3000",
+      MCP_PORT: 3001,
+      MCP_HOST: "127.0.0.1",
+      MCP_PUBLIC_URL: "http://127.0.0.1:3001",
+      MCP_ALLOWED_HOSTS: [],
+      MCP_ALLOWED_ORIGINS: [],
       MAIL_TRANSPORT: "off",
       MAIL_TIMEOUT_MS: 10_000,
       JOB_WAIT_MS: 10_000,
@@ -64,6 +69,23 @@ describe("loadConfig", () => {
       TRIAGE_MIN_TURNS: 3,
       TRIAGE_MIN_ELAPSED_MINUTES: 10,
     });
+  });
+
+  it("reads the MCP allow-lists as comma lists and refuses a public URL with a path or a trailing slash", () => {
+    const config = loadConfig({
+      MCP_PUBLIC_URL: "https://mcp.example.test",
+      MCP_ALLOWED_HOSTS: " proxy.internal , 10.0.0.5 ,",
+      MCP_ALLOWED_ORIGINS: "https://app.example.test,http://lan.example.test:8080",
+    });
+    expect([config.MCP_PUBLIC_URL, config.MCP_ALLOWED_HOSTS, config.MCP_ALLOWED_ORIGINS]).toEqual([
+      "https://mcp.example.test",
+      ["proxy.internal", "10.0.0.5"],
+      ["https://app.example.test", "http://lan.example.test:8080"],
+    ]);
+    for (const url of ["http://127.0.0.1:3001/", "https://mcp.example.test/mcp", "mcp.example.test"]) {
+      expect(keysNamed(configError({ MCP_PUBLIC_URL: url }))).toEqual(["MCP_PUBLIC_URL"]);
+    }
+    expect(keysNamed(configError({ MCP_ALLOWED_ORIGINS: "app.example.test" }))).toEqual(["MCP_ALLOWED_ORIGINS/0"]);
   });
 
   it("leaves the optional keys unset by default (cron routes off, mail delivery off)", () => {

@@ -286,3 +286,24 @@ export async function lockMemoriesByIds(db: Executor, userId: string, ids: strin
     .orderBy(asc(memories.id))
     .for("update");
 }
+
+/**
+ * The tenant's project names starting with `prefix` (argument completion), alphabetical. Reads the
+ * tenant's slice of memories_user_scope_project_idx; a tenant has few distinct projects.
+ */
+export async function projectNamesStartingWith(
+  db: Executor,
+  userId: string,
+  prefix: string,
+  limit: number,
+): Promise<string[]> {
+  const escaped = prefix.replace(/[\\%_]/g, "\\$&");
+  const rows = await db
+    .select({ project: memories.project })
+    .from(memories)
+    .where(and(eq(memories.userId, userId), sql`${memories.project} like ${`${escaped}%`}`))
+    .groupBy(memories.project)
+    .orderBy(asc(memories.project))
+    .limit(limit);
+  return rows.map((r) => r.project!);
+}

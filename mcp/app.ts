@@ -1,0 +1,49 @@
+import { Elysia } from "elysia";
+import type { McpServerFactory } from "@modelcontextprotocol/server";
+import type { Deps } from "../shared/deps";
+import { errorsPlugin, methodLookup } from "../api/plugins/errors";
+import { requestContextPlugin } from "../api/plugins/request-context";
+import { probeRoutes } from "../api/health/routes";
+import type { AccessTokenVerifier } from "./auth/gate";
+import { discoveryRoutes } from "./discovery/routes";
+import { mcpRoutes } from "./transport/routes";
+import { createMcpServer } from "./server";
+
+export type McpAppOptions = {
+  /** Resolves an access token (production: the OAuth module's `authenticateAccessToken`). */
+  verifyAccessToken: AccessTokenVerifier;
+  /** Builds the per-request MCP server; defaults to amem's tools, prompts and resources. */
+  factory?: McpServerFactory;
+};
+
+/**
+ * The MCP process's app: errors → request context → probes → discovery → `/mcp`.
+ * The error plugin, the request context (request id, head and body bounds) and the probes are the
+ * api's own, imported rather than copied: both HTTP processes must answer errors, bounds and
+ * health identically, and these are Elysia plugins, which `shared/` may not hold (STYLE.md).
+ * Nothing in api/ imports mcp/, so the dependency runs one way.
+ */
+export function createMcpApp(deps: Deps, options: McpAppOptions) {
+  let routeTable: readonly { method: string; path: string }[] = [];
+  const factory = options.factory ?? ((ctx) => createMcpServer(deps, ctx));
+  const app = new Elysia({ normalize: false, name: "amem-mcp" })
+    .use(
+      errorsPlugin(
+        deps.logger,
+        methodLookup(() => routeTable),
+      ),
+    )
+    .use(
+      requestContextPlugin({
+        bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
+        bodyReadTimeoutMs: deps.config.BODY_READ_TIMEOUT_MS,
+        jsonBodies: false,
+      }),
+    )
+    .use(probeRoutes(deps))
+    .use(discoveryRoutes(deps.config))
+    .use(mcpRoutes(deps, factory, options.verifyAccessToken));
+  routeTable = app.routes;
+  return app;
+}
+export type McpApp = ReturnType<typeof createMcpApp>;

@@ -1,0 +1,80 @@
+import type { Config } from "../../shared/config";
+
+/** The scopes the MCP server knows; `memory:write` implies `memory:read` (scope hierarchy, research §1.8). */
+export const MCP_SCOPES = ["memory:read", "memory:write"] as const;
+export type McpScope = (typeof MCP_SCOPES)[number];
+
+/**
+ * The authorization server's endpoints, relative to the issuer (MCP_PUBLIC_URL). The OAuth routes
+ * (mcp/oauth/) serve them; this document advertises them, so both read the paths from here.
+ */
+export const OAUTH_PATHS = {
+  authorize: "/authorize",
+  token: "/token",
+  register: "/register",
+  revoke: "/revoke",
+} as const;
+
+/** The protected resource's path; the OAuth resource identifier is the public origin + this. */
+export const MCP_PATH = "/mcp";
+
+/**
+ * The issuer: MCP_PUBLIC_URL exactly (an origin, no trailing slash, checked by the config). Clients
+ * compare it character for character with the URL they built discovery from (research §1.3, §6.1),
+ * so every document and the `iss` parameter take it from here.
+ */
+export function issuerOf(config: Pick<Config, "MCP_PUBLIC_URL">): string {
+  return config.MCP_PUBLIC_URL;
+}
+
+/** The RFC 8707 resource identifier (and every access token's audience): `<MCP_PUBLIC_URL>/mcp`. */
+export function mcpResourceOf(config: Pick<Config, "MCP_PUBLIC_URL">): string {
+  return `${config.MCP_PUBLIC_URL}${MCP_PATH}`;
+}
+
+/** Where the protected-resource metadata lives (RFC 9728 §3.1: the resource's path after the well-known name). */
+export function protectedResourceMetadataUrlOf(config: Pick<Config, "MCP_PUBLIC_URL">): string {
+  return `${config.MCP_PUBLIC_URL}/.well-known/oauth-protected-resource${MCP_PATH}`;
+}
+
+/** RFC 9728 protected-resource metadata, served at the path-suffixed and at the root well-known URL. */
+export function protectedResourceMetadata(config: Pick<Config, "MCP_PUBLIC_URL">) {
+  return {
+    resource: mcpResourceOf(config),
+    authorization_servers: [issuerOf(config)],
+    scopes_supported: [...MCP_SCOPES],
+    bearer_methods_supported: ["header"],
+    resource_name: "amem",
+  };
+}
+
+/**
+ * RFC 8414 authorization-server metadata. `code_challenge_methods_supported` is required by
+ * 2025-11-25+ clients (they refuse an AS without it); `authorization_response_iss_parameter_supported`
+ * promises `iss` on every authorization response, errors included (RFC 9207).
+ * `client_id_metadata_document_supported` only when Client ID Metadata Documents are served
+ * (OAUTH_CIMD=on): advertising it moves Claude Code off DCR with no way back (research §0).
+ */
+export function authorizationServerMetadata(
+  config: Pick<Config, "MCP_PUBLIC_URL">,
+  options: { clientIdMetadataDocuments?: boolean } = {},
+) {
+  const issuer = issuerOf(config);
+  const clientAuthMethods = ["none", "client_secret_post", "client_secret_basic"];
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}${OAUTH_PATHS.authorize}`,
+    token_endpoint: `${issuer}${OAUTH_PATHS.token}`,
+    registration_endpoint: `${issuer}${OAUTH_PATHS.register}`,
+    revocation_endpoint: `${issuer}${OAUTH_PATHS.revoke}`,
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
+    code_challenge_methods_supported: ["S256"],
+    token_endpoint_auth_methods_supported: clientAuthMethods,
+    revocation_endpoint_auth_methods_supported: clientAuthMethods,
+    scopes_supported: [...MCP_SCOPES],
+    authorization_response_iss_parameter_supported: true,
+    ...(options.clientIdMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
+  };
+}

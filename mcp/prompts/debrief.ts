@@ -1,0 +1,24 @@
+import type { McpServer } from "@modelcontextprotocol/server";
+import { DebriefQuery } from "../../shared/contract/briefing";
+import type { Deps } from "../../shared/deps";
+import { debriefPrompt } from "../../shared/briefing/debrief";
+import type { McpPrincipal } from "../auth/gate";
+import { checked, requireScope } from "../tools/tool";
+
+/** Prompt `debrief`: GET /api/v1/prompts/debrief through MCP (the same service and text). */
+export function registerDebriefPrompt(server: McpServer, deps: Deps, principal: McpPrincipal): void {
+  server.registerPrompt(
+    "debrief",
+    {
+      title: "Debrief",
+      description:
+        "End a session by recording what it taught: decisions, facts, commitments and blockers, and the fate of the commitments the session was briefed on. Takes the agent and its session id.",
+      argsSchema: checked(DebriefQuery),
+      scopeChallenge: requireScope("memory:read"),
+    },
+    async (args) => ({
+      description: "Session debrief",
+      messages: [{ role: "user", content: { type: "text", text: await debriefPrompt(deps, principal, args) } }],
+    }),
+  );
+}

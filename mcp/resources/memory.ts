@@ -1,0 +1,48 @@
+import { ResourceNotFoundError, ResourceTemplate, type McpServer } from "@modelcontextprotocol/server";
+import { memoryView } from "../../shared/contract/memories";
+import type { Deps } from "../../shared/deps";
+import { getMemory, listTenantMemories } from "../../shared/memories/read";
+import { isUuid } from "../../shared/accounts/rules";
+import { AppError } from "../../shared/errors";
+import type { McpPrincipal } from "../auth/gate";
+import { requireScope } from "../tools/tool";
+
+export const MEMORY_URI_TEMPLATE = "amem://memory/{id}";
+
+function notFoundAsUndefined(error: unknown): undefined {
+  if (error instanceof AppError && error.code === "not_found") return undefined;
+  throw error;
+}
+
+/**
+ * Resource template `amem://memory/{id}`: one memory as the REST view (JSON). Listing offers the
+ * newest current memories, so a client can attach one without knowing its id.
+ */
+export function registerMemoryResource(server: McpServer, deps: Deps, principal: McpPrincipal): void {
+  server.registerResource(
+    "memory",
+    new ResourceTemplate(MEMORY_URI_TEMPLATE, {
+      list: async () => ({
+        resources: (await listTenantMemories(deps, principal, {})).items.map((m) => ({
+          uri: `amem://memory/${m.id}`,
+          name: m.topic,
+          mimeType: "application/json",
+        })),
+      }),
+    }),
+    {
+      title: "Memory",
+      description: "One memory of the signed-in user, as JSON (the REST API's memory view).",
+      mimeType: "application/json",
+      scopeChallenge: requireScope("memory:read"),
+    },
+    async (uri, variables) => {
+      const id = String(variables.id ?? "").toLowerCase();
+      // Another tenant's memory is as unknown as a missing one (not_found, like the REST route).
+      const row = isUuid(id) ? await getMemory(deps, principal, id).catch(notFoundAsUndefined) : undefined;
+      if (!row) throw new ResourceNotFoundError(uri.href);
+      const memory = memoryView(row);
+      return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(memory) }] };
+    },
+  );
+}

@@ -1,0 +1,35 @@
+import type { Server } from "bun";
+import type { Config } from "../shared/config";
+import { serveHttp } from "../shared/http/serve";
+import type { Logger } from "../shared/logger";
+import { loggableError } from "../shared/loggable-error";
+import { errorResponse } from "../api/plugins/errors";
+import type { McpApp } from "./app";
+
+/**
+ * Longer than Bun's 10 s default, which cuts a quiet response (a tool call waiting for a search
+ * slot, an SSE stream between keep-alives) mid-way; above the SDK's 15 s keep-alive and common
+ * proxies' 60 s (research §2.5, verified on Bun 1.4.5).
+ */
+export const MCP_IDLE_TIMEOUT_SECONDS = 75;
+
+/** Serves the MCP app on MCP_HOST:MCP_PORT the way the api is served (shared/http/serve.ts). */
+export function serveMcp(
+  app: McpApp,
+  config: Pick<Config, "MCP_HOST" | "MCP_PORT">,
+  logger: Logger,
+): Server<undefined> {
+  const server = serveHttp({
+    hostname: config.MCP_HOST,
+    port: config.MCP_PORT,
+    idleTimeoutSeconds: MCP_IDLE_TIMEOUT_SECONDS,
+    fetch: app.fetch,
+    fallback: (error) => {
+      const requestId = crypto.randomUUID();
+      logger.error({ requestId, err: loggableError(error) }, "unhandled error outside the app");
+      return errorResponse("internal_error", { "x-request-id": requestId });
+    },
+  });
+  app.server = server;
+  return server;
+}

@@ -1,0 +1,152 @@
+import type { Static, TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import type {
+  CallToolResult,
+  McpServer,
+  ScopeChallengeHandler,
+  StandardSchemaWithJSON,
+  ToolAnnotations,
+} from "@modelcontextprotocol/server";
+import type { Deps } from "../../shared/deps";
+import { AppError, type ErrorCode } from "../../shared/errors";
+import { isDependencyUnavailable } from "../../shared/unavailable";
+import { loggableError } from "../../shared/loggable-error";
+import { principalOf, type McpPrincipal } from "../auth/gate";
+
+/** A contract schema as JSON Schema for `tools/list` (TypeBox's kind symbols are not JSON and drop out). */
+const jsonSchemas = new WeakMap<TSchema, Record<string, unknown>>();
+function jsonSchemaOf(schema: TSchema): Record<string, unknown> {
+  let json = jsonSchemas.get(schema);
+  if (!json) jsonSchemas.set(schema, (json = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>));
+  return json;
+}
+
+/**
+ * Advertises a contract schema without letting the SDK validate with it: the tool validates its
+ * arguments itself, with TypeBox against the very schema the REST route uses (its custom kinds —
+ * character-counted Text, utc-timestamp — included), so both surfaces accept exactly the same
+ * input, and a bad argument is the contract's `invalid_input` result, not the SDK's free text.
+ */
+export function advertised<T extends TSchema>(schema: T): StandardSchemaWithJSON<Static<T>, Static<T>> {
+  const json = jsonSchemaOf(schema);
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "amem",
+      validate: (value) => ({ value: value as Static<T> }),
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  };
+}
+
+/**
+ * The output model, checked by the SDK on every success (structuredContent must match it): a view
+ * that drifts from its model is a failed call in tests, never a silent contract break.
+ */
+export function checked<T extends TSchema>(schema: T): StandardSchemaWithJSON<Static<T>, Static<T>> {
+  const json = jsonSchemaOf(schema);
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "amem",
+      validate: (value) =>
+        Value.Check(schema, value)
+          ? { value: value as Static<T> }
+          : {
+              issues: [...Value.Errors(schema, value)].slice(0, 3).map((e) => ({ message: `${e.path}: ${e.message}` })),
+            },
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  };
+}
+
+export type ToolScope = "memory:read" | "memory:write";
+
+/** Scope challenge for a tool (the SDK answers HTTP 403 insufficient_scope before running it). */
+export function requireScope(scope: ToolScope): ScopeChallengeHandler {
+  return ({ authInfo }) =>
+    authInfo === undefined || authInfo.scopes.includes(scope) ? undefined : { scopes: [scope] };
+}
+
+export type ToolDefinition<I extends TSchema, O extends TSchema> = {
+  name: string;
+  title: string;
+  /** What the tool does, when to call it and what it returns: the text a model decides by. */
+  description: string;
+  input: I;
+  output: O;
+  /** The scope a call needs; a function when it depends on the arguments (an action field). */
+  scope: ToolScope | ((args: Record<string, unknown>) => ToolScope);
+  annotations: ToolAnnotations;
+  run: (principal: McpPrincipal, input: Static<I>) => Promise<Static<O>>;
+};
+
+/** Builds a tool definition with its types tied together (input model → handler → output model). */
+export function defineTool<I extends TSchema, O extends TSchema>(definition: ToolDefinition<I, O>) {
+  return definition;
+}
+
+/** A refused call as a tool result: the REST error code in the text and in structuredContent. */
+export function errorResult(code: ErrorCode, detail?: string): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: "text", text: JSON.stringify(detail ? { error: code, detail } : { error: code }) }],
+    structuredContent: { error: code },
+  };
+}
+
+function firstProblem(schema: TSchema, value: unknown): string {
+  const error = Value.Errors(schema, value).First();
+  return error ? `${error.path || "/"}: ${error.message}` : "invalid arguments";
+}
+
+/**
+ * Registers one tool: the scope challenge, the argument check (unknown properties and every
+ * REST rule → `invalid_input`), the service call, and the mapping of a domain error to an
+ * `isError` result carrying its code (issue 11). An unexpected error is logged once (never the
+ * arguments: they may carry memory content) and answered `internal_error`.
+ */
+export function registerTool<I extends TSchema, O extends TSchema>(
+  server: McpServer,
+  deps: Deps,
+  tool: ToolDefinition<I, O>,
+): void {
+  const scopeOf = tool.scope;
+  server.registerTool(
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: advertised(tool.input),
+      outputSchema: checked(tool.output),
+      annotations: tool.annotations,
+      scopeChallenge:
+        typeof scopeOf === "string"
+          ? requireScope(scopeOf)
+          : (ctx) => {
+              const args = (ctx.request.params as { arguments?: unknown }).arguments;
+              const scope = scopeOf(typeof args === "object" && args !== null ? (args as Record<string, unknown>) : {});
+              return requireScope(scope)(ctx);
+            },
+    },
+    async (args: unknown, ctx) => {
+      const input = args ?? {};
+      if (!Value.Check(tool.input, input)) return errorResult("invalid_input", firstProblem(tool.input, input));
+      try {
+        const output = await tool.run(principalOf(ctx.http?.authInfo), input as Static<I>);
+        return {
+          content: [{ type: "text", text: JSON.stringify(output) }],
+          structuredContent: output as Record<string, unknown>,
+        };
+      } catch (error) {
+        if (error instanceof AppError) return errorResult(error.code);
+        if (isDependencyUnavailable(error)) {
+          deps.logger.warn({ tool: tool.name, err: loggableError(error) }, "dependency unavailable");
+          return errorResult("unavailable");
+        }
+        deps.logger.error({ tool: tool.name, err: loggableError(error) }, "tool failed");
+        return errorResult("internal_error");
+      }
+    },
+  );
+}

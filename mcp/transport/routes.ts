@@ -1,0 +1,84 @@
+import { Elysia } from "elysia";
+import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
+import type { Deps } from "../../shared/deps";
+import { AppError } from "../../shared/errors";
+import { loggableError } from "../../shared/loggable-error";
+import type { Logger } from "../../shared/logger";
+import { errorResponse } from "../../api/plugins/errors";
+import { bearerGate, type AccessTokenVerifier } from "../auth/gate";
+import { MCP_PATH } from "../discovery/metadata";
+import { corsHeaders, hostGuard, originGuard, preflightHeaders } from "./guards";
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}
+
+/**
+ * The SDK answers a tool call that lacks a scope with 403 and the step-up challenge
+ * (`WWW-Authenticate: Bearer error="insufficient_scope", scope="memory:write", …`) and an OAuth
+ * error body; the challenge is kept (clients step up from it), the body becomes the contract's.
+ */
+function contractScopeRefusal(response: Response): Response {
+  if (response.status !== 403) return response;
+  const challenge = response.headers.get("www-authenticate");
+  return errorResponse("forbidden", challenge === null ? {} : { "www-authenticate": challenge });
+}
+
+/**
+ * The SDK prints a warning with console.warn when a JSON-mode handler is created (mid-call
+ * notifications are dropped; amem's tools send none). Routed to the JSON log, where every line of
+ * the process belongs; the swap is synchronous, so nothing else can print meanwhile.
+ */
+function quietly<T>(logger: Logger, create: () => T): T {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => logger.debug({ sdk: args.map(String).join(" ") }, "mcp sdk notice");
+  try {
+    return create();
+  } finally {
+    console.warn = warn;
+  }
+}
+
+/**
+ * `/mcp`: Streamable HTTP through the SDK's stateless web-standard handler (issue 11: one handler
+ * for 2026-07-28 and 2025-era clients, nothing kept in process memory, so any replica answers).
+ * Order: Host, then Origin (403, before anything else: a rebound or foreign page learns nothing)
+ * → `OPTIONS` preflight (no credentials on a preflight) → bearer gate (401, so even a `GET` without
+ * a token learns where to authenticate, research §6.7) → `GET`/`DELETE` 405 `Allow: POST` (no
+ * standalone stream on a stateless server; 200/404 there sends Cursor and Claude into reconnect
+ * loops) → the handler. The answers built here carry headers the error plugin cannot (challenge,
+ * Allow, CORS), so they are returned, built by the one error formatter.
+ * The body is never parsed by Elysia (`parse: "none"`): the SDK reads it, within BODY_LIMIT_BYTES.
+ */
+export function mcpRoutes(deps: Deps, factory: McpServerFactory, verify: AccessTokenVerifier) {
+  const handler = quietly(deps.logger, () =>
+    createMcpHandler(factory, {
+      legacy: "stateless",
+      responseMode: "json",
+      maxRequestBodySize: deps.config.BODY_LIMIT_BYTES,
+      onerror: (error) => deps.logger.error({ err: loggableError(error) }, "mcp handler error"),
+    }),
+  );
+  const gate = bearerGate(deps.config, verify);
+  const hostAllowed = hostGuard(deps.config);
+  const checkOrigin = originGuard(deps.config);
+  return new Elysia({ name: "mcp-transport" }).all(
+    MCP_PATH,
+    async ({ request }) => {
+      if (!hostAllowed(request)) throw new AppError("forbidden");
+      const origin = checkOrigin(request);
+      if (!origin.ok) throw new AppError("forbidden");
+      if (request.method === "OPTIONS") {
+        return new Response(null, { status: 204, headers: preflightHeaders(origin.origin) });
+      }
+      const cors = corsHeaders(origin.origin);
+      const auth = await gate(request);
+      if (auth instanceof Response) return withHeaders(auth, cors);
+      if (request.method !== "POST") return errorResponse("method_not_allowed", { allow: "POST", ...cors });
+      const response = await handler.fetch(request, { authInfo: auth });
+      return withHeaders(contractScopeRefusal(response), cors);
+    },
+    { parse: "none" },
+  );
+}
