@@ -63,7 +63,7 @@ export async function upsertGrant(
 ): Promise<string> {
   const rows = await db.execute<{ id: string }>(sql`
     insert into oauth_grants (id, user_id, client_id, scopes, resource, created_at)
-    values (${values.id}::uuid, ${values.userId}::uuid, ${values.clientId}, ${values.scopes}::text[],
+    values (${values.id}::uuid, ${values.userId}::uuid, ${values.clientId}, string_to_array(${values.scopes.join(" ")}, ' '),
       ${values.resource}, ${values.now.toISOString()}::timestamptz)
     on conflict (user_id, client_id) where revoked_at is null
     do update set scopes = excluded.scopes, resource = excluded.resource
@@ -278,4 +278,14 @@ export async function liveAccessTokensOfGrants(db: Executor, grantIds: string[],
         gt(oauthTokens.expiresAt, now),
       ),
     );
+}
+
+/** The email of an active account (the consent page names the account), or undefined. */
+export async function activeUserEmail(db: Executor, userId: string): Promise<string | undefined> {
+  const rows = await db
+    .select({ email: users.email })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.state, "active")))
+    .limit(1);
+  return rows[0]?.email;
 }
