@@ -21,6 +21,7 @@ import { accountRoutes } from "./account/routes";
 import { cronRoutes } from "./cron/routes";
 import { proposalRoutes } from "./proposals/routes";
 import { dashboardRoutes } from "./dashboard/routes";
+import { oauthGrantRoutes } from "./oauth/routes";
 
 /** Converts a route path (`/a/:id`) to a matcher, for 405 detection. */
 function routeMatcher(path: string): RegExp {
@@ -69,7 +70,8 @@ export function createApp(sharedDeps: Deps) {
     .use(accountRoutes(deps))
     .use(cronRoutes(deps))
     .use(proposalRoutes(deps))
-    .use(dashboardRoutes(deps));
+    .use(dashboardRoutes(deps))
+    .use(oauthGrantRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   documentedRoutes = app.routes as readonly RouteLike[];
   querylessRoutes = new Set(

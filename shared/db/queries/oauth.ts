@@ -234,10 +234,21 @@ export async function revokeUserOAuth(db: Executor, userId: string, now: Date): 
   return revokeTokensWhere(db, eq(oauthTokens.userId, userId), now);
 }
 
-/** The user's unexpired access tokens (their cache entries), live or not: erasure marks them all. */
+/**
+ * The user's unexpired access tokens with what their cache entries carry; `liveOnly` leaves out
+ * the revoked ones (erasure's start rewrites live entries; its purge marks every one revoked).
+ */
 export async function accessTokensOf(db: Executor, userId: string, now: Date, { liveOnly = false } = {}) {
   return db
-    .select({ id: oauthTokens.id, hash: oauthTokens.tokenHash, expiresAt: oauthTokens.expiresAt })
+    .select({
+      id: oauthTokens.id,
+      hash: oauthTokens.tokenHash,
+      expiresAt: oauthTokens.expiresAt,
+      grantId: oauthTokens.grantId,
+      clientId: oauthTokens.clientId,
+      scopes: oauthTokens.scopes,
+      resource: oauthTokens.resource,
+    })
     .from(oauthTokens)
     .where(
       and(
