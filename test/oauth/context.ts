@@ -9,7 +9,7 @@ export const PASSWORD = "correct horse battery";
 
 export type OAuthTestContext = TestContext & { oauth: ReturnType<typeof oauthApp>; fetch: Fetch; base: string };
 
-function oauthApp(ctx: TestContext, issuer: string) {
+export function oauthApp(ctx: TestContext, issuer: string = ISSUER) {
   return new Elysia()
     .use(errorsPlugin(ctx.deps.logger, () => []))
     .use(oauthRoutes({ ...ctx.deps, clientIp: () => "203.0.113.7" }, { issuer }));
@@ -27,6 +27,12 @@ export async function createOAuthTestContext(
   const oauth = oauthApp(ctx, issuer);
   const fetch: Fetch = (url, init) => oauth.handle(new Request(url, init));
   return { ...ctx, oauth, fetch, base: issuer };
+}
+
+/** An in-process fetch against the authorization server mounted on the context's deps. */
+export function oauthFetch(ctx: TestContext, issuer: string = ISSUER): Fetch {
+  const app = oauthApp(ctx, issuer);
+  return (url, init) => app.handle(new Request(url, init));
 }
 
 export async function newUser(ctx: TestContext) {
