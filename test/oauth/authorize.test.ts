@@ -27,7 +27,12 @@ function authorize(query: URLSearchParams, jar?: CookieJar) {
 }
 
 function query(client: { client_id: string }, challenge: string, extra: Record<string, string | null> = {}) {
-  const q = authorizeQuery({ clientId: client.client_id, redirectUri: REDIRECT, codeChallenge: challenge, state: "st-1" });
+  const q = authorizeQuery({
+    clientId: client.client_id,
+    redirectUri: REDIRECT,
+    codeChallenge: challenge,
+    state: "st-1",
+  });
   for (const [k, v] of Object.entries(extra)) {
     if (v === null) q.delete(k);
     else q.set(k, v);
@@ -52,9 +57,17 @@ describe("GET /authorize: client and redirect URI (shown, never redirected)", ()
 
   it("shows an error page for a redirect_uri the client did not register", async () => {
     const { client, pkce } = await setup();
-    for (const uri of ["http://127.0.0.1:8765/other", "https://evil.example/callback", "http://127.0.0.1:8765/callback?x=1"]) {
+    for (const uri of [
+      "http://127.0.0.1:8765/other",
+      "https://evil.example/callback",
+      "http://127.0.0.1:8765/callback?x=1",
+    ]) {
       const res = await authorize(query(client, pkce.challenge, { redirect_uri: uri }));
-      expect({ uri, status: res.status, location: res.headers.get("location") }).toEqual({ uri, status: 400, location: null });
+      expect({ uri, status: res.status, location: res.headers.get("location") }).toEqual({
+        uri,
+        status: 400,
+        location: null,
+      });
     }
   });
 
@@ -93,7 +106,14 @@ describe("GET /authorize: later errors redirect with error, state and iss", () =
 });
 
 describe("resource (RFC 8707) normalisation", () => {
-  for (const resource of [ISSUER, `${ISSUER}/`, `${ISSUER}/mcp`, `${ISSUER}/mcp/`, "HTTP://127.0.0.1:3001/mcp", undefined]) {
+  for (const resource of [
+    ISSUER,
+    `${ISSUER}/`,
+    `${ISSUER}/mcp`,
+    `${ISSUER}/mcp/`,
+    "HTTP://127.0.0.1:3001/mcp",
+    undefined,
+  ]) {
     it(`binds the token to ${ISSUER}/mcp when resource is ${resource ?? "absent"}`, async () => {
       const { user } = await setup();
       const { tokens } = await obtainTokens(ctx.fetch, ctx.base, user, { resource });
@@ -140,7 +160,11 @@ describe("login and consent pages", () => {
   it("marks cookies Secure when the issuer is https", async () => {
     const https = await createOAuthTestContext({}, "https://mcp.example.com");
     const client = await registerOAuthClient(https.fetch, https.base, { redirect_uris: [REDIRECT] });
-    const q = authorizeQuery({ clientId: client.client_id, redirectUri: REDIRECT, codeChallenge: pkcePair().challenge });
+    const q = authorizeQuery({
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      codeChallenge: pkcePair().challenge,
+    });
     const res = await https.fetch(`${https.base}/authorize?${q}`);
     expect(res.headers.getSetCookie()[0]).toEndWith("; HttpOnly; SameSite=Lax; Secure");
   });
@@ -260,7 +284,11 @@ describe("login rate limit", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 2; i++) {
       const jar = new CookieJar();
-      const q = authorizeQuery({ clientId: client.client_id, redirectUri: REDIRECT, codeChallenge: pkcePair().challenge });
+      const q = authorizeQuery({
+        clientId: client.client_id,
+        redirectUri: REDIRECT,
+        codeChallenge: pkcePair().challenge,
+      });
       const page = await limited.fetch(`${limited.base}/authorize?${q}`);
       jar.store(page);
       const res = await limited.fetch(`${limited.base}/authorize/login`, {

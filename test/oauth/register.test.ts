@@ -41,7 +41,11 @@ describe("POST /register", () => {
   });
 
   it("returns a confidential client's secret once and stores only its SHA-256", async () => {
-    const res = await register({ ...CURSOR, token_endpoint_auth_method: "client_secret_post", application_type: "web" });
+    const res = await register({
+      ...CURSOR,
+      token_endpoint_auth_method: "client_secret_post",
+      application_type: "web",
+    });
     expect(res.status).toBe(201);
     const body = await res.json();
     expect(body.client_secret).toMatch(/^amem_cs_[0-9A-Za-z]{40}$/);
@@ -51,7 +55,10 @@ describe("POST /register", () => {
   });
 
   it("infers a native application from loopback and private-use redirect URIs", async () => {
-    const res = await register({ redirect_uris: ["http://127.0.0.1/callback", "vscode://x/cb"], token_endpoint_auth_method: "none" });
+    const res = await register({
+      redirect_uris: ["http://127.0.0.1/callback", "vscode://x/cb"],
+      token_endpoint_auth_method: "none",
+    });
     expect((await res.json()).application_type).toBe("native");
   });
 
@@ -131,7 +138,10 @@ describe("POST /register rate limit", async () => {
     expect((await send(limited)).status).toBe(201);
     expect((await send(limited)).status).toBe(201);
     const third = await send(limited);
-    expect({ status: third.status, body: await third.text() }).toEqual({ status: 429, body: '{"error":"rate_limited"}' });
+    expect({ status: third.status, body: await third.text() }).toEqual({
+      status: 429,
+      body: '{"error":"rate_limited"}',
+    });
   });
 
   it("does not limit when RATE_LIMIT=off, as the api", async () => {
