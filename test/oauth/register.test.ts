@@ -47,7 +47,7 @@ describe("POST /register", () => {
       application_type: "web",
     });
     expect(res.status).toBe(201);
-    const body = await res.json();
+    const body = (await res.json()) as { client_id: string; client_secret: string; client_secret_expires_at: number };
     expect(body.client_secret).toMatch(/^amem_cs_[0-9A-Za-z]{40}$/);
     expect(body.client_secret_expires_at).toBe(0);
     const rows = await ctx.deps.sql`select secret_hash from oauth_clients where client_id = ${body.client_id}`;
@@ -59,7 +59,7 @@ describe("POST /register", () => {
       redirect_uris: ["http://127.0.0.1/callback", "vscode://x/cb"],
       token_endpoint_auth_method: "none",
     });
-    expect((await res.json()).application_type).toBe("native");
+    expect(((await res.json()) as { application_type: string }).application_type).toBe("native");
   });
 
   for (const uri of [
