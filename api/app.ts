@@ -21,6 +21,7 @@ import { accountRoutes } from "./account/routes";
 import { cronRoutes } from "./cron/routes";
 import { proposalRoutes } from "./proposals/routes";
 import { dashboardRoutes } from "./dashboard/routes";
+import { oauthGrantRoutes } from "./oauth/routes";
 
 /** errors → request context → strict query → openapi → features (each feature applies auth to its own routes). */
 export function createApp(sharedDeps: Deps) {
@@ -59,7 +60,8 @@ export function createApp(sharedDeps: Deps) {
     .use(accountRoutes(deps))
     .use(cronRoutes(deps))
     .use(proposalRoutes(deps))
-    .use(dashboardRoutes(deps));
+    .use(dashboardRoutes(deps))
+    .use(oauthGrantRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   documentedRoutes = app.routes as readonly RouteLike[];
   routeTable = app.routes;

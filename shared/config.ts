@@ -137,6 +137,17 @@ export const ConfigSchema = T.Object({
   TRIAGE_MIN_ATTEMPT_AGE_SECONDS: T.Number({ minimum: 0, maximum: 86_400, default: 30 }),
   TRIAGE_MIN_TURNS: T.Integer({ minimum: 0, maximum: 100_000, default: 3 }),
   TRIAGE_MIN_ELAPSED_MINUTES: T.Number({ minimum: 0, maximum: 525_600, default: 10 }),
+  /** OAuth (the MCP server's authorization server): access tokens live this long. */
+  OAUTH_ACCESS_TTL_SECONDS: T.Integer({ minimum: 1, maximum: 86_400, default: 3_600 }),
+  /** Refresh tokens live this long; each use rotates them. */
+  OAUTH_REFRESH_TTL_SECONDS: T.Integer({ minimum: 60, maximum: 31_536_000, default: 2_592_000 }),
+  /**
+   * A refresh token reused this soon after its rotation (parallel sessions of one client refreshing
+   * at once) gets a fresh pair instead of revoking the grant; 0 = strict rotation.
+   */
+  OAUTH_REFRESH_GRACE_SECONDS: T.Integer({ minimum: 0, maximum: 600, default: 30 }),
+  /** Authorization codes are single-use and expire after this. */
+  OAUTH_CODE_TTL_SECONDS: T.Integer({ minimum: 1, maximum: 600, default: 60 }),
 });
 export type Config = Static<typeof ConfigSchema>;
 

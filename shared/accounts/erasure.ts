@@ -34,6 +34,8 @@ import {
   markUserErasing,
   revokeAndScrubApiKeys,
 } from "../db/queries/account-erasure";
+import { accessTokensOf, deleteUserCodes, revokeUserOAuth } from "../db/queries/oauth";
+import type { OAuthEntryFields } from "../auth/credentials";
 
 export const ZERO_COUNTS: ErasureCounts = {
   agentSessions: 0,
@@ -87,13 +89,27 @@ export async function beginErasure(deps: Deps, principal: Principal, now = new D
   if (!(await markUserErasing(deps.db, userId, now))) return;
   await awaitFencedWrites(deps.db, userId);
   const { keys, sessions } = await liveCredentials(deps.db, userId, now);
-  const entries: { kind: CredentialKind; hash: string; credentialId: string; expiresAtMs: number }[] = [
+  const oauthTokens = await accessTokensOf(deps.db, userId, now, { liveOnly: true });
+  const entries: {
+    kind: CredentialKind;
+    hash: string;
+    credentialId: string;
+    expiresAtMs: number;
+    oauth?: OAuthEntryFields;
+  }[] = [
     ...keys.map((k) => ({ kind: "k" as const, hash: k.hash, credentialId: k.id, expiresAtMs: 0 })),
     ...sessions.map((s) => ({
       kind: "t" as const,
       hash: s.hash,
       credentialId: s.id,
       expiresAtMs: s.expiresAt.getTime(),
+    })),
+    ...oauthTokens.map((o) => ({
+      kind: "o" as const,
+      hash: o.hash,
+      credentialId: o.id,
+      expiresAtMs: o.expiresAt.getTime(),
+      oauth: { grantId: o.grantId, clientId: o.clientId, scopes: o.scopes, resource: o.resource },
     })),
   ];
   if (entries.length === 0) return;
@@ -110,6 +126,7 @@ export async function beginErasure(deps: Deps, principal: Principal, now = new D
       email,
       credentialId: e.credentialId,
       expiresAtMs: e.expiresAtMs,
+      oauth: e.oauth,
     });
   }
 }
@@ -118,6 +135,8 @@ export async function beginErasure(deps: Deps, principal: Principal, now = new D
 export type PurgeTargets = {
   apiKeys: { id: string; hash: string }[];
   tokenHashes: string[];
+  /** OAuth access tokens that may still have a live cache entry. */
+  oauthAccessHashes: string[];
 };
 
 /**
@@ -143,7 +162,15 @@ export async function eraseAccountData(
     const result: ErasureResult = resumed
       ? { deleted: true, alreadyDeleted: false, erased: ledger.counts }
       : { deleted: true, alreadyDeleted: true, erased: { ...ZERO_COUNTS } };
-    return { result, purge: { apiKeys: await apiKeyHashes(tx, userId), tokenHashes: purge.tokenHashes } };
+    const oauthAccess = await accessTokensOf(tx, userId, now);
+    return {
+      result,
+      purge: {
+        apiKeys: await apiKeyHashes(tx, userId),
+        tokenHashes: purge.tokenHashes,
+        oauthAccessHashes: oauthAccess.map((t) => t.hash),
+      },
+    };
   }
   await insertErasure(tx, { id: newId(), userId, erasedAt: now, counts: erased, followUpDueAt: followUpAt });
   return { result: { deleted: true, alreadyDeleted: false, erased }, purge };
@@ -166,8 +193,11 @@ async function scrubTenant(
   const tokenHashes = await deleteUserSessions(tx, userId);
   const emailVerificationTokensDeleted = await deleteVerificationTokens(tx, userId);
   const passwordResetTokensDeleted = await deleteResetTokens(tx, userId);
-  // OAuth codes and tokens are deleted and revoked here too once the MCP server's tables exist;
-  // until then the account has none, and both counts are 0.
+  const oauthCodesDeleted = await deleteUserCodes(tx, userId);
+  const oauthTokens = await revokeUserOAuth(tx, userId, now);
+  // Every unexpired access token's entry gets a revoked marker, the ones revoked before included:
+  // an `erasing` entry written at the start may stand for a token revoked since.
+  const oauthAccess = await accessTokensOf(tx, userId, now);
   await anonymiseUser(tx, userId);
   const erased: ErasureCounts = {
     ...ZERO_COUNTS,
@@ -178,11 +208,13 @@ async function scrubTenant(
     factProposals,
     facts,
     memories,
+    oauthCodesDeleted,
+    oauthTokensRevoked: oauthTokens.length,
     passwordResetTokensDeleted,
     proposals,
     sessionsDeleted: tokenHashes.length,
   };
-  return { erased, purge: { apiKeys: keys.keys, tokenHashes } };
+  return { erased, purge: { apiKeys: keys.keys, tokenHashes, oauthAccessHashes: oauthAccess.map((t) => t.hash) } };
 }
 
 /** A glob-safe form of a literal key part (SCAN MATCH). */
@@ -251,9 +283,10 @@ export async function purgeUserTraces(
   const credentials = new Map<string, { kind: CredentialKind; hash: string }>();
   for (const k of targets.apiKeys) credentials.set(`k:${k.hash}`, { kind: "k", hash: k.hash });
   for (const hash of targets.tokenHashes) credentials.set(`t:${hash}`, { kind: "t", hash });
+  for (const hash of targets.oauthAccessHashes) credentials.set(`o:${hash}`, { kind: "o", hash });
   for (const member of named) {
     const [kind, hash] = member.split(":") as [CredentialKind, string];
-    if ((kind === "k" || kind === "t") && hash) credentials.set(member, { kind, hash });
+    if ((kind === "k" || kind === "t" || kind === "o") && hash) credentials.set(member, { kind, hash });
   }
   await markCredentialsRevoked(deps, [...credentials.values()]);
   const rateKeys = [...credentials.values()].flatMap((c) => credentialRateKeys(deps, c.kind, c.hash, now.getTime()));

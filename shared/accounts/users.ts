@@ -31,14 +31,23 @@ export async function createUser(deps: Deps, input: { email: string; password?: 
 }
 
 /**
+ * The account an email + password sign in to (login, and the OAuth login page): only an active
+ * account with that password; unknown email and wrong password take the same time → 401.
+ */
+export async function checkPassword(deps: Deps, email: string, password: string) {
+  const user = await findUserByEmail(deps.db, email);
+  const ok = await verifyPassword(password, user?.state === "active" ? user.passwordHash : null);
+  if (!ok || !user) throw new AppError("unauthorized");
+  return user;
+}
+
+/**
  * Email + password → a bearer token. Unknown email and wrong password take the same time. The
  * token is minted only while the account is still active when the insert runs (its erasure may
  * have begun during the password check): otherwise 401, as for any login of an erasing account.
  */
 export async function login(deps: Deps, email: string, password: string) {
-  const user = await findUserByEmail(deps.db, email);
-  const ok = await verifyPassword(password, user?.state === "active" ? user.passwordHash : null);
-  if (!ok || !user) throw new AppError("unauthorized");
+  const user = await checkPassword(deps, email, password);
   const token = randomToken();
   const tokenHash = sha256Hex(token);
   const id = newId();

@@ -2,12 +2,20 @@ import { AppError } from "../errors";
 import { randomBase62, sha256Hex } from "../ids";
 import { findApiKeyCredential } from "../db/queries/api-keys";
 import { findBearerCredential } from "../db/queries/user-sessions";
+import { findAccessTokenCredential } from "../db/queries/oauth";
 import type { Deps } from "../deps";
 import type { UserState } from "../db/schema";
 
 export const API_KEY_PREFIX = "amem_";
 const API_KEY_SHAPE = /^amem_[0-9A-Za-z]{40}$/;
 const BEARER_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+/**
+ * OAuth access tokens (shared/oauth/tokens.ts mints them): 48 characters with a `_` after `amem_at`,
+ * so they match neither shape above (REST refuses them) and neither of those matches this (/mcp
+ * refuses API keys and REST bearers).
+ */
+export const ACCESS_TOKEN_PREFIX = "amem_at_";
+const ACCESS_TOKEN_SHAPE = /^amem_at_[0-9A-Za-z]{40}$/;
 /** How long an active credential stays cached; every change to it rewrites the entry anyway. */
 const ACTIVE_TTL_MS = 10 * 60_000;
 /** Unknown secrets are remembered briefly so random guesses cannot hammer Postgres. */
@@ -16,7 +24,8 @@ const UNKNOWN_TTL_MS = 30_000;
 const REVOKED_TTL_MS = 24 * 3_600_000;
 const RATE_WINDOW_SECONDS = 60;
 
-export type CredentialKind = "k" | "t";
+/** `k` API key, `t` REST bearer session, `o` OAuth access token (the MCP server's only credential). */
+export type CredentialKind = "k" | "t" | "o";
 export type { UserState };
 export type Principal = {
   userId: string;
@@ -38,32 +47,67 @@ export function mintApiKey() {
   return { key, keyHash: sha256Hex(key), prefix: key.slice(API_KEY_PREFIX.length, API_KEY_PREFIX.length + 8) };
 }
 
+/** What an OAuth access token carries beyond the principal: its client, scopes, audience and expiry. */
+export type OAuthPrincipal = Principal & {
+  credentialKind: "o";
+  clientId: string;
+  grantId: string;
+  scopes: string[];
+  /** The audience the token is bound to (RFC 8707), the canonical `<issuer>/mcp`. */
+  resource: string;
+  expiresAtMs: number;
+};
+
 /** Writes are refused from the moment an account's erasure begins (SPEC §8): 410 account_deleted. */
 export function assertWritable(principal: Principal): void {
   if (principal.userState !== "active") throw new AppError("account_deleted");
 }
 
-type Entry = { userId: string; email: string; credentialId: string; userState: UserState; expiresAtMs: number };
+/** The grant behind an OAuth access token, cached with it so /mcp needs no Postgres read. */
+export type OAuthEntryFields = { grantId: string; clientId: string; scopes: string[]; resource: string };
+type Entry = {
+  userId: string;
+  email: string;
+  credentialId: string;
+  userState: UserState;
+  expiresAtMs: number;
+  oauth?: OAuthEntryFields;
+};
 
 /**
  * `a|<kind>|<userId>|<credentialId>|<userState>|<expiresAtMs>|<email>`; the email is last because it
- * may itself contain `|`. Carrying it lets GET /me answer without Postgres.
+ * may itself contain `|`. Carrying it lets GET /me answer without Postgres. An OAuth access token
+ * (`o`) carries its grant before the email: `…|<expiresAtMs>|<grantId>|<clientId>|<scopes,>|<resource>|<email>`
+ * (the resource URI-encoded, so it holds no `|`; client ids and scopes never do).
  */
 function encodeEntry(kind: CredentialKind, e: Entry): string {
-  return `a|${kind}|${e.userId}|${e.credentialId}|${e.userState}|${e.expiresAtMs}|${e.email}`;
+  const head = `a|${kind}|${e.userId}|${e.credentialId}|${e.userState}|${e.expiresAtMs}|`;
+  if (kind !== "o") return head + e.email;
+  const o = e.oauth!;
+  return `${head}${o.grantId}|${o.clientId}|${o.scopes.join(",")}|${encodeURIComponent(o.resource)}|${e.email}`;
 }
 
 function decodeEntry(raw: string): Entry | null {
   if (!raw.startsWith("a|")) return null;
   const parts = raw.split("|");
-  const [, , userId, credentialId, userState, expiresAtMs] = parts;
-  return {
+  const [, kind, userId, credentialId, userState, expiresAtMs] = parts;
+  const entry: Entry = {
     userId: userId!,
     credentialId: credentialId!,
     userState: userState as UserState,
     expiresAtMs: Number(expiresAtMs),
-    email: parts.slice(6).join("|"),
+    email: parts.slice(kind === "o" ? 10 : 6).join("|"),
   };
+  if (kind === "o") {
+    const [grantId, clientId, scopes, resource] = parts.slice(6, 10);
+    entry.oauth = {
+      grantId: grantId!,
+      clientId: clientId!,
+      scopes: scopes ? scopes.split(",") : [],
+      resource: decodeURIComponent(resource!),
+    };
+  }
+  return entry;
 }
 
 /** Caches a key or token just issued; NX, so a revocation that raced the issue keeps its marker. */
@@ -73,7 +117,7 @@ export async function cacheIssuedCredential(
   hash: string,
   entry: Entry,
 ): Promise<void> {
-  const ttl = kind === "t" ? Math.min(ACTIVE_TTL_MS, entry.expiresAtMs - Date.now()) : ACTIVE_TTL_MS;
+  const ttl = kind !== "k" ? Math.min(ACTIVE_TTL_MS, entry.expiresAtMs - Date.now()) : ACTIVE_TTL_MS;
   await deps.redis.set(deps.keys.credential(kind, hash), encodeEntry(kind, entry), "PX", Math.max(1, ttl), "NX");
 }
 
@@ -119,18 +163,40 @@ export async function markCredentialsRevoked(
   if (failed) throw failed[0];
 }
 
+type CredentialRow = {
+  id: string;
+  userId: string;
+  email: string;
+  userState: UserState;
+  revokedAt?: Date | null;
+  expiresAt?: Date;
+  oauth?: OAuthEntryFields;
+};
+
+async function findCredential(
+  deps: Deps,
+  kind: CredentialKind,
+  hash: string,
+  now: Date,
+): Promise<CredentialRow | undefined> {
+  if (kind === "k") return findApiKeyCredential(deps.db, hash);
+  if (kind === "t") return findBearerCredential(deps.db, hash, now);
+  const row = await findAccessTokenCredential(deps.db, hash, now);
+  return row && { ...row, oauth: row };
+}
+
 async function fillFromPostgres(deps: Deps, kind: CredentialKind, hash: string, now: Date): Promise<void> {
-  const row = kind === "k" ? await findApiKeyCredential(deps.db, hash) : await findBearerCredential(deps.db, hash, now);
+  const row = await findCredential(deps, kind, hash, now);
   const key = deps.keys.credential(kind, hash);
   if (!row) {
     await deps.redis.set(key, "n", "PX", UNKNOWN_TTL_MS, "NX");
     return;
   }
-  if ("revokedAt" in row && row.revokedAt) {
+  if (row.revokedAt) {
     await deps.redis.set(key, "r", "PX", REVOKED_TTL_MS, "NX");
     return;
   }
-  const expiresAtMs = "expiresAt" in row ? row.expiresAt.getTime() : 0;
+  const expiresAtMs = row.expiresAt ? row.expiresAt.getTime() : 0;
   const ttl = expiresAtMs ? Math.min(ACTIVE_TTL_MS, expiresAtMs - now.getTime()) : ACTIVE_TTL_MS;
   const entry = encodeEntry(kind, {
     userId: row.userId,
@@ -138,6 +204,7 @@ async function fillFromPostgres(deps: Deps, kind: CredentialKind, hash: string, 
     credentialId: row.id,
     userState: row.userState,
     expiresAtMs,
+    oauth: row.oauth,
   });
   await deps.redis.set(key, entry, "PX", Math.max(1, ttl), "NX");
 }
@@ -196,13 +263,17 @@ export function prepareAuthentication(deps: Deps, credential: Credential, now: D
  * revoked, expired or deleted-account credentials, 429 past the rate limit.
  */
 export function principalFromReply(auth: AuthRequest, reply: AuthReply | null): Principal {
+  return principalAndEntry(auth, reply).principal;
+}
+
+function principalAndEntry(auth: AuthRequest, reply: AuthReply | null): { principal: Principal; entry: Entry } {
   const entry = reply ? decodeEntry(reply[0]) : null;
   if (!entry || entry.userState === "deleted") throw new AppError("unauthorized");
   if (entry.expiresAtMs && entry.expiresAtMs <= auth.nowMs) throw new AppError("unauthorized");
   if (auth.limit > 0 && reply![1] > auth.limit) {
     throw new AppError("rate_limited", auth.windowSeconds - Math.floor((auth.nowMs / 1000) % auth.windowSeconds));
   }
-  return {
+  const principal: Principal = {
     userId: entry.userId,
     email: entry.email,
     userState: entry.userState,
@@ -210,6 +281,7 @@ export function principalFromReply(auth: AuthRequest, reply: AuthReply | null): 
     credentialId: entry.credentialId,
     credentialHash: auth.hash,
   };
+  return { principal, entry };
 }
 
 /**
@@ -217,6 +289,10 @@ export function principalFromReply(auth: AuthRequest, reply: AuthReply | null): 
  * records API key use and counts the rate limit); a miss reads Postgres once and fills the cache.
  */
 export async function authenticate(deps: Deps, credential: Credential, now = new Date()): Promise<Principal> {
+  return (await resolveCredential(deps, credential, now)).principal;
+}
+
+async function resolveCredential(deps: Deps, credential: Credential, now: Date) {
   const auth = prepareAuthentication(deps, credential, now);
   const run = () =>
     deps.redis.authenticate(auth.entryKey, auth.lastUsedKey, auth.rateKey, auth.nowMs, auth.limit, auth.windowSeconds);
@@ -225,7 +301,28 @@ export async function authenticate(deps: Deps, credential: Credential, now = new
     await fillFromPostgres(deps, credential.kind, auth.hash, now);
     reply = await run();
   }
-  const principal = principalFromReply(auth, reply);
-  deps.credentialOwners.remember(auth.hash, principal.userId);
-  return principal;
+  const resolved = principalAndEntry(auth, reply);
+  deps.credentialOwners.remember(auth.hash, resolved.principal.userId);
+  return resolved;
+}
+
+/**
+ * The MCP server's authentication: an OAuth access token (`amem_at_…`) through the same cache,
+ * revoked markers and rate limit as API keys (one Redis round trip on a hit). Anything else — an
+ * API key, a REST bearer, a refresh token, a revoked, expired or unknown token — is 401
+ * unauthorized. The caller checks the audience (`resource`) and the scopes it needs.
+ */
+export async function authenticateAccessToken(deps: Deps, token: string, now = new Date()): Promise<OAuthPrincipal> {
+  if (!ACCESS_TOKEN_SHAPE.test(token)) throw new AppError("unauthorized");
+  const { principal, entry } = await resolveCredential(deps, { kind: "o", secret: token }, now);
+  if (!entry.oauth) throw new AppError("unauthorized");
+  return {
+    ...principal,
+    credentialKind: "o",
+    clientId: entry.oauth.clientId,
+    grantId: entry.oauth.grantId,
+    scopes: entry.oauth.scopes,
+    resource: entry.oauth.resource,
+    expiresAtMs: entry.expiresAtMs,
+  };
 }

@@ -7,6 +7,10 @@ import { ZERO_COUNTS } from "../../shared/accounts/erasure";
 import { newId } from "../../shared/ids";
 import { completeTriageJobId } from "../../shared/triage/complete";
 import { flushLeases } from "../../workers/flusher/lease-flusher";
+import { ISSUER, oauthFetch } from "../oauth/context";
+import { authorizeInBrowser, CookieJar, obtainTokens, pkcePair } from "../oauth-flow";
+import { authenticateAccessToken } from "../../shared/auth/credentials";
+import { sha256Hex } from "../../shared/ids";
 
 const ctx = await createTestContext();
 await startWorkers(ctx, ["account"]);
@@ -123,6 +127,21 @@ async function seedEverywhere(c: TestContext, mark: string) {
   const triageJobId = completeTriageJobId(triagePayload);
   await c.deps.jobs.queue("triage").add("complete-triage", triagePayload, { jobId: triageJobId });
 
+  // Signed in through MCP: a client authorised (access + refresh token, the access token's cache
+  // entry filled — it holds the email), a browser session, and a second code never exchanged.
+  const fetch = oauthFetch(c);
+  const jar = new CookieJar();
+  const { tokens, client, redirectUri } = await obtainTokens(fetch, ISSUER, { email, password }, { jar });
+  await authenticateAccessToken(c.deps, tokens.access_token);
+  await authorizeInBrowser(fetch, ISSUER, {
+    clientId: client.client_id,
+    redirectUri,
+    email,
+    password,
+    codeChallenge: pkcePair().challenge,
+    jar,
+  });
+
   const count = async (table: string) =>
     (await c.deps.sql`select count(*)::int as n from ${c.deps.sql(table)} where user_id = ${user.id}`)[0]!.n as number;
   const expected = {
@@ -134,11 +153,23 @@ async function seedEverywhere(c: TestContext, mark: string) {
     factProposals: await count("fact_proposals"),
     facts: await count("facts"),
     memories: await count("memories"),
+    oauthCodesDeleted: await count("oauth_codes"),
+    oauthTokensRevoked: (
+      await c.deps.sql`select count(*)::int as n from oauth_tokens where user_id = ${user.id} and revoked_at is null`
+    )[0]!.n as number,
     passwordResetTokensDeleted: await count("password_reset_tokens"),
     proposals: await count("proposals"),
     sessionsDeleted: await count("user_sessions"),
   };
-  return { userId: user.id, apiKey, bearer: login.body.token as string, mark, expected, triageJobId };
+  return {
+    userId: user.id,
+    apiKey,
+    bearer: login.body.token as string,
+    accessToken: tokens.access_token,
+    mark,
+    expected,
+    triageJobId,
+  };
 }
 
 /** Every value in the context's Redis keyspace, read by type, with its key name. */
@@ -209,6 +240,8 @@ describe("account erasure completeness", () => {
       "sessionsDeleted",
       "emailVerificationTokensDeleted",
       "passwordResetTokensDeleted",
+      "oauthCodesDeleted",
+      "oauthTokensRevoked",
     ] as const) {
       expect({ n, positive: erased.expected[n] > 0 }).toEqual({ n, positive: true });
     }
@@ -226,6 +259,15 @@ describe("account erasure completeness", () => {
       const me = await ctx.request("GET", "/api/v1/me", credential);
       expect(me.status).toBe(401);
     }
+    // The MCP credential is refused at once: its cache entry is a revoked marker, not the old entry.
+    expect(await ctx.deps.redis.get(ctx.deps.keys.credential("o", sha256Hex(erased.accessToken)))).toBe("r");
+    expect(await authenticateAccessToken(ctx.deps, erased.accessToken).catch((e) => e.code)).toBe("unauthorized");
+    expect((await authenticateAccessToken(ctx.deps, kept.accessToken)).userId).toBe(kept.userId);
+    const oauthLeft = await ctx.deps.sql`
+      select (select count(*)::int from oauth_codes where user_id = ${erased.userId}) as codes,
+        (select count(*)::int from oauth_tokens where user_id = ${erased.userId} and revoked_at is null) as live_tokens,
+        (select count(*)::int from oauth_grants where user_id = ${erased.userId} and revoked_at is null) as live_grants`;
+    expect([...oauthLeft]).toEqual([{ codes: 0, live_tokens: 0, live_grants: 0 }]);
   });
 
   it("keeps the erased rows (referential integrity) with their text overwritten", async () => {

@@ -95,6 +95,7 @@ describe("POST /api/internal/cron/{job}", () => {
       bearerSessions: expect.any(Number),
       verificationTokens: expect.any(Number),
       resetTokens: expect.any(Number),
+      oauthClients: expect.any(Number),
     });
     expect((await running.request("GET", "/api/v1/me", { bearer: token })).status).toBe(200);
   });

@@ -41,9 +41,19 @@ describe("gc", () => {
     const live = await bearerSession(t, at(ms.hour));
     const justRevoked = await bearerSession(t, at(ms.day), at(-ms.hour));
 
-    expect(await collectGarbage(ctx.deps, now)).toEqual({ bearerSessions: 2, verificationTokens: 0, resetTokens: 0 });
+    expect(await collectGarbage(ctx.deps, now)).toEqual({
+      bearerSessions: 2,
+      verificationTokens: 0,
+      resetTokens: 0,
+      oauthClients: 0,
+    });
     expect(await remaining("user_sessions", t)).toEqual([live, justRevoked].sort());
-    expect(await collectGarbage(ctx.deps, now)).toEqual({ bearerSessions: 0, verificationTokens: 0, resetTokens: 0 });
+    expect(await collectGarbage(ctx.deps, now)).toEqual({
+      bearerSessions: 0,
+      verificationTokens: 0,
+      resetTokens: 0,
+      oauthClients: 0,
+    });
   });
 
   it("deletes used or expired verification and reset tokens, and keeps usable ones", async () => {
@@ -61,10 +71,20 @@ describe("gc", () => {
       kept[table].push(await mailToken(table, t, at(ms.hour)));
     }
 
-    expect(await collectGarbage(ctx.deps, now)).toEqual({ bearerSessions: 0, verificationTokens: 2, resetTokens: 2 });
+    expect(await collectGarbage(ctx.deps, now)).toEqual({
+      bearerSessions: 0,
+      verificationTokens: 2,
+      resetTokens: 2,
+      oauthClients: 0,
+    });
     expect(await remaining("email_verification_tokens", t)).toEqual(kept.email_verification_tokens.sort());
     expect(await remaining("password_reset_tokens", t)).toEqual(kept.password_reset_tokens.sort());
-    expect(await collectGarbage(ctx.deps, now)).toEqual({ bearerSessions: 0, verificationTokens: 0, resetTokens: 0 });
+    expect(await collectGarbage(ctx.deps, now)).toEqual({
+      bearerSessions: 0,
+      verificationTokens: 0,
+      resetTokens: 0,
+      oauthClients: 0,
+    });
   });
 
   it("deletes at most `limit` rows per table per pass; the next pass continues", async () => {
@@ -75,13 +95,48 @@ describe("gc", () => {
       bearerSessions: 2,
       verificationTokens: 0,
       resetTokens: 0,
+      oauthClients: 0,
     });
     expect(await collectGarbage(ctx.deps, now, 2)).toEqual({
       bearerSessions: 1,
       verificationTokens: 0,
       resetTokens: 0,
+      oauthClients: 0,
     });
     expect(await remaining("user_sessions", t)).toEqual([]);
+  });
+
+  it("deletes OAuth clients that never completed a grant a day after registering, with their grants and codes", async () => {
+    const now = pastNow();
+    const t = await tenant();
+    const sql = ctx.deps.sql;
+    const client = async (createdAt: Date, firstGrantedAt: Date | null) => {
+      const id = `amem_client_gc${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+      await sql`
+        insert into oauth_clients (client_id, name, redirect_uris, grant_types, token_endpoint_auth_method,
+          application_type, created_at, first_granted_at)
+        values (${id}, 'gc', ${["http://127.0.0.1/cb"]}, ${["authorization_code"]}, 'none', 'native',
+          ${createdAt.toISOString()}::timestamptz, ${firstGrantedAt?.toISOString() ?? null}::timestamptz)`;
+      return id;
+    };
+    const abandoned = await client(new Date(now.getTime() - ms.day - 1), null);
+    const abandonedGrant = crypto.randomUUID();
+    await sql`
+      insert into oauth_grants (id, user_id, client_id, scopes, resource)
+      values (${abandonedGrant}, ${t.userId}, ${abandoned}, ${["memory:read"]}, 'http://x/mcp')`;
+    const fresh = await client(new Date(now.getTime() - ms.hour), null);
+    const used = await client(new Date(now.getTime() - 2 * ms.day), new Date(now.getTime() - ms.day));
+
+    expect(await collectGarbage(ctx.deps, now)).toEqual({
+      bearerSessions: 0,
+      verificationTokens: 0,
+      resetTokens: 0,
+      oauthClients: 1,
+    });
+    const left = await sql`select client_id from oauth_clients where client_id in ${sql([abandoned, fresh, used])}`;
+    expect(left.map((r) => r.client_id).sort()).toEqual([fresh, used].sort());
+    expect((await sql`select id from oauth_grants where id = ${abandonedGrant}`).length).toBe(0);
+    await sql`delete from oauth_clients where client_id in ${sql([fresh, used])}`;
   });
 
   it("leaves a logged-in bearer token working (a real-time pass, read back from Postgres)", async () => {

@@ -54,7 +54,7 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     const started = Date.now();
     const answer = await ctx.deps.jobs.run("gc", {}, "gc-postgres-down");
     expect(Date.now() - started).toBeLessThan(1_000);
-    expect(Object.keys(answer).sort()).toEqual(["bearerSessions", "resetTokens", "verificationTokens"]);
+    expect(Object.keys(answer).sort()).toEqual(["bearerSessions", "oauthClients", "resetTokens", "verificationTokens"]);
     expect(attempts).toBe(3);
   });
 
@@ -77,7 +77,7 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     await workers.waitUntilReady();
     ctx.onClose(workers.stop);
     const answer = await ctx.deps.jobs.run("gc", {}, "gc-deadlock-once");
-    expect(Object.keys(answer).sort()).toEqual(["bearerSessions", "resetTokens", "verificationTokens"]);
+    expect(Object.keys(answer).sort()).toEqual(["bearerSessions", "oauthClients", "resetTokens", "verificationTokens"]);
     expect(attempts).toBe(2);
   });
 
@@ -111,7 +111,12 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     // Both waiters find it failed and retry it; the later retry finds it running again already.
     const answers = await Promise.all([1, 2, 3].map(() => ctx.deps.jobs.run("gc", {}, "gc-failed-once")));
     // One run's result for all (gc counts the whole database's expired tokens, so not a fixed value).
-    expect(Object.keys(answers[0]!).sort()).toEqual(["bearerSessions", "resetTokens", "verificationTokens"]);
+    expect(Object.keys(answers[0]!).sort()).toEqual([
+      "bearerSessions",
+      "oauthClients",
+      "resetTokens",
+      "verificationTokens",
+    ]);
     for (const answer of answers) expect(answer).toEqual(answers[0]!);
     expect(await (await queue.getJob("gc-failed-once"))!.getState()).toBe("completed");
   });

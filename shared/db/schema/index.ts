@@ -10,3 +10,7 @@ export * from "./facts";
 export * from "./triage-attempts";
 export * from "./account-erasures";
 export * from "./proposals";
+export * from "./oauth-clients";
+export * from "./oauth-grants";
+export * from "./oauth-codes";
+export * from "./oauth-tokens";

@@ -1,0 +1,136 @@
+import { randomBytes } from "node:crypto";
+import type { AuthorizeParams } from "../../shared/oauth/authorize";
+
+const SCOPE_TEXT: Record<string, string> = {
+  "memory:read": "Read your memories, facts and briefings",
+  "memory:write": "Add, revise, resolve and archive memories",
+};
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+/**
+ * Headers of a login, consent or error page: a CSP that runs no script at all, styles only with
+ * the response's nonce, forms posted only to this origin and — because browsers apply form-action
+ * to the redirect that follows a post — to the client's redirect target; never framed (clickjacking
+ * a consent button), nothing cached, no referrer (the query holds the PKCE challenge and state).
+ */
+function pageHeaders(nonce: string, formTargets: string[]): Record<string, string> {
+  return {
+    "content-type": "text/html; charset=utf-8",
+    "content-security-policy":
+      `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'none'; base-uri 'none'; ` +
+      `form-action 'self' ${formTargets.join(" ")}; frame-ancestors 'none'`.replace(/ ;/g, ";"),
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+  };
+}
+
+const STYLE = `
+body{font-family:system-ui,-apple-system,sans-serif;margin:0;background:#f5f5f4;color:#1c1917}
+main{max-width:26rem;margin:0 auto;padding:2rem 1.25rem}
+h1{font-size:1.35rem;margin:0 0 1rem}
+p,li{line-height:1.45}
+label{display:block;margin:.75rem 0 .25rem;font-weight:600}
+input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.7rem;font-size:1rem;border:1px solid #a8a29e;border-radius:.4rem}
+button{font-size:1rem;padding:.75rem 1.25rem;border-radius:.4rem;border:1px solid #44403c;background:#fff;margin:1rem .5rem 0 0;min-width:7rem}
+button.primary{background:#1c1917;color:#fff}
+.error{background:#fee2e2;border:1px solid #fca5a5;padding:.6rem .8rem;border-radius:.4rem}
+.box{background:#fff;border:1px solid #e7e5e4;border-radius:.6rem;padding:1rem 1.25rem}
+code{word-break:break-all}
+`;
+
+function page(
+  title: string,
+  body: string,
+  status: number,
+  formTargets: string[] = [],
+  extra: Record<string, string> = {},
+) {
+  const nonce = randomBytes(18).toString("base64");
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(title)} · amem</title><style nonce="${nonce}">${STYLE}</style></head>
+<body><main>${body}</main></body></html>`;
+  return new Response(html, { status, headers: { ...pageHeaders(nonce, formTargets), ...extra } });
+}
+
+function hiddenFields(params: AuthorizeParams, csrf: string): string {
+  const fields = Object.entries(params)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v!)}">`);
+  fields.push(`<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`);
+  return fields.join("\n");
+}
+
+/** The login form: email and password of the amem account; no script needed. */
+export function loginPage(input: {
+  params: AuthorizeParams;
+  csrf: string;
+  clientName: string;
+  formTarget: string;
+  error?: string;
+  status?: number;
+  headers?: Record<string, string>;
+}): Response {
+  const error = input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : "";
+  return page(
+    "Sign in",
+    `<h1>Sign in to amem</h1>
+<p><strong>${escapeHtml(input.clientName)}</strong> wants to use your amem memory.</p>${error}
+<form class="box" method="post" action="/authorize/login">
+${hiddenFields(input.params, input.csrf)}
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button class="primary" type="submit">Sign in</button>
+</form>`,
+    input.status ?? 200,
+    [input.formTarget],
+    input.headers,
+  );
+}
+
+/** The consent form: who asks, where the answer goes (the redirect host), what it may do. */
+export function consentPage(input: {
+  params: AuthorizeParams;
+  csrf: string;
+  clientName: string;
+  redirectHost: string;
+  formTarget: string;
+  email: string;
+  scopes: string[];
+}): Response {
+  const scopes = input.scopes
+    .map((s) => `<li><code>${escapeHtml(s)}</code> — ${escapeHtml(SCOPE_TEXT[s] ?? s)}</li>`)
+    .join("");
+  return page(
+    "Authorize",
+    `<h1>Allow ${escapeHtml(input.clientName)}?</h1>
+<div class="box">
+<p><strong>${escapeHtml(input.clientName)}</strong> asks to access the amem account <strong>${escapeHtml(input.email)}</strong>.</p>
+<p>After you answer you are sent to <strong>${escapeHtml(input.redirectHost)}</strong>.</p>
+<p>It will be able to:</p><ul>${scopes}</ul>
+</div>
+<form method="post" action="/authorize/consent">
+${hiddenFields(input.params, input.csrf)}
+<button class="primary" type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>`,
+    200,
+    [input.formTarget],
+  );
+}
+
+/** A request we will not redirect (unknown client, unregistered redirect URI) or a refused form post. */
+export function errorPage(message: string, status: number, headers: Record<string, string> = {}): Response {
+  return page(
+    "Error",
+    `<h1>This request cannot continue</h1><p class="error">${escapeHtml(message)}</p>`,
+    status,
+    [],
+    headers,
+  );
+}

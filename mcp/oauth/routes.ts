@@ -1,0 +1,328 @@
+import { Elysia } from "elysia";
+import type { Deps } from "../../shared/deps";
+import { AppError } from "../../shared/errors";
+import { enforceRateLimit } from "../../shared/rate-limit";
+import { checkPassword } from "../../shared/accounts/users";
+import { activeUserEmail } from "../../shared/db/queries/oauth";
+import { OAuthError, OAUTH_ERROR_STATUS } from "../../shared/oauth/errors";
+import { authenticateClient, clientCredentialsOf, registerClient } from "../../shared/oauth/clients";
+import {
+  approveAuthorization,
+  authorizationRedirect,
+  AuthorizePageError,
+  authorizeParamsOf,
+  checkAuthorizationRequest,
+  checkClientAndRedirect,
+  type AuthorizeParams,
+  type ValidAuthorization,
+} from "../../shared/oauth/authorize";
+import { exchangeCode, refreshTokens, revokeToken } from "../../shared/oauth/token-service";
+import {
+  browserSessionUser,
+  BROWSER_SESSION_SECONDS,
+  csrfToken,
+  startBrowserSession,
+} from "../../shared/oauth/browser-session";
+import { formActionSource, redirectHost } from "../../shared/oauth/redirect-uris";
+import { randomToken } from "../../shared/ids";
+import { consentPage, errorPage, loginPage } from "./pages";
+
+/** What the routes need beyond the shared deps: the client address (TRUST_PROXY-aware when the app provides it). */
+export type OAuthRouteDeps = Deps & { clientIp?: (request: Request) => string };
+
+/** Form and JSON bodies of these endpoints are small; anything larger is refused unread. */
+const MAX_BODY_BYTES = 64 * 1024;
+const CSRF_COOKIE = "amem_oauth_csrf";
+const SESSION_COOKIE = "amem_oauth_session";
+/** CORS for the endpoints browser-based clients call cross-origin (no credentials: they authenticate in the body). */
+const CORS: Record<string, string> = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "POST, OPTIONS",
+  "access-control-allow-headers": "authorization, content-type",
+  "access-control-max-age": "600",
+};
+const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
+
+const PAGE_ERRORS: Record<AuthorizePageError["reason"], string> = {
+  invalid_client: "The application is not registered with this server (unknown client_id).",
+  invalid_redirect_uri: "The redirect_uri is missing or is not one the application registered.",
+  invalid_request: "The request repeats a parameter.",
+};
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(body === undefined ? null : JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+/** An OAuth error as the endpoints answer it: exactly `{"error": code}` (no error_description: house rule). */
+function oauthErrorResponse(error: OAuthError, headers: Record<string, string>, basicAuth = false): Response {
+  const extra: Record<string, string> =
+    error.code === "invalid_client" && basicAuth ? { "www-authenticate": 'Basic realm="amem"' } : {};
+  return json(OAUTH_ERROR_STATUS[error.code], { error: error.code }, { ...headers, ...extra });
+}
+
+function cookiesOf(request: Request): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0) out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+async function readBody(request: Request): Promise<string> {
+  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw new OAuthError("invalid_request");
+  const text = await request.text();
+  if (text.length > MAX_BODY_BYTES) throw new OAuthError("invalid_request");
+  return text;
+}
+
+/** An application/x-www-form-urlencoded body (RFC 6749 §3.2); a parameter sent twice is refused. */
+async function readForm(request: Request): Promise<URLSearchParams> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) throw new OAuthError("invalid_request");
+  const form = new URLSearchParams(await readBody(request));
+  const names = [...form.keys()];
+  if (new Set(names).size !== names.length) throw new OAuthError("invalid_request");
+  return form;
+}
+
+/**
+ * The OAuth 2.1 authorization server of the MCP server (README, "OAuth authorization server"):
+ * dynamic registration, the authorization endpoint with its login and consent pages, the token
+ * and revocation endpoints. `issuer` is MCP_PUBLIC_URL without a trailing slash, exactly as the
+ * metadata documents name it; it is sent as `iss` on every authorization response.
+ */
+export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }) {
+  const secure = issuer.startsWith("https:");
+  const cookie = (name: string, value: string, maxAgeSeconds: number) =>
+    `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
+  const ipOf = (request: Request, server: { requestIP(r: Request): { address: string } | null } | null) =>
+    deps.clientIp?.(request) ?? server?.requestIP(request)?.address ?? "local";
+  const redirect = (location: string, status = 302, headers: Record<string, string> = {}) =>
+    new Response(null, { status, headers: { location, ...NO_STORE, ...headers } });
+
+  /** Checks a request in the order RFC 6749 §4.1.2.1 demands; a Response when it stops here. */
+  async function checkRequest(
+    params: AuthorizeParams,
+    duplicated: boolean,
+  ): Promise<{ valid: ValidAuthorization } | { response: Response }> {
+    let trusted: Awaited<ReturnType<typeof checkClientAndRedirect>>;
+    try {
+      trusted = await checkClientAndRedirect(deps, params, duplicated);
+    } catch (error) {
+      if (error instanceof AuthorizePageError) return { response: errorPage(PAGE_ERRORS[error.reason], 400) };
+      throw error;
+    }
+    try {
+      return { valid: checkAuthorizationRequest(issuer, params, trusted.client, trusted.redirectUri) };
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error;
+      return {
+        response: redirect(authorizationRedirect(issuer, trusted.redirectUri, params.state, { error: error.code })),
+      };
+    }
+  }
+
+  const clientName = (valid: ValidAuthorization) => valid.client.name || "An unnamed application";
+
+  function showLogin(
+    valid: ValidAuthorization,
+    params: AuthorizeParams,
+    extra: { error?: string; status?: number; headers?: Record<string, string> } = {},
+  ) {
+    const csrfCookie = randomToken();
+    return loginPage({
+      params,
+      csrf: csrfToken("login", csrfCookie),
+      clientName: clientName(valid),
+      formTarget: formActionSource(valid.redirectUri),
+      error: extra.error,
+      status: extra.status,
+      headers: { "set-cookie": cookie(CSRF_COOKIE, csrfCookie, BROWSER_SESSION_SECONDS), ...extra.headers },
+    });
+  }
+
+  async function showConsent(
+    valid: ValidAuthorization,
+    params: AuthorizeParams,
+    sessionCookie: string,
+    userId: string,
+  ) {
+    const email = await activeUserEmail(deps.db, userId);
+    if (!email) return showLogin(valid, params);
+    return consentPage({
+      params,
+      csrf: csrfToken("consent", sessionCookie),
+      clientName: clientName(valid),
+      redirectHost: redirectHost(valid.redirectUri),
+      formTarget: formActionSource(valid.redirectUri),
+      email,
+      scopes: valid.scopes,
+    });
+  }
+
+  /** Runs a JSON endpoint: OAuth errors become their `{"error"}` answer; other errors go to the app's error handler. */
+  async function oauthEndpoint(request: Request, work: () => Promise<Response>): Promise<Response> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof OAuthError)
+        return oauthErrorResponse(error, { ...CORS, ...NO_STORE }, request.headers.has("authorization"));
+      throw error;
+    }
+  }
+
+  const preflight = () => new Response(null, { status: 204, headers: CORS });
+
+  return new Elysia()
+    .options("/register", preflight)
+    .options("/token", preflight)
+    .options("/revoke", preflight)
+    .post(
+      "/register",
+      ({ request, server }) =>
+        oauthEndpoint(request, async () => {
+          await enforceRateLimit(deps, `oauth-register:${ipOf(request, server)}`, deps.config.RATE_LIMIT_IP);
+          let body: unknown;
+          try {
+            body = JSON.parse(await readBody(request));
+          } catch (error) {
+            if (error instanceof OAuthError) throw error;
+            throw new OAuthError("invalid_client_metadata");
+          }
+          return json(201, await registerClient(deps, body), { ...CORS, ...NO_STORE });
+        }),
+      { parse: "none" },
+    )
+    .get("/authorize", async ({ request }) => {
+      const { params, duplicated } = authorizeParamsOf(new URL(request.url).searchParams);
+      const checked = await checkRequest(params, duplicated);
+      if ("response" in checked) return checked.response;
+      const sessionCookie = cookiesOf(request)[SESSION_COOKIE];
+      const userId = await browserSessionUser(deps, sessionCookie);
+      if (userId) return showConsent(checked.valid, params, sessionCookie!, userId);
+      return showLogin(checked.valid, params);
+    })
+    .post(
+      "/authorize/login",
+      async ({ request, server }) => {
+        let form: URLSearchParams;
+        try {
+          form = await readForm(request);
+        } catch {
+          return errorPage("The form could not be read.", 400);
+        }
+        const { params } = authorizeParamsOf(form);
+        const checked = await checkRequest(params, false);
+        if ("response" in checked) return checked.response;
+        const { valid } = checked;
+        const csrfCookie = cookiesOf(request)[CSRF_COOKIE];
+        if (!csrfCookie || form.get("csrf") !== csrfToken("login", csrfCookie))
+          return errorPage("The form expired or did not come from this page. Go back and try again.", 403);
+        try {
+          await enforceRateLimit(deps, `login:${ipOf(request, server)}`, deps.config.RATE_LIMIT_LOGIN);
+        } catch (error) {
+          if (!(error instanceof AppError) || error.code !== "rate_limited") throw error;
+          return showLogin(valid, params, {
+            error: "Too many sign-in attempts. Wait a minute and try again.",
+            status: 429,
+            headers: { "retry-after": String(error.retryAfterSeconds ?? 60) },
+          });
+        }
+        let user: { id: string };
+        try {
+          user = await checkPassword(deps, form.get("email") ?? "", form.get("password") ?? "");
+        } catch (error) {
+          if (!(error instanceof AppError) || error.code !== "unauthorized") throw error;
+          return showLogin(valid, params, { error: "Wrong email or password.", status: 401 });
+        }
+        const session = await startBrowserSession(deps, user.id);
+        const query = new URLSearchParams(
+          Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined),
+        );
+        // Post/redirect/get: the consent page is a GET of the same request, now signed in.
+        return redirect(`/authorize?${query}`, 303, {
+          "set-cookie": cookie(SESSION_COOKIE, session, BROWSER_SESSION_SECONDS),
+        });
+      },
+      { parse: "none" },
+    )
+    .post(
+      "/authorize/consent",
+      async ({ request }) => {
+        let form: URLSearchParams;
+        try {
+          form = await readForm(request);
+        } catch {
+          return errorPage("The form could not be read.", 400);
+        }
+        const { params } = authorizeParamsOf(form);
+        const checked = await checkRequest(params, false);
+        if ("response" in checked) return checked.response;
+        const { valid } = checked;
+        const sessionCookie = cookiesOf(request)[SESSION_COOKIE];
+        const userId = await browserSessionUser(deps, sessionCookie);
+        if (!userId) return showLogin(valid, params);
+        if (form.get("csrf") !== csrfToken("consent", sessionCookie!))
+          return errorPage("The form expired or did not come from this page. Go back and try again.", 403);
+        const decision = form.get("decision");
+        if (decision === "deny")
+          return redirect(authorizationRedirect(issuer, valid.redirectUri, valid.state, { error: "access_denied" }));
+        if (decision !== "allow") return errorPage("Choose Allow or Deny.", 400);
+        try {
+          const code = await approveAuthorization(deps, userId, valid);
+          return redirect(authorizationRedirect(issuer, valid.redirectUri, valid.state, { code }));
+        } catch (error) {
+          if (!(error instanceof OAuthError)) throw error;
+          return redirect(authorizationRedirect(issuer, valid.redirectUri, valid.state, { error: error.code }));
+        }
+      },
+      { parse: "none" },
+    )
+    .post(
+      "/token",
+      ({ request, server }) =>
+        oauthEndpoint(request, async () => {
+          await enforceRateLimit(deps, `oauth-token:${ipOf(request, server)}`, deps.config.RATE_LIMIT_IP);
+          const form = await readForm(request);
+          const client = await authenticateClient(deps, clientCredentialsOf(request.headers, form));
+          const grantType = form.get("grant_type");
+          let body;
+          if (grantType === "authorization_code") {
+            body = await exchangeCode(deps, issuer, client, {
+              code: form.get("code"),
+              codeVerifier: form.get("code_verifier"),
+              redirectUri: form.get("redirect_uri"),
+              resource: form.get("resource"),
+            });
+          } else if (grantType === "refresh_token") {
+            body = await refreshTokens(deps, issuer, client, {
+              refreshToken: form.get("refresh_token"),
+              scope: form.get("scope"),
+              resource: form.get("resource"),
+            });
+          } else {
+            throw new OAuthError(grantType ? "unsupported_grant_type" : "invalid_request");
+          }
+          return json(200, body, { ...CORS, ...NO_STORE });
+        }),
+      { parse: "none" },
+    )
+    .post(
+      "/revoke",
+      ({ request, server }) =>
+        oauthEndpoint(request, async () => {
+          await enforceRateLimit(deps, `oauth-token:${ipOf(request, server)}`, deps.config.RATE_LIMIT_IP);
+          const form = await readForm(request);
+          const client = await authenticateClient(deps, clientCredentialsOf(request.headers, form));
+          const token = form.get("token");
+          if (!token) throw new OAuthError("invalid_request");
+          await revokeToken(deps, client, token);
+          return new Response(null, { status: 200, headers: { ...CORS, ...NO_STORE } });
+        }),
+      { parse: "none" },
+    );
+}

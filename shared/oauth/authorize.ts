@@ -1,0 +1,201 @@
+import type { Deps } from "../deps";
+import { newId } from "../ids";
+import { findClient, insertCode, upsertGrant, type OAuthClientRow } from "../db/queries/oauth";
+import { lockActiveAccount } from "../db/queries/account-fence";
+import { OAUTH_SCOPES, type OAuthScope } from "../db/schema";
+import { OAuthError } from "./errors";
+import { mintCode } from "./tokens";
+import { redirectUriMatches } from "./redirect-uris";
+
+/** The authorization request's parameters this server reads (RFC 6749 §4.1.1, RFC 7636, RFC 8707). */
+export const AUTHORIZE_PARAMS = [
+  "response_type",
+  "client_id",
+  "redirect_uri",
+  "scope",
+  "state",
+  "code_challenge",
+  "code_challenge_method",
+  "resource",
+] as const;
+export type AuthorizeParams = Partial<Record<(typeof AUTHORIZE_PARAMS)[number], string>>;
+
+/** Scopes granted when the client asks for none (or only for scopes we ignore). */
+export const DEFAULT_SCOPES: OAuthScope[] = [...OAUTH_SCOPES];
+/** Accepted and ignored: refresh tokens come with the `refresh_token` grant type, not with a scope. */
+const IGNORED_SCOPES = new Set(["offline_access"]);
+const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/**
+ * A problem with `client_id` or `redirect_uri`: the user sees an error page and is never
+ * redirected (RFC 6749 §4.1.2.1: the redirect URI cannot be trusted).
+ */
+export class AuthorizePageError extends Error {
+  constructor(public readonly reason: "invalid_client" | "invalid_redirect_uri" | "invalid_request") {
+    super(reason);
+  }
+}
+
+/** Reads the parameters from a query or a form; a parameter sent twice is refused (RFC 6749 §3.1). */
+export function authorizeParamsOf(search: URLSearchParams): { params: AuthorizeParams; duplicated: boolean } {
+  const params: AuthorizeParams = {};
+  let duplicated = false;
+  for (const name of AUTHORIZE_PARAMS) {
+    const values = search.getAll(name);
+    if (values.length > 1) duplicated = true;
+    if (values.length > 0) params[name] = values[0];
+  }
+  return { params, duplicated };
+}
+
+/** The canonical resource (the token audience) of the MCP server behind `issuer`. */
+export function canonicalResource(issuer: string): string {
+  return `${issuer}/mcp`;
+}
+
+/**
+ * RFC 8707 `resource`, normalised: this server has one protected resource per origin, so the
+ * origin, `origin/`, `origin/mcp` and `origin/mcp/` (scheme and host in any case, as URL parsing
+ * lowers them) all name `<issuer>/mcp`; absent names it too. Anything else → `invalid_target`.
+ */
+export function normaliseResource(issuer: string, resource: string | undefined): string {
+  const canonical = canonicalResource(issuer);
+  if (resource === undefined) return canonical;
+  let url: URL;
+  try {
+    url = new URL(resource);
+  } catch {
+    throw new OAuthError("invalid_target");
+  }
+  const base = new URL(issuer);
+  const basePath = base.pathname.replace(/\/$/, "");
+  const accepted = [basePath, `${basePath}/`, `${basePath}/mcp`, `${basePath}/mcp/`].map((p) => p || "/");
+  if (
+    url.origin !== base.origin ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    resource.includes("#") ||
+    !accepted.includes(url.pathname)
+  ) {
+    throw new OAuthError("invalid_target");
+  }
+  return canonical;
+}
+
+/**
+ * The scopes to grant: ours among those asked (`offline_access` and scopes we do not know are
+ * ignored), both when none remain; `memory:write` includes `memory:read` (a writer must see what it writes).
+ */
+export function grantedScopes(scope: string | undefined): OAuthScope[] {
+  const asked = new Set((scope ?? "").split(/\s+/).filter((s) => s && !IGNORED_SCOPES.has(s)));
+  const known = OAUTH_SCOPES.filter((s) => asked.has(s));
+  if (known.length === 0) return [...DEFAULT_SCOPES];
+  if (known.includes("memory:write") && !known.includes("memory:read")) return [...DEFAULT_SCOPES];
+  return known;
+}
+
+/** The client and redirect URI of a request, checked before anything may be redirected. */
+export async function checkClientAndRedirect(
+  deps: Deps,
+  params: AuthorizeParams,
+  duplicated: boolean,
+): Promise<{ client: OAuthClientRow; redirectUri: string }> {
+  if (!params.client_id) throw new AuthorizePageError("invalid_client");
+  const client = await findClient(deps.db, params.client_id);
+  if (!client) throw new AuthorizePageError("invalid_client");
+  const requested = params.redirect_uri;
+  if (!requested || !client.redirectUris.some((registered) => redirectUriMatches(registered, requested)))
+    throw new AuthorizePageError("invalid_redirect_uri");
+  if (duplicated) throw new AuthorizePageError("invalid_request");
+  return { client, redirectUri: requested };
+}
+
+export type ValidAuthorization = {
+  client: OAuthClientRow;
+  redirectUri: string;
+  state: string | undefined;
+  scopes: OAuthScope[];
+  resource: string;
+  codeChallenge: string;
+};
+
+/**
+ * The rest of the request, once the redirect URI is trusted; each failure is an OAuthError the
+ * caller sends back to the client by redirect (with `state` and `iss`). PKCE S256 is required
+ * (a missing method means `plain`, refused as well).
+ */
+export function checkAuthorizationRequest(
+  issuer: string,
+  params: AuthorizeParams,
+  client: OAuthClientRow,
+  redirectUri: string,
+): ValidAuthorization {
+  if (params.response_type !== "code") throw new OAuthError("unsupported_response_type");
+  if (!params.code_challenge || params.code_challenge_method !== "S256") throw new OAuthError("invalid_request");
+  if (!CODE_CHALLENGE.test(params.code_challenge)) throw new OAuthError("invalid_request");
+  const resource = normaliseResource(issuer, params.resource);
+  return {
+    client,
+    redirectUri,
+    state: params.state,
+    scopes: grantedScopes(params.scope),
+    resource,
+    codeChallenge: params.code_challenge,
+  };
+}
+
+/** Where the browser goes with the answer: the redirect URI plus the result, `state` and `iss` (RFC 9207). */
+export function authorizationRedirect(
+  issuer: string,
+  redirectUri: string,
+  state: string | undefined,
+  result: { code: string } | { error: string },
+): string {
+  const url = new URL(redirectUri);
+  if ("code" in result) url.searchParams.set("code", result.code);
+  else url.searchParams.set("error", result.error);
+  if (state !== undefined) url.searchParams.set("state", state);
+  url.searchParams.set("iss", issuer);
+  return url.href;
+}
+
+/**
+ * The user allowed the client: their grant (created, or updated with the scopes just consented
+ * to) and a single-use code bound to the client, redirect URI, PKCE challenge, scopes and
+ * resource, expiring after OAUTH_CODE_TTL_SECONDS. Fenced: an account being erased gets no code.
+ */
+export async function approveAuthorization(
+  deps: Deps,
+  userId: string,
+  request: ValidAuthorization,
+  now = new Date(),
+): Promise<string> {
+  const code = mintCode();
+  await deps.db.transaction(async (tx) => {
+    if (!(await lockActiveAccount(tx, userId))) throw new OAuthError("access_denied");
+    const grantId = await upsertGrant(tx, {
+      id: newId(),
+      userId,
+      clientId: request.client.clientId,
+      scopes: request.scopes,
+      resource: request.resource,
+      now,
+    });
+    await insertCode(tx, {
+      id: newId(),
+      codeHash: code.hash,
+      grantId,
+      userId,
+      clientId: request.client.clientId,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      scopes: request.scopes,
+      resource: request.resource,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + deps.config.OAUTH_CODE_TTL_SECONDS * 1000),
+    });
+  });
+  return code.secret;
+}

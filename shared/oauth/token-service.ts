@@ -1,0 +1,277 @@
+import { createHash } from "node:crypto";
+import type { Deps } from "../deps";
+import type { Executor } from "../db/client";
+import { newId } from "../ids";
+import { lockActiveAccount } from "../db/queries/account-fence";
+import {
+  consumeCode,
+  findCode,
+  findToken,
+  hasCurrentChild,
+  insertTokens,
+  liveAccessTokensOfGrants,
+  markClientUsed,
+  revokeFamily,
+  revokeGrants,
+  revokeTokenByHash,
+  rotateRefreshToken,
+  touchLiveGrant,
+  type OAuthClientRow,
+  type OAuthTokenRow,
+  type RevokedToken,
+} from "../db/queries/oauth";
+import type { OAuthScope } from "../db/schema";
+import { cacheIssuedCredential, markCredentialsRevoked } from "../auth/credentials";
+import { sha256Hex } from "../ids";
+import { OAuthError } from "./errors";
+import { codeHash, mintAccessToken, mintRefreshToken, refreshTokenHash } from "./tokens";
+import { ACCESS_TOKEN_PREFIX } from "../auth/credentials";
+import { grantedScopes, normaliseResource } from "./authorize";
+
+/** The token endpoint's answer (RFC 6749 §5.1). */
+export type TokenResponse = {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token?: string;
+  scope: string;
+};
+
+const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/** RFC 7636 §4.6: BASE64URL(SHA256(code_verifier)) must equal the stored S256 challenge. */
+export function pkceMatches(verifier: string, challenge: string): boolean {
+  return CODE_VERIFIER.test(verifier) && createHash("sha256").update(verifier).digest("base64url") === challenge;
+}
+
+type Issue = {
+  grantId: string;
+  userId: string;
+  clientId: string;
+  familyId: string;
+  parentId: string | null;
+  scopes: OAuthScope[];
+  resource: string;
+  withRefresh: boolean;
+};
+type Issued = { response: TokenResponse; cache: () => Promise<void> };
+
+/**
+ * Mints an access token (and a refresh token when the client may refresh) inside the caller's
+ * transaction, which has fenced the account (`email` is what the fence saw). The grant is touched
+ * first: a grant revoked meanwhile issues nothing, and a revocation waiting on it sees these rows.
+ */
+async function issueTokens(deps: Deps, tx: Executor, issue: Issue, email: string, now: Date): Promise<Issued> {
+  if (!(await touchLiveGrant(tx, issue.grantId, now))) throw new OAuthError("invalid_grant");
+  await markClientUsed(tx, issue.clientId, now);
+  const access = mintAccessToken();
+  const refresh = issue.withRefresh ? mintRefreshToken() : null;
+  const accessExpires = new Date(now.getTime() + deps.config.OAUTH_ACCESS_TTL_SECONDS * 1000);
+  const common = {
+    grantId: issue.grantId,
+    userId: issue.userId,
+    clientId: issue.clientId,
+    familyId: issue.familyId,
+    parentId: issue.parentId,
+    scopes: issue.scopes,
+    resource: issue.resource,
+    createdAt: now,
+  };
+  const accessId = newId();
+  await insertTokens(tx, [
+    { ...common, id: accessId, tokenHash: access.hash, kind: "access", expiresAt: accessExpires },
+    ...(refresh
+      ? [
+          {
+            ...common,
+            id: newId(),
+            tokenHash: refresh.hash,
+            kind: "refresh" as const,
+            expiresAt: new Date(now.getTime() + deps.config.OAUTH_REFRESH_TTL_SECONDS * 1000),
+          },
+        ]
+      : []),
+  ]);
+  return {
+    response: {
+      access_token: access.secret,
+      token_type: "Bearer",
+      expires_in: deps.config.OAUTH_ACCESS_TTL_SECONDS,
+      ...(refresh ? { refresh_token: refresh.secret } : {}),
+      scope: issue.scopes.join(" "),
+    },
+    // After the commit; NX, so a revocation or erasure that came between keeps its entry.
+    cache: () =>
+      cacheIssuedCredential(deps, "o", access.hash, {
+        userId: issue.userId,
+        email,
+        credentialId: accessId,
+        userState: "active",
+        expiresAtMs: accessExpires.getTime(),
+        oauth: { grantId: issue.grantId, clientId: issue.clientId, scopes: issue.scopes, resource: issue.resource },
+      }),
+  };
+}
+
+/** Revoked access tokens answer 401 from the next request on: their cache entries become revoked markers. */
+async function markRevoked(deps: Deps, revoked: RevokedToken[]): Promise<void> {
+  await markCredentialsRevoked(
+    deps,
+    revoked.filter((t) => t.kind === "access").map((t) => ({ kind: "o" as const, hash: t.hash })),
+  );
+}
+
+type Outcome = { issued: Issued } | { refused: "invalid_grant" | "invalid_target"; revoked: RevokedToken[] };
+
+async function settle(deps: Deps, outcome: Outcome): Promise<TokenResponse> {
+  if ("refused" in outcome) {
+    await markRevoked(deps, outcome.revoked);
+    throw new OAuthError(outcome.refused);
+  }
+  await outcome.issued.cache();
+  return outcome.issued.response;
+}
+
+/**
+ * grant_type=authorization_code (RFC 6749 §4.1.3). The code is consumed first (a compare-and-swap
+ * on `used_at`), then checked: client, expiry, PKCE verifier, exact redirect URI, resource. A
+ * consumed code stays consumed whatever the check says; one presented again revokes every token
+ * it issued (RFC 6749 §4.1.2: a replayed code means it leaked).
+ */
+export async function exchangeCode(
+  deps: Deps,
+  issuer: string,
+  client: OAuthClientRow,
+  input: { code: string | null; codeVerifier: string | null; redirectUri: string | null; resource: string | null },
+  now = new Date(),
+): Promise<TokenResponse> {
+  if (!input.code || !input.codeVerifier || !input.redirectUri) throw new OAuthError("invalid_request");
+  const resource = input.resource === null ? null : normaliseResource(issuer, input.resource);
+  const hash = codeHash(input.code);
+  if (!hash) throw new OAuthError("invalid_grant");
+  // Read without a lock to learn the account: the fence comes first in the transaction, before any
+  // row of the account is locked, so the exchange can never deadlock with the account's erasure.
+  const seen = await findCode(deps.db, hash);
+  if (!seen) throw new OAuthError("invalid_grant");
+  const outcome = await deps.db.transaction(async (tx): Promise<Outcome> => {
+    const account = await lockActiveAccount(tx, seen.userId);
+    if (!account) return { refused: "invalid_grant", revoked: [] };
+    const code = await consumeCode(tx, hash, now);
+    if (!code) return { refused: "invalid_grant", revoked: await revokeFamily(tx, seen.id, now) };
+    const valid =
+      code.clientId === client.clientId &&
+      code.expiresAt.getTime() > now.getTime() &&
+      pkceMatches(input.codeVerifier!, code.codeChallenge) &&
+      code.redirectUri === input.redirectUri;
+    if (!valid) return { refused: "invalid_grant", revoked: [] };
+    if (resource !== null && resource !== code.resource) return { refused: "invalid_target", revoked: [] };
+    const issue: Issue = {
+      grantId: code.grantId,
+      userId: code.userId,
+      clientId: code.clientId,
+      familyId: code.id,
+      parentId: null,
+      scopes: code.scopes,
+      resource: code.resource,
+      withRefresh: client.grantTypes.includes("refresh_token"),
+    };
+    return { issued: await issueTokens(deps, tx, issue, account.email, now) };
+  });
+  return settle(deps, outcome);
+}
+
+/**
+ * grant_type=refresh_token (RFC 6749 §6), rotating: the presented token is spent by a
+ * compare-and-swap on `rotated_at`, so of two uses at once exactly one rotates it. A spent token
+ * presented again is a replay — unless it is the immediately previous token of a current one and
+ * was spent within OAUTH_REFRESH_GRACE_SECONDS (parallel sessions of one client refreshing at
+ * once): then it gets a fresh pair and nothing is revoked. Any other replay revokes the grant.
+ */
+export async function refreshTokens(
+  deps: Deps,
+  issuer: string,
+  client: OAuthClientRow,
+  input: { refreshToken: string | null; scope: string | null; resource: string | null },
+  now = new Date(),
+): Promise<TokenResponse> {
+  if (!input.refreshToken) throw new OAuthError("invalid_request");
+  if (!client.grantTypes.includes("refresh_token")) throw new OAuthError("unauthorized_client");
+  const resource = input.resource === null ? null : normaliseResource(issuer, input.resource);
+  const hash = refreshTokenHash(input.refreshToken);
+  if (!hash) throw new OAuthError("invalid_grant");
+  const seen = await findToken(deps.db, hash);
+  if (!seen || seen.kind !== "refresh" || seen.clientId !== client.clientId) throw new OAuthError("invalid_grant");
+  if (resource !== null && resource !== seen.resource) throw new OAuthError("invalid_target");
+  const scopes = input.scope === null ? seen.scopes : grantedScopes(input.scope);
+  if (!scopes.every((s) => seen.scopes.includes(s))) throw new OAuthError("invalid_scope");
+  const outcome = await deps.db.transaction(async (tx): Promise<Outcome> => {
+    const account = await lockActiveAccount(tx, seen.userId);
+    if (!account) return { refused: "invalid_grant", revoked: [] };
+    const issueFrom = (parent: OAuthTokenRow): Issue => ({
+      grantId: parent.grantId,
+      userId: parent.userId,
+      clientId: parent.clientId,
+      familyId: parent.familyId,
+      parentId: parent.id,
+      scopes,
+      resource: parent.resource,
+      withRefresh: true,
+    });
+    const rotated = await rotateRefreshToken(tx, hash, now);
+    if (rotated) return { issued: await issueTokens(deps, tx, issueFrom(rotated), account.email, now) };
+    const current = await findToken(tx, hash);
+    if (!current || current.revokedAt || current.expiresAt.getTime() <= now.getTime() || !current.rotatedAt)
+      return { refused: "invalid_grant", revoked: [] };
+    if (await withinGrace(deps, tx, current, now))
+      return { issued: await issueTokens(deps, tx, issueFrom(current), account.email, now) };
+    return { refused: "invalid_grant", revoked: await revokeGrants(tx, [current.grantId], now) };
+  });
+  return settle(deps, outcome);
+}
+
+/** A spent refresh token still honoured: spent within the grace window, and its successor is current. */
+async function withinGrace(deps: Deps, tx: Executor, token: OAuthTokenRow, now: Date): Promise<boolean> {
+  const graceMs = deps.config.OAUTH_REFRESH_GRACE_SECONDS * 1000;
+  if (graceMs === 0 || now.getTime() - token.rotatedAt!.getTime() > graceMs) return false;
+  return hasCurrentChild(tx, token.id);
+}
+
+/**
+ * RFC 7009 revocation. An access token ends alone; a refresh token ends its grant (every token
+ * issued under it, §2.1: "SHOULD also invalidate all access tokens based on the same grant").
+ * Unknown tokens, tokens of another client and strings that are no token of ours are ignored
+ * (the endpoint answers 200 all the same, §2.2).
+ */
+export async function revokeToken(deps: Deps, client: OAuthClientRow, token: string, now = new Date()): Promise<void> {
+  const isAccess = token.startsWith(ACCESS_TOKEN_PREFIX);
+  const hash = isAccess ? sha256Hex(token) : refreshTokenHash(token);
+  if (!hash) return;
+  const row = await findToken(deps.db, hash);
+  if (!row || row.clientId !== client.clientId) return;
+  if (row.kind === "access") {
+    // Marker first, as for API keys: a Redis failure leaves the token as it was and the call retryable.
+    await markRevoked(deps, [{ hash, kind: "access" }]);
+    await revokeTokenByHash(deps.db, hash, now);
+    return;
+  }
+  await revokeGrantsAndMark(deps, [row.grantId], now);
+}
+
+/**
+ * Revokes grants and every token under them, race-free with the credential cache: the live access
+ * tokens are marked revoked first (a Redis failure then revokes nothing in Postgres and the caller
+ * may retry), then the revocation commits, then any token issued in between (returned by the
+ * revocation) is marked too. Fills are SET NX, so none can bring a marked token back.
+ */
+export async function revokeGrantsAndMark(deps: Deps, grantIds: string[], now = new Date()): Promise<RevokedToken[]> {
+  if (grantIds.length === 0) return [];
+  const live = await liveAccessTokensOfGrants(deps.db, grantIds, now);
+  await markRevoked(deps, live);
+  const revoked = await deps.db.transaction((tx) => revokeGrants(tx, grantIds, now));
+  const marked = new Set(live.map((t) => t.hash));
+  await markRevoked(
+    deps,
+    revoked.filter((t) => !marked.has(t.hash)),
+  );
+  return revoked;
+}
