@@ -6,6 +6,9 @@ import { requestContextPlugin } from "../api/plugins/request-context";
 import { probeRoutes } from "../api/health/routes";
 import type { AccessTokenVerifier } from "./auth/gate";
 import { discoveryRoutes } from "./discovery/routes";
+import { issuerOf } from "./discovery/metadata";
+import { oauthRoutes } from "./oauth/routes";
+import { withClientIp } from "../api/client-ip";
 import { mcpRoutes } from "./transport/routes";
 import { createMcpServer } from "./server";
 
@@ -17,7 +20,8 @@ export type McpAppOptions = {
 };
 
 /**
- * The MCP process's app: errors → request context → probes → discovery → `/mcp`.
+ * The MCP process's app: errors → request context → probes → discovery → the OAuth authorization
+ * server (same origin: issuer = MCP_PUBLIC_URL) → `/mcp`.
  * The error plugin, the request context (request id, head and body bounds) and the probes are the
  * api's own, imported rather than copied: both HTTP processes must answer errors, bounds and
  * health identically, and these are Elysia plugins, which `shared/` may not hold (STYLE.md).
@@ -25,6 +29,9 @@ export type McpAppOptions = {
  */
 export function createMcpApp(deps: Deps, options: McpAppOptions) {
   let routeTable: readonly { method: string; path: string }[] = [];
+  // The Bun server exists once the app listens; client addresses (rate limits) are read through it.
+  const built: { server?: ReturnType<typeof Bun.serve> | null } = {};
+  const oauthDeps = withClientIp(deps, () => built.server);
   const factory = options.factory ?? ((ctx) => createMcpServer(deps, ctx));
   const app = new Elysia({ normalize: false, name: "amem-mcp" })
     .use(
@@ -42,7 +49,9 @@ export function createMcpApp(deps: Deps, options: McpAppOptions) {
     )
     .use(probeRoutes(deps))
     .use(discoveryRoutes(deps.config))
+    .use(oauthRoutes(oauthDeps, { issuer: issuerOf(deps.config) }))
     .use(mcpRoutes(deps, factory, options.verifyAccessToken));
+  Object.defineProperty(built, "server", { get: () => app.server });
   routeTable = app.routes;
   return app;
 }

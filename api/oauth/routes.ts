@@ -1,32 +1,18 @@
 import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../client-ip";
 import { deleteGrant, listGrants } from "../../shared/oauth/grants";
-import { iso, isoOrNull } from "../../shared/time";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery } from "../schemas";
-import { ClientIdParams, OAuthGrantList } from "./model";
+import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { ClientIdParams, grantListView, OAuthGrantList } from "../../shared/contract/oauth";
 
 /** The OAuth clients (MCP apps) the user authorised, and taking that back (issue 11). */
 export function oauthGrantRoutes(deps: ApiDeps) {
   return new Elysia({ name: "oauth-grant-routes", prefix: "/api/v1/oauth/grants", detail: { tags: ["oauth"] } })
     .use(authPlugin(deps))
-    .get(
-      "",
-      async ({ principal }) => {
-        const grants = await listGrants(deps, principal.userId);
-        return {
-          count: grants.length,
-          grants: grants.map((g) => ({
-            clientId: g.clientId,
-            clientName: g.clientName,
-            scopes: g.scopes,
-            createdAt: iso(g.createdAt),
-            lastUsedAt: isoOrNull(g.lastUsedAt),
-          })),
-        };
-      },
-      { query: NoQuery, response: { 200: OAuthGrantList, ...errors(...AUTHED_ERRORS) } },
-    )
+    .get("", async ({ principal }) => grantListView(await listGrants(deps, principal.userId)), {
+      query: NoQuery,
+      response: { 200: OAuthGrantList, ...errors(...AUTHED_ERRORS) },
+    })
     .delete(
       "/:clientId",
       async ({ params, principal, set }) => {

@@ -1,6 +1,6 @@
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { Config } from "../../shared/config";
-import { API_KEY_PREFIX, type Principal } from "../../shared/auth/credentials";
+import { isApiKeyShaped, type Principal } from "../../shared/auth/credentials";
 import { AppError } from "../../shared/errors";
 import { errorResponse } from "../../api/plugins/errors";
 import { MCP_SCOPES, mcpResourceOf, protectedResourceMetadataUrlOf } from "../discovery/metadata";
@@ -70,7 +70,7 @@ export function bearerGate(config: Pick<Config, "MCP_PUBLIC_URL">, verify: Acces
     const authorization = request.headers.get("authorization");
     if (authorization === null) return challenge(false);
     const token = /^Bearer ([^\s]+)$/i.exec(authorization)?.[1];
-    if (token === undefined || token.startsWith(API_KEY_PREFIX)) return challenge(true);
+    if (token === undefined || isApiKeyShaped(token)) return challenge(true);
     let principal: McpPrincipal;
     try {
       principal = await verify(token);

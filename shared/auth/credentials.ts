@@ -41,6 +41,11 @@ export type Principal = {
   actor?: string;
 };
 
+/** True for a string of the API key's shape (presented on /mcp, it is refused without a lookup). */
+export function isApiKeyShaped(secret: string): boolean {
+  return API_KEY_SHAPE.test(secret);
+}
+
 /** A new API key secret: `amem_` + 40 base62 characters, and what is stored of it. */
 export function mintApiKey() {
   const key = API_KEY_PREFIX + randomBase62(40);

@@ -3,8 +3,10 @@ import { AppError } from "../errors";
 import { listLiveGrants, lockLiveGrants } from "../db/queries/oauth";
 import { revokeGrantsAndMark } from "./token-service";
 
+export type GrantRow = Awaited<ReturnType<typeof listLiveGrants>>[number];
+
 /** GET /api/v1/oauth/grants: the clients the user authorised (live grants), newest first. */
-export async function listGrants(deps: Deps, userId: string) {
+export async function listGrants(deps: Deps, userId: string): Promise<GrantRow[]> {
   return listLiveGrants(deps.db, userId);
 }
 
