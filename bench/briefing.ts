@@ -28,31 +28,38 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 BENCH_LEVELS=2000,5000 bun run bench:briefing
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
-import { drizzle } from "drizzle-orm/postgres-js";
-import * as schema from "../shared/db/schema";
 import { buildBriefing, type BriefingQuery } from "../shared/briefing/service";
 import type { Deps } from "../shared/deps";
 import type { Principal } from "../shared/auth/credentials";
 import {
+  applyOnly,
   assertBenchTargets,
+  benchDatabaseName,
   benchKnobs,
   benchLifecycle,
+  benchRun,
   benchStart,
   deleteRedisPrefix,
   dropTenantRows,
   FOREIGN_LIMIT,
+  printRunContext,
+  recordWanted,
 } from "./lib/run-env";
 import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
-import { Procs, freePort } from "./lib/procs";
+import { freePort } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, prng } from "./lib/memory-text";
 import { copySeed, type SeedCommitment, type SeedMemory } from "./lib/seed";
-import { levelsEnv, planSummary, waitApiIdle } from "./lib/pg";
-import { appendRow, fmtMs, fmtRatio, fmtRps, mdRow, median, textTable } from "./lib/report";
+import { drainAfterRun, levelsEnv, planSummary, waitApiIdle } from "./lib/pg";
+import { pgMedians, pgRunCpu, pgSummaryRow, printPgSummary, type PgRunCpu } from "./lib/pg-figures";
+import { explainAnalyze, recordingDrizzle } from "./lib/explain";
+import { checkClean, waitQuiet } from "./lib/load";
+import { amemEnv, spawnApi } from "./lib/services";
+import { createBenchUser, deleteTenantMemories, memoryCount } from "./lib/tenant";
+import { appendRow, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, writeRawResults } from "./lib/report";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
@@ -76,19 +83,12 @@ const {
 } = benchKnobs(DEFAULT_SECONDS);
 const DEFAULT_LEVELS = "10000,100000";
 const { raw: LEVELS_RAW, levels: LEVELS } = levelsEnv(DEFAULT_LEVELS);
-const RECORD =
-  process.env.BENCH_RECORD === "1" ||
-  (process.env.BENCH_RECORD !== "0" &&
-    RUNS >= 3 &&
-    SECONDS >= DEFAULT_SECONDS &&
-    !ONLY &&
-    !PROFILE &&
-    LEVELS_RAW === DEFAULT_LEVELS);
-const DATABASE = new URL(DATABASE_URL).pathname.slice(1);
+const RECORD = recordWanted(
+  RUNS >= 3 && SECONDS >= DEFAULT_SECONDS && !ONLY && !PROFILE && LEVELS_RAW === DEFAULT_LEVELS,
+);
 
 assertBenchTargets(DATABASE_URL, REDIS_URL);
-if (!/bench/.test(DATABASE))
-  throw new Error(`BENCH_DATABASE_URL must name a benchmark database (its name contains "bench"), not ${DATABASE}`);
+const DATABASE = benchDatabaseName(DATABASE_URL);
 
 /** One of each selector kind (seed 2.3); the project is a mid-frequency one of the generator's. */
 const SELECTORS: { key: string; label: string; query: BriefingQuery }[] = [
@@ -115,26 +115,16 @@ const queryString = (q: BriefingQuery) => {
 
 // ---- processes ------------------------------------------------------------------------------
 
-const logDir = mkdtempSync(join(tmpdir(), "amem-bench-"));
-const procs = new Procs(ROOT, logDir);
+const run = benchRun(ROOT);
+const { logDir, procs, id, PREFIX } = run;
 let tenant: string | null = null;
 
-const id = crypto.randomUUID().slice(0, 8);
-const PREFIX = `bench-${id}`;
 const db = postgres(DATABASE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-briefing" } });
 
-/** Deletes a tenant's commitments, memory events and memories (bounded batches). */
+/** Deletes a tenant's commitments (they reference its memories), then its memories and their events. */
 async function deleteTenantRows(userId: string): Promise<number> {
   await db`delete from commitments where user_id = ${userId}`;
-  let deleted = 0;
-  for (let i = 0; i < 1_000; i++) {
-    const ids = (await db`select id from memories where user_id = ${userId} limit 20000`).map((r) => r.id as string);
-    if (ids.length === 0) break;
-    await db`delete from memory_events where memory_id = any(${ids}::uuid[])`;
-    await db`delete from memories where id = any(${ids}::uuid[])`;
-    deleted += ids.length;
-  }
-  return deleted;
+  return deleteTenantMemories(db, userId);
 }
 
 const bench = benchLifecycle(async () => {
@@ -149,11 +139,6 @@ const bench = benchLifecycle(async () => {
 });
 
 // ---- data -----------------------------------------------------------------------------------
-
-async function tenantCount(userId: string): Promise<number> {
-  const [row] = await db`select count(*)::int as n from memories where user_id = ${userId}`;
-  return (row as { n: number }).n;
-}
 
 const DAY = 86_400_000;
 
@@ -242,12 +227,9 @@ async function probe(apiBase: string, apiKey: string, userId: string): Promise<S
   const out: SelectorProbe[] = [];
   const client = postgres(DATABASE_URL, { max: 1, onnotice: () => {} });
   try {
-    const captured: { query: string; params: unknown[] }[] = [];
-    const logged = drizzle(client, {
-      schema,
-      logger: { logQuery: (query, params) => void captured.push({ query, params }) },
-    });
-    const deps = { db: logged } as unknown as Deps;
+    const logged = recordingDrizzle(client);
+    const captured = logged.statements;
+    const deps = { db: logged.db } as unknown as Deps;
     const principal = { userId } as unknown as Principal;
     for (const s of SELECTORS) {
       const times: number[] = [];
@@ -268,13 +250,8 @@ async function probe(apiBase: string, apiKey: string, userId: string): Promise<S
       captured.length = 0;
       await buildBriefing(deps, principal, s.query);
       const plans: string[] = [];
-      for (const { query, params } of [...captured]) {
-        const plan = await client.unsafe(
-          `explain (analyze, buffers) ${query}`,
-          params as postgres.ParameterOrJSON<never>[],
-        );
-        plans.push(`${query}\n\n${plan.map((r) => r["QUERY PLAN"]).join("\n")}`);
-      }
+      for (const statement of [...captured])
+        plans.push(`${statement.query}\n\n${await explainAnalyze(client, statement)}`);
       out.push({
         selector: s.label,
         medianMs: median(times),
@@ -302,7 +279,7 @@ type Op = {
   threads: number;
   target: WrkTarget;
 };
-type Run = WrkResult & { foreignCores: number; serverCores: number; postgresCores: number; wrkCores: number };
+type Run = WrkResult & PgRunCpu;
 type LevelResult = {
   level: number;
   seeded: number;
@@ -320,17 +297,9 @@ async function main() {
   console.log(
     `wrk: 1 and ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); levels ${LEVELS.join(", ")}`,
   );
-  console.log("note: wrk runs on the same cores as the servers, Redis and Postgres (loopback, shared CPU).");
-  console.log(`logs: ${logDir}; Redis ${REDIS_URL} prefix ${PREFIX}; Postgres ${DATABASE_URL}\n`);
+  printRunContext(run, REDIS_URL, DATABASE_URL);
 
-  const serviceEnv = {
-    DATABASE_URL,
-    REDIS_URL,
-    REDIS_PREFIX: PREFIX,
-    RATE_LIMIT: "off",
-    LOG_LEVEL: "warn",
-    HOST: "127.0.0.1",
-  };
+  const serviceEnv = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
   const bun = process.execPath;
   await procs.migrate(serviceEnv);
 
@@ -339,24 +308,11 @@ async function main() {
     PORT: String(basePort),
     DATABASE_URL,
   });
-  const apiPort = freePort();
-  const profileFlags = PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${logDir}`] : [];
-  const apiProc = procs.spawnService("api", [bun, ...profileFlags, "api/main.ts"], {
-    ...serviceEnv,
-    PORT: String(apiPort),
-  });
-  const apiBase = `http://127.0.0.1:${apiPort}`;
+  const { proc: apiProc, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
   const baseBase = `http://127.0.0.1:${basePort}`;
   await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
 
-  const created = await procs.run(
-    "cli",
-    [bun, "shared/cli/amem.ts", "user", "create", "--email", `bench-${id}@example.com`],
-    serviceEnv,
-    30_000,
-  );
-  if (created.code !== 0) throw new Error(`user create failed: ${created.stderr || created.stdout}`);
-  const user = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { id: string; apiKey: string };
+  const user = await createBenchUser(procs, serviceEnv, id);
   tenant = user.id;
 
   // B-pg receives a fixed memory-create body (its schema); the briefing is a GET.
@@ -396,17 +352,14 @@ async function main() {
       },
     );
   }
-  if (ONLY) {
-    for (let i = ops.length - 1; i >= 0; i--) if (!ONLY.has(ops[i]!.selector)) ops.splice(i, 1);
-    if (ops.length === 0) throw new Error("BENCH_ONLY selects no operation");
-  }
+  applyOnly(ops, ONLY, (op) => op.selector);
 
   const gen = new MemoryTextGenerator(20261123);
   const rand = prng(13);
   const foreign = new ForeignCpu(() => procs.pids(), DATABASE);
   const levels: LevelResult[] = [];
   for (const level of LEVELS) {
-    const have = await tenantCount(user.id);
+    const have = await memoryCount(db, user.id);
     const t0 = performance.now();
     if (level > have) {
       const { memories, commitments } = generate(gen, rand, level - have);
@@ -437,34 +390,26 @@ async function main() {
     const runs = new Map<string, Run[]>(ops.map((op) => [op.key, []]));
     for (let round = 1; round <= RUNS; round++) {
       for (const op of ops) {
-        if (WAIT_QUIET) {
-          const t = performance.now();
-          const load = await foreign.waitQuiet(FOREIGN_LIMIT, 60);
-          const waited = (performance.now() - t) / 1000;
-          if (waited > 1.5)
-            console.log(
-              `        (waited ${waited.toFixed(0)} s for other processes to settle; now ${load.toFixed(2)} cores)`,
-            );
-        }
+        if (WAIT_QUIET) await waitQuiet(foreign);
         const target = (phase: string): WrkTarget => ({ ...op.target, env: { WRK_RUN: `${id}-${++wrkRun}-${phase}` } });
         const wrkOpts = { connections: op.connections, threads: op.threads, timeoutSeconds: 10 };
+        // Errors abort the baseline (its load is wrong); a briefing error, or no answer at all within the
+        // figure (a briefing slower than the warm-up, as the six-query code was at 100k), is flagged.
+        const abort = op.key === "baseline";
         if (WARMUP > 0) {
-          checkClean(op, await runWrk(procs, target("w"), { ...wrkOpts, seconds: WARMUP }), "warm-up");
+          checkClean(op.label, await runWrk(procs, target("w"), { ...wrkOpts, seconds: WARMUP }), "warm-up", abort);
           await waitApiIdle(db, DATABASE);
         }
         const before = foreign.mark();
-        const measured = checkClean(op, await runWrk(procs, target("m"), { ...wrkOpts, seconds: SECONDS }), "run");
+        const measured = checkClean(
+          op.label,
+          await runWrk(procs, target("m"), { ...wrkOpts, seconds: SECONDS }),
+          "run",
+          abort,
+        );
         const after = foreign.mark();
-        const drained = await waitApiIdle(db, DATABASE);
-        if (drained > 1)
-          console.log(`        (waited ${drained.toFixed(0)} s for the api's abandoned queries to finish)`);
-        const r: Run = {
-          ...measured,
-          foreignCores: foreign.cores(before, after),
-          serverCores: foreign.coresOf(before, after, op.server.pid),
-          postgresCores: foreign.postgresCores(before, after),
-          wrkCores: foreign.coresOf(before, after, "self"),
-        };
+        await drainAfterRun(db, DATABASE);
+        const r: Run = { ...measured, ...pgRunCpu(foreign, before, after, op.server.pid) };
         runs.get(op.key)!.push(r);
         const flags = [
           r.foreignCores > FOREIGN_LIMIT ? "⚠ disturbed" : "",
@@ -487,67 +432,32 @@ async function main() {
   const med = (l: LevelResult, key: string) => {
     const runs = l.runs.get(key) ?? [];
     // A run without a single answer has no latency (wrk prints 0): "—" unless another run answered.
-    const answered = runs.filter((r) => r.requests > 0);
-    return {
-      rps: median(runs.map((r) => r.rps)),
-      p50: median(answered.map((r) => r.p50Ms)),
-      p99: median(answered.map((r) => r.p99Ms)),
-      serverUs: median(runs.map((r) => (r.serverCores / r.rps) * 1e6)),
-      pgUs: median(runs.map((r) => (r.postgresCores / r.rps) * 1e6)),
-      errors: runs.reduce((s, r) => s + r.non2xx + r.socketErrors, 0),
-      disturbed: runs.filter((r) => r.foreignCores > FOREIGN_LIMIT).length,
-      n: runs.length,
-    };
+    return pgMedians(
+      runs,
+      runs.filter((r) => r.requests > 0),
+    );
   };
-  const us = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : "—");
   const rows: string[][] = [];
   for (const l of levels) {
     const b = med(l, "baseline");
     for (const op of ops) {
-      const m = med(l, op.key);
-      rows.push([
-        fmtRps(l.level),
-        op.label,
-        fmtRps(m.rps),
-        fmtMs(m.p50),
-        fmtMs(m.p99),
-        op.key === "baseline" ? "—" : fmtRatio(m.rps / b.rps),
-        us(m.serverUs),
-        us(m.pgUs),
-        m.errors ? String(m.errors) : "",
-        `${m.disturbed}/${m.n}`,
-      ]);
+      rows.push(pgSummaryRow(l.level, op.label, med(l, op.key), op.key === "baseline" ? null : b));
     }
   }
-  console.log(`medians of ${RUNS} run(s) × ${SECONDS} s — ${box.label}, commit ${rev} (wrk shares the cores)`);
-  console.log(
-    textTable(
-      ["memories", "operation", "req/s", "p50", "p99", "vs B-pg", "server µs/req", "pg µs/req", "errors", "disturbed"],
-      rows,
-    ),
-  );
+  printPgSummary({ runs: RUNS, seconds: SECONDS, machine: box.label, commit: rev }, rows);
 
   const date = started.toISOString().slice(0, 10);
-  mkdirSync(join(ROOT, "bench/results"), { recursive: true });
-  const rawPath = join(ROOT, `bench/results/briefing-${started.toISOString().replace(/[:.]/g, "-")}.json`);
-  writeFileSync(
-    rawPath,
-    JSON.stringify(
-      {
-        date: started.toISOString(),
-        commit: rev,
-        machine: box,
-        settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, LEVELS },
-        levels: levels.map((l) => ({
-          ...l,
-          runs: Object.fromEntries(l.runs),
-          medians: Object.fromEntries(ops.map((o) => [o.key, med(l, o.key)])),
-        })),
-      },
-      null,
-      2,
-    ),
-  );
+  const rawPath = writeRawResults(ROOT, "briefing", started, {
+    date: started.toISOString(),
+    commit: rev,
+    machine: box,
+    settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, LEVELS },
+    levels: levels.map((l) => ({
+      ...l,
+      runs: Object.fromEntries(l.runs),
+      medians: Object.fromEntries(ops.map((o) => [o.key, med(l, o.key)])),
+    })),
+  });
   console.log(`raw results (with the EXPLAIN plans): ${rawPath}`);
   if (!RECORD) {
     console.log("not recorded in bench/README.md (short or partial run; BENCH_RECORD=1 forces it)");
@@ -575,7 +485,7 @@ async function main() {
           fmtMs(many.p99),
           fmtRps(b.rps),
           fmtRatio(many.rps / b.rps),
-          `${us(many.serverUs)} / ${us(many.pgUs)}`,
+          `${fmtUs(many.serverUs)} / ${fmtUs(many.pgUs)}`,
           String(one.errors + many.errors),
           `${one.disturbed + many.disturbed}/${one.n + many.n}`,
         ]),
@@ -583,19 +493,6 @@ async function main() {
     }
   }
   console.log(ok ? `rows appended to ${README}` : `warning: the table marker is missing from ${README}`);
-}
-
-/**
- * Errors abort the baseline (its load is wrong); a briefing error, or no answer at all within the
- * figure (a briefing slower than the warm-up, as the six-query code was at 100k), is flagged.
- */
-function checkClean(op: Op, r: WrkResult, phase: string): WrkResult {
-  if (r.non2xx > 0 || r.socketErrors > 0 || r.requests === 0) {
-    const message = `${op.label} ${phase}: ${r.non2xx} non-2xx responses and ${r.socketErrors} socket errors out of ${r.requests} requests`;
-    if (op.key === "baseline") throw new Error(message);
-    console.log(`        ⚠ ${message}`);
-  }
-  return r;
 }
 
 await bench.run(main);

@@ -20,22 +20,28 @@
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 bun run bench:heartbeat
  */
 import {
+  applyOnly,
   assertBenchTargets,
   benchKnobs,
   benchLifecycle,
+  benchRun,
   benchStart,
   deleteRedisPrefix,
   FOREIGN_LIMIT,
+  printRunContext,
+  recordWanted,
 } from "./lib/run-env";
-import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Redis from "ioredis";
 import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
-import { Procs, freePort, rssBytes, waitForHttp } from "./lib/procs";
+import { freePort, rssBytes, waitForHttp } from "./lib/procs";
 import { countRedisCommands, postgresBackendsUsed, sequentialLatency, type CommandCount } from "./lib/probe";
 import { ForeignCpu } from "./lib/cpu";
-import { appendRow, fmtMb, fmtMs, fmtRatio, fmtRps, mdRow, median, textTable } from "./lib/report";
+import { apiClient, expectStatus } from "./lib/http";
+import { waitQuiet } from "./lib/load";
+import { amemEnv, spawnApi } from "./lib/services";
+import { createBenchUser } from "./lib/tenant";
+import { appendRow, fmtMb, fmtMs, fmtRatio, fmtRps, mdRow, median, textTable, writeRawResults } from "./lib/report";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
@@ -45,9 +51,7 @@ const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
 const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, ONLY, DATABASE_URL, REDIS_URL } =
   benchKnobs(10);
 const INVESTIGATE = process.env.BENCH_INVESTIGATE === "1";
-const RECORD =
-  process.env.BENCH_RECORD === "1" ||
-  (process.env.BENCH_RECORD !== "0" && RUNS >= 3 && SECONDS >= 10 && !ONLY && !PROFILE);
+const RECORD = recordWanted(RUNS >= 3 && SECONDS >= 10 && !ONLY && !PROFILE);
 
 assertBenchTargets(DATABASE_URL, REDIS_URL);
 const REDIS_DB = Number(new URL(REDIS_URL).pathname.slice(1));
@@ -56,11 +60,8 @@ const TARGETS = { heartbeatRatio: 0.8, heartbeatP99Ratio: 2, meRatio: 0.8, rssBy
 
 // ---- processes ------------------------------------------------------------------------------
 
-const logDir = mkdtempSync(join(tmpdir(), "amem-bench-"));
-const procs = new Procs(ROOT, logDir);
-
-const id = crypto.randomUUID().slice(0, 8);
-const PREFIX = `bench-${id}`;
+const run = benchRun(ROOT);
+const { logDir, procs, id, PREFIX } = run;
 
 /** Stops our processes (by pid), then deletes this run's Redis keys (SCAN, bounded). */
 const bench = benchLifecycle(async () => {
@@ -70,18 +71,8 @@ const bench = benchLifecycle(async () => {
 
 // ---- steps ----------------------------------------------------------------------------------
 
-async function api(base: string, path: string, init: RequestInit & { apiKey?: string } = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
-  if (init.apiKey) headers.set("x-api-key", init.apiKey);
-  if (init.body) headers.set("content-type", "application/json");
-  return fetch(base + path, { ...init, headers, signal: AbortSignal.timeout(5_000) });
-}
-
-async function expectOk(res: Response, what: string): Promise<unknown> {
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
+const api = apiClient(5_000);
+const expectOk = (res: Response, what: string) => expectStatus(res, 200, what);
 
 /** `server` is the process answering, for the per-process CPU figures. */
 type Op = { key: string; label: string; target: WrkTarget; server: Bun.Subprocess; sampleRss?: boolean };
@@ -95,17 +86,9 @@ async function main() {
   console.log(
     `wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted)`,
   );
-  console.log("note: wrk runs on the same cores as the servers, Redis and Postgres (loopback, shared CPU).");
-  console.log(`logs: ${logDir}; Redis ${REDIS_URL} prefix ${PREFIX}; Postgres ${DATABASE_URL}\n`);
+  printRunContext(run, REDIS_URL, DATABASE_URL);
 
-  const serviceEnv = {
-    DATABASE_URL,
-    REDIS_URL,
-    REDIS_PREFIX: PREFIX,
-    RATE_LIMIT: "off",
-    LOG_LEVEL: "warn",
-    HOST: "127.0.0.1",
-  };
+  const serviceEnv = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
   const bun = process.execPath;
 
   await procs.migrate(serviceEnv);
@@ -117,14 +100,8 @@ async function main() {
     REDIS_URL,
     REDIS_PREFIX: PREFIX,
   });
-  const apiPort = freePort();
-  const profileFlags = PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${logDir}`] : [];
-  const apiProc = procs.spawnService("api", [bun, ...profileFlags, "api/main.ts"], {
-    ...serviceEnv,
-    PORT: String(apiPort),
-  });
+  const { proc: apiProc, port: apiPort, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
   const workers = procs.spawnService("workers", [bun, "workers/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
-  const apiBase = `http://127.0.0.1:${apiPort}`;
   const baseBase = `http://127.0.0.1:${basePort}`;
   await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
   let base2: { proc: Bun.Subprocess; url: string } | null = null;
@@ -143,15 +120,7 @@ async function main() {
   if (workers.exitCode !== null) throw new Error(`workers exited:\n${procs.logTail(workers.pid)}`);
 
   // Tenant, key, live session.
-  const email = `bench-${id}@example.com`;
-  const created = await procs.run(
-    "cli",
-    [bun, "shared/cli/amem.ts", "user", "create", "--email", email],
-    serviceEnv,
-    30_000,
-  );
-  if (created.code !== 0) throw new Error(`user create failed: ${created.stderr || created.stdout}`);
-  const user = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { id: string; email: string; apiKey: string };
+  const user = await createBenchUser(procs, serviceEnv, id);
   const session = { agent: "bench-agent", sessionId: `bench-session-${id}` };
   await expectOk(
     await api(apiBase, "/api/v1/agent-sessions/open", {
@@ -231,10 +200,7 @@ async function main() {
     );
   }
 
-  if (ONLY) {
-    for (let i = ops.length - 1; i >= 0; i--) if (!ONLY.has(ops[i]!.key)) ops.splice(i, 1);
-    if (ops.length === 0) throw new Error("BENCH_ONLY selects no operation");
-  }
+  applyOnly(ops, ONLY, (op) => op.key);
 
   // Probe (sequential, before the load): Redis commands per request, Postgres use, auth cache hit vs miss.
   let probe: {
@@ -317,15 +283,7 @@ async function main() {
         }, 200);
       }
       try {
-        if (WAIT_QUIET) {
-          const t0 = performance.now();
-          const load = await foreign.waitQuiet(FOREIGN_LIMIT, 60);
-          const waited = (performance.now() - t0) / 1000;
-          if (waited > 1.5)
-            console.log(
-              `        (waited ${waited.toFixed(0)} s for other processes to settle; now ${load.toFixed(2)} cores)`,
-            );
-        }
+        if (WAIT_QUIET) await waitQuiet(foreign);
         if (WARMUP > 0) checkClean(op, await runWrk(procs, op.target, { ...wrkOpts, seconds: WARMUP }), "warm-up");
         const before = foreign.mark();
         const measured = checkClean(op, await runWrk(procs, op.target, { ...wrkOpts, seconds: SECONDS }), "run");
@@ -462,30 +420,21 @@ async function main() {
   // Raw results (gitignored) and README rows.
   const date = started.toISOString().slice(0, 10);
   const runsLabel = `${RUNS}×${SECONDS} s`;
-  mkdirSync(join(ROOT, "bench/results"), { recursive: true });
-  const rawPath = join(ROOT, `bench/results/heartbeat-${started.toISOString().replace(/[:.]/g, "-")}.json`);
-  writeFileSync(
-    rawPath,
-    JSON.stringify(
-      {
-        date: started.toISOString(),
-        commit: rev,
-        machine: box,
-        settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS },
-        rssMaxBytes: rssMax,
-        foreignCoresMax: foreignMax,
-        probe,
-        results: [...results.values()].map((r) => ({
-          key: r.op.key,
-          label: r.op.label,
-          runs: r.runs,
-          median: med(r.op.key),
-        })),
-      },
-      null,
-      2,
-    ),
-  );
+  const rawPath = writeRawResults(ROOT, "heartbeat", started, {
+    date: started.toISOString(),
+    commit: rev,
+    machine: box,
+    settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS },
+    rssMaxBytes: rssMax,
+    foreignCoresMax: foreignMax,
+    probe,
+    results: [...results.values()].map((r) => ({
+      key: r.op.key,
+      label: r.op.label,
+      runs: r.runs,
+      median: med(r.op.key),
+    })),
+  });
   console.log(`raw results: ${rawPath}`);
   if (PROFILE) console.log(`api CPU profile: written to ${logDir} when the api exits (below)`);
   if (RECORD) {

@@ -26,31 +26,39 @@
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 BENCH_LEVELS=2000,5000 bun run bench:memories
  */
 import {
+  applyOnly,
   assertBenchTargets,
+  benchDatabaseName,
   benchKnobs,
   benchLifecycle,
+  benchRun,
   benchStart,
   deleteRedisPrefix,
   dropTenantRows,
   FOREIGN_LIMIT,
+  printRunContext,
+  recordWanted,
 } from "./lib/run-env";
-import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
-import { drizzle } from "drizzle-orm/postgres-js";
-import * as schema from "../shared/db/schema";
 import { searchMemories } from "../shared/memories/search";
 import type { Deps } from "../shared/deps";
 import { WaitLimiter } from "../shared/concurrency/wait-limiter";
 import type { Principal } from "../shared/auth/credentials";
 import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
-import { Procs, freePort, rssBytes } from "./lib/procs";
+import { freePort, rssBytes } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
 import { copySeed, type SeedMemory } from "./lib/seed";
-import { levelsEnv, planSummary, waitApiIdle } from "./lib/pg";
-import { appendRow, fmtMb, fmtMs, fmtRatio, fmtRps, mdRow, median, textTable } from "./lib/report";
+import { drainAfterRun, levelsEnv, planSummary, waitApiIdle } from "./lib/pg";
+import { pgMedians, pgRunCpu, pgSummaryRow, printPgSummary, type PgMedians, type PgRunCpu } from "./lib/pg-figures";
+import { explainAnalyze, recordingDrizzle } from "./lib/explain";
+import { apiClient, expectStatus } from "./lib/http";
+import { checkClean, waitQuiet } from "./lib/load";
+import { amemEnv, spawnApi } from "./lib/services";
+import { createBenchUser, deleteTenantMemories, memoryCount } from "./lib/tenant";
+import { appendRow, fmtMb, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, writeRawResults } from "./lib/report";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
@@ -74,19 +82,12 @@ const {
   REDIS_URL,
 } = benchKnobs(DEFAULT_SECONDS);
 const { raw: LEVELS_RAW, levels: LEVELS } = levelsEnv(DEFAULT_LEVELS);
-const RECORD =
-  process.env.BENCH_RECORD === "1" ||
-  (process.env.BENCH_RECORD !== "0" &&
-    RUNS >= 3 &&
-    SECONDS >= DEFAULT_SECONDS &&
-    !ONLY &&
-    !PROFILE &&
-    LEVELS_RAW === DEFAULT_LEVELS);
-const DATABASE = new URL(DATABASE_URL).pathname.slice(1);
+const RECORD = recordWanted(
+  RUNS >= 3 && SECONDS >= DEFAULT_SECONDS && !ONLY && !PROFILE && LEVELS_RAW === DEFAULT_LEVELS,
+);
 
 assertBenchTargets(DATABASE_URL, REDIS_URL);
-if (!/bench/.test(DATABASE))
-  throw new Error(`BENCH_DATABASE_URL must name a benchmark database (its name contains "bench"), not ${DATABASE}`);
+const DATABASE = benchDatabaseName(DATABASE_URL);
 
 const CAPTURE_TAG = "bench-capture";
 const SCRIPT_CAPTURE = join(ROOT, "bench/wrk/capture.lua");
@@ -94,26 +95,11 @@ const SCRIPT_ROTATE = join(ROOT, "bench/wrk/rotate.lua");
 
 // ---- processes ------------------------------------------------------------------------------
 
-const logDir = mkdtempSync(join(tmpdir(), "amem-bench-"));
-const procs = new Procs(ROOT, logDir);
+const run = benchRun(ROOT);
+const { logDir, procs, id, PREFIX } = run;
 let tenant: string | null = null;
 
-const id = crypto.randomUUID().slice(0, 8);
-const PREFIX = `bench-${id}`;
 const db = postgres(DATABASE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-memories" } });
-
-/** Deletes a tenant's memories and their events (bounded batches). */
-async function deleteTenantRows(userId: string): Promise<number> {
-  let deleted = 0;
-  for (let i = 0; i < 1_000; i++) {
-    const ids = (await db`select id from memories where user_id = ${userId} limit 20000`).map((r) => r.id as string);
-    if (ids.length === 0) break;
-    await db`delete from memory_events where memory_id = any(${ids}::uuid[])`;
-    await db`delete from memories where id = any(${ids}::uuid[])`;
-    deleted += ids.length;
-  }
-  return deleted;
-}
 
 /** Stops our processes (by pid), deletes this run's Redis keys (db 2, SCAN, bounded) and, unless kept, the tenant's memories. */
 const bench = benchLifecycle(async () => {
@@ -123,16 +109,11 @@ const bench = benchLifecycle(async () => {
     keep: KEEP_DATA,
     database: DATABASE,
     what: "memories",
-    deleteRows: deleteTenantRows,
+    deleteRows: (userId) => deleteTenantMemories(db, userId),
   });
 });
 
 // ---- data -----------------------------------------------------------------------------------
-
-async function tenantCount(userId: string): Promise<number> {
-  const [row] = await db`select count(*)::int as n from memories where user_id = ${userId}`;
-  return (row as { n: number }).n;
-}
 
 /**
  * Adds `count` generated memories (scope "personal", current, created over the past 180 days, in
@@ -210,24 +191,17 @@ async function probeSearch(apiBase: string, apiKey: string, userId: string, leve
     queries.push({ query, medianMs: median(times), maxMs: Math.max(...times), results, failed });
   }
   const slowest = [...queries].sort((a, b) => b.medianMs - a.medianMs)[0]!.query;
-  // The exact SQL the service runs: searchMemories through a drizzle instance that records its last query.
-  let captured: { query: string; params: unknown[] } | null = null;
+  // The exact SQL the service runs: searchMemories through a drizzle instance that records its queries (the last is the search).
   const client = postgres(DATABASE_URL, { max: 1, onnotice: () => {} });
   try {
-    const logged = drizzle(client, {
-      schema,
-      logger: { logQuery: (query, params) => void (captured = { query, params }) },
-    });
-    const deps = { db: logged, searchLimiter: new WaitLimiter(1, 60_000) } as unknown as Deps;
+    const logged = recordingDrizzle(client);
+    const deps = { db: logged.db, searchLimiter: new WaitLimiter(1, 60_000) } as unknown as Deps;
     const principal = { userId } as unknown as Principal;
     await searchMemories(deps, principal, { query: slowest });
+    const captured = logged.statements.at(-1);
     if (!captured) throw new Error("drizzle logged no query");
-    const { query, params } = captured as { query: string; params: unknown[] };
-    const plan = await client.unsafe(
-      `explain (analyze, buffers) ${query}`,
-      params as postgres.ParameterOrJSON<never>[],
-    );
-    return { level, queries, slowest, explain: plan.map((r) => r["QUERY PLAN"]).join("\n"), explainSql: query };
+    const explain = await explainAnalyze(client, captured);
+    return { level, queries, slowest, explain, explainSql: captured.query };
   } finally {
     await client.end({ timeout: 1 });
   }
@@ -235,18 +209,7 @@ async function probeSearch(apiBase: string, apiKey: string, userId: string, leve
 
 // ---- load -----------------------------------------------------------------------------------
 
-async function api(base: string, path: string, init: RequestInit & { apiKey?: string } = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
-  if (init.apiKey) headers.set("x-api-key", init.apiKey);
-  if (init.body) headers.set("content-type", "application/json");
-  return fetch(base + path, { ...init, headers, signal: AbortSignal.timeout(10_000) });
-}
-
-async function expectStatus(res: Response, status: number, what: string): Promise<unknown> {
-  const text = await res.text();
-  if (res.status !== status) throw new Error(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
+const api = apiClient(10_000);
 
 type Op = {
   key: "baseline" | "search" | "search1" | "capture";
@@ -258,15 +221,12 @@ type Op = {
   /** Errors abort the benchmark (capture: a 409 means the generator repeated itself) or only flag the run (search). */
   abortOnErrors: boolean;
 };
-type Run = WrkResult & {
-  foreignCores: number;
-  serverCores: number;
-  postgresCores: number;
-  wrkCores: number;
-  /** Memories of the tenant before and after the measured run (capture only). */
-  countBefore?: number;
-  countAfter?: number;
-};
+type Run = WrkResult &
+  PgRunCpu & {
+    /** Memories of the tenant before and after the measured run (capture only). */
+    countBefore?: number;
+    countAfter?: number;
+  };
 type LevelResult = {
   level: number;
   seeded: number;
@@ -285,17 +245,9 @@ async function main() {
   console.log(
     `wrk: ${CONNECTIONS} connections, ${THREADS} threads (search also at 1 connection), ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); levels ${LEVELS.join(", ")}`,
   );
-  console.log("note: wrk runs on the same cores as the servers, Redis and Postgres (loopback, shared CPU).");
-  console.log(`logs: ${logDir}; Redis ${REDIS_URL} prefix ${PREFIX}; Postgres ${DATABASE_URL}\n`);
+  printRunContext(run, REDIS_URL, DATABASE_URL);
 
-  const serviceEnv = {
-    DATABASE_URL,
-    REDIS_URL,
-    REDIS_PREFIX: PREFIX,
-    RATE_LIMIT: "off",
-    LOG_LEVEL: "warn",
-    HOST: "127.0.0.1",
-  };
+  const serviceEnv = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
   const bun = process.execPath;
 
   await procs.migrate(serviceEnv);
@@ -305,29 +257,15 @@ async function main() {
     PORT: String(basePort),
     DATABASE_URL,
   });
-  const apiPort = freePort();
-  const profileFlags = PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${logDir}`] : [];
-  const apiProc = procs.spawnService("api", [bun, ...profileFlags, "api/main.ts"], {
-    ...serviceEnv,
-    PORT: String(apiPort),
-  });
+  const { proc: apiProc, port: apiPort, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
   const workers = procs.spawnService("workers", [bun, "workers/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
-  const apiBase = `http://127.0.0.1:${apiPort}`;
   const baseBase = `http://127.0.0.1:${basePort}`;
   await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
   await Bun.sleep(500);
   if (workers.exitCode !== null) throw new Error(`workers exited:\n${procs.logTail(workers.pid)}`);
 
   // Tenant and key.
-  const email = `bench-${id}@example.com`;
-  const created = await procs.run(
-    "cli",
-    [bun, "shared/cli/amem.ts", "user", "create", "--email", email],
-    serviceEnv,
-    30_000,
-  );
-  if (created.code !== 0) throw new Error(`user create failed: ${created.stderr || created.stdout}`);
-  const user = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { id: string; email: string; apiKey: string };
+  const user = await createBenchUser(procs, serviceEnv, id);
   tenant = user.id;
 
   // One capture (registers scope "personal") and one search through the api; one baseline request.
@@ -365,6 +303,14 @@ async function main() {
 
   const searchBodies = SEARCH_QUERIES.map((query) => JSON.stringify({ query })).join("\n");
   const key = { "X-API-Key": user.apiKey };
+  // The search figures at 64 and at 1 connection send the same rotation of queries.
+  const searchTarget: WrkTarget = {
+    url: `${apiBase}/api/v1/search`,
+    method: "POST",
+    headers: key,
+    script: SCRIPT_ROTATE,
+    env: { WRK_BODIES: searchBodies },
+  };
   const ops: Op[] = [
     {
       key: "baseline",
@@ -382,13 +328,7 @@ async function main() {
       connections: CONNECTIONS,
       threads: THREADS,
       abortOnErrors: false,
-      target: {
-        url: `${apiBase}/api/v1/search`,
-        method: "POST",
-        headers: key,
-        script: SCRIPT_ROTATE,
-        env: { WRK_BODIES: searchBodies },
-      },
+      target: searchTarget,
     },
     {
       key: "search1",
@@ -397,13 +337,7 @@ async function main() {
       connections: 1,
       threads: 1,
       abortOnErrors: false,
-      target: {
-        url: `${apiBase}/api/v1/search`,
-        method: "POST",
-        headers: key,
-        script: SCRIPT_ROTATE,
-        env: { WRK_BODIES: searchBodies },
-      },
+      target: searchTarget,
     },
     {
       key: "capture",
@@ -415,10 +349,7 @@ async function main() {
       target: { url: `${apiBase}/api/v1/memories`, method: "POST", headers: key, script: SCRIPT_CAPTURE },
     },
   ];
-  if (ONLY) {
-    for (let i = ops.length - 1; i >= 0; i--) if (!ONLY.has(ops[i]!.key)) ops.splice(i, 1);
-    if (ops.length === 0) throw new Error("BENCH_ONLY selects no operation");
-  }
+  applyOnly(ops, ONLY, (op) => op.key);
 
   const gen = new MemoryTextGenerator(20261121);
   const foreign = new ForeignCpu(() => procs.pids(), DATABASE);
@@ -432,14 +363,14 @@ async function main() {
     for (const level of LEVELS) {
       // Seed up to the level (the sanity capture and earlier captures were deleted or are counted).
       await deleteCaptured(user.id);
-      const have = await tenantCount(user.id);
+      const have = await memoryCount(db, user.id);
       const t0 = performance.now();
       if (level > have) await seed(gen, user.id, level - have, actor);
       const seedSeconds = (performance.now() - t0) / 1000;
       const t1 = performance.now();
       await vacuum();
       const vacuumSeconds = (performance.now() - t1) / 1000;
-      const count = await tenantCount(user.id);
+      const count = await memoryCount(db, user.id);
       console.log(
         `── level ${fmtRps(level)}: seeded ${fmtRps(Math.max(0, level - have))} memories in ${seedSeconds.toFixed(1)} s (COPY), VACUUM ANALYZE ${vacuumSeconds.toFixed(1)} s; tenant has ${fmtRps(count)}`,
       );
@@ -458,41 +389,35 @@ async function main() {
       const runs = new Map<string, Run[]>(ops.map((op) => [op.key, []]));
       for (let round = 1; round <= RUNS; round++) {
         for (const op of ops) {
-          if (WAIT_QUIET) {
-            const t = performance.now();
-            const load = await foreign.waitQuiet(FOREIGN_LIMIT, 60);
-            const waited = (performance.now() - t) / 1000;
-            if (waited > 1.5)
-              console.log(
-                `        (waited ${waited.toFixed(0)} s for other processes to settle; now ${load.toFixed(2)} cores)`,
-              );
-          }
+          if (WAIT_QUIET) await waitQuiet(foreign);
           const target = (phase: string): WrkTarget => ({
             ...op.target,
             env: { ...op.target.env, WRK_RUN: `${id}-${++wrkRun}-${phase}` },
           });
           const wrkOpts = { connections: op.connections, threads: op.threads, timeoutSeconds: 5 };
           if (WARMUP > 0) {
-            checkClean(op, await runWrk(procs, target("w"), { ...wrkOpts, seconds: WARMUP }), "warm-up");
+            checkClean(
+              op.label,
+              await runWrk(procs, target("w"), { ...wrkOpts, seconds: WARMUP }),
+              "warm-up",
+              op.abortOnErrors,
+            );
             await drain();
           }
-          const countBefore = op.key === "capture" ? await tenantCount(user.id) : undefined;
+          const countBefore = op.key === "capture" ? await memoryCount(db, user.id) : undefined;
           const before = foreign.mark();
-          const measured = checkClean(op, await runWrk(procs, target("m"), { ...wrkOpts, seconds: SECONDS }), "run");
+          const measured = checkClean(
+            op.label,
+            await runWrk(procs, target("m"), { ...wrkOpts, seconds: SECONDS }),
+            "run",
+            op.abortOnErrors,
+          );
           const after = foreign.mark();
-          const drained = await drain();
-          if (drained > 1)
-            console.log(`        (waited ${drained.toFixed(0)} s for the api's abandoned queries to finish)`);
-          const r: Run = {
-            ...measured,
-            foreignCores: foreign.cores(before, after),
-            serverCores: foreign.coresOf(before, after, op.server.pid),
-            postgresCores: foreign.postgresCores(before, after),
-            wrkCores: foreign.coresOf(before, after, "self"),
-          };
+          await drainAfterRun(db, DATABASE);
+          const r: Run = { ...measured, ...pgRunCpu(foreign, before, after, op.server.pid) };
           if (op.key === "capture") {
             r.countBefore = countBefore;
-            r.countAfter = await tenantCount(user.id);
+            r.countAfter = await memoryCount(db, user.id);
             // Back to the level: the next figures start from the same table.
             await deleteCaptured(user.id);
             await vacuum();
@@ -520,90 +445,40 @@ async function main() {
   }
 
   // Summary.
-  type Med = {
-    rps: number;
-    p50: number;
-    p99: number;
-    serverUs: number;
-    pgUs: number;
-    errors: number;
-    disturbed: number;
-    n: number;
-  };
-  const med = (l: LevelResult, key: string): Med => {
-    const runs = l.runs.get(key) ?? [];
-    return {
-      rps: median(runs.map((r) => r.rps)),
-      p50: median(runs.map((r) => r.p50Ms)),
-      p99: median(runs.map((r) => r.p99Ms)),
-      serverUs: median(runs.map((r) => (r.serverCores / r.rps) * 1e6)),
-      pgUs: median(runs.map((r) => (r.postgresCores / r.rps) * 1e6)),
-      errors: runs.reduce((s, r) => s + r.non2xx + r.socketErrors, 0),
-      disturbed: runs.filter((r) => r.foreignCores > FOREIGN_LIMIT).length,
-      n: runs.length,
-    };
-  };
-  const us = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : "—");
+  const med = (l: LevelResult, key: string): PgMedians => pgMedians(l.runs.get(key) ?? []);
   const rows: string[][] = [];
   for (const l of levels) {
     const b = med(l, "baseline");
     for (const key of ["baseline", "capture", "search", "search1"] as const) {
       const op = ops.find((o) => o.key === key);
       if (!op) continue;
-      const m = med(l, key);
-      rows.push([
-        fmtRps(l.level),
-        op.label,
-        fmtRps(m.rps),
-        fmtMs(m.p50),
-        fmtMs(m.p99),
-        key === "baseline" ? "—" : fmtRatio(m.rps / b.rps),
-        us(m.serverUs),
-        us(m.pgUs),
-        m.errors ? String(m.errors) : "",
-        `${m.disturbed}/${m.n}`,
-      ]);
+      rows.push(pgSummaryRow(l.level, op.label, med(l, key), key === "baseline" ? null : b));
     }
   }
-  console.log(`medians of ${RUNS} run(s) × ${SECONDS} s — ${box.label}, commit ${rev} (wrk shares the cores)`);
-  console.log(
-    textTable(
-      ["memories", "operation", "req/s", "p50", "p99", "vs B-pg", "server µs/req", "pg µs/req", "errors", "disturbed"],
-      rows,
-    ),
-  );
+  printPgSummary({ runs: RUNS, seconds: SECONDS, machine: box.label, commit: rev }, rows);
   if (levels.length >= 2 && ops.some((o) => o.key === "capture")) {
     const a = med(levels[0]!, "capture");
     const z = med(levels.at(-1)!, "capture");
     console.log(
-      `\ncapture at ${fmtRps(levels.at(-1)!.level)} vs ${fmtRps(levels[0]!.level)}: ${fmtRatio(z.rps / a.rps)} req/s, p99 ${fmtRatio(z.p99 / a.p99)}, api µs/req ${us(a.serverUs)} → ${us(z.serverUs)}, pg µs/req ${us(a.pgUs)} → ${us(z.pgUs)}`,
+      `\ncapture at ${fmtRps(levels.at(-1)!.level)} vs ${fmtRps(levels[0]!.level)}: ${fmtRatio(z.rps / a.rps)} req/s, p99 ${fmtRatio(z.p99 / a.p99)}, api µs/req ${fmtUs(a.serverUs)} → ${fmtUs(z.serverUs)}, pg µs/req ${fmtUs(a.pgUs)} → ${fmtUs(z.pgUs)}`,
     );
   }
   console.log(`api RSS max ${fmtMb(rssMax)}`);
 
   const date = started.toISOString().slice(0, 10);
   const runsLabel = `${RUNS}×${SECONDS} s`;
-  mkdirSync(join(ROOT, "bench/results"), { recursive: true });
-  const rawPath = join(ROOT, `bench/results/memories-${started.toISOString().replace(/[:.]/g, "-")}.json`);
-  writeFileSync(
-    rawPath,
-    JSON.stringify(
-      {
-        date: started.toISOString(),
-        commit: rev,
-        machine: box,
-        settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, LEVELS },
-        rssMaxBytes: rssMax,
-        levels: levels.map((l) => ({
-          ...l,
-          runs: Object.fromEntries(l.runs),
-          medians: Object.fromEntries(ops.map((o) => [o.key, med(l, o.key)])),
-        })),
-      },
-      null,
-      2,
-    ),
-  );
+  const rawPath = writeRawResults(ROOT, "memories", started, {
+    date: started.toISOString(),
+    commit: rev,
+    machine: box,
+    settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, LEVELS },
+    rssMaxBytes: rssMax,
+    levels: levels.map((l) => ({
+      ...l,
+      runs: Object.fromEntries(l.runs),
+      medians: Object.fromEntries(ops.map((o) => [o.key, med(l, o.key)])),
+    })),
+  });
   console.log(`raw results (with the EXPLAIN plans): ${rawPath}`);
   if (RECORD) {
     const ok: boolean[] = [];
@@ -630,7 +505,7 @@ async function main() {
             fmtRps(b.rps),
             fmtMs(b.p99),
             fmtRatio(c.rps / b.rps),
-            `${us(c.serverUs)} / ${us(c.pgUs)} / ${us(b.serverUs)} / ${us(b.pgUs)}`,
+            `${fmtUs(c.serverUs)} / ${fmtUs(c.pgUs)} / ${fmtUs(b.serverUs)} / ${fmtUs(b.pgUs)}`,
             disturbed("baseline", "capture"),
           ]),
         ),
@@ -652,7 +527,7 @@ async function main() {
             fmtMs(s1.p99),
             fmtRps(b.rps),
             fmtRatio(s.rps / b.rps),
-            `${us(s.serverUs)} / ${us(s.pgUs)}`,
+            `${fmtUs(s.serverUs)} / ${fmtUs(s.pgUs)}`,
             String(s.errors + s1.errors),
             disturbed("search", "search1"),
           ]),
@@ -665,16 +540,6 @@ async function main() {
   } else {
     console.log("not recorded in bench/README.md (short or partial run; BENCH_RECORD=1 forces it)");
   }
-}
-
-/** Errors in a capture figure mean the load is wrong (a 409 is a repeated content): abort. Search errors flag the run. */
-function checkClean(op: Op, r: WrkResult, phase: string): WrkResult {
-  if (r.non2xx > 0 || r.socketErrors > 0 || r.requests === 0) {
-    const message = `${op.label} ${phase}: ${r.non2xx} non-2xx responses and ${r.socketErrors} socket errors out of ${r.requests} requests`;
-    if (op.abortOnErrors) throw new Error(message);
-    console.log(`        ⚠ ${message}`);
-  }
-  return r;
 }
 
 await bench.run(main);

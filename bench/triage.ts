@@ -31,25 +31,32 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 bun run bench:triage
  */
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import postgres from "postgres";
 import {
+  applyOnly,
   assertBenchTargets,
+  benchDatabaseName,
   benchKnobs,
   benchLifecycle,
+  benchRun,
   benchStart,
   deleteRedisPrefix,
   dropTenantRows,
   FOREIGN_LIMIT,
+  printRunContext,
+  recordWanted,
 } from "./lib/run-env";
 import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
-import { Procs, freePort } from "./lib/procs";
-import { countRedisCommands, type CommandCount } from "./lib/probe";
+import { freePort } from "./lib/procs";
+import { countRedisCommands, round2, scriptNames, type CommandCount } from "./lib/probe";
 import { ForeignCpu } from "./lib/cpu";
-import { appendRow, fmtMs, fmtRatio, fmtRps, mdRow, median, textTable } from "./lib/report";
+import { waitQuiet } from "./lib/load";
+import { amemEnv, cpuProfileFlags, spawnApi } from "./lib/services";
+import { createBenchUser } from "./lib/tenant";
+import { appendRow, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, textTable, writeRawResults } from "./lib/report";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
@@ -80,19 +87,10 @@ const CONFIGS: WorkerConfig[] = CONFIGS_RAW.split(",").map((s) => {
   }
   return { processes: Number(m[1]), concurrency: Number(m[2]), label: `${m[1]} × ${m[2]}` };
 });
-const RECORD =
-  process.env.BENCH_RECORD === "1" ||
-  (process.env.BENCH_RECORD !== "0" &&
-    RUNS >= 3 &&
-    SECONDS >= 10 &&
-    !ONLY &&
-    !PROFILE &&
-    CONFIGS_RAW === DEFAULT_CONFIGS);
-const DATABASE = new URL(DATABASE_URL).pathname.slice(1);
+const RECORD = recordWanted(RUNS >= 3 && SECONDS >= 10 && !ONLY && !PROFILE && CONFIGS_RAW === DEFAULT_CONFIGS);
 
 assertBenchTargets(DATABASE_URL, REDIS_URL);
-if (!/bench/.test(DATABASE))
-  throw new Error(`BENCH_DATABASE_URL must name a benchmark database (its name contains "bench"), not ${DATABASE}`);
+const DATABASE = benchDatabaseName(DATABASE_URL);
 const REDIS_DB = Number(new URL(REDIS_URL).pathname.slice(1));
 
 const TARGETS = { ratio: 0.8, p99Ms: 100 };
@@ -105,12 +103,10 @@ const MIN_SEED_RATE = 1_500;
 
 // ---- processes ------------------------------------------------------------------------------
 
-const logDir = mkdtempSync(join(tmpdir(), "amem-bench-"));
-const procs = new Procs(ROOT, logDir);
+const run = benchRun(ROOT);
+const { logDir, procs, id, PREFIX } = run;
 let tenant: string | null = null;
 
-const id = crypto.randomUUID().slice(0, 8);
-const PREFIX = `bench-${id}`;
 const BASELINE_PREFIX = `${PREFIX}:bq`;
 const db = postgres(DATABASE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-triage" } });
 const redisConnection = { url: REDIS_URL, maxRetriesPerRequest: 1, enableOfflineQueue: true };
@@ -240,15 +236,10 @@ function pairCounts(r: WrkResult): PairCounts {
 }
 
 type Side = { key: "baseline" | "triage"; label: string };
-type Run = {
+/** wrk's figures of one measured run (not its output: the counts are read from it). */
+type Run = Omit<WrkResult, "output"> & {
   config: string;
   key: Side["key"];
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  requests: number;
-  non2xx: number;
-  socketErrors: number;
   counts: PairCounts;
   finalizedDelta?: number;
   drainSeconds: number;
@@ -283,19 +274,11 @@ async function main() {
   console.log(
     `wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); worker configurations ${CONFIGS.map((c) => c.label).join(", ")} (processes × concurrency, same on both sides)`,
   );
-  console.log(
-    "note: wrk runs on the same cores as the servers, the workers, Redis and Postgres (loopback, shared CPU).",
-  );
-  console.log(`logs: ${logDir}; Redis ${REDIS_URL} prefix ${PREFIX}; Postgres ${DATABASE_URL}\n`);
+  printRunContext(run, REDIS_URL, DATABASE_URL, "the servers, the workers, Redis and Postgres");
 
   const serviceEnv = {
-    DATABASE_URL,
-    REDIS_URL,
-    REDIS_PREFIX: PREFIX,
-    RATE_LIMIT: "off",
+    ...amemEnv(DATABASE_URL, REDIS_URL, PREFIX),
     SCHEDULERS: "off",
-    LOG_LEVEL: "warn",
-    HOST: "127.0.0.1",
     JOB_WAIT_MS: String(WAIT_MS),
   };
   const baselineEnv = {
@@ -305,8 +288,8 @@ async function main() {
     BASELINE_WAIT_MS: String(WAIT_MS),
   };
   const bun = process.execPath;
-  const profileFlags = (name: string) =>
-    PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${join(logDir, name)}`] : [];
+  /** Each profiled process writes into its own directory under the log dir. */
+  const profileDir = (name: string) => (PROFILE ? join(logDir, name) : null);
 
   await procs.migrate(serviceEnv);
 
@@ -315,12 +298,7 @@ async function main() {
     ...baselineEnv,
     PORT: String(basePort),
   });
-  const apiPort = freePort();
-  const apiProc = procs.spawnService("api", [bun, ...profileFlags("api"), "api/main.ts"], {
-    ...serviceEnv,
-    PORT: String(apiPort),
-  });
-  const apiBase = `http://127.0.0.1:${apiPort}`;
+  const { proc: apiProc, base: apiBase } = spawnApi(procs, serviceEnv, profileDir("api"));
   const baseBase = `http://127.0.0.1:${basePort}`;
   await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
 
@@ -338,25 +316,21 @@ async function main() {
       });
       workers.baseline.push(b);
       await waitForWorkers(baselineQueue, i + 1, workers.baseline);
-      const s = procs.spawnService(`workers-${tag}`, [bun, ...profileFlags(`workers-${tag}`), "workers/main.ts"], {
-        ...serviceEnv,
-        WORKER_CONCURRENCY_TRIAGE: String(c.concurrency),
-      });
+      const s = procs.spawnService(
+        `workers-${tag}`,
+        [bun, ...cpuProfileFlags(profileDir(`workers-${tag}`)), "workers/main.ts"],
+        {
+          ...serviceEnv,
+          WORKER_CONCURRENCY_TRIAGE: String(c.concurrency),
+        },
+      );
       workers.service.push(s);
       await waitForWorkers(serviceQueue, i + 1, workers.service);
     }
   }
 
   // Tenant, key and the one memory every seeded event points at.
-  const email = `bench-${id}@example.com`;
-  const created = await procs.run(
-    "cli",
-    [bun, "shared/cli/amem.ts", "user", "create", "--email", email],
-    serviceEnv,
-    30_000,
-  );
-  if (created.code !== 0) throw new Error(`user create failed: ${created.stderr || created.stdout}`);
-  const user = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { id: string; email: string; apiKey: string };
+  const user = await createBenchUser(procs, serviceEnv, id);
   tenant = user.id;
   memoryId = Bun.randomUUIDv7();
   await db`insert into memories (id, user_id, memory_type, topic, content, content_hash, scope, valid_from, recorded_at, created_at, updated_at)
@@ -454,8 +428,8 @@ async function main() {
   const sides: Side[] = [
     { key: "baseline", label: "B-queue" },
     { key: "triage", label: "triage complete" },
-  ].filter((s) => !ONLY || ONLY.has(s.key)) as Side[];
-  if (sides.length === 0) throw new Error("BENCH_ONLY selects no operation");
+  ];
+  applyOnly(sides, ONLY, (s) => s.key);
   const foreign = new ForeignCpu(() => procs.pids(), DATABASE);
   const runs: Run[] = [];
   let fastest = 0;
@@ -479,15 +453,7 @@ async function main() {
             : baselinePairs;
         // Fresh bulk-loaded rows would otherwise make the measured run pay for autovacuum/analyze and hint bits.
         if (side.key === "triage") await vacuum();
-        if (WAIT_QUIET) {
-          const t = performance.now();
-          const load = await foreign.waitQuiet(FOREIGN_LIMIT, 60);
-          const waited = (performance.now() - t) / 1000;
-          if (waited > 1.5)
-            console.log(
-              `        (waited ${waited.toFixed(0)} s for other processes to settle; now ${load.toFixed(2)} cores)`,
-            );
-        }
+        if (WAIT_QUIET) await waitQuiet(foreign);
         const target = (file: string): WrkTarget => ({
           url: side.key === "triage" ? completeUrl : baselineUrl,
           method: "POST",
@@ -609,7 +575,6 @@ async function main() {
       n: rs.length,
     };
   };
-  const us = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : "—");
   const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
   const rows: string[][] = [];
   const cpuRows: string[][] = [];
@@ -645,11 +610,11 @@ async function main() {
       cpuRows.push([
         config.label,
         label,
-        us(m.appUs),
-        us(m.workerUs),
-        us(m.redisUs),
-        us(m.pgUs),
-        us(m.appUs + m.workerUs + m.redisUs + m.pgUs),
+        fmtUs(m.appUs),
+        fmtUs(m.workerUs),
+        fmtUs(m.redisUs),
+        fmtUs(m.pgUs),
+        fmtUs(m.appUs + m.workerUs + m.redisUs + m.pgUs),
       ]);
     }
   }
@@ -666,29 +631,20 @@ async function main() {
 
   const date = started.toISOString().slice(0, 10);
   const runsLabel = `${RUNS}×${SECONDS} s`;
-  mkdirSync(join(ROOT, "bench/results"), { recursive: true });
-  const rawPath = join(ROOT, `bench/results/triage-${started.toISOString().replace(/[:.]/g, "-")}.json`);
-  writeFileSync(
-    rawPath,
-    JSON.stringify(
-      {
-        date: started.toISOString(),
-        commit: rev,
-        machine: box,
-        settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, CONFIGS },
-        probe,
-        integrity,
-        runs,
-        medians: CONFIGS.map((c) => ({
-          config: c.label,
-          baseline: med(c.label, "baseline"),
-          triage: med(c.label, "triage"),
-        })),
-      },
-      null,
-      2,
-    ),
-  );
+  const rawPath = writeRawResults(ROOT, "triage", started, {
+    date: started.toISOString(),
+    commit: rev,
+    machine: box,
+    settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, CONFIGS },
+    probe,
+    integrity,
+    runs,
+    medians: CONFIGS.map((c) => ({
+      config: c.label,
+      baseline: med(c.label, "baseline"),
+      triage: med(c.label, "triage"),
+    })),
+  });
   console.log(`raw results: ${rawPath}`);
   if (PROFILE) console.log(`CPU profiles: written under ${logDir}/{api,workers-*} when the processes exit`);
   if (RECORD) {
@@ -710,8 +666,8 @@ async function main() {
           fmtRps(b.rps),
           fmtMs(b.p99),
           fmtRatio(s.rps / b.rps),
-          `${us(s.appUs)} / ${us(s.workerUs)} / ${us(s.redisUs)} / ${us(s.pgUs)}`,
-          `${us(b.appUs)} / ${us(b.workerUs)} / ${us(b.redisUs)} / ${us(b.pgUs)}`,
+          `${fmtUs(s.appUs)} / ${fmtUs(s.workerUs)} / ${fmtUs(s.redisUs)} / ${fmtUs(s.pgUs)}`,
+          `${fmtUs(b.appUs)} / ${fmtUs(b.workerUs)} / ${fmtUs(b.redisUs)} / ${fmtUs(b.pgUs)}`,
           String(s.s503),
           `${s.disturbed + b.disturbed}/${s.n + b.n}`,
         ]),
@@ -727,20 +683,10 @@ async function main() {
   }
 }
 
-const round2 = (n: number) => Math.round(n * 100) / 100;
-
 /** sha1 → script name (BullMQ's and the service's Lua scripts), so the probe's EVALSHA lines can be named. */
 function bullScriptNames(): Map<string, string> {
   const dir = join(ROOT, "node_modules/bullmq/dist/esm/scripts");
-  const names = new Map<string, string>();
-  const own = join(ROOT, "shared/redis/scripts");
-  for (const file of readdirSync(own)) {
-    if (file.endsWith(".lua"))
-      names.set(
-        new Bun.CryptoHasher("sha1").update(readFileSync(join(own, file), "utf8")).digest("hex"),
-        file.replace(/\.lua$/, ""),
-      );
-  }
+  const names = scriptNames();
   for (const file of readdirSync(dir)) {
     const m = /^(\w+)-\d+\.js$/.exec(file);
     if (!m) continue;

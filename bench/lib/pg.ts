@@ -52,3 +52,9 @@ export function planSummary(plan: string, table = "memories"): string {
     .filter(Boolean)
     .join("; ");
 }
+
+/** `waitApiIdle` after a measured run, saying so when the api took over a second to finish what wrk abandoned. */
+export async function drainAfterRun(db: Sql, database: string): Promise<void> {
+  const drained = await waitApiIdle(db, database);
+  if (drained > 1) console.log(`        (waited ${drained.toFixed(0)} s for the api's abandoned queries to finish)`);
+}

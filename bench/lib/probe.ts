@@ -11,7 +11,7 @@ import postgres from "postgres";
 const SCRIPT_DIR = new URL("../../shared/redis/scripts/", import.meta.url).pathname;
 
 /** sha1 → script name for the service's Lua scripts, so EVALSHA lines can be named. */
-function scriptNames(): Map<string, string> {
+export function scriptNames(): Map<string, string> {
   const names = new Map<string, string>();
   for (const file of readdirSync(SCRIPT_DIR)) {
     if (!file.endsWith(".lua")) continue;
@@ -89,7 +89,7 @@ export async function countRedisCommands(
   return { requests, perRequest: round2(sent / requests), luaPerRequest: round2(lua / requests), breakdown };
 }
 
-const round2 = (n: number) => Math.round(n * 100) / 100;
+export const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** Local ports of `pid`'s TCP connections to remote port `remotePort` (from /proc, no tools needed). */
 function localPortsTo(pid: number, remotePort: number): number[] {

@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 export function median(values: number[]): number {
   if (values.length === 0) return NaN;
@@ -10,6 +11,8 @@ export function median(values: number[]): number {
 export const fmtRps = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "—");
 export const fmtMs = (n: number) => (Number.isFinite(n) ? `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms` : "—");
 export const fmtRatio = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : "—");
+/** CPU-µs per request, whole (a figure without runs is NaN: "—"). */
+export const fmtUs = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : "—");
 export const fmtMb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
 
 /** A plain-text table with aligned columns, for the console. */
@@ -35,4 +38,15 @@ export function appendRow(readmePath: string, table: string, row: string): boole
   lines.splice(at, 0, row);
   writeFileSync(readmePath, lines.join("\n"));
   return true;
+}
+
+/**
+ * Writes a run's raw results (every run, the settings, the probe) as JSON to
+ * bench/results/<name>-<start time>.json, which git ignores; answers the path.
+ */
+export function writeRawResults(root: string, name: string, started: Date, data: unknown): string {
+  mkdirSync(join(root, "bench/results"), { recursive: true });
+  const path = join(root, `bench/results/${name}-${started.toISOString().replace(/[:.]/g, "-")}.json`);
+  writeFileSync(path, JSON.stringify(data, null, 2));
+  return path;
 }

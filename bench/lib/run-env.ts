@@ -1,7 +1,9 @@
-import { readFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
 import Redis from "ioredis";
 import type { Sql } from "postgres";
+import { Procs } from "./procs";
 import { fmtRps } from "./report";
 import { findWrk } from "./wrk";
 
@@ -13,6 +15,17 @@ export function assertBenchTargets(databaseUrl: string, redisUrl: string): void 
   if (Number(new URL(redisUrl).pathname.slice(1) || 0) === 0) {
     throw new Error("BENCH_REDIS_URL must name a dedicated Redis database (default /2), not db 0");
   }
+}
+
+/**
+ * The database named by BENCH_DATABASE_URL, which must be a benchmark database (its name contains
+ * "bench"): the benchmark seeds a tenant there and deletes its rows at the end.
+ */
+export function benchDatabaseName(databaseUrl: string): string {
+  const database = new URL(databaseUrl).pathname.slice(1);
+  if (!/bench/.test(database))
+    throw new Error(`BENCH_DATABASE_URL must name a benchmark database (its name contains "bench"), not ${database}`);
+  return database;
 }
 
 export function machine() {
@@ -80,6 +93,42 @@ export function benchKnobs(defaultSeconds: number) {
     DATABASE_URL: process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench",
     REDIS_URL: process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/2",
   };
+}
+
+/**
+ * BENCH_RECORD: "1" appends the rows to bench/README.md, "0" never does; unset, only when `auto`
+ * (a full run at the default settings, whose figures are comparable with the recorded ones).
+ */
+export function recordWanted(auto: boolean): boolean {
+  return process.env.BENCH_RECORD === "1" || (process.env.BENCH_RECORD !== "0" && auto);
+}
+
+/** BENCH_ONLY: drops (in place) the operations it does not name; naming none of them is an error. */
+export function applyOnly<T>(ops: T[], only: Set<string> | null, keyOf: (op: T) => string): void {
+  if (!only) return;
+  for (let i = ops.length - 1; i >= 0; i--) if (!only.has(keyOf(ops[i]!))) ops.splice(i, 1);
+  if (ops.length === 0) throw new Error("BENCH_ONLY selects no operation");
+}
+
+/**
+ * One run of a benchmark: a fresh log directory, the processes it starts (all stopped by pid at
+ * the end), a short id that names its tenant and wrk runs, and the Redis prefix of its keys.
+ */
+export function benchRun(root: string) {
+  const logDir = mkdtempSync(join(tmpdir(), "amem-bench-"));
+  const id = crypto.randomUUID().slice(0, 8);
+  return { logDir, procs: new Procs(root, logDir), id, PREFIX: `bench-${id}` };
+}
+
+/** Prints where the run's logs and data go, and what wrk shares the cores with (`sharing`). */
+export function printRunContext(
+  run: { logDir: string; PREFIX: string },
+  redisUrl: string,
+  databaseUrl: string,
+  sharing = "the servers, Redis and Postgres",
+): void {
+  console.log(`note: wrk runs on the same cores as ${sharing} (loopback, shared CPU).`);
+  console.log(`logs: ${run.logDir}; Redis ${redisUrl} prefix ${run.PREFIX}; Postgres ${databaseUrl}\n`);
 }
 
 /** Cores used by other processes above which a run is flagged as disturbed. */

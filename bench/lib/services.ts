@@ -1,0 +1,41 @@
+import { freePort, type Procs } from "./procs";
+
+/**
+ * How a benchmark starts the amem service itself: the environment the api, the workers, the CLI
+ * and the migrations share, and the api process. One place, so that every benchmark measures the
+ * service configured alike (loopback only, its own Redis prefix, no rate limit).
+ */
+
+/** The service's environment in a benchmark; the rate limit is off because the load is the point. */
+export function amemEnv(databaseUrl: string, redisUrl: string, prefix: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: prefix,
+    RATE_LIMIT: "off",
+    LOG_LEVEL: "warn",
+    HOST: "127.0.0.1",
+  };
+}
+
+/** bun's flags for a CPU profile (markdown too) written to `dir` when the process exits; none for null. */
+export function cpuProfileFlags(dir: string | null): string[] {
+  return dir === null ? [] : ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${dir}`];
+}
+
+/**
+ * Starts the amem api on a free loopback port (profiled into `profileDir` unless null); answers the
+ * process, its port and its base URL. The caller waits for it to be ready (Procs.waitForServers).
+ */
+export function spawnApi(
+  procs: Procs,
+  env: Record<string, string>,
+  profileDir: string | null,
+): { proc: Bun.Subprocess; port: number; base: string } {
+  const port = freePort();
+  const proc = procs.spawnService("api", [process.execPath, ...cpuProfileFlags(profileDir), "api/main.ts"], {
+    ...env,
+    PORT: String(port),
+  });
+  return { proc, port, base: `http://127.0.0.1:${port}` };
+}

@@ -1,0 +1,41 @@
+import type { Sql } from "postgres";
+import type { Procs } from "./procs";
+
+/** The bench tenant: created through the admin CLI, as an operator would, and its memories counted and deleted by SQL. */
+
+export type BenchUser = { id: string; email: string; apiKey: string };
+
+/** Creates the run's user (`bench-<id>@example.com`) and API key with `amem user create`. */
+export async function createBenchUser(procs: Procs, env: Record<string, string>, id: string): Promise<BenchUser> {
+  const created = await procs.run(
+    "cli",
+    [process.execPath, "shared/cli/amem.ts", "user", "create", "--email", `bench-${id}@example.com`],
+    env,
+    30_000,
+  );
+  if (created.code !== 0) throw new Error(`user create failed: ${created.stderr || created.stdout}`);
+  // The CLI prints the user (with the key, shown once) as JSON on its last line.
+  return JSON.parse(created.stdout.trim().split("\n").at(-1)!) as BenchUser;
+}
+
+/** How many memories the tenant holds (any status). */
+export async function memoryCount(db: Sql, userId: string): Promise<number> {
+  const [row] = await db`select count(*)::int as n from memories where user_id = ${userId}`;
+  return (row as { n: number }).n;
+}
+
+/**
+ * Deletes a tenant's memories and their events, 20,000 at a time (a tenant of 100k memories in
+ * one statement would hold its locks and its WAL for long); answers how many memories went.
+ */
+export async function deleteTenantMemories(db: Sql, userId: string): Promise<number> {
+  let deleted = 0;
+  for (let i = 0; i < 1_000; i++) {
+    const ids = (await db`select id from memories where user_id = ${userId} limit 20000`).map((r) => r.id as string);
+    if (ids.length === 0) break;
+    await db`delete from memory_events where memory_id = any(${ids}::uuid[])`;
+    await db`delete from memories where id = any(${ids}::uuid[])`;
+    deleted += ids.length;
+  }
+  return deleted;
+}
