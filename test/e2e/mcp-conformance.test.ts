@@ -322,7 +322,7 @@ describe("MCP conformance runner (@modelcontextprotocol/conformance 0.1.16, serv
       if (exitCode !== 0 || !checks.every((c) => c.status === "SUCCESS")) console.error(output);
       expect({ scenario, exitCode, checks }).toEqual({ scenario, exitCode: 0, checks: expected });
     }
-  }, 30_000);
+  }, 60_000);
 
   it("refuses the rebinding request with amem's own 403 and serves the loopback one", async () => {
     const { written } = await runScenario(
@@ -345,5 +345,5 @@ describe("MCP conformance runner (@modelcontextprotocol/conformance 0.1.16, serv
       const { checks } = await runScenario(url, scenario, join(results, scenario));
       expect({ scenario, checks }).toEqual({ scenario, checks: expected });
     }
-  }, 40_000);
+  }, 90_000);
 });
