@@ -50,6 +50,8 @@ function quietly<T>(logger: Logger, create: () => T): T {
  * loops) → the handler. The answers built here carry headers the error plugin cannot (challenge,
  * Allow, CORS), so they are returned, built by the one error formatter.
  * The body is never parsed by Elysia (`parse: "none"`): the SDK reads it, within BODY_LIMIT_BYTES.
+ * `responseMode: "json"` applies to 2026-07-28 clients only (SDK 2.4.0): a 2025-era client that
+ * accepts both media types gets its answer as one server-sent event, which that spec allows.
  */
 export function mcpRoutes(deps: Deps, factory: McpServerFactory, verify: AccessTokenVerifier) {
   const handler = quietly(deps.logger, () =>
