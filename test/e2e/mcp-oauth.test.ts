@@ -269,16 +269,21 @@ describe("MCP over OAuth with the official SDK client (real mcp process)", () =>
     ]);
     const second = session.provider.tokens()!;
     expect(session.provider.saved.length).toBe(2);
+    expect([second.access_token, second.refresh_token, second.expires_in]).toEqual([
+      expect.stringMatching(/^amem_at_/),
+      expect.stringMatching(/^amem_rt_/),
+      1,
+    ]);
     expect(second.access_token).not.toBe(first.access_token);
     expect(second.refresh_token).not.toBe(first.refresh_token);
     const [spent] = await ctx.deps.sql`
       select rotated_at is not null as rotated from oauth_tokens where token_hash = ${sha256Hex(first.refresh_token!)}`;
     expect(spent!.rotated).toBe(true);
     const old = await initialize(shortLived, first.access_token);
-    expect([old.status, old.headers.get("www-authenticate"), await old.json()]).toEqual([
+    expect([old.status, old.headers.get("www-authenticate"), await old.text()]).toEqual([
       401,
       invalidToken(shortLived),
-      { error: "unauthorized" },
+      '{"error":"unauthorized"}',
     ]);
     await session.close();
   }, 30_000);
@@ -360,10 +365,10 @@ describe("account erasure of a user signed in through MCP (real api, workers and
         },
       },
     ]);
-    expect([next.status, next.headers.get("www-authenticate"), await next.json()]).toEqual([
+    expect([next.status, next.headers.get("www-authenticate"), await next.text()]).toEqual([
       401,
       invalidToken(mcp),
-      { error: "unauthorized" },
+      '{"error":"unauthorized"}',
     ]);
     // The SDK client cannot get back in either: its refresh is refused (the grant was revoked), it
     // drops its tokens and sends the user to sign in again.
