@@ -198,11 +198,7 @@ describe("/mcp bearer gate", () => {
       const row = await ctx.deps.sql`select resource from oauth_tokens where token_hash = ${sha256Hex(token)}`;
       expect(row[0]!.resource).toBe(`${issuer}/mcp`);
       const response = await initialize({ authorization: `Bearer ${token}` });
-      expect([issuer, response.status, response.headers.get("www-authenticate")]).toEqual([
-        issuer,
-        401,
-        INVALID_TOKEN,
-      ]);
+      expect([issuer, response.status, response.headers.get("www-authenticate")]).toEqual([issuer, 401, INVALID_TOKEN]);
     }
   });
 
