@@ -133,7 +133,11 @@ export function tokenOf(mail: Mail | undefined): string {
 }
 
 /** A bearer token for the tenant expiring `expiresInMs` from now (negative: already expired). */
-export async function insertBearer(ctx: TestContext, userId: string, expiresInMs: number): Promise<string> {
+export async function insertBearer(
+  ctx: Pick<TestContext, "deps">,
+  userId: string,
+  expiresInMs: number,
+): Promise<string> {
   const token = randomToken();
   const expiresAt = new Date(Date.now() + expiresInMs).toISOString();
   await ctx.deps.sql`

@@ -130,8 +130,22 @@ function postForm(fetch: Fetch, jar: CookieJar, url: string, fields: Record<stri
  * in), post the consent form. Returns the URL the server redirected to (code or error, state, iss).
  */
 export async function authorizeInBrowser(fetch: Fetch, base: string, o: BrowserOptions): Promise<URL> {
+  return followAuthorization(fetch, new URL(`${base}/authorize?${authorizeQuery(o)}`), o);
+}
+
+/**
+ * The browser leg from an authorization URL a client built (the SDK client's
+ * `redirectToAuthorization` hands one over): open it, sign in, answer the consent page. Returns
+ * the URL the server redirected to.
+ */
+export async function followAuthorization(
+  fetch: Fetch,
+  authorizeUrl: URL,
+  o: { email: string; password: string; decision?: "allow" | "deny"; jar?: CookieJar },
+): Promise<URL> {
+  const base = authorizeUrl.origin;
   const jar = o.jar ?? new CookieJar();
-  let page = await send(fetch, jar, `${base}/authorize?${authorizeQuery(o)}`);
+  let page = await send(fetch, jar, authorizeUrl.href);
   if (page.status !== 200) throw new Error(`GET /authorize: ${page.status} ${await page.text()}`);
   let html = await page.text();
   if (html.includes('action="/authorize/login"')) {

@@ -4,41 +4,27 @@ import type { Deps } from "../../shared/deps";
 import { createDeps } from "../../shared/deps";
 import { createLogger, type Logger } from "../../shared/logger";
 import { createUser } from "../../shared/accounts/users";
-import { findUserByEmail } from "../../shared/db/queries/users";
-import { AppError } from "../../shared/errors";
-import { newId, randomToken, sha256Hex } from "../../shared/ids";
+import { authenticateAccessToken } from "../../shared/auth/credentials";
 import type { Config } from "../../shared/config";
 import { createMcpApp, type McpApp } from "../../mcp/app";
-import type { McpPrincipal } from "../../mcp/auth/gate";
-import { mcpResourceOf } from "../../mcp/discovery/metadata";
+import { issuerOf } from "../../mcp/discovery/metadata";
 import { deletePrefix, testConfig } from "../helpers";
+import { grantThroughServices, type ServiceGrantOptions } from "../oauth-grant";
 
-/**
- * TEST VERIFIER — the real one (the OAuth module's `authenticateAccessToken`, on its own branch)
- * is wired into mcp/main.ts by the lead when that branch lands. Until then these tests hand the
- * gate a verifier backed by real users: each token stands for a user created through the service
- * (createUser, in Postgres), and every verification reads that user's row, so an erased or
- * erasing account is seen as it is. What the token grants (scopes, audience, expiry) is what the
- * test issued — the gate's own checks on those are what the tests exercise.
- */
-export type TestGrant = {
-  email: string;
-  scopes: string[];
-  resource?: string;
-  expiresAtMs?: number;
-  clientId?: string;
-  /** The token string itself (default: a fresh random one); lets a test make the verifier resolve any string. */
-  token?: string;
-};
+export const PASSWORD = "correct horse battery";
 
 export type McpTestContext = {
   deps: Deps;
   config: Config;
   app: McpApp;
-  /** A new account (its own tenant) with a token for it. */
-  newUser: (grant?: Partial<TestGrant>) => Promise<McpUser>;
-  /** Another token for an existing account. */
-  issueToken: (grant: TestGrant) => string;
+  /** A new account (its own tenant) with a real access token for it (scope: both unless asked). */
+  newUser: (grant?: ServiceGrantOptions) => Promise<McpUser>;
+  /**
+   * Another real access token for an existing account, minted by the authorization server's
+   * services (test/oauth-grant.ts): another scope, an earlier issue time (expired), another issuer
+   * (another audience).
+   */
+  issueToken: (userId: string, grant?: ServiceGrantOptions) => Promise<string>;
   /** Sends a request to the app as a client at MCP_PUBLIC_URL would (Host set accordingly). */
   request: (
     method: string,
@@ -47,45 +33,30 @@ export type McpTestContext = {
   ) => Promise<Response>;
   onClose: (cleanup: () => Promise<void>) => void;
 };
-export type McpUser = { userId: string; email: string; token: string };
+export type McpUser = { userId: string; email: string; password: string; token: string; clientId: string };
 
+/**
+ * The MCP app as mcp/main.ts builds it — the real `authenticateAccessToken` behind the gate, the
+ * authorization server on the same origin — over real Postgres and Redis with its own prefix.
+ * Every token the tests present is a real OAuth access token (rows in Postgres, entries in the
+ * credential cache), so the gate is tested with what production hands it.
+ */
 export async function createMcpTestContext(
   overrides: Record<string, string> = {},
   logger: Logger = createLogger("silent"),
 ): Promise<McpTestContext> {
   const config = testConfig(overrides);
   const deps = await createDeps(config, "test", logger);
-  const grants = new Map<string, TestGrant & { credentialId: string }>();
-  const verifyAccessToken = async (token: string): Promise<McpPrincipal> => {
-    const grant = grants.get(token);
-    if (!grant) throw new AppError("unauthorized");
-    const user = await findUserByEmail(deps.db, grant.email);
-    if (!user || user.state === "deleted") throw new AppError("unauthorized");
-    return {
-      userId: user.id,
-      email: user.email,
-      userState: user.state,
-      credentialKind: "t",
-      credentialId: grant.credentialId,
-      credentialHash: sha256Hex(token),
-      clientId: grant.clientId ?? "test-client",
-      scopes: grant.scopes,
-      resource: grant.resource ?? mcpResourceOf(config),
-      expiresAtMs: grant.expiresAtMs ?? Date.now() + 3_600_000,
-    };
-  };
-  const app = createMcpApp(deps, { verifyAccessToken });
+  const app = createMcpApp(deps, { verifyAccessToken: (token) => authenticateAccessToken(deps, token) });
   const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
     await deletePrefix(deps).catch(() => {});
     await deps.close();
   });
-  const issueToken = (grant: TestGrant) => {
-    const token = grant.token ?? randomToken();
-    grants.set(token, { ...grant, credentialId: newId() });
-    return token;
-  };
+  const issuer = issuerOf(config);
+  const issueToken = async (userId: string, grant: ServiceGrantOptions = {}) =>
+    (await grantThroughServices(deps, issuer, userId, grant)).access_token;
   const publicUrl = new URL(config.MCP_PUBLIC_URL);
   return {
     deps,
@@ -94,9 +65,9 @@ export async function createMcpTestContext(
     issueToken,
     newUser: async (grant = {}) => {
       const email = `${crypto.randomUUID()}@example.test`;
-      const user = await createUser(deps, { email, password: "correct horse battery" });
-      const token = issueToken({ scopes: ["memory:read", "memory:write"], ...grant, email });
-      return { userId: user.id, email, token };
+      const user = await createUser(deps, { email, password: PASSWORD });
+      const tokens = await grantThroughServices(deps, issuer, user.id, grant);
+      return { userId: user.id, email, password: PASSWORD, token: tokens.access_token, clientId: tokens.clientId };
     },
     request: (method, path, init = {}) =>
       app.handle(

@@ -1,9 +1,14 @@
 import { describe, expect, it } from "bun:test";
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from "@modelcontextprotocol/core";
 import { createUser } from "../../shared/accounts/users";
+import { sha256Hex } from "../../shared/ids";
+import { findClient } from "../../shared/db/queries/oauth";
+import { revokeToken } from "../../shared/oauth/token-service";
+import { insertBearer } from "../helpers";
+import { grantThroughServices } from "../oauth-grant";
 import { createMcpTestContext } from "./helpers";
 
-// The verifier behind these tokens is the test one (see helpers.ts); the lead wires the real one.
+// Every token here is a real OAuth access token behind the real authenticateAccessToken (helpers.ts).
 const ctx = await createMcpTestContext({
   MCP_PUBLIC_URL: "https://mcp.example.test",
   MCP_ALLOWED_HOSTS: "mcp.internal",
@@ -171,30 +176,46 @@ describe("/mcp bearer gate", () => {
     ]);
   });
 
-  it("refuses an API key as the bearer even if a verifier would resolve it", async () => {
+  it("refuses an API key, a REST session bearer and a refresh token as the bearer", async () => {
     const key = await createUser(ctx.deps, { email: `${crypto.randomUUID()}@example.test`, withApiKey: true });
-    ctx.issueToken({ email: key.email, scopes: ["memory:read", "memory:write"], token: key.apiKey! });
-    const response = await initialize({ authorization: `Bearer ${key.apiKey}` });
-    expect([response.status, response.headers.get("www-authenticate")]).toEqual([401, INVALID_TOKEN]);
-  });
-
-  it("refuses a token issued for another resource, or for this origin rather than /mcp (audience)", async () => {
     const user = await ctx.newUser();
-    for (const resource of ["https://other.example.test/mcp", PUBLIC, `${PUBLIC}/`, `${PUBLIC}/mcp/`]) {
-      const token = ctx.issueToken({ email: user.email, scopes: ["memory:read", "memory:write"], resource });
-      const response = await initialize({ authorization: `Bearer ${token}` });
-      expect([resource, response.status, response.headers.get("www-authenticate")]).toEqual([
-        resource,
-        401,
-        INVALID_TOKEN,
-      ]);
+    const { refresh_token } = await grantThroughServices(ctx.deps, PUBLIC, user.userId);
+    const bearer = await insertBearer(ctx, user.userId, 3_600_000);
+    for (const [kind, secret] of [
+      ["api key", key.apiKey!],
+      ["session bearer", bearer],
+      ["refresh token", refresh_token!],
+    ]) {
+      const response = await initialize({ authorization: `Bearer ${secret}` });
+      expect([kind, response.status, response.headers.get("www-authenticate")]).toEqual([kind, 401, INVALID_TOKEN]);
     }
   });
 
-  it("refuses an expired token even when the verifier returns it", async () => {
+  it("refuses a real token issued for another resource (another origin, or this host over http)", async () => {
     const user = await ctx.newUser();
-    const token = ctx.issueToken({ email: user.email, scopes: ["memory:read"], expiresAtMs: Date.now() - 1 });
+    for (const issuer of ["https://other.example.test", "http://mcp.example.test"]) {
+      const token = await ctx.issueToken(user.userId, { issuer });
+      const row = await ctx.deps.sql`select resource from oauth_tokens where token_hash = ${sha256Hex(token)}`;
+      expect(row[0]!.resource).toBe(`${issuer}/mcp`);
+      const response = await initialize({ authorization: `Bearer ${token}` });
+      expect([issuer, response.status, response.headers.get("www-authenticate")]).toEqual([issuer, 401, INVALID_TOKEN]);
+    }
+  });
+
+  it("refuses an expired token (issued two hours ago with the default one-hour lifetime)", async () => {
+    const user = await ctx.newUser();
+    const token = await ctx.issueToken(user.userId, { at: new Date(Date.now() - 2 * 3_600_000) });
     const response = await initialize({ authorization: `Bearer ${token}` });
+    expect([response.status, response.headers.get("www-authenticate")]).toEqual([401, INVALID_TOKEN]);
+  });
+
+  it("refuses a revoked token from the very next request", async () => {
+    const user = await ctx.newUser();
+    expect((await initialize({ authorization: `Bearer ${user.token}` })).status).toBe(200);
+    const row = await ctx.deps.sql`select client_id from oauth_tokens where token_hash = ${sha256Hex(user.token)}`;
+    const client = await findClient(ctx.deps.db, row[0]!.client_id);
+    await revokeToken(ctx.deps, client!, user.token);
+    const response = await initialize({ authorization: `Bearer ${user.token}` });
     expect([response.status, response.headers.get("www-authenticate")]).toEqual([401, INVALID_TOKEN]);
   });
 

@@ -5,8 +5,7 @@ import { openSession } from "../../shared/agent-sessions/service";
 import { newId } from "../../shared/ids";
 import { connectClient, createMcpTestContext, type McpUser } from "./helpers";
 
-// Tokens here resolve through the TEST verifier (helpers.ts): real users in Postgres, grants issued
-// by the test. The lead wires the OAuth module's authenticateAccessToken into mcp/main.ts.
+// Every token is a real OAuth access token checked by authenticateAccessToken (helpers.ts).
 const ctx = await createMcpTestContext();
 
 type Result = { isError?: boolean; structuredContent?: any; content?: { type: string; text?: string }[] };
@@ -25,7 +24,7 @@ const refused = (result: Result) => ({
 const unique = (text: string) => `${text} ${crypto.randomUUID()}`;
 
 async function signedIn(scopes = ["memory:read", "memory:write"]): Promise<{ user: McpUser; client: Client }> {
-  const user = await ctx.newUser({ scopes });
+  const user = await ctx.newUser({ scope: scopes.join(" ") });
   return { user, client: await connectClient(ctx, user.token) };
 }
 
@@ -264,8 +263,8 @@ describe("configure_scope, review_proposals, describe_environment through MCP", 
     const { user, client } = await signedIn(["memory:write"]);
     const described = ok(await call(client, "describe_environment"));
     expect(described.account).toEqual({ id: user.userId, email: user.email });
-    // memory:write implies memory:read.
-    expect(described.client).toEqual({ clientId: "test-client", scopes: ["memory:read", "memory:write"] });
+    // Asked for memory:write alone, the user granted memory:read with it (a writer sees what it writes).
+    expect(described.client).toEqual({ clientId: user.clientId, scopes: ["memory:read", "memory:write"] });
     expect(described.limits).toEqual({
       topicMaxChars: 256,
       contentMaxChars: 8000,
@@ -333,7 +332,7 @@ describe("scopes of the token", () => {
     });
 
   it("answers a write tool for a read-only token HTTP 403 insufficient_scope, so the client can step up", async () => {
-    const user = await ctx.newUser({ scopes: ["memory:read"] });
+    const user = await ctx.newUser({ scope: "memory:read" });
     for (const [name, args] of [
       ["remember", { memoryType: "decision", topic: "t", content: unique("x") }],
       ["archive", { id: newId() }],
@@ -353,7 +352,7 @@ describe("scopes of the token", () => {
   });
 
   it("lets a read-only token read (search, list actions)", async () => {
-    const user = await ctx.newUser({ scopes: ["memory:read"] });
+    const user = await ctx.newUser({ scope: "memory:read" });
     const client = await connectClient(ctx, user.token);
     ok(await call(client, "search", { query: "anything" }));
     ok(await call(client, "configure_scope", { action: "list" }));
