@@ -1,6 +1,12 @@
 import type { Deps } from "../deps";
 import { newId } from "../ids";
-import { findClient, insertCode, upsertGrant, upsertMetadataDocumentClient, type OAuthClientRow } from "../db/queries/oauth";
+import {
+  findClient,
+  insertCode,
+  upsertGrant,
+  upsertMetadataDocumentClient,
+  type OAuthClientRow,
+} from "../db/queries/oauth";
 import { lockActiveAccount } from "../db/queries/account-fence";
 import { OAUTH_SCOPES, type OAuthScope } from "../db/schema";
 import { OAuthError } from "./errors";
@@ -52,7 +58,10 @@ export class AuthorizePageError extends Error {
  * Metadata Document says (`document` set: the consent page shows the document's host and warns
  * when every redirect URI is localhost).
  */
-export type AuthorizationClient = Pick<OAuthClientRow, "clientId" | "name" | "redirectUris" | "grantTypes" | "applicationType"> & {
+export type AuthorizationClient = Pick<
+  OAuthClientRow,
+  "clientId" | "name" | "redirectUris" | "grantTypes" | "applicationType"
+> & {
   document: { host: string; localhostOnly: boolean } | null;
 };
 

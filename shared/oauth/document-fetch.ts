@@ -45,7 +45,10 @@ async function systemResolve(hostname: string): Promise<string[]> {
 /** `max-age` of a Cache-Control header; 0 for no-store/no-cache; null when it says nothing. */
 export function maxAgeOf(cacheControl: string | null): number | null {
   if (!cacheControl) return null;
-  const directives = cacheControl.toLowerCase().split(",").map((d) => d.trim());
+  const directives = cacheControl
+    .toLowerCase()
+    .split(",")
+    .map((d) => d.trim());
   if (directives.some((d) => d === "no-store" || d === "no-cache")) return 0;
   for (const d of directives) {
     const m = /^max-age\s*=\s*"?(\d{1,10})"?$/.exec(d);

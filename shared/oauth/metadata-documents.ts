@@ -3,7 +3,12 @@ import { sha256Hex } from "../ids";
 import type { OAuthApplicationType, OAuthGrantType } from "../db/schema";
 import { OAuthError } from "./errors";
 import { validateClientMetadata } from "./clients";
-import { DOCUMENT_FETCH_FAILURES, DocumentFetchError, fetchJsonDocument, type DocumentFetchFailure } from "./document-fetch";
+import {
+  DOCUMENT_FETCH_FAILURES,
+  DocumentFetchError,
+  fetchJsonDocument,
+  type DocumentFetchFailure,
+} from "./document-fetch";
 
 /**
  * Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document, MCP 2025-11-25+):
@@ -76,7 +81,8 @@ export function clientIdUrl(clientId: string, allowLoopbackHttp: boolean): URL {
  * then every other field by the rules of dynamic registration (redirect URIs included).
  */
 export function validateMetadataDocument(clientId: string, body: unknown): MetadataDocumentClient {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new MetadataDocumentError("invalid_metadata");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new MetadataDocumentError("invalid_metadata");
   const m = body as Record<string, unknown>;
   if (m.client_id !== clientId) throw new MetadataDocumentError("client_id_mismatch");
   const method = m.token_endpoint_auth_method ?? "none";
@@ -92,7 +98,9 @@ export function validateMetadataDocument(clientId: string, body: unknown): Metad
     };
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
-    throw new MetadataDocumentError(error.code === "invalid_redirect_uri" ? "invalid_redirect_uris" : "invalid_metadata");
+    throw new MetadataDocumentError(
+      error.code === "invalid_redirect_uri" ? "invalid_redirect_uris" : "invalid_metadata",
+    );
   }
 }
 
@@ -131,7 +139,12 @@ export async function resolveMetadataDocumentClient(deps: Deps, clientId: string
           ? error.reason
           : null;
     if (failure === null) throw error;
-    await deps.redis.set(key, JSON.stringify({ failure } satisfies Cached), "EX", config.OAUTH_CIMD_FAILURE_CACHE_SECONDS);
+    await deps.redis.set(
+      key,
+      JSON.stringify({ failure } satisfies Cached),
+      "EX",
+      config.OAUTH_CIMD_FAILURE_CACHE_SECONDS,
+    );
     throw new MetadataDocumentError(failure);
   }
   await deps.redis.set(key, JSON.stringify({ client } satisfies Cached), "EX", ttlSeconds);
