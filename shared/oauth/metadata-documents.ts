@@ -57,18 +57,15 @@ export function isUrlClientId(clientId: string): boolean {
  * The client_id as a document URL (draft §3): https, a path other than `/`, no fragment, no user
  * info, and already in canonical form (`new URL(id).href === id`: no dot segments, lower-case
  * host, no default port) so that the exact comparison with the document's `client_id` means
- * something. http on a loopback host only with the test-only OAUTH_CIMD_ALLOW_LOOPBACK_HTTP.
+ * something. The scheme is the fetcher's to check (https, or http on loopback in tests only).
  */
-export function clientIdUrl(clientId: string, allowLoopbackHttp: boolean): URL {
+export function clientIdUrl(clientId: string): URL {
   let url: URL;
   try {
     url = new URL(clientId);
   } catch {
     throw new MetadataDocumentError("invalid_client_id_url");
   }
-  const loopbackHttp =
-    allowLoopbackHttp && url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-  if (url.protocol !== "https:" && !loopbackHttp) throw new MetadataDocumentError("not_https");
   if (url.href !== clientId || url.pathname === "/" || url.hash || url.username || url.password)
     throw new MetadataDocumentError("invalid_client_id_url");
   return url;
@@ -112,7 +109,7 @@ export function validateMetadataDocument(clientId: string, body: unknown): Metad
  */
 export async function resolveMetadataDocumentClient(deps: Deps, clientId: string): Promise<MetadataDocumentClient> {
   const { config } = deps;
-  const url = clientIdUrl(clientId, config.OAUTH_CIMD_ALLOW_LOOPBACK_HTTP);
+  const url = clientIdUrl(clientId);
   const key = deps.keys.oauthClientDocument(sha256Hex(clientId));
   const hit = await deps.redis.get(key);
   if (hit !== null) {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "bun:test";
 import { eq } from "drizzle-orm";
 import { createOAuthTestContext, newUser, type OAuthTestContext } from "./context";
-import { CookieJar, authorizeQuery, obtainTokens, pkcePair, tokenRequest } from "../oauth-flow";
+import { CookieJar, authorizeQuery, obtainTokens, pkcePair, tokenRequest, type Tokens } from "../oauth-flow";
 import { authenticateAccessToken } from "../../shared/auth/credentials";
 import { oauthClients } from "../../shared/db/schema";
 import { createMcpTestContext } from "../mcp/helpers";
@@ -52,6 +52,8 @@ const ctx = await createOAuthTestContext({
 const strict = await createOAuthTestContext({ OAUTH_CIMD: "on" });
 /** CIMD off (the default). */
 const off = await createOAuthTestContext();
+/** CIMD switched off where documents would still be reachable: only the switch refuses. */
+const offReachable = await createOAuthTestContext({ OAUTH_CIMD: "off", OAUTH_CIMD_ALLOW_LOOPBACK_HTTP: "true" });
 
 const REDIRECT = "http://127.0.0.1/callback";
 let serial = 0;
@@ -112,6 +114,20 @@ describe("Client ID Metadata Documents: the whole flow", () => {
       client_id: url,
     });
     expect(refreshed.status).toBe(200);
+    const next = ((await refreshed.json()) as Tokens).refresh_token!;
+    const withSecret = await tokenRequest(ctx.fetch, ctx.base, {
+      grant_type: "refresh_token",
+      refresh_token: next,
+      client_id: url,
+      client_secret: "guess",
+    });
+    expect([withSecret.status, await withSecret.json()]).toEqual([401, { error: "invalid_client" }]);
+    const switchedOff = await tokenRequest(offReachable.fetch, offReachable.base, {
+      grant_type: "refresh_token",
+      refresh_token: next,
+      client_id: url,
+    });
+    expect([switchedOff.status, await switchedOff.json()]).toEqual([401, { error: "invalid_client" }]);
     const rows = await ctx.deps.db.select().from(oauthClients).where(eq(oauthClients.clientId, url));
     expect(rows.map((r) => [r.registration, r.secretHash, r.tokenEndpointAuthMethod, r.name, r.redirectUris])).toEqual([
       ["metadata_document", null, "none", "CIMD test client", [REDIRECT]],
