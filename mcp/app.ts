@@ -48,7 +48,7 @@ export function createMcpApp(deps: Deps, options: McpAppOptions) {
       }),
     )
     .use(probeRoutes(deps))
-    .use(discoveryRoutes(deps.config))
+    .use(discoveryRoutes(deps.config, { clientIdMetadataDocuments: deps.config.OAUTH_CIMD === "on" }))
     .use(oauthRoutes(oauthDeps, { issuer: issuerOf(deps.config) }))
     .use(mcpRoutes(deps, factory, options.verifyAccessToken));
   Object.defineProperty(built, "server", { get: () => app.server });

@@ -148,6 +148,23 @@ export const ConfigSchema = T.Object({
   OAUTH_REFRESH_GRACE_SECONDS: T.Integer({ minimum: 0, maximum: 600, default: 30 }),
   /** Authorization codes are single-use and expire after this. */
   OAUTH_CODE_TTL_SECONDS: T.Integer({ minimum: 1, maximum: 600, default: 60 }),
+  /**
+   * Client ID Metadata Documents (a `client_id` that is an https URL, fetched by the server). Off by
+   * default: advertising it moves Claude Code off dynamic registration with no fallback, and the
+   * server must then reach the client's URL (e.g. claude.ai) itself, which many deployments cannot.
+   */
+  OAUTH_CIMD: T.Union([T.Literal("on"), T.Literal("off")], { default: "off" }),
+  /** Test-only: lets the document fetcher use http and loopback addresses. Refused when NODE_ENV=production. */
+  OAUTH_CIMD_ALLOW_LOOPBACK_HTTP: T.Boolean({ default: false }),
+  /** Bound on one document fetch, name resolution included. */
+  OAUTH_CIMD_TIMEOUT_MS: T.Integer({ minimum: 100, maximum: 30_000, default: 3_000 }),
+  /** A larger document is refused (read with a bounded reader; the draft suggests 5 KB). */
+  OAUTH_CIMD_MAX_BYTES: T.Integer({ minimum: 512, maximum: 65_536, default: 5_120 }),
+  /** A fetched document is cached for its Cache-Control max-age, held within these bounds. */
+  OAUTH_CIMD_CACHE_MIN_SECONDS: T.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
+  OAUTH_CIMD_CACHE_MAX_SECONDS: T.Integer({ minimum: 1, maximum: 604_800, default: 86_400 }),
+  /** A document that could not be fetched or was invalid is not fetched again for this long. */
+  OAUTH_CIMD_FAILURE_CACHE_SECONDS: T.Integer({ minimum: 1, maximum: 3_600, default: 30 }),
 });
 export type Config = Static<typeof ConfigSchema>;
 
@@ -199,6 +216,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     (e) => `${e.path.slice(1) || "(root)"}: ${e.message}`,
   );
   problems.push(...mailProblems(withDefaults));
+  // Loopback and plain http would let anyone who can name a client_id make the server reach its own network.
+  if (withDefaults.OAUTH_CIMD_ALLOW_LOOPBACK_HTTP === true && withDefaults.NODE_ENV === "production")
+    problems.push("OAUTH_CIMD_ALLOW_LOOPBACK_HTTP: test-only, refused when NODE_ENV=production");
+  if ((withDefaults.OAUTH_CIMD_CACHE_MIN_SECONDS as number) > (withDefaults.OAUTH_CIMD_CACHE_MAX_SECONDS as number))
+    problems.push("OAUTH_CIMD_CACHE_MIN_SECONDS: must not exceed OAUTH_CIMD_CACHE_MAX_SECONDS");
   if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
   return withDefaults as Config;
 }

@@ -99,10 +99,18 @@ export function consentPage(input: {
   csrf: string;
   clientName: string;
   redirectHost: string;
+  /** Set for a Client ID Metadata Document client: where its document lives, and whether every redirect is localhost. */
+  document: { host: string; localhostOnly: boolean } | null;
   formTarget: string;
   email: string;
   scopes: string[];
 }): Response {
+  const document = input.document
+    ? `<p>This application identifies itself by a document published at <strong>${escapeHtml(input.document.host)}</strong>.</p>` +
+      (input.document.localhostOnly
+        ? `<p class="error" role="alert">Warning: this application only redirects to addresses on your own computer (localhost). Any program can publish a document with this name; allow only if you started this sign-in yourself, from an application you trust.</p>`
+        : "")
+    : "";
   const scopes = input.scopes
     .map((s) => `<li><code>${escapeHtml(s)}</code> — ${escapeHtml(SCOPE_TEXT[s] ?? s)}</li>`)
     .join("");
@@ -112,6 +120,7 @@ export function consentPage(input: {
 <div class="box">
 <p><strong>${escapeHtml(input.clientName)}</strong> asks to access the amem account <strong>${escapeHtml(input.email)}</strong>.</p>
 <p>After you answer you are sent to <strong>${escapeHtml(input.redirectHost)}</strong>.</p>
+${document}
 <p>It will be able to:</p><ul>${scopes}</ul>
 </div>
 <form method="post" action="/authorize/consent">

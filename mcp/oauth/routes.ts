@@ -24,6 +24,7 @@ import {
   startBrowserSession,
 } from "../../shared/oauth/browser-session";
 import { formActionSource, redirectHost } from "../../shared/oauth/redirect-uris";
+import type { MetadataDocumentFailure } from "../../shared/oauth/metadata-documents";
 import { randomToken } from "../../shared/ids";
 import { consentPage, errorPage, loginPage } from "./pages";
 
@@ -47,7 +48,33 @@ const PAGE_ERRORS: Record<AuthorizePageError["reason"], string> = {
   invalid_client: "The application is not registered with this server (unknown client_id).",
   invalid_redirect_uri: "The redirect_uri is missing or is not one the application registered.",
   invalid_request: "The request repeats a parameter.",
+  invalid_client_document: "The application's metadata document (its client_id URL) cannot be used:",
 };
+
+/** What was wrong with a client's metadata document, in the words the error page uses. */
+const DOCUMENT_FAILURES: Record<MetadataDocumentFailure, string> = {
+  not_https: "it is not an https URL.",
+  invalid_client_id_url: "the URL is not a valid client_id (a canonical https URL with a path, no fragment).",
+  address_not_public: "its host does not resolve to a public internet address.",
+  unresolvable: "its host name could not be resolved.",
+  redirect: "the URL answers with a redirect (documents are fetched without following redirects).",
+  http_status: "the URL did not answer 200 OK.",
+  not_json_content_type: "the URL did not answer with a JSON document (Content-Type).",
+  too_large: "the document is too large.",
+  timeout: "the document took too long to fetch.",
+  unreachable: "the document could not be fetched.",
+  not_json: "the document is not valid JSON.",
+  client_id_mismatch: "the client_id inside the document is not exactly its URL.",
+  invalid_metadata: "the document's metadata is invalid.",
+  invalid_redirect_uris: "the document's redirect_uris are missing or not allowed.",
+  unsupported_auth_method:
+    "it asks for a client authentication method other than none (such clients must be public; private_key_jwt is not supported).",
+};
+
+function pageErrorMessage(error: AuthorizePageError): string {
+  const base = PAGE_ERRORS[error.reason];
+  return error.documentFailure ? `${base} ${DOCUMENT_FAILURES[error.documentFailure]}` : base;
+}
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(body === undefined ? null : JSON.stringify(body), {
@@ -113,7 +140,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
     try {
       trusted = await checkClientAndRedirect(deps, params, duplicated);
     } catch (error) {
-      if (error instanceof AuthorizePageError) return { response: errorPage(PAGE_ERRORS[error.reason], 400) };
+      if (error instanceof AuthorizePageError) return { response: errorPage(pageErrorMessage(error), 400) };
       throw error;
     }
     try {
@@ -158,6 +185,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
       csrf: csrfToken("consent", sessionCookie),
       clientName: clientName(valid),
       redirectHost: redirectHost(valid.redirectUri),
+      document: valid.client.document,
       formTarget: formActionSource(valid.redirectUri),
       email,
       scopes: valid.scopes,

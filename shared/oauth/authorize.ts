@@ -1,11 +1,24 @@
 import type { Deps } from "../deps";
 import { newId } from "../ids";
-import { findClient, insertCode, upsertGrant, type OAuthClientRow } from "../db/queries/oauth";
+import {
+  findClient,
+  insertCode,
+  upsertGrant,
+  upsertMetadataDocumentClient,
+  type OAuthClientRow,
+} from "../db/queries/oauth";
 import { lockActiveAccount } from "../db/queries/account-fence";
 import { OAUTH_SCOPES, type OAuthScope } from "../db/schema";
 import { OAuthError } from "./errors";
 import { mintCode } from "./tokens";
 import { redirectUriMatches } from "./redirect-uris";
+import {
+  isUrlClientId,
+  MetadataDocumentError,
+  redirectsAreLocalhostOnly,
+  resolveMetadataDocumentClient,
+  type MetadataDocumentFailure,
+} from "./metadata-documents";
 
 /** The authorization request's parameters this server reads (RFC 6749 §4.1.1, RFC 7636, RFC 8707). */
 export const AUTHORIZE_PARAMS = [
@@ -31,10 +44,26 @@ const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
  * redirected (RFC 6749 §4.1.2.1: the redirect URI cannot be trusted).
  */
 export class AuthorizePageError extends Error {
-  constructor(public readonly reason: "invalid_client" | "invalid_redirect_uri" | "invalid_request") {
+  constructor(
+    public readonly reason: "invalid_client" | "invalid_redirect_uri" | "invalid_request" | "invalid_client_document",
+    /** With `invalid_client_document`: what was wrong with the client's metadata document. */
+    public readonly documentFailure?: MetadataDocumentFailure,
+  ) {
     super(reason);
   }
 }
+
+/**
+ * The client an authorization request names: a registered client's row, or what a Client ID
+ * Metadata Document says (`document` set: the consent page shows the document's host and warns
+ * when every redirect URI is localhost).
+ */
+export type AuthorizationClient = Pick<
+  OAuthClientRow,
+  "clientId" | "name" | "redirectUris" | "grantTypes" | "applicationType"
+> & {
+  document: { host: string; localhostOnly: boolean } | null;
+};
 
 /** Reads the parameters from a query or a form; a parameter sent twice is refused (RFC 6749 §3.1). */
 export function authorizeParamsOf(search: URLSearchParams): { params: AuthorizeParams; duplicated: boolean } {
@@ -96,15 +125,38 @@ export function grantedScopes(scope: string | undefined): OAuthScope[] {
   return known;
 }
 
+/**
+ * The client a client_id names. A URL is a metadata-document client when OAUTH_CIMD=on (its
+ * document, fetched or cached, is the registration: a stored row is never consulted for it) and
+ * an unknown client otherwise; any other id is a registered client's.
+ */
+async function findAuthorizationClient(deps: Deps, clientId: string): Promise<AuthorizationClient> {
+  if (isUrlClientId(clientId)) {
+    if (deps.config.OAUTH_CIMD !== "on") throw new AuthorizePageError("invalid_client");
+    try {
+      const client = await resolveMetadataDocumentClient(deps, clientId);
+      return {
+        ...client,
+        document: { host: new URL(clientId).host, localhostOnly: redirectsAreLocalhostOnly(client.redirectUris) },
+      };
+    } catch (error) {
+      if (!(error instanceof MetadataDocumentError)) throw error;
+      throw new AuthorizePageError("invalid_client_document", error.reason);
+    }
+  }
+  const row = await findClient(deps.db, clientId);
+  if (!row || row.registration !== "dynamic") throw new AuthorizePageError("invalid_client");
+  return { ...row, document: null };
+}
+
 /** The client and redirect URI of a request, checked before anything may be redirected. */
 export async function checkClientAndRedirect(
   deps: Deps,
   params: AuthorizeParams,
   duplicated: boolean,
-): Promise<{ client: OAuthClientRow; redirectUri: string }> {
+): Promise<{ client: AuthorizationClient; redirectUri: string }> {
   if (!params.client_id) throw new AuthorizePageError("invalid_client");
-  const client = await findClient(deps.db, params.client_id);
-  if (!client) throw new AuthorizePageError("invalid_client");
+  const client = await findAuthorizationClient(deps, params.client_id);
   const requested = params.redirect_uri;
   if (!requested || !client.redirectUris.some((registered) => redirectUriMatches(registered, requested)))
     throw new AuthorizePageError("invalid_redirect_uri");
@@ -113,7 +165,7 @@ export async function checkClientAndRedirect(
 }
 
 export type ValidAuthorization = {
-  client: OAuthClientRow;
+  client: AuthorizationClient;
   redirectUri: string;
   state: string | undefined;
   scopes: OAuthScope[];
@@ -129,7 +181,7 @@ export type ValidAuthorization = {
 export function checkAuthorizationRequest(
   issuer: string,
   params: AuthorizeParams,
-  client: OAuthClientRow,
+  client: AuthorizationClient,
   redirectUri: string,
 ): ValidAuthorization {
   if (params.response_type !== "code") throw new OAuthError("unsupported_response_type");
@@ -175,6 +227,19 @@ export async function approveAuthorization(
   const code = mintCode();
   await deps.db.transaction(async (tx) => {
     if (!(await lockActiveAccount(tx, userId))) throw new OAuthError("access_denied");
+    // A metadata-document client gets its row now: grants, codes and tokens reference one.
+    if (request.client.document) {
+      const { clientId, name, redirectUris, grantTypes, applicationType } = request.client;
+      const stored = await upsertMetadataDocumentClient(tx, {
+        clientId,
+        name,
+        redirectUris,
+        grantTypes,
+        applicationType,
+        createdAt: now,
+      });
+      if (!stored) throw new OAuthError("access_denied");
+    }
     const grantId = await upsertGrant(tx, {
       id: newId(),
       userId,

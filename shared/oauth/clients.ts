@@ -13,6 +13,7 @@ import {
 import { OAuthError } from "./errors";
 import { mintClientSecret, newClientId } from "./tokens";
 import { isAllowedRedirectUri, looksNative } from "./redirect-uris";
+import { isUrlClientId, MetadataDocumentError, resolveMetadataDocumentClient } from "./metadata-documents";
 
 const MAX_REDIRECT_URIS = 10;
 const MAX_CLIENT_NAME = 200;
@@ -143,13 +144,32 @@ export function clientCredentialsOf(headers: Headers, form: URLSearchParams): Cl
 }
 
 /**
+ * A metadata-document client at the token or revocation endpoint: only with OAUTH_CIMD=on, only
+ * while its document (cached or fetched again) is still valid, and only as a public client — no
+ * secret is ever accepted for it. Its row exists once a user consented (codes and tokens reference it).
+ */
+async function authenticateMetadataDocumentClient(deps: Deps, credentials: ClientCredentials): Promise<OAuthClientRow> {
+  if (deps.config.OAUTH_CIMD !== "on" || credentials.method !== "none") throw new OAuthError("invalid_client");
+  try {
+    await resolveMetadataDocumentClient(deps, credentials.clientId);
+  } catch (error) {
+    if (error instanceof MetadataDocumentError) throw new OAuthError("invalid_client");
+    throw error;
+  }
+  const client = await findClient(deps.db, credentials.clientId);
+  if (!client || client.registration !== "metadata_document") throw new OAuthError("invalid_client");
+  return client;
+}
+
+/**
  * The client a token or revocation request comes from, authenticated as it registered: a public
  * client by its id alone, a confidential one by its secret, by the method it registered
  * (`client_secret_basic` or `client_secret_post`). Anything else is `invalid_client`.
  */
 export async function authenticateClient(deps: Deps, credentials: ClientCredentials): Promise<OAuthClientRow> {
+  if (isUrlClientId(credentials.clientId)) return authenticateMetadataDocumentClient(deps, credentials);
   const client = await findClient(deps.db, credentials.clientId);
-  if (!client) throw new OAuthError("invalid_client");
+  if (!client || client.registration !== "dynamic") throw new OAuthError("invalid_client");
   const method = client.tokenEndpointAuthMethod;
   if (method === "none") {
     if (credentials.method !== "none") throw new OAuthError("invalid_client");

@@ -17,6 +17,8 @@ export function redisKeys(prefix: string) {
     erasingCredentials: (userId: string) => `${prefix}:{u:${userId}}:erasing-credentials`,
     /** A signed-in browser of the OAuth login page (by SHA-256 of its cookie secret); under the tenant, so erasure purges it. */
     oauthBrowser: (userId: string, hash: string) => `${prefix}:{u:${userId}}:oauth-browser:${hash}`,
+    /** A Client ID Metadata Document (or why it failed), cached by SHA-256 of its URL. */
+    oauthClientDocument: (urlHash: string) => `${prefix}:oauth-cimd:${urlHash}`,
     /** Lease hashes with refreshes not yet in Postgres; score = when first dirtied since the last flush (ms). */
     leaseDirty: () => `${prefix}:lease:dirty`,
   };

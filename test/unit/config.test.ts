@@ -72,6 +72,13 @@ describe("loadConfig", () => {
       OAUTH_REFRESH_TTL_SECONDS: 2_592_000,
       OAUTH_REFRESH_GRACE_SECONDS: 30,
       OAUTH_CODE_TTL_SECONDS: 60,
+      OAUTH_CIMD: "off",
+      OAUTH_CIMD_ALLOW_LOOPBACK_HTTP: false,
+      OAUTH_CIMD_TIMEOUT_MS: 3_000,
+      OAUTH_CIMD_MAX_BYTES: 5_120,
+      OAUTH_CIMD_CACHE_MIN_SECONDS: 60,
+      OAUTH_CIMD_CACHE_MAX_SECONDS: 86_400,
+      OAUTH_CIMD_FAILURE_CACHE_SECONDS: 30,
     });
   });
 
@@ -114,6 +121,19 @@ describe("loadConfig", () => {
     expect(keysNamed(configError({ ...smtp, MAIL_TRANSPORT: "log" }))).toEqual(["MAIL_TRANSPORT"]);
     expect(keysNamed(configError({ ...smtp, MAIL_TRANSPORT: "off" }))).toEqual(["MAIL_TRANSPORT"]);
     expect(keysNamed(configError({ MAIL_TRANSPORT: "carrier-pigeon" }))).toEqual(["MAIL_TRANSPORT"]);
+  });
+
+  it("accepts the test-only CIMD loopback setting only outside production", () => {
+    expect(loadConfig({ OAUTH_CIMD_ALLOW_LOOPBACK_HTTP: "true" }).OAUTH_CIMD_ALLOW_LOOPBACK_HTTP).toBe(true);
+    expect(configError({ OAUTH_CIMD_ALLOW_LOOPBACK_HTTP: "true", NODE_ENV: "production" }).problems).toEqual([
+      "OAUTH_CIMD_ALLOW_LOOPBACK_HTTP: test-only, refused when NODE_ENV=production",
+    ]);
+  });
+
+  it("refuses a CIMD cache minimum above its maximum", () => {
+    expect(configError({ OAUTH_CIMD_CACHE_MIN_SECONDS: "600", OAUTH_CIMD_CACHE_MAX_SECONDS: "60" }).problems).toEqual([
+      "OAUTH_CIMD_CACHE_MIN_SECONDS: must not exceed OAUTH_CIMD_CACHE_MAX_SECONDS",
+    ]);
   });
 
   it("accepts the development log transport only outside production", () => {

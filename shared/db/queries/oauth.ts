@@ -26,6 +26,30 @@ export async function findClient(db: Executor, clientId: string): Promise<OAuthC
 }
 
 /**
+ * The row of a Client ID Metadata Document client, created or refreshed from the document just
+ * read (name, redirect URIs, grant types) when a user consents. Never turns a registered client
+ * into a metadata-document one: the update applies only to a row that already is one.
+ */
+export async function upsertMetadataDocumentClient(
+  db: Executor,
+  values: Pick<
+    typeof oauthClients.$inferInsert,
+    "clientId" | "name" | "redirectUris" | "grantTypes" | "applicationType" | "createdAt"
+  >,
+): Promise<boolean> {
+  const rows = await db
+    .insert(oauthClients)
+    .values({ ...values, secretHash: null, tokenEndpointAuthMethod: "none", registration: "metadata_document" })
+    .onConflictDoUpdate({
+      target: oauthClients.clientId,
+      set: { name: values.name, redirectUris: values.redirectUris, grantTypes: values.grantTypes },
+      setWhere: eq(oauthClients.registration, "metadata_document"),
+    })
+    .returning({ clientId: oauthClients.clientId });
+  return rows.length === 1;
+}
+
+/**
  * A live access token as the credential cache needs it. Expired tokens are not found (cached as
  * unknown); a token whose grant was revoked reads as revoked, whatever its own row says.
  */

@@ -8,6 +8,14 @@ export type OAuthAuthMethod = (typeof OAUTH_AUTH_METHODS)[number];
 /** `native` (CLI, desktop, loopback or private-use redirects) or `web` (a hosted client). */
 export const OAUTH_APPLICATION_TYPES = ["native", "web"] as const;
 export type OAuthApplicationType = (typeof OAUTH_APPLICATION_TYPES)[number];
+/**
+ * How the client became known: RFC 7591 registration (`dynamic`, an id we minted), or a Client ID
+ * Metadata Document (`metadata_document`: the id is the document's https URL). A metadata-document
+ * client is public and always re-read from its document; its row exists only because grants, codes
+ * and tokens reference a client row (and the grants list shows its name).
+ */
+export const OAUTH_CLIENT_REGISTRATIONS = ["dynamic", "metadata_document"] as const;
+export type OAuthClientRegistration = (typeof OAUTH_CLIENT_REGISTRATIONS)[number];
 export const OAUTH_GRANT_TYPES = ["authorization_code", "refresh_token"] as const;
 export type OAuthGrantType = (typeof OAUTH_GRANT_TYPES)[number];
 
@@ -32,6 +40,7 @@ export const oauthClients = pgTable(
     grantTypes: text("grant_types").array().$type<OAuthGrantType[]>().notNull(),
     tokenEndpointAuthMethod: text("token_endpoint_auth_method").$type<OAuthAuthMethod>().notNull(),
     applicationType: text("application_type").$type<OAuthApplicationType>().notNull(),
+    registration: text("registration").$type<OAuthClientRegistration>().notNull().default("dynamic"),
     createdAt: ts("created_at").notNull().defaultNow(),
     /** When a token was first issued to this client; null = never (gc candidate). */
     firstGrantedAt: ts("first_granted_at"),
@@ -41,6 +50,12 @@ export const oauthClients = pgTable(
     oneOfCheck("oauth_clients_auth_method_check", t.tokenEndpointAuthMethod, OAUTH_AUTH_METHODS),
     oneOfCheck("oauth_clients_application_type_check", t.applicationType, OAUTH_APPLICATION_TYPES),
     allOfCheck("oauth_clients_grant_types_check", t.grantTypes, OAUTH_GRANT_TYPES),
+    oneOfCheck("oauth_clients_registration_check", t.registration, OAUTH_CLIENT_REGISTRATIONS),
+    // A metadata-document client is public: it never has a secret to authenticate with.
+    check(
+      "oauth_clients_metadata_document_public_check",
+      sql`${t.registration} <> 'metadata_document' or ${t.tokenEndpointAuthMethod} = 'none'`,
+    ),
     // A confidential client has a secret, a public one none.
     check("oauth_clients_secret_check", sql`(${t.tokenEndpointAuthMethod} = 'none') = (${t.secretHash} is null)`),
     // gc's scan for abandoned registrations.

@@ -1,0 +1,3 @@
+ALTER TABLE "oauth_clients" ADD COLUMN "registration" text DEFAULT 'dynamic' NOT NULL;--> statement-breakpoint
+ALTER TABLE "oauth_clients" ADD CONSTRAINT "oauth_clients_registration_check" CHECK ("oauth_clients"."registration" in ('dynamic', 'metadata_document'));--> statement-breakpoint
+ALTER TABLE "oauth_clients" ADD CONSTRAINT "oauth_clients_metadata_document_public_check" CHECK ("oauth_clients"."registration" <> 'metadata_document' or "oauth_clients"."token_endpoint_auth_method" = 'none');
