@@ -1,5 +1,5 @@
 import type { Deps } from "../shared/deps";
-import { registerClient } from "../shared/oauth/clients";
+import { authenticateClient, registerClient } from "../shared/oauth/clients";
 import {
   approveAuthorization,
   authorizeParamsOf,
@@ -61,10 +61,12 @@ export async function grantThroughServices(
   const { client, redirectUri } = await checkClientAndRedirect(deps, params, duplicated);
   const request = checkAuthorizationRequest(tokenIssuer, params, client, redirectUri);
   const code = await approveAuthorization(deps, userId, request, at);
+  // The token endpoint's own client check (a public client: no secret), as POST /token runs it.
+  const tokenClient = await authenticateClient(deps, { clientId: client.clientId, secret: null, method: "none" });
   const tokens = await exchangeCode(
     deps,
     tokenIssuer,
-    client,
+    tokenClient,
     { code, codeVerifier: pkce.verifier, redirectUri, resource: null },
     at,
   );
