@@ -50,14 +50,14 @@ import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
 import { freePort, rssBytes } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
-import { copySeed, type SeedMemory } from "./lib/seed";
-import { drainAfterRun, levelsEnv, planSummary, waitApiIdle } from "./lib/pg";
+import { seedPersonalMemories } from "./lib/seed";
+import { drainAfterRun, levelsEnv, planSummary, vacuumMemories, waitApiIdle } from "./lib/pg";
 import { pgMedians, pgRunCpu, pgSummaryRow, printPgSummary, type PgMedians, type PgRunCpu } from "./lib/pg-figures";
 import { explainAnalyze, recordingDrizzle } from "./lib/explain";
 import { apiClient, expectStatus } from "./lib/http";
 import { checkClean, waitQuiet } from "./lib/load";
 import { amemEnv, spawnApi } from "./lib/services";
-import { createBenchUser, deleteTenantMemories, memoryCount } from "./lib/tenant";
+import { createBenchUser, deleteTaggedMemories, deleteTenantMemories, memoryCount } from "./lib/tenant";
 import { appendRow, fmtMb, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, writeRawResults } from "./lib/report";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -115,49 +115,10 @@ const bench = benchLifecycle(async () => {
 
 // ---- data -----------------------------------------------------------------------------------
 
-/**
- * Adds `count` generated memories (scope "personal", current, created over the past 180 days, in
- * order) and one "remember" event each, by COPY.
- */
-async function seed(gen: MemoryTextGenerator, userId: string, count: number, actor: string): Promise<void> {
-  const now = Date.now();
-  const span = 180 * 86_400_000;
-  const memories: SeedMemory[] = [];
-  for (let i = 0; i < count; i++) {
-    const m = gen.next();
-    const at = now - span + Math.floor((span * i) / count) - 60_000;
-    const iso = new Date(at).toISOString();
-    memories.push({
-      ...m,
-      id: Bun.randomUUIDv7("hex", at),
-      scope: "personal",
-      status: "active",
-      validTo: null,
-      createdAt: iso,
-      updatedAt: iso,
-    });
-  }
-  await copySeed(db, userId, { memories, eventActor: actor });
-}
-
-/** VACUUM ANALYZE: fresh statistics, visibility map, and the GIN pending lists merged. */
-async function vacuum(): Promise<void> {
-  await db`vacuum (analyze) memories`;
-  await db`vacuum (analyze) memory_events`;
-}
-
-/** Deletes the memories written by capture runs (tagged), and their events; returns how many. */
-async function deleteCaptured(userId: string): Promise<number> {
-  const ids = (await db`select id from memories where user_id = ${userId} and ${CAPTURE_TAG} = any(tags)`).map(
-    (r) => r.id as string,
-  );
-  for (let i = 0; i < ids.length; i += 20_000) {
-    const batch = ids.slice(i, i + 20_000);
-    await db`delete from memory_events where memory_id = any(${batch}::uuid[])`;
-    await db`delete from memories where id = any(${batch}::uuid[])`;
-  }
-  return ids.length;
-}
+const seed = (gen: MemoryTextGenerator, userId: string, count: number, actor: string) =>
+  seedPersonalMemories(db, gen, userId, count, actor);
+const vacuum = () => vacuumMemories(db);
+const deleteCaptured = (userId: string) => deleteTaggedMemories(db, userId, CAPTURE_TAG);
 
 const drain = () => waitApiIdle(db, DATABASE);
 

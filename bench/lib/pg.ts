@@ -58,3 +58,9 @@ export async function drainAfterRun(db: Sql, database: string): Promise<void> {
   const drained = await waitApiIdle(db, database);
   if (drained > 1) console.log(`        (waited ${drained.toFixed(0)} s for the api's abandoned queries to finish)`);
 }
+
+/** VACUUM ANALYZE of memories and their events: fresh statistics, visibility map, GIN pending lists merged. */
+export async function vacuumMemories(db: Sql): Promise<void> {
+  await db`vacuum (analyze) memories`;
+  await db`vacuum (analyze) memory_events`;
+}

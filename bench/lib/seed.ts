@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Sql } from "postgres";
+import type { MemoryTextGenerator } from "./memory-text";
 
 /**
  * Bulk seeding of a bench tenant by COPY (90k memories in ≈ 18 s, against minutes over HTTP). The
@@ -95,4 +96,35 @@ export async function copySeed(
       await pipeline(Readable.from(chunks(commitmentLines)), commitmentsIn);
     }
   });
+}
+
+/**
+ * Adds `count` generated memories (scope "personal", current, created over the past 180 days, in
+ * order) and one "remember" event each by `actor`, by COPY.
+ */
+export async function seedPersonalMemories(
+  db: Sql,
+  gen: MemoryTextGenerator,
+  userId: string,
+  count: number,
+  actor: string,
+): Promise<void> {
+  const now = Date.now();
+  const span = 180 * 86_400_000;
+  const memories: SeedMemory[] = [];
+  for (let i = 0; i < count; i++) {
+    const m = gen.next();
+    const at = now - span + Math.floor((span * i) / count) - 60_000;
+    const iso = new Date(at).toISOString();
+    memories.push({
+      ...m,
+      id: Bun.randomUUIDv7("hex", at),
+      scope: "personal",
+      status: "active",
+      validTo: null,
+      createdAt: iso,
+      updatedAt: iso,
+    });
+  }
+  await copySeed(db, userId, { memories, eventActor: actor });
 }

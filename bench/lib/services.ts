@@ -39,3 +39,24 @@ export function spawnApi(
   });
   return { proc, port, base: `http://127.0.0.1:${port}` };
 }
+
+/**
+ * Starts the amem MCP server (`mcp/main.ts`) on a free loopback port, its public URL that address
+ * (the OAuth issuer and the tokens' audience), profiled into `profileDir` unless null; answers the
+ * process, its port and its base URL. The caller waits for `<base>/ready` (waitForHttp).
+ */
+export function spawnMcp(
+  procs: Procs,
+  env: Record<string, string>,
+  profileDir: string | null,
+): { proc: Bun.Subprocess; port: number; base: string } {
+  const port = freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const proc = procs.spawnService("mcp", [process.execPath, ...cpuProfileFlags(profileDir), "mcp/main.ts"], {
+    ...env,
+    MCP_PORT: String(port),
+    MCP_HOST: "127.0.0.1",
+    MCP_PUBLIC_URL: base,
+  });
+  return { proc, port, base };
+}

@@ -5,14 +5,19 @@ import type { Procs } from "./procs";
 
 export type BenchUser = { id: string; email: string; apiKey: string };
 
-/** Creates the run's user (`bench-<id>@example.com`) and API key with `amem user create`. */
-export async function createBenchUser(procs: Procs, env: Record<string, string>, id: string): Promise<BenchUser> {
-  const created = await procs.run(
-    "cli",
-    [process.execPath, "shared/cli/amem.ts", "user", "create", "--email", `bench-${id}@example.com`],
-    env,
-    30_000,
-  );
+/**
+ * Creates the run's user (`bench-<id>@example.com`) and API key with `amem user create`; with a
+ * `password`, the account can also sign in (the OAuth login form of the MCP benchmark).
+ */
+export async function createBenchUser(
+  procs: Procs,
+  env: Record<string, string>,
+  id: string,
+  password?: string,
+): Promise<BenchUser> {
+  const args = ["user", "create", "--email", `bench-${id}@example.com`];
+  if (password !== undefined) args.push("--password", password);
+  const created = await procs.run("cli", [process.execPath, "shared/cli/amem.ts", ...args], env, 30_000);
   if (created.code !== 0) throw new Error(`user create failed: ${created.stderr || created.stdout}`);
   // The CLI prints the user (with the key, shown once) as JSON on its last line.
   return JSON.parse(created.stdout.trim().split("\n").at(-1)!) as BenchUser;
@@ -38,4 +43,20 @@ export async function deleteTenantMemories(db: Sql, userId: string): Promise<num
     deleted += ids.length;
   }
   return deleted;
+}
+
+/**
+ * Deletes the tenant's memories tagged `tag` (what a capture load wrote) and their events, 20,000 at
+ * a time; answers how many memories went. The figures after it start from the seeded table again.
+ */
+export async function deleteTaggedMemories(db: Sql, userId: string, tag: string): Promise<number> {
+  const ids = (await db`select id from memories where user_id = ${userId} and ${tag} = any(tags)`).map(
+    (r) => r.id as string,
+  );
+  for (let i = 0; i < ids.length; i += 20_000) {
+    const batch = ids.slice(i, i + 20_000);
+    await db`delete from memory_events where memory_id = any(${batch}::uuid[])`;
+    await db`delete from memories where id = any(${batch}::uuid[])`;
+  }
+  return ids.length;
 }

@@ -89,3 +89,12 @@ export async function runWrk(procs: Procs, target: WrkTarget, opts: WrkOptions):
   if (code !== 0) throw new Error(`wrk exited with ${code}: ${stderr || stdout}`);
   return parseWrk(stdout);
 }
+
+/** The line bench/wrk/check.lua prints when WRK_CHECK is set: answers read and answers whose body failed the check. */
+export type WrkCheck = { answered: number; failed: number; sample: string };
+
+/** Reads check.lua's `CHECK answered=… failed=… sample=…` line from wrk's output (null when absent). */
+export function parseCheck(output: string): WrkCheck | null {
+  const m = /^CHECK answered=(\d+) failed=(\d+) sample=(.*)$/m.exec(output);
+  return m ? { answered: Number(m[1]), failed: Number(m[2]), sample: m[3]! } : null;
+}

@@ -1,14 +1,25 @@
 -- POST /api/v1/memories with UNIQUE content per request (a duplicate would be a 409), set up by
 -- bench/memories.ts through bench/lib/wrk.ts:
 --   WRK_RUN  a token unique to this wrk invocation (content = words + run + thread + counter + random)
--- X-API-Key comes with wrk -H. No response() callback: wrk counts non-2xx answers itself, and the
+--   WRK_ENVELOPE  (optional) a template around the body, which replaces its `%BODY%`: the MCP
+--                 benchmark sends the same memory as a JSON-RPC `tools/call remember` this way
+--   WRK_CHECK     (optional) body strings that count an answer as failed, see check.lua
+-- X-API-Key comes with wrk -H. No response() callback without WRK_CHECK: wrk counts non-2xx itself, and the
 -- benchmark aborts on any. Every memory is tagged "bench-capture" so the benchmark can delete them.
 local run = os.getenv("WRK_RUN") or tostring(os.time())
+local envelope = os.getenv("WRK_ENVELOPE") or ""
+local before, after = "", ""
+if envelope ~= "" then
+  local at = string.find(envelope, "%BODY%", 1, true) or error("WRK_ENVELOPE has no %BODY%")
+  before, after = string.sub(envelope, 1, at - 1), string.sub(envelope, at + 6)
+end
+dofile((string.match(debug.getinfo(1, "S").source, "^@(.*/)") or "") .. "check.lua")
 
 local threads = 0
 function setup(thread)
   threads = threads + 1
   thread:set("tid", threads)
+  check_setup(thread)
 end
 
 local components = { "auth middleware", "session lease", "search query", "migration runner", "billing worker",
@@ -36,5 +47,5 @@ function request()
     c, pick(tech), pick(problems), pick(actions), run, tid or 0, counter, math.random(1000000))
   local body = '{"memoryType":"' .. pick(types) .. '","topic":"' .. c .. ' notes","content":"' .. content ..
     '","project":"amem","tags":["bench-capture"]}'
-  return wrk.format("POST", nil, nil, body)
+  return wrk.format("POST", nil, nil, before .. body .. after)
 end
