@@ -2,9 +2,8 @@ import type { Server } from "bun";
 import type { Config } from "../shared/config";
 import { serveHttp } from "../shared/http/serve";
 import type { Logger } from "../shared/logger";
-import { loggableError } from "../shared/loggable-error";
 import type { App } from "./app";
-import { errorResponse } from "./plugins/errors";
+import { unhandledErrorFallback } from "./plugins/errors";
 
 /**
  * Serves the app on HOST:PORT the way production does (api/main.ts and the end-to-end tests):
@@ -16,11 +15,7 @@ export function serveApi(app: App, config: Pick<Config, "HOST" | "PORT">, logger
     hostname: config.HOST,
     port: config.PORT,
     fetch: app.fetch,
-    fallback: (error) => {
-      const requestId = crypto.randomUUID();
-      logger.error({ requestId, err: loggableError(error) }, "unhandled error outside the app");
-      return errorResponse("internal_error", { "x-request-id": requestId });
-    },
+    fallback: unhandledErrorFallback(logger),
   });
   app.server = server;
   return server;

@@ -44,7 +44,6 @@ import {
   benchStart,
   deleteRedisPrefix,
   dropTenantRows,
-  FOREIGN_LIMIT,
   printRunContext,
   recordWanted,
 } from "./lib/run-env";
@@ -54,7 +53,7 @@ import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, prng } from "./lib/memory-text";
 import { copySeed, type SeedCommitment, type SeedMemory } from "./lib/seed";
 import { drainAfterRun, levelsEnv, planSummary, waitApiIdle } from "./lib/pg";
-import { pgMedians, pgRunCpu, pgSummaryRow, printPgSummary, type PgRunCpu } from "./lib/pg-figures";
+import { pgMedians, pgRunCpu, printPgRun, pgSummaryRow, printPgSummary, type PgRunCpu } from "./lib/pg-figures";
 import { explainAnalyze, recordingDrizzle } from "./lib/explain";
 import { checkClean, waitQuiet } from "./lib/load";
 import { amemEnv, spawnApi } from "./lib/services";
@@ -411,17 +410,11 @@ async function main() {
         await drainAfterRun(db, DATABASE);
         const r: Run = { ...measured, ...pgRunCpu(foreign, before, after, op.server.pid) };
         runs.get(op.key)!.push(r);
-        const flags = [
-          r.foreignCores > FOREIGN_LIMIT ? "⚠ disturbed" : "",
+        printPgRun({ round, runs: RUNS, label: op.label, labelWidth: 34 }, r, [
           r.non2xx + r.socketErrors > 0
             ? `⚠ ${r.non2xx} non-2xx, ${r.socketErrors} socket errors of ${r.requests}`
             : "",
-        ]
-          .filter(Boolean)
-          .join("  ");
-        console.log(
-          `run ${round}/${RUNS}  ${op.label.padEnd(34)} ${fmtRps(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50Ms).padStart(8)}  p99 ${fmtMs(r.p99Ms).padStart(8)}  cpu: server ${r.serverCores.toFixed(2)} pg ${r.postgresCores.toFixed(2)} wrk ${r.wrkCores.toFixed(2)} other ${r.foreignCores.toFixed(2)}  ${flags}`,
-        );
+        ]);
       }
     }
     levels.push({ level, seeded: Math.max(0, level - have), seedSeconds, probe: probed, runs });

@@ -44,7 +44,6 @@ import {
   benchStart,
   deleteRedisPrefix,
   dropTenantRows,
-  FOREIGN_LIMIT,
   intEnv,
   printRunContext,
   recordWanted,
@@ -57,11 +56,10 @@ import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
 import { seedPersonalMemories } from "./lib/seed";
 import { drainAfterRun, vacuumMemories, waitApiIdle } from "./lib/pg";
-import { pgMedians, pgRunCpu, type PgMedians, type PgRunCpu } from "./lib/pg-figures";
-import { apiClient, expectStatus } from "./lib/http";
+import { pgMedians, pgRunCpu, printPgRun, type PgMedians, type PgRunCpu } from "./lib/pg-figures";
 import { waitQuiet } from "./lib/load";
 import { amemEnv, spawnApi, spawnMcp } from "./lib/services";
-import { createBenchUser, deleteTaggedMemories, deleteTenantMemories, memoryCount } from "./lib/tenant";
+import { createBenchUser, deleteTaggedMemories, deleteTenantMemories, memoryCount, sanityCapture } from "./lib/tenant";
 import { obtainAccessToken } from "./lib/oauth-token";
 import {
   appendRow,
@@ -260,7 +258,6 @@ async function probeOnce(op: Op): Promise<{ ms: number; contentType: string; byt
   return { ms, contentType: contentType.split(";")[0]!, bytes: text.length };
 }
 
-const api = apiClient(10_000);
 let wrkRun = 0;
 
 async function main() {
@@ -309,19 +306,7 @@ async function main() {
 
   // One capture registers scope "personal" (and gives the events' actor); a duplicate must be 409.
   const sanity = JSON.stringify({ ...captureBody(), content: `bench sanity capture ${id}` });
-  const first = (await expectStatus(
-    await api(apiBase, "/api/v1/memories", { method: "POST", apiKey: user.apiKey, body: sanity }),
-    201,
-    "capture",
-  )) as { memory: { id: string } };
-  await expectStatus(
-    await api(apiBase, "/api/v1/memories", { method: "POST", apiKey: user.apiKey, body: sanity }),
-    409,
-    "duplicate capture",
-  );
-  const [{ actor }] = (await db`select actor from memory_events where memory_id = ${first.memory.id}`) as unknown as [
-    { actor: string },
-  ];
+  const actor = await sanityCapture(db, apiBase, user.apiKey, sanity);
 
   // Seed.
   await deleteTaggedMemories(db, user.id, CAPTURE_TAG);
@@ -573,16 +558,10 @@ async function main() {
           table = `table ${fmtRps(count)}→${fmtRps(seeded)}`;
         }
         runs.get(op.key)!.push(r);
-        const flags = [
-          r.foreignCores > FOREIGN_LIMIT ? "⚠ disturbed" : "",
+        printPgRun({ round, runs: RUNS, label: op.label, labelWidth: 28 }, r, [
           r.non2xx + r.failed + r.socketErrors > 0 ? `⚠ ${r.non2xx + r.failed} errors` : "",
           table,
-        ]
-          .filter(Boolean)
-          .join("  ");
-        console.log(
-          `run ${round}/${RUNS}  ${op.label.padEnd(28)} ${fmtRps(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50Ms).padStart(8)}  p99 ${fmtMs(r.p99Ms).padStart(8)}  cpu: server ${r.serverCores.toFixed(2)} pg ${r.postgresCores.toFixed(2)} wrk ${r.wrkCores.toFixed(2)} other ${r.foreignCores.toFixed(2)}  ${flags}`,
-        );
+        ]);
       }
     }
   } finally {

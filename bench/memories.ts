@@ -35,7 +35,6 @@ import {
   benchStart,
   deleteRedisPrefix,
   dropTenantRows,
-  FOREIGN_LIMIT,
   printRunContext,
   recordWanted,
 } from "./lib/run-env";
@@ -52,12 +51,20 @@ import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
 import { seedPersonalMemories } from "./lib/seed";
 import { drainAfterRun, levelsEnv, planSummary, vacuumMemories, waitApiIdle } from "./lib/pg";
-import { pgMedians, pgRunCpu, pgSummaryRow, printPgSummary, type PgMedians, type PgRunCpu } from "./lib/pg-figures";
+import {
+  pgMedians,
+  pgRunCpu,
+  printPgRun,
+  pgSummaryRow,
+  printPgSummary,
+  type PgMedians,
+  type PgRunCpu,
+} from "./lib/pg-figures";
 import { explainAnalyze, recordingDrizzle } from "./lib/explain";
 import { apiClient, expectStatus } from "./lib/http";
 import { checkClean, waitQuiet } from "./lib/load";
 import { amemEnv, spawnApi } from "./lib/services";
-import { createBenchUser, deleteTaggedMemories, deleteTenantMemories, memoryCount } from "./lib/tenant";
+import { createBenchUser, deleteTaggedMemories, deleteTenantMemories, memoryCount, sanityCapture } from "./lib/tenant";
 import { appendRow, fmtMb, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, writeRawResults } from "./lib/report";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -237,16 +244,7 @@ async function main() {
     project: "amem",
     tags: [CAPTURE_TAG],
   });
-  const first = (await expectStatus(
-    await api(apiBase, "/api/v1/memories", { method: "POST", apiKey: user.apiKey, body: captureBody }),
-    201,
-    "capture",
-  )) as { memory: { id: string } };
-  await expectStatus(
-    await api(apiBase, "/api/v1/memories", { method: "POST", apiKey: user.apiKey, body: captureBody }),
-    409,
-    "duplicate capture",
-  );
+  const actor = await sanityCapture(db, apiBase, user.apiKey, captureBody);
   await expectStatus(
     await api(apiBase, "/api/v1/search", {
       method: "POST",
@@ -257,9 +255,6 @@ async function main() {
     "search",
   );
   await expectStatus(await api(baseBase, "/memories", { method: "POST", body: captureBody }), 201, "baseline");
-  const [{ actor }] = (await db`select actor from memory_events where memory_id = ${first.memory.id}`) as unknown as [
-    { actor: string },
-  ];
   console.log(`user ${user.id}; api pid ${apiProc.pid}, RSS at rest ${fmtMb(rssBytes(apiProc.pid) ?? 0)}\n`);
 
   const searchBodies = SEARCH_QUERIES.map((query) => JSON.stringify({ query })).join("\n");
@@ -384,18 +379,12 @@ async function main() {
             await vacuum();
           }
           runs.get(op.key)!.push(r);
-          const flags = [
-            r.foreignCores > FOREIGN_LIMIT ? "⚠ disturbed" : "",
+          printPgRun({ round, runs: RUNS, label: op.label, labelWidth: 28 }, r, [
             r.non2xx + r.socketErrors > 0 || r.requests === 0
               ? `⚠ ${r.non2xx} non-2xx, ${r.socketErrors} socket errors of ${r.requests}`
               : "",
             r.countBefore !== undefined ? `table ${fmtRps(r.countBefore)}→${fmtRps(r.countAfter!)}` : "",
-          ]
-            .filter(Boolean)
-            .join("  ");
-          console.log(
-            `run ${round}/${RUNS}  ${op.label.padEnd(28)} ${fmtRps(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50Ms).padStart(8)}  p99 ${fmtMs(r.p99Ms).padStart(8)}  cpu: server ${r.serverCores.toFixed(2)} pg ${r.postgresCores.toFixed(2)} wrk ${r.wrkCores.toFixed(2)} other ${r.foreignCores.toFixed(2)}  ${flags}`,
-          );
+          ]);
         }
       }
       levels.push({ level, seeded: Math.max(0, level - have), seedSeconds, vacuumSeconds, probe, runs });

@@ -2,8 +2,7 @@ import type { Server } from "bun";
 import type { Config } from "../shared/config";
 import { serveHttp } from "../shared/http/serve";
 import type { Logger } from "../shared/logger";
-import { loggableError } from "../shared/loggable-error";
-import { errorResponse } from "../api/plugins/errors";
+import { unhandledErrorFallback } from "../api/plugins/errors";
 import type { McpApp } from "./app";
 
 /**
@@ -24,11 +23,7 @@ export function serveMcp(
     port: config.MCP_PORT,
     idleTimeoutSeconds: MCP_IDLE_TIMEOUT_SECONDS,
     fetch: app.fetch,
-    fallback: (error) => {
-      const requestId = crypto.randomUUID();
-      logger.error({ requestId, err: loggableError(error) }, "unhandled error outside the app");
-      return errorResponse("internal_error", { "x-request-id": requestId });
-    },
+    fallback: unhandledErrorFallback(logger),
   });
   app.server = server;
   return server;

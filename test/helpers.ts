@@ -7,6 +7,7 @@ import { Writable } from "node:stream";
 import { createUser } from "../shared/accounts/users";
 import { createApp, type App } from "../api/app";
 import type { Mail } from "../shared/mail";
+import type { Principal } from "../shared/auth/credentials";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./env";
 import { QUEUES, type QueueName } from "../shared/queue/jobs";
 import { startQueueWorkers } from "../workers/queue-workers";
@@ -98,6 +99,21 @@ export async function createTestContext(
 }
 
 export type Tenant = { userId: string; email: string; apiKey: string };
+
+/**
+ * The tenant as the services see it after authentication, for tests that call a service directly
+ * (the services read the user; the credential fields are placeholders no service looks up).
+ */
+export function principalOf(tenant: Pick<Tenant, "userId" | "email">): Principal {
+  return {
+    userId: tenant.userId,
+    email: tenant.email,
+    userState: "active",
+    credentialKind: "k",
+    credentialId: newId(),
+    credentialHash: "test",
+  };
+}
 
 /** A fresh user (tenant) with an API key: every test works in its own tenant. */
 export async function newTenant(ctx: TestContext): Promise<Tenant> {

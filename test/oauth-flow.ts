@@ -4,8 +4,10 @@ import { createHash, randomBytes } from "node:crypto";
  * Drives the OAuth authorization server the way a browser and a client do, by plain HTTP: dynamic
  * registration, the authorization request, the login and consent forms (posted with their hidden
  * CSRF fields and a cookie jar), the code exchange. For end-to-end tests of the MCP server and for
- * the AS's own tests. `fetch` is global fetch against a listening server, or
- * `(url, init) => app.handle(new Request(url, init))` in process; redirects are never followed.
+ * the AS's own tests, and for bench:mcp's access token (bench/lib/oauth-token.ts), which is why it
+ * imports nothing from the test harness (no bun:test, no test context): plain HTTP only. `fetch` is
+ * global fetch against a listening server, or `(url, init) => app.handle(new Request(url, init))`
+ * in process; redirects are never followed.
  */
 export type Fetch = (url: string, init?: RequestInit) => Promise<Response>;
 

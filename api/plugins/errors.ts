@@ -32,6 +32,19 @@ export function errorResponse(code: ErrorCode, headers: Record<string, string> =
   });
 }
 
+/**
+ * The server's answer when the app itself throws (a bug: the app maps its own errors), for both
+ * HTTP processes (api/serve.ts, mcp/serve.ts): logged once with a fresh request id, which the
+ * client gets back, and the contract's 500 body rather than Bun's own error page.
+ */
+export function unhandledErrorFallback(logger: Logger): (error: unknown) => Response {
+  return (error) => {
+    const requestId = crypto.randomUUID();
+    logger.error({ requestId, err: loggableError(error) }, "unhandled error outside the app");
+    return errorResponse("internal_error", { "x-request-id": requestId });
+  };
+}
+
 export type MethodLookup = (path: string) => string[];
 
 /** Converts a route path (`/a/:id`) to a matcher, for 405 detection. */

@@ -21,6 +21,21 @@ export function pgRunCpu(foreign: ForeignCpu, before: CpuMark, after: CpuMark, s
   };
 }
 
+/**
+ * One measured run as the log shows it, while the benchmark goes on: throughput, latency, where the
+ * CPU went, then "⚠ disturbed" when other processes used more than FOREIGN_LIMIT cores and `flags`.
+ */
+export function printPgRun(
+  at: { round: number; runs: number; label: string; labelWidth: number },
+  r: WrkResult & PgRunCpu,
+  flags: string[],
+): void {
+  const marks = [r.foreignCores > FOREIGN_LIMIT ? "⚠ disturbed" : "", ...flags].filter(Boolean).join("  ");
+  console.log(
+    `run ${at.round}/${at.runs}  ${at.label.padEnd(at.labelWidth)} ${fmtRps(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50Ms).padStart(8)}  p99 ${fmtMs(r.p99Ms).padStart(8)}  cpu: server ${r.serverCores.toFixed(2)} pg ${r.postgresCores.toFixed(2)} wrk ${r.wrkCores.toFixed(2)} other ${r.foreignCores.toFixed(2)}  ${marks}`,
+  );
+}
+
 export type PgMedians = {
   rps: number;
   p50: number;

@@ -1,4 +1,5 @@
 import type { Sql } from "postgres";
+import { apiClient, expectStatus } from "./http";
 import type { Procs } from "./procs";
 
 /** The bench tenant: created through the admin CLI, as an operator would, and its memories counted and deleted by SQL. */
@@ -21,6 +22,20 @@ export async function createBenchUser(
   if (created.code !== 0) throw new Error(`user create failed: ${created.stderr || created.stdout}`);
   // The CLI prints the user (with the key, shown once) as JSON on its last line.
   return JSON.parse(created.stdout.trim().split("\n").at(-1)!) as BenchUser;
+}
+
+/**
+ * The capture sanity check before a memories load: `body` posted through the api answers 201 (and
+ * registers scope "personal"), then the same body again 409 (the duplicate check is live). Answers
+ * the actor the api recorded on the memory's event, for the seeded memories' events.
+ */
+export async function sanityCapture(db: Sql, apiBase: string, apiKey: string, body: string): Promise<string> {
+  const api = apiClient(10_000);
+  const capture = () => api(apiBase, "/api/v1/memories", { method: "POST", apiKey, body });
+  const first = (await expectStatus(await capture(), 201, "capture")) as { memory: { id: string } };
+  await expectStatus(await capture(), 409, "duplicate capture");
+  const [row] = await db`select actor from memory_events where memory_id = ${first.memory.id}`;
+  return (row as { actor: string }).actor;
 }
 
 /** How many memories the tenant holds (any status). */

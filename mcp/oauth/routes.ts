@@ -153,6 +153,40 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
     }
   }
 
+  /**
+   * A posted login or consent form and the authorization request its hidden fields carry, checked
+   * again as on the GET (the fields come back from the browser, so nothing in them is trusted); a
+   * Response when it stops here. A parameter posted twice makes the form unreadable (readForm).
+   */
+  async function readAuthorizeForm(
+    request: Request,
+  ): Promise<{ form: URLSearchParams; params: AuthorizeParams; valid: ValidAuthorization } | { response: Response }> {
+    let form: URLSearchParams;
+    try {
+      form = await readForm(request);
+    } catch {
+      return { response: errorPage("The form could not be read.", 400) };
+    }
+    const { params } = authorizeParamsOf(form);
+    const checked = await checkRequest(params, false);
+    if ("response" in checked) return checked;
+    return { form, params, valid: checked.valid };
+  }
+
+  /** A form whose CSRF field does not match its cookie: stale, or posted from another page. */
+  const formExpired = () => errorPage("The form expired or did not come from this page. Go back and try again.", 403);
+
+  /**
+   * The form of a token or revocation request and the client it authenticates (RFC 6749 §2.3,
+   * RFC 7009 §2.1); both endpoints draw on one per-address rate-limit bucket, `oauth-token:`.
+   */
+  async function clientForm(request: Request, server: Parameters<typeof ipOf>[1]) {
+    await enforceRateLimit(deps, `oauth-token:${ipOf(request, server)}`, deps.config.RATE_LIMIT_IP);
+    const form = await readForm(request);
+    const client = await authenticateClient(deps, clientCredentialsOf(request.headers, form));
+    return { form, client };
+  }
+
   const clientName = (valid: ValidAuthorization) => valid.client.name || "An unnamed application";
 
   function showLogin(
@@ -237,19 +271,11 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
     .post(
       "/authorize/login",
       async ({ request, server }) => {
-        let form: URLSearchParams;
-        try {
-          form = await readForm(request);
-        } catch {
-          return errorPage("The form could not be read.", 400);
-        }
-        const { params } = authorizeParamsOf(form);
-        const checked = await checkRequest(params, false);
-        if ("response" in checked) return checked.response;
-        const { valid } = checked;
+        const posted = await readAuthorizeForm(request);
+        if ("response" in posted) return posted.response;
+        const { form, params, valid } = posted;
         const csrfCookie = cookiesOf(request)[CSRF_COOKIE];
-        if (!csrfCookie || form.get("csrf") !== csrfToken("login", csrfCookie))
-          return errorPage("The form expired or did not come from this page. Go back and try again.", 403);
+        if (!csrfCookie || form.get("csrf") !== csrfToken("login", csrfCookie)) return formExpired();
         try {
           await enforceRateLimit(deps, `login:${ipOf(request, server)}`, deps.config.RATE_LIMIT_LOGIN);
         } catch (error) {
@@ -281,21 +307,13 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
     .post(
       "/authorize/consent",
       async ({ request }) => {
-        let form: URLSearchParams;
-        try {
-          form = await readForm(request);
-        } catch {
-          return errorPage("The form could not be read.", 400);
-        }
-        const { params } = authorizeParamsOf(form);
-        const checked = await checkRequest(params, false);
-        if ("response" in checked) return checked.response;
-        const { valid } = checked;
+        const posted = await readAuthorizeForm(request);
+        if ("response" in posted) return posted.response;
+        const { form, params, valid } = posted;
         const sessionCookie = cookiesOf(request)[SESSION_COOKIE];
         const userId = await browserSessionUser(deps, sessionCookie);
         if (!userId) return showLogin(valid, params);
-        if (form.get("csrf") !== csrfToken("consent", sessionCookie!))
-          return errorPage("The form expired or did not come from this page. Go back and try again.", 403);
+        if (form.get("csrf") !== csrfToken("consent", sessionCookie!)) return formExpired();
         const decision = form.get("decision");
         if (decision === "deny")
           return redirect(authorizationRedirect(issuer, valid.redirectUri, valid.state, { error: "access_denied" }));
@@ -314,9 +332,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
       "/token",
       ({ request, server }) =>
         oauthEndpoint(request, async () => {
-          await enforceRateLimit(deps, `oauth-token:${ipOf(request, server)}`, deps.config.RATE_LIMIT_IP);
-          const form = await readForm(request);
-          const client = await authenticateClient(deps, clientCredentialsOf(request.headers, form));
+          const { form, client } = await clientForm(request, server);
           const grantType = form.get("grant_type");
           let body;
           if (grantType === "authorization_code") {
@@ -343,9 +359,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
       "/revoke",
       ({ request, server }) =>
         oauthEndpoint(request, async () => {
-          await enforceRateLimit(deps, `oauth-token:${ipOf(request, server)}`, deps.config.RATE_LIMIT_IP);
-          const form = await readForm(request);
-          const client = await authenticateClient(deps, clientCredentialsOf(request.headers, form));
+          const { form, client } = await clientForm(request, server);
           const token = form.get("token");
           if (!token) throw new OAuthError("invalid_request");
           await revokeToken(deps, client, token);

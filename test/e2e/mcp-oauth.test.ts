@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "bun:test";
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { openSession } from "../../shared/agent-sessions/service";
-import { sha256Hex, newId } from "../../shared/ids";
-import { createTestContext, newTenant } from "../helpers";
+import { sha256Hex } from "../../shared/ids";
+import { createTestContext, newTenant, principalOf } from "../helpers";
 import { ApiProcess } from "../faults/api-process";
 import { WorkerProcess } from "../faults/worker-process";
 import { authorizeQuery, followAuthorization, pkcePair, registerOAuthClient } from "../oauth-flow";
@@ -220,18 +220,7 @@ describe("MCP over OAuth with the official SDK client (real mcp process)", () =>
     const brief = await session.client.getPrompt({ name: "briefing", arguments: { project: "e2e-project" } });
     expect((brief.messages[0]!.content as { text: string }).text).toContain(open.memory.id);
     const sessionId = crypto.randomUUID();
-    await openSession(
-      ctx.deps,
-      {
-        userId: user.userId,
-        email: user.email,
-        userState: "active",
-        credentialKind: "k",
-        credentialId: newId(),
-        credentialHash: sha256Hex(user.apiKey),
-      },
-      { agent: "claude-code", sessionId, source: "startup" },
-    );
+    await openSession(ctx.deps, principalOf(user), { agent: "claude-code", sessionId, source: "startup" });
     const debrief = await session.client.getPrompt({ name: "debrief", arguments: { agent: "claude-code", sessionId } });
     expect((debrief.messages[0]!.content as { text: string }).text).toContain("<data>");
     const templates = await session.client.listResourceTemplates();

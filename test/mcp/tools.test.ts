@@ -3,6 +3,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { insertFactProposals, insertProposals } from "../../shared/db/queries/proposals";
 import { openSession } from "../../shared/agent-sessions/service";
 import { newId } from "../../shared/ids";
+import { principalOf } from "../helpers";
 import { connectClient, createMcpTestContext, type McpUser } from "./helpers";
 
 // Every token is a real OAuth access token checked by authenticateAccessToken (helpers.ts).
@@ -298,18 +299,7 @@ describe("prompts, resource and completions", () => {
   it("serves the debrief prompt for a run, and not_found for an unknown one", async () => {
     const { user, client } = await signedIn();
     const sessionId = crypto.randomUUID();
-    await openSession(
-      ctx.deps,
-      {
-        userId: user.userId,
-        email: user.email,
-        userState: "active",
-        credentialKind: "t",
-        credentialId: newId(),
-        credentialHash: "x",
-      },
-      { agent: "claude-code", sessionId, source: "startup" },
-    );
+    await openSession(ctx.deps, principalOf(user), { agent: "claude-code", sessionId, source: "startup" });
     const prompt = await client.getPrompt({ name: "debrief", arguments: { agent: "claude-code", sessionId } });
     expect((prompt.messages[0]!.content as { text: string }).text).toContain("<data>");
     await expect(

@@ -5,10 +5,9 @@ import * as schema from "../../shared/db/schema";
 import type { Deps } from "../../shared/deps";
 import { buildBriefing } from "../../shared/briefing/service";
 import { BRIEFING_COUNT_CAP } from "../../shared/db/queries/briefing";
-import { createTestContext, newTenant, type Tenant } from "../helpers";
+import { createTestContext, newTenant, principalOf, type Tenant } from "../helpers";
 import { TEST_DATABASE_URL } from "../env";
 import { newSessionId, open } from "../agent-sessions/helpers";
-import { principalOf } from "../proposals/helpers";
 
 const ctx = await createTestContext();
 

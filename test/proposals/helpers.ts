@@ -1,23 +1,10 @@
 import { expect } from "bun:test";
-import type { Principal } from "../../shared/auth/credentials";
 import { createMemory, type NewMemory } from "../../shared/memories/capture";
 import { insertFactProposals, insertProposals } from "../../shared/db/queries/proposals";
 import { newId } from "../../shared/ids";
-import type { TestContext, Tenant } from "../helpers";
+import { principalOf, type TestContext, type Tenant } from "../helpers";
 
 export const unique = (text: string) => `${text} ${crypto.randomUUID()}`;
-
-/** The tenant as the services see it after authentication. */
-export function principalOf(tenant: Tenant): Principal {
-  return {
-    userId: tenant.userId,
-    email: tenant.email,
-    userState: "active",
-    credentialKind: "k",
-    credentialId: newId(),
-    credentialHash: "test",
-  };
-}
 
 /** A memory written `minutesAgo` minutes ago (the consolidate job only probes settled writes). */
 export async function memoryAt(ctx: TestContext, tenant: Tenant, input: NewMemory, minutesAgo: number) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
-import { createTestContext, insertBearer, ISO_MS, newTenant, type Tenant } from "../helpers";
+import { createTestContext, insertBearer, ISO_MS, newTenant, principalOf, type Tenant } from "../helpers";
 import { sha256Hex } from "../../shared/ids";
-import { principalOf, propose, proposeFact, remember, unique } from "./helpers";
+import { propose, proposeFact, remember, unique } from "./helpers";
 import { createMemory } from "../../shared/memories/capture";
 
 const ctx = await createTestContext();
