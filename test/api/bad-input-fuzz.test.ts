@@ -10,6 +10,11 @@ import { head, rawRequest, serveOnLoopback, type RawResponse } from "../raw-http
  * JSON content type and a request id (SPEC §1.1) — never a 500, a bare server answer or silence.
  * Requests carry a valid API key so that inputs checked after authentication (cursors) are reached.
  *
+ * The agent hook routes (/api/v1/hooks/*) accept unknown body properties by design (a harness adds
+ * fields between versions: shared/hooks/payload.ts); no class here depends on an unknown property
+ * being refused — deep bodies and surrogates are refused by the body parser before any schema —
+ * so they are walked with the rest and held to the same answers.
+ *
  * Not covered, because no answer of ours is possible: a Content-Length that is not one decimal
  * number (`-1`, `abc`) and other malformed framing are refused by Bun's HTTP parser before any
  * JavaScript runs, with a bare 400 (shared/http/serve.ts lists them).
