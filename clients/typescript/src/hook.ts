@@ -122,6 +122,8 @@ function parseTimeout(value: string | undefined): number {
 }
 
 function describe(error: unknown): string {
+  // openapi-fetch parses a 2xx body as JSON; everything else thrown is the request failing.
+  if (error instanceof SyntaxError) return "the api's answer is not JSON";
   const message = error instanceof Error ? error.message : String(error);
   return `could not reach amem: ${message.split("\n")[0]}`;
 }
