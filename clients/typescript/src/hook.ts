@@ -70,7 +70,9 @@ async function forward(harness: Harness, input: HookInput, signal: AbortSignal):
   const client = createAmemClient({ baseUrl: input.env.AMEM_URL || DEFAULT_AMEM_URL, apiKey, fetch: input.fetch });
   const { data, error, response } = await client.POST(`/api/v1/hooks/${harness}`, {
     params: { query },
-    body: payload as Record<string, unknown>,
+    // The harness's JSON goes as it came: the endpoint validates it (and ignores fields it does not
+    // know), so its generated body type is not imposed here.
+    body: payload as never,
     signal,
   });
   if (!response.ok) {
