@@ -1,64 +1,20 @@
-import { parseArgs } from "node:util";
-import { loadConfig } from "../config";
-import { createDeps, type Deps } from "../deps";
-import { createUser } from "../accounts/users";
-import { createApiKey, revokeApiKeyById } from "../accounts/api-keys";
-import { findUserByEmail } from "../db/queries/users";
-import { AppError } from "../errors";
-import { createLogger } from "../logger";
-import { isEmail, isKeyName, isPassword, isUuid } from "../accounts/rules";
-
-const USAGE = `usage:
-  bun run amem user create --email E [--password P]   → {"id","email","apiKey"}
-  bun run amem key create --email E --name N           → {"id","apiKey"}
-  bun run amem key revoke --id ID                      → {"id","revoked":true}`;
-
-/** The admin CLI: creates users and keys without mail (SPEC §2.3). Prints one JSON line. */
-async function run(deps: Deps, argv: string[]): Promise<unknown> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      email: { type: "string" },
-      password: { type: "string" },
-      name: { type: "string" },
-      id: { type: "string" },
-    },
-  });
-  const command = positionals.join(" ");
-  if (values.email !== undefined && !isEmail(values.email)) throw new Error("--email is not an email address");
-  if (values.password !== undefined && !isPassword(values.password))
-    throw new Error("--password must be 8–256 characters");
-  if (values.name !== undefined && !isKeyName(values.name)) throw new Error("--name must be 1–64 characters");
-  if (values.id !== undefined && !isUuid(values.id)) throw new Error("--id is not a uuid");
-  if (command === "user create" && values.email) {
-    const user = await createUser(deps, { email: values.email, password: values.password, withApiKey: true });
-    return { id: user.id, email: user.email, apiKey: user.apiKey };
-  }
-  if (command === "key create" && values.email && values.name) {
-    const user = await findUserByEmail(deps.db, values.email);
-    if (!user || user.state !== "active") throw new Error("no active user with that email");
-    const key = await createApiKey(deps, { userId: user.id, email: user.email }, values.name);
-    return { id: key.id, apiKey: key.key };
-  }
-  if (command === "key revoke" && values.id) {
-    await revokeApiKeyById(deps, null, values.id.toLowerCase());
-    return { id: values.id.toLowerCase(), revoked: true };
-  }
-  throw new Error(USAGE);
-}
-
-const config = loadConfig();
-const deps = await createDeps(config, "cli", createLogger("silent"));
-try {
-  console.log(JSON.stringify(await run(deps, process.argv.slice(2))));
-} catch (error) {
-  const message =
-    error instanceof AppError
-      ? ({ conflict: "email already registered", not_found: "no such live key" }[error.code as string] ?? error.code)
-      : (error as Error).message;
-  console.error(`amem: ${message}`);
-  process.exitCode = 1;
-} finally {
-  await deps.close();
+/**
+ * `bun run amem <command>`: the admin commands (users and keys, against Postgres and Redis), and
+ * `hook` / `connect`, which touch neither: each is loaded only when asked for, so a hook run starts
+ * without the database driver, Redis or the queues.
+ */
+export {};
+const [command, ...rest] = process.argv.slice(2);
+if (command === "hook") {
+  const { runHook } = await import("../../clients/typescript/src/hook");
+  const run = await runHook(rest[0], { readStdin: () => Bun.stdin.text(), env: process.env });
+  if (run.stdout) await Bun.write(Bun.stdout, run.stdout);
+  if (run.stderr) await Bun.write(Bun.stderr, run.stderr);
+  process.exit(0);
+} else if (command === "connect") {
+  const { runConnect } = await import("./connect");
+  process.exitCode = await runConnect(rest, process.env);
+} else {
+  const { runAdmin } = await import("./admin");
+  await runAdmin(process.argv.slice(2));
 }

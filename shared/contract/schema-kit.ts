@@ -19,6 +19,7 @@ import {
   type TUnsafe,
 } from "@sinclair/typebox";
 import { UUID_PATTERN } from "../accounts/rules";
+import { ERROR_CODES, type ErrorCode } from "../errors";
 import { hasLengthWithin } from "../text";
 import { isUtcTimestamp } from "../time";
 
@@ -125,8 +126,10 @@ export function UnionEnum<const V extends readonly string[]>(values: V): TUnsafe
 /** For routes that take no query parameters: any parameter is an unknown one (400). */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
+/** The document lists every code, so a generated client types `error` as their union (clients/typescript). */
 export const ErrorBody = strictObject(
-  { error: Type.String() },
+  // The UnionEnum kind without its `default`: a default error code would be a false statement.
+  { error: Type.Unsafe<ErrorCode>({ [Kind]: "UnionEnum", type: "string", enum: ERROR_CODES }) },
   { description: 'Every error: exactly {"error": code}' },
 );
 

@@ -1,0 +1,361 @@
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+
+/*
+ * `bun run amem connect <claude-code|codex>`: the settings that plug amem into a harness, printed or
+ * (with --write) merged into the harness's own files, each old file kept as `<file>.bak-<time>`.
+ *
+ * Claude Code (https://code.claude.com/docs/en/hooks, "HTTP hooks"; the settings schema of an http
+ * hook: `{type:"http", url, headers, allowedEnvVars, timeout}` — a header's `$VAR` is filled only
+ * for variables listed in allowedEnvVars, others become ""):
+ *   - Stop, SessionEnd, PreCompact → http hooks to <AMEM_URL>/api/v1/hooks/claude-code with
+ *     `X-API-Key: $AMEM_API_KEY`; the key stays in the environment, never in a file.
+ *   - SessionStart → a command hook running `amem-hook claude-code`: Claude Code runs only command
+ *     (and mcp_tool) hooks on SessionStart, not http ones, so the briefing goes through the command.
+ *   - hooks live in ~/.claude/settings.json (or .claude/settings.json with --project-settings); MCP
+ *     servers do not: Claude Code reads them from ~/.claude.json (user scope) or .mcp.json at the
+ *     project root (project scope) — https://code.claude.com/docs/en/mcp, "MCP installation scopes".
+ * Codex (https://developers.openai.com/codex/hooks and /codex/mcp): it runs command hooks only, read
+ * from inline [hooks] tables of ~/.codex/config.toml (or .codex/config.toml of a trusted project);
+ * its MCP servers are [mcp_servers.<name>] tables of the same file (a Streamable HTTP one by `url`).
+ * It has no SessionEnd event: an unclosed run ends when its lease runs out (SPEC §3).
+ */
+
+export const CONNECT_USAGE = `usage: bun run amem connect <claude-code|codex> [--project-settings] [--write]
+  [--url AMEM_URL] [--mcp-url MCP_PUBLIC_URL] [--hook-command CMD] [--command-hooks]
+  prints the settings block; --write merges it into the harness's files (the old file kept as <file>.bak-<time>)`;
+
+/** Seconds the harness waits for one hook: above amem-hook's own bound (AMEM_HOOK_TIMEOUT_MS 1,800) and HOOK_BUDGET_MS. */
+export const HOOK_TIMEOUT_SECONDS = 5;
+/** The events Claude Code sends to amem, and those that go through amem-hook rather than http. */
+export const CLAUDE_CODE_EVENTS = ["SessionStart", "Stop", "SessionEnd", "PreCompact"] as const;
+const CLAUDE_CODE_COMMAND_ONLY: ReadonlySet<string> = new Set(["SessionStart"]);
+export const CODEX_EVENTS = ["SessionStart", "Stop"] as const;
+
+export type ConnectOptions = {
+  harness: "claude-code" | "codex";
+  /** The api's public address (AMEM_URL). */
+  amemUrl: string;
+  /** The MCP server's public address (MCP_PUBLIC_URL); the server answers at /mcp. */
+  mcpUrl: string;
+  /** The command a command hook runs, without the harness argument. */
+  hookCommand: string;
+  /** Write into the project (the current git top level) rather than the user's home. */
+  projectSettings: boolean;
+  /** Every Claude Code event through amem-hook (for versions without http hooks). */
+  commandHooks: boolean;
+  /** The project's root (git top level of the current directory, or the directory itself). */
+  projectRoot: string;
+  home: string;
+};
+
+type Json = Record<string, unknown>;
+type HookHandler = Json & { type: string; url?: string; command?: string };
+type HookGroup = Json & { matcher?: string; hooks: HookHandler[] };
+
+/** A planned file: where it goes and what amem puts in it. */
+export type ConnectFile =
+  | { path: string; format: "json"; content: Json; merge: (existing: Json) => Json }
+  | { path: string; format: "toml"; content: string; merge: (existing: string) => string };
+
+/** The api's hook endpoint for a harness, with `?project=` when the settings belong to one project. */
+function hookUrl(options: ConnectOptions): string {
+  const url = `${options.amemUrl.replace(/\/+$/, "")}/api/v1/hooks/${options.harness}`;
+  return options.projectSettings ? `${url}?project=${encodeURIComponent(basename(options.projectRoot))}` : url;
+}
+
+/** The shell command of a command hook; AMEM_URL is set in it so the harness's environment needs only the key. */
+function commandLine(options: ConnectOptions): string {
+  const project = options.projectSettings ? ` AMEM_PROJECT=${shellQuote(basename(options.projectRoot))}` : "";
+  return `AMEM_URL=${shellQuote(options.amemUrl)}${project} ${options.hookCommand} ${options.harness}`;
+}
+
+function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'"'"'`)}'`;
+}
+
+/** Claude Code's hooks block: `{hooks: {<Event>: [{hooks: [handler]}]}}`. */
+export function claudeCodeHooks(options: ConnectOptions): { hooks: Record<string, HookGroup[]> } {
+  const hooks: Record<string, HookGroup[]> = {};
+  for (const event of CLAUDE_CODE_EVENTS) {
+    const handler: HookHandler =
+      options.commandHooks || CLAUDE_CODE_COMMAND_ONLY.has(event)
+        ? { type: "command", command: commandLine(options), timeout: HOOK_TIMEOUT_SECONDS }
+        : {
+            type: "http",
+            url: hookUrl(options),
+            headers: { "X-API-Key": "$AMEM_API_KEY" },
+            allowedEnvVars: ["AMEM_API_KEY"],
+            timeout: HOOK_TIMEOUT_SECONDS,
+          };
+    hooks[event] = [{ hooks: [handler] }];
+  }
+  return { hooks };
+}
+
+/** The MCP server entry (Claude Code signs in with OAuth by itself on first use). */
+export function claudeCodeMcp(options: ConnectOptions): { mcpServers: { amem: { type: "http"; url: string } } } {
+  return { mcpServers: { amem: { type: "http", url: `${options.mcpUrl.replace(/\/+$/, "")}/mcp` } } };
+}
+
+/** A hook handler amem wrote (any address, any version of this command): replaced, never duplicated. */
+function isAmemHandler(handler: HookHandler, harness: string): boolean {
+  if (handler.type === "http" && typeof handler.url === "string")
+    return new URL(handler.url, "http://x").pathname === `/api/v1/hooks/${harness}`;
+  if (handler.type === "command" && typeof handler.command === "string")
+    return new RegExp(`(amem-hook|amem\\.ts hook|amem hook) ${harness}$`).test(handler.command);
+  return false;
+}
+
+/**
+ * Merges amem's hooks into Claude Code settings: every other key, event and handler is kept as it
+ * was; amem's earlier handlers (found by their endpoint or command) are taken out first, so a
+ * second run changes nothing.
+ */
+export function mergeClaudeSettings(existing: Json, block: { hooks: Record<string, HookGroup[]> }): Json {
+  const current = (isObject(existing.hooks) ? existing.hooks : {}) as Record<string, unknown>;
+  const hooks: Record<string, unknown> = {};
+  for (const [event, groups] of Object.entries(current)) {
+    if (!Array.isArray(groups)) {
+      hooks[event] = groups;
+      continue;
+    }
+    const kept = groups
+      .map((group) =>
+        isObject(group) && Array.isArray(group.hooks)
+          ? { ...group, hooks: (group.hooks as HookHandler[]).filter((h) => !isAmemHandler(h, "claude-code")) }
+          : group,
+      )
+      .filter((group) => !(isObject(group) && Array.isArray(group.hooks) && group.hooks.length === 0));
+    hooks[event] = kept;
+  }
+  for (const [event, groups] of Object.entries(block.hooks))
+    hooks[event] = [...((hooks[event] as unknown[] | undefined) ?? []), ...groups];
+  return { ...existing, hooks };
+}
+
+/** Sets `mcpServers.amem`, keeping every other server and key. */
+export function mergeMcpServers(existing: Json, block: ReturnType<typeof claudeCodeMcp>): Json {
+  const servers = isObject(existing.mcpServers) ? existing.mcpServers : {};
+  return { ...existing, mcpServers: { ...servers, ...block.mcpServers } };
+}
+
+const TOML_BEGIN = "# >>> amem: written by `bun run amem connect codex`; edits inside this block are replaced >>>";
+const TOML_END = "# <<< amem <<<";
+
+/** Codex's block for config.toml: the MCP server and one command hook per event. */
+export function codexToml(options: ConnectOptions): string {
+  const lines = [
+    TOML_BEGIN,
+    "[mcp_servers.amem]",
+    `url = ${JSON.stringify(`${options.mcpUrl.replace(/\/+$/, "")}/mcp`)}`,
+  ];
+  for (const event of CODEX_EVENTS)
+    lines.push(
+      "",
+      `[[hooks.${event}]]`,
+      `[[hooks.${event}.hooks]]`,
+      'type = "command"',
+      `command = ${JSON.stringify(commandLine(options))}`,
+      `timeout = ${HOOK_TIMEOUT_SECONDS}`,
+    );
+  lines.push(TOML_END);
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Puts amem's block into a config.toml: the earlier block (between its markers) is replaced, else
+ * the block is appended; the rest of the file is kept byte for byte, comments included. The result
+ * must parse and hold amem's entries exactly as written, else nothing is written (a user's own
+ * `[mcp_servers.amem]` or a `hooks.Stop = [...]` array would clash).
+ */
+export function mergeCodexToml(existing: string, block: string): string {
+  const begin = existing.indexOf(TOML_BEGIN);
+  const end = existing.indexOf(TOML_END, begin);
+  let merged: string;
+  if (begin >= 0 && end > begin) {
+    const after = existing.slice(end + TOML_END.length).replace(/^\r?\n/, "");
+    merged = `${existing.slice(0, begin)}${block}${after}`;
+  } else {
+    const separator = existing === "" || existing.endsWith("\n\n") ? "" : existing.endsWith("\n") ? "\n" : "\n\n";
+    merged = `${existing}${separator}${block}`;
+  }
+  let parsed: Json;
+  try {
+    parsed = Bun.TOML.parse(merged) as Json;
+  } catch (error) {
+    throw new Error(`amem's block does not fit this config.toml (${(error as Error).message}): add it by hand`);
+  }
+  const expected = Bun.TOML.parse(block) as Json;
+  const mcp = (parsed.mcp_servers as Json | undefined)?.amem;
+  if (JSON.stringify(mcp) !== JSON.stringify((expected.mcp_servers as Json).amem))
+    throw new Error("config.toml already has an [mcp_servers.amem] table outside amem's block: remove it first");
+  return merged;
+}
+
+/** The files `connect` writes for these options. */
+export function planFiles(options: ConnectOptions): ConnectFile[] {
+  if (options.harness === "codex") {
+    const path = options.projectSettings
+      ? join(options.projectRoot, ".codex", "config.toml")
+      : join(options.home, ".codex", "config.toml");
+    const content = codexToml(options);
+    return [{ path, format: "toml", content, merge: (existing) => mergeCodexToml(existing, content) }];
+  }
+  const hooks = claudeCodeHooks(options);
+  const mcp = claudeCodeMcp(options);
+  return [
+    {
+      path: options.projectSettings
+        ? join(options.projectRoot, ".claude", "settings.json")
+        : join(options.home, ".claude", "settings.json"),
+      format: "json",
+      content: hooks,
+      merge: (existing) => mergeClaudeSettings(existing, hooks),
+    },
+    {
+      path: options.projectSettings ? join(options.projectRoot, ".mcp.json") : join(options.home, ".claude.json"),
+      format: "json",
+      content: mcp,
+      merge: (existing) => mergeMcpServers(existing, mcp),
+    },
+  ];
+}
+
+/** What `--write` did to one file. */
+export type WriteResult = { path: string; status: "created" | "updated" | "unchanged"; backup?: string };
+
+/**
+ * Merges one planned file into what is on disk. An unchanged file is not touched (no backup); a
+ * changed one is first copied to `<file>.bak-<time>`, then replaced atomically (temp file + rename).
+ * A file that is not valid JSON is refused rather than overwritten.
+ */
+export async function writeConnectFile(file: ConnectFile, now: Date = new Date()): Promise<WriteResult> {
+  const exists = existsSync(file.path);
+  const before = exists ? await readFile(file.path, "utf8") : "";
+  let after: string;
+  if (file.format === "json") {
+    let existing: unknown = {};
+    if (before.trim() !== "") {
+      try {
+        existing = JSON.parse(before);
+      } catch {
+        throw new Error(`${file.path} is not valid JSON: fix it or move it away, then run again`);
+      }
+      if (!isObject(existing)) throw new Error(`${file.path} does not hold a JSON object`);
+    }
+    after = `${JSON.stringify(file.merge(existing as Json), null, 2)}\n`;
+  } else {
+    after = file.merge(before);
+  }
+  if (exists && after === before) return { path: file.path, status: "unchanged" };
+  await mkdir(dirname(file.path), { recursive: true });
+  let backup: string | undefined;
+  if (exists) {
+    backup = `${file.path}.bak-${now.toISOString().replace(/[-:.]/g, "")}`;
+    await copyFile(file.path, backup);
+  }
+  const temp = `${file.path}.amem-${process.pid}.tmp`;
+  // The file keeps its permissions; a new one is the user's alone (~/.claude.json holds OAuth state).
+  await writeFile(temp, after, { mode: exists ? (await stat(file.path)).mode & 0o777 : 0o600 });
+  await rename(temp, file.path);
+  return { path: file.path, status: exists ? "updated" : "created", ...(backup ? { backup } : {}) };
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The git top level of `cwd`, or `cwd` itself outside a repository. */
+function projectRootOf(cwd: string): string {
+  try {
+    const git = Bun.spawnSync(["git", "-C", cwd, "rev-parse", "--show-toplevel"], { stderr: "ignore" });
+    const top = git.stdout.toString().trim();
+    if (git.exitCode === 0 && top) return top;
+  } catch {}
+  return cwd;
+}
+
+/** The amem-hook command: the compiled binary when `bun run build:hook` made one, else the CLI through bun. */
+function defaultHookCommand(): string {
+  const root = resolve(import.meta.dir, "..", "..");
+  const binary = join(root, "dist", "amem-hook");
+  return existsSync(binary)
+    ? shellQuote(binary)
+    : `${shellQuote(process.execPath)} ${shellQuote(join(root, "shared", "cli", "amem.ts"))} hook`;
+}
+
+/** `amem connect ...`: prints the block (and with --write merges it into the files); returns the exit code. */
+export async function runConnect(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  cwd = process.cwd(),
+): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    console.error(`amem: ${(error as Error).message}\n${CONNECT_USAGE}`);
+    return 1;
+  }
+  const { positionals, values } = parsed;
+  const harness = positionals[0];
+  if ((harness !== "claude-code" && harness !== "codex") || positionals.length !== 1) {
+    console.error(CONNECT_USAGE);
+    return 1;
+  }
+  const options: ConnectOptions = {
+    harness,
+    amemUrl: values.url ?? env.AMEM_URL ?? env.PUBLIC_URL ?? "http://127.0.0.1:3000",
+    mcpUrl: values["mcp-url"] ?? env.MCP_PUBLIC_URL ?? "http://127.0.0.1:3001",
+    hookCommand: values["hook-command"] ?? defaultHookCommand(),
+    projectSettings: values["project-settings"] ?? false,
+    commandHooks: values["command-hooks"] ?? false,
+    projectRoot: projectRootOf(cwd),
+    home: env.HOME || homedir(),
+  };
+  for (const url of [options.amemUrl, options.mcpUrl])
+    if (!/^https?:\/\/[^/?#\s]+/.test(url)) {
+      console.error(`amem: ${url} is not an http(s) address`);
+      return 1;
+    }
+  const files = planFiles(options);
+  for (const file of files) {
+    const text = file.format === "json" ? `${JSON.stringify(file.content, null, 2)}\n` : file.content;
+    console.log(`# ${file.path}\n${text}`);
+  }
+  if (!values.write) {
+    console.log("# (printed only: --write merges these into the files above, keeping a backup of each)");
+    return 0;
+  }
+  try {
+    for (const file of files) {
+      const result = await writeConnectFile(file);
+      console.log(
+        `# ${result.status}: ${result.path}${result.backup ? ` (the old file is kept as ${result.backup})` : ""}`,
+      );
+    }
+  } catch (error) {
+    console.error(`amem: ${(error as Error).message}`);
+    return 1;
+  }
+  return 0;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      write: { type: "boolean" },
+      "project-settings": { type: "boolean" },
+      "command-hooks": { type: "boolean" },
+      url: { type: "string" },
+      "mcp-url": { type: "string" },
+      "hook-command": { type: "string" },
+    },
+  });
+}
