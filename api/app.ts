@@ -22,6 +22,7 @@ import { cronRoutes } from "./cron/routes";
 import { proposalRoutes } from "./proposals/routes";
 import { dashboardRoutes } from "./dashboard/routes";
 import { oauthGrantRoutes } from "./oauth/routes";
+import { hookRoutes } from "./hooks/routes";
 
 /** errors → request context → strict query → openapi → features (each feature applies auth to its own routes). */
 export function createApp(sharedDeps: Deps) {
@@ -61,7 +62,8 @@ export function createApp(sharedDeps: Deps) {
     .use(cronRoutes(deps))
     .use(proposalRoutes(deps))
     .use(dashboardRoutes(deps))
-    .use(oauthGrantRoutes(deps));
+    .use(oauthGrantRoutes(deps))
+    .use(hookRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   documentedRoutes = app.routes as readonly RouteLike[];
   routeTable = app.routes;

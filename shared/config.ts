@@ -165,6 +165,10 @@ export const ConfigSchema = T.Object({
   OAUTH_CIMD_CACHE_MAX_SECONDS: T.Integer({ minimum: 1, maximum: 604_800, default: 86_400 }),
   /** A document that could not be fetched or was invalid is not fetched again for this long. */
   OAUTH_CIMD_FAILURE_CACHE_SECONDS: T.Integer({ minimum: 1, maximum: 3_600, default: 30 }),
+  // Agent hooks (SPEC §12): the session-start briefing's size in the agent's context, and the time a
+  // hook may take before it answers with no decision (the agent never waits on a slow amem).
+  AMEM_BRIEFING_MAX_CHARS: T.Integer({ minimum: 2_000, maximum: 100_000, default: 8_000 }),
+  HOOK_BUDGET_MS: T.Integer({ minimum: 100, maximum: 60_000, default: 1_500 }),
 });
 export type Config = Static<typeof ConfigSchema>;
 

@@ -79,6 +79,8 @@ describe("loadConfig", () => {
       OAUTH_CIMD_CACHE_MIN_SECONDS: 60,
       OAUTH_CIMD_CACHE_MAX_SECONDS: 86_400,
       OAUTH_CIMD_FAILURE_CACHE_SECONDS: 30,
+      AMEM_BRIEFING_MAX_CHARS: 8_000,
+      HOOK_BUDGET_MS: 1_500,
     });
   });
 

@@ -1,0 +1,66 @@
+import { Elysia } from "elysia";
+import { Type, type Static } from "@sinclair/typebox";
+import type { ApiDeps } from "../client-ip";
+import { withCredential } from "../plugins/auth";
+import { authenticate } from "../../shared/auth/credentials";
+import { AUTHED_ERRORS, errors, Project, ScopeName } from "../../shared/contract/schema-kit";
+import { HookBody, readHookEvent } from "../../shared/hooks/payload";
+import { HookAnswer, hookAnswer } from "../../shared/hooks/output";
+import { handleHookEvent, type Harness } from "../../shared/hooks/service";
+import { HookMisses, withinBudget } from "../../shared/hooks/budget";
+
+/** Where the harness's runs belong, set once on the hook URL (the harness cannot add it to its payload). */
+const HookQuery = Type.Object(
+  { project: Type.Optional(Project), scope: Type.Optional(ScopeName) },
+  { additionalProperties: false },
+);
+
+const DESCRIPTIONS: Record<Harness, string> = {
+  "claude-code":
+    "Claude Code's HTTP hook (or amem-hook claude-code): SessionStart → open + briefing as additionalContext; Stop → heartbeat + triage, blocked once with the debrief prompt; SessionEnd → close; PreCompact → heartbeat; other events → {}. Answers within HOOK_BUDGET_MS; a slow or degraded amem answers 200 {}.",
+  codex:
+    "Codex's command hook through amem-hook codex: SessionStart → open + briefing as additionalContext; Stop → heartbeat + triage, blocked once with the debrief prompt; SessionEnd → close; PreCompact → heartbeat; other events → {}. Answers within HOOK_BUDGET_MS; a slow or degraded amem answers 200 {}.",
+};
+
+/**
+ * Agent hook endpoints (SPEC §12). The body is the harness's own payload, unknown properties
+ * accepted (shared/hooks/payload.ts says why). Authentication runs inside the hook's budget: with
+ * Redis or Postgres away, even the credential check must not make the agent wait or fail.
+ */
+export function hookRoutes(deps: ApiDeps) {
+  const misses = new HookMisses(deps.logger);
+  const route = (harness: Harness) =>
+    ({
+      handler: async ({
+        body,
+        query,
+        request,
+      }: {
+        body: HookBody;
+        query: Static<typeof HookQuery>;
+        request: Request;
+      }) => {
+        const event = readHookEvent(body);
+        const answer = await withinBudget(deps.config.HOOK_BUDGET_MS, deps.logger, async () => {
+          const principal = await withCredential(deps, request, (credential) => authenticate(deps, credential));
+          return handleHookEvent(deps, principal, harness, event, query);
+        });
+        if (!answer.done) {
+          misses.record(harness, event.name, answer.cause);
+          return {};
+        }
+        return hookAnswer(harness, answer.value);
+      },
+      options: {
+        body: HookBody,
+        query: HookQuery,
+        response: { 200: HookAnswer, ...errors(...AUTHED_ERRORS, 410, 413, 415) },
+        detail: { summary: `${harness} hook`, description: DESCRIPTIONS[harness] },
+      },
+    }) as const;
+  const claudeCode = route("claude-code");
+  const codex = route("codex");
+  return new Elysia({ name: "hook-routes", prefix: "/api/v1/hooks", detail: { tags: ["agent hooks"] } })
+    .post("/claude-code", claudeCode.handler, claudeCode.options)
+    .post("/codex", codex.handler, codex.options);
+}

@@ -1,0 +1,64 @@
+import { AppError } from "../errors";
+import type { Logger } from "../logger";
+import { loggableError } from "../loggable-error";
+import { isDependencyUnavailable } from "../unavailable";
+
+/** Why a hook answered with no decision. */
+export type MissCause = "timeout" | "unavailable";
+export type Budgeted<T> = { done: true; value: T } | { done: false; cause: MissCause };
+
+/**
+ * Runs a hook's work within HOOK_BUDGET_MS. The agent waits on the hook, so a slow or degraded amem
+ * (over budget, a store down, a queued job past its wait) ends in "no decision" instead of an
+ * error, and the agent carries on. Work that outlives its budget keeps running to its end (its
+ * writes are as safe to land late as any retried request's); only its answer is dropped. Errors
+ * that are the caller's (401, 410, 400) are thrown as usual.
+ */
+export async function withinBudget<T>(budgetMs: number, logger: Logger, work: () => Promise<T>): Promise<Budgeted<T>> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const running = work();
+  const overBudget = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), budgetMs);
+  });
+  try {
+    const first = await Promise.race([running.then((value) => ({ value })), overBudget]);
+    if (first === "timeout") {
+      running.catch((error) => {
+        if (!isDependencyUnavailable(error))
+          logger.error({ err: loggableError(error) }, "hook work failed after its budget");
+      });
+      return { done: false, cause: "timeout" };
+    }
+    return { done: true, value: first.value };
+  } catch (error) {
+    if (isDependencyUnavailable(error) || (error instanceof AppError && error.code === "unavailable"))
+      return { done: false, cause: "unavailable" };
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Hook answers given without a decision, counted per harness, event and cause and logged with the
+ * running count (one warn line per miss). Deliberately simple until metrics exist (issue 13 turns
+ * this into a Prometheus counter): the count lives in this process and restarts with it.
+ */
+export class HookMisses {
+  private readonly counts = new Map<string, number>();
+
+  constructor(private readonly logger: Logger) {}
+
+  record(harness: string, event: string, cause: MissCause): number {
+    const key = `${harness} ${event} ${cause}`;
+    const count = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, count);
+    this.logger.warn({ harness, event, cause, misses: count }, "hook answered without a decision");
+    return count;
+  }
+
+  /** Misses so far for one harness, event and cause. */
+  count(harness: string, event: string, cause: MissCause): number {
+    return this.counts.get(`${harness} ${event} ${cause}`) ?? 0;
+  }
+}

@@ -1,0 +1,185 @@
+import { AppError } from "../errors";
+import type { Deps } from "../deps";
+import type { Principal } from "../auth/credentials";
+import type { SelectorInput } from "../agent-sessions/facets";
+import { closeSession, getSession, heartbeat, openSession } from "../agent-sessions/service";
+import { buildBriefing, type BriefingQuery } from "../briefing/service";
+import { debriefPrompt } from "../briefing/debrief";
+import { beginTriage } from "../triage/begin";
+import { requestTriageCompletion } from "../triage/complete";
+import { renderBriefingMarkdown } from "./briefing-markdown";
+import type { HookEvent } from "./payload";
+
+/** The harnesses amem has hook endpoints for, and the `agent` their runs are recorded under. */
+export const HOOK_AGENTS = { "claude-code": "claude-code", codex: "codex" } as const;
+export type Harness = keyof typeof HOOK_AGENTS;
+
+/** What a hook asks of the harness, before it is put in the harness's output format. */
+export type HookOutcome = { kind: "none" } | { kind: "context"; text: string } | { kind: "block"; reason: string };
+
+/** Where the run belongs: `?project=` / `?scope=` on the hook URL, else the payload's `cwd`. */
+export type HookTarget = { project?: string; scope?: string };
+
+/** The stored excerpt of the last assistant message (heartbeat allows 4,000; a glance is enough). */
+export const HOOK_EXCERPT_MAX_CHARS = 1_000;
+const PROJECT_MAX_CHARS = 256;
+
+const NONE: HookOutcome = { kind: "none" };
+
+/**
+ * The project a hook's `cwd` names: its last path segment (POSIX or Windows separators). The
+ * server cannot run git on the client's machine, so this is the working directory's name, not the
+ * repository's top level; `amem-hook` resolves the top level locally and passes `?project=`.
+ */
+export function projectOfCwd(cwd: string): string | undefined {
+  const segments = cwd.split(/[\\/]+/).filter((s) => s !== "");
+  const last = segments.at(-1);
+  if (last === undefined || /^[A-Za-z]:$/.test(last)) return undefined;
+  return Array.from(last).slice(0, PROJECT_MAX_CHARS).join("");
+}
+
+/** The bounded excerpt heartbeat stores: code points (never half a surrogate pair), no NUL, none if blank. */
+export function excerptOf(message: string | null | undefined): string | undefined {
+  if (message === null || message === undefined) return undefined;
+  const text = message.replace(/\u0000/g, "").trim();
+  if (text === "") return undefined;
+  const chars = Array.from(text);
+  return chars.length <= HOOK_EXCERPT_MAX_CHARS ? text : `${chars.slice(0, HOOK_EXCERPT_MAX_CHARS - 1).join("")}…`;
+}
+
+function selectorOf(target: { project?: string; scope?: string }): SelectorInput & BriefingQuery {
+  if (target.project !== undefined && target.scope !== undefined)
+    return { kind: "scope_project", scope: target.scope, project: target.project };
+  if (target.project !== undefined) return { kind: "project", project: target.project };
+  if (target.scope !== undefined) return { kind: "scope", scope: target.scope };
+  return { kind: "all" };
+}
+
+/** Runs `work`, treating a not-found session as "nothing to do" (the hook answers with no output). */
+async function unlessMissing<T>(work: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof AppError && error.code === "not_found") return undefined;
+    throw error;
+  }
+}
+
+/**
+ * SessionStart: the briefing for the run's selector, rendered within AMEM_BRIEFING_MAX_CHARS, then
+ * open with the rendered items as the run's briefedMemories (stored on insert and on a startup
+ * reopen, SPEC §3.3), answered as context that names the run id for attribution.
+ * `startup` and `clear` (a new session id) open as startup, `compact` too (the same live row comes
+ * back unchanged); `resume` as resume. A startup whose facets changed (the hook URL now names
+ * another project) is 409 for open; the hook resumes the run instead, so the agent keeps its run id.
+ */
+async function sessionStart(
+  deps: Deps,
+  principal: Principal,
+  agent: string,
+  event: Extract<HookEvent, { name: "SessionStart" }>,
+  target: HookTarget,
+  now: Date,
+): Promise<HookOutcome> {
+  const project = target.project ?? projectOfCwd(event.cwd);
+  const facets = { project, scope: target.scope };
+  const selector = selectorOf(facets);
+  const briefing = await buildBriefing(deps, principal, selector, now);
+  const base = { agent, sessionId: event.session_id, ...facets, selector };
+  const source = event.source === "resume" ? "resume" : "startup";
+  const rendered = renderBriefingMarkdown({
+    selector: briefing.selector,
+    sections: briefing.sections,
+    maxChars: deps.config.AMEM_BRIEFING_MAX_CHARS,
+  });
+  let opened: Awaited<ReturnType<typeof openSession>>;
+  try {
+    opened = await openSession(deps, principal, { ...base, source, briefedMemories: rendered.briefed }, now);
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === "conflict")) throw error;
+    opened = await openSession(deps, principal, { ...base, source: "resume" }, now);
+  }
+  return { kind: "context", text: rendered.markdown(opened.row.id) };
+}
+
+/**
+ * Stop (SPEC §3.4, §3.8): heartbeat with the excerpt, then triage. A stop that is not itself a
+ * continuation asks begin; when begin arms, the stop is blocked once with the debrief prompt. A
+ * stop after a block (`stop_hook_active`) never blocks again: it completes the pending attempt, if
+ * there is one, and lets the agent stop. An attempt left pending by an interrupted continuation is
+ * completed by the next ordinary stop once begin hands it back (older than
+ * TRIAGE_MIN_ATTEMPT_AGE_SECONDS). A session amem has no row for (its SessionStart hook missed) is
+ * opened as a resume first.
+ */
+async function stop(
+  deps: Deps,
+  principal: Principal,
+  agent: string,
+  event: Extract<HookEvent, { name: "Stop" }>,
+  target: HookTarget,
+  now: Date,
+): Promise<HookOutcome> {
+  const key = { agent, sessionId: event.session_id };
+  const excerpt = excerptOf(event.last_assistant_message);
+  const beat = await unlessMissing(() => heartbeat(deps, principal, { ...key, lastMessageExcerpt: excerpt }, now));
+  const facets = { project: target.project, scope: target.scope };
+  const runId =
+    beat?.sessionRunId ??
+    (await openSession(deps, principal, { ...key, ...facets, selector: selectorOf(facets), source: "resume" }, now)).row
+      .id;
+  if (event.stop_hook_active) {
+    const run = await getSession(deps, principal, runId);
+    if (run.triageStatus === "pending" && run.triageAttemptId)
+      await completeQuietly(deps, principal, { ...key, attemptId: run.triageAttemptId });
+    return NONE;
+  }
+  const begun = await beginTriage(deps, principal, { ...key, stopHookActive: false }, now);
+  if (begun.armed) return { kind: "block", reason: await debriefPrompt(deps, principal, key) };
+  if (begun.reason === "pending" && begun.attemptId)
+    await completeQuietly(deps, principal, { ...key, attemptId: begun.attemptId });
+  return NONE;
+}
+
+/** Triage complete whose refusal (the attempt was superseded or claimed by the closer) changes nothing for the hook. */
+async function completeQuietly(
+  deps: Deps,
+  principal: Principal,
+  input: { agent: string; sessionId: string; attemptId: string },
+): Promise<void> {
+  try {
+    await requestTriageCompletion(deps, principal, input);
+  } catch (error) {
+    if (error instanceof AppError && (error.code === "conflict" || error.code === "not_found")) return;
+    throw error;
+  }
+}
+
+/**
+ * One hook event of a harness, applied through the session, briefing and triage services (SPEC
+ * §12): SessionStart → open + briefing as context; Stop → heartbeat + triage, blocking at most
+ * once; SessionEnd → close; PreCompact → heartbeat; any other event → nothing.
+ */
+export async function handleHookEvent(
+  deps: Deps,
+  principal: Principal,
+  harness: Harness,
+  event: HookEvent,
+  target: HookTarget,
+  now = new Date(),
+): Promise<HookOutcome> {
+  const agent = HOOK_AGENTS[harness];
+  switch (event.name) {
+    case "SessionStart":
+      return sessionStart(deps, principal, agent, event, target, now);
+    case "Stop":
+      return stop(deps, principal, agent, event, target, now);
+    case "SessionEnd":
+      await unlessMissing(() => closeSession(deps, principal, { agent, sessionId: event.session_id }, now));
+      return NONE;
+    case "PreCompact":
+      await unlessMissing(() => heartbeat(deps, principal, { agent, sessionId: event.session_id }, now));
+      return NONE;
+    case "other":
+      return NONE;
+  }
+}
