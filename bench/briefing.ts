@@ -51,7 +51,7 @@ import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
 import { freePort } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, prng } from "./lib/memory-text";
-import { copySeed, type SeedCommitment, type SeedMemory } from "./lib/seed";
+import { briefingTenantMemories, briefingTenantShape, copySeed } from "./lib/seed";
 import { drainAfterRun, levelsEnv, planSummary, waitApiIdle } from "./lib/pg";
 import { pgMedians, pgRunCpu, printPgRun, pgSummaryRow, printPgSummary, type PgRunCpu } from "./lib/pg-figures";
 import { explainAnalyze, recordingDrizzle } from "./lib/explain";
@@ -138,71 +138,6 @@ const bench = benchLifecycle(async () => {
 });
 
 // ---- data -----------------------------------------------------------------------------------
-
-const DAY = 86_400_000;
-
-/**
- * `count` more memories, created over the past year in order: scope work 60% / personal 30% /
- * research 10%; 6% commitments (open 25%, waiting 5%, resolved 60%, expired 10%; half with a due
- * date within ±60 days of now); 5% superseded, 2% archived; 30% touched again since creation (the
- * others keep updated_at = created_at, so about 60% are stale candidates).
- */
-function generate(gen: MemoryTextGenerator, rand: () => number, count: number) {
-  const now = Date.now();
-  const span = 365 * DAY;
-  const memories: SeedMemory[] = [];
-  const commitments: SeedCommitment[] = [];
-  const pick = <T>(weighted: [T, number][]): T => {
-    let r = rand();
-    for (const [value, weight] of weighted) if ((r -= weight) < 0) return value;
-    return weighted.at(-1)![0];
-  };
-  for (let i = 0; i < count; i++) {
-    const m = gen.next();
-    const created = now - span + Math.floor((span * i) / count) - 60_000;
-    const commitment = rand() < 0.06;
-    const memory: SeedMemory = {
-      ...m,
-      id: Bun.randomUUIDv7("hex", created),
-      memoryType: commitment ? "commitment" : m.memoryType,
-      scope: pick([
-        ["work", 0.6],
-        ["personal", 0.3],
-        ["research", 0.1],
-      ]),
-      status: rand() < 0.02 ? "archived" : "active",
-      validTo: rand() < 0.05 ? new Date(created + Math.floor(rand() * (now - created))).toISOString() : null,
-      createdAt: new Date(created).toISOString(),
-      updatedAt: new Date(rand() < 0.3 ? created + Math.floor(rand() * (now - created)) : created).toISOString(),
-    };
-    memories.push(memory);
-    if (commitment)
-      commitments.push({
-        id: Bun.randomUUIDv7("hex", created),
-        memoryId: memory.id,
-        status: pick([
-          ["open", 0.25],
-          ["waiting", 0.05],
-          ["resolved", 0.6],
-          ["expired", 0.1],
-        ]),
-        dueAt: rand() < 0.5 ? null : new Date(now + Math.floor((rand() - 0.5) * 120 * DAY)).toISOString(),
-        createdAt: memory.createdAt,
-      });
-  }
-  return { memories, commitments };
-}
-
-/** What the tenant holds, as the briefing sees it (printed with each level). */
-async function tenantShape(userId: string) {
-  const [row] = await db`select
-      count(*) filter (where valid_to is null and status = 'active')::int as current,
-      count(*) filter (where valid_to is null and status = 'active' and updated_at < now() - interval '90 days')::int as stale,
-      (select count(*)::int from commitments where user_id = ${userId} and status in ('open', 'waiting')) as pending,
-      (select count(*)::int from commitments where user_id = ${userId} and status in ('open', 'waiting') and due_at < now()) as overdue
-    from memories where user_id = ${userId}`;
-  return row as { current: number; stale: number; pending: number; overdue: number };
-}
 
 async function vacuum(): Promise<void> {
   await db`vacuum (analyze) memories`;
@@ -361,12 +296,12 @@ async function main() {
     const have = await memoryCount(db, user.id);
     const t0 = performance.now();
     if (level > have) {
-      const { memories, commitments } = generate(gen, rand, level - have);
+      const { memories, commitments } = briefingTenantMemories(gen, rand, level - have);
       await copySeed(db, user.id, { memories, commitments });
     }
     const seedSeconds = (performance.now() - t0) / 1000;
     await vacuum();
-    const shape = await tenantShape(user.id);
+    const shape = await briefingTenantShape(db, user.id);
     console.log(
       `── level ${fmtRps(level)}: seeded ${fmtRps(Math.max(0, level - have))} memories in ${seedSeconds.toFixed(1)} s (COPY); current ${fmtRps(shape.current)}, stale ${fmtRps(shape.stale)}, pending commitments ${fmtRps(shape.pending)} (overdue ${fmtRps(shape.overdue)})`,
     );

@@ -21,3 +21,19 @@ export async function expectStatus(res: Response, status: number, what: string):
   if (res.status !== status) throw new Error(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text);
 }
+
+/** Calls `work` for every item, at most `concurrency` at a time (setup requests: opening many sessions). */
+export async function forEachConcurrently<T>(
+  items: T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++;
+      await work(items[index]!, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
+}

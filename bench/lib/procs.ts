@@ -100,6 +100,24 @@ export class Procs {
     }
   }
 
+  /**
+   * How many lines of a service's log contain `needle` (0 when it has no log yet). Counted before and
+   * after a figure, it tells what the service logged during it (e.g. the api's hook-miss warnings).
+   */
+  countLogLines(pid: number, needle: string): number {
+    const log = this.tracked.get(pid)?.log;
+    if (!log) throw new Error(`process ${pid} has no log`);
+    let text: string;
+    try {
+      text = readFileSync(log, "utf8");
+    } catch {
+      return 0;
+    }
+    let count = 0;
+    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) count++;
+    return count;
+  }
+
   /** SIGTERM to one tracked process, SIGKILL after the grace period; then it is forgotten. */
   async stop(pid: number): Promise<void> {
     const t = this.tracked.get(pid);

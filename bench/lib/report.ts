@@ -8,6 +8,13 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** The `p`-th percentile (0–100, nearest rank) of `values`; NaN when there are none. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
 export const fmtRps = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "—");
 export const fmtMs = (n: number) => (Number.isFinite(n) ? `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms` : "—");
 export const fmtRatio = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : "—");

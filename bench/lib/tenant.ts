@@ -75,3 +75,13 @@ export async function deleteTaggedMemories(db: Sql, userId: string, tag: string)
   }
   return ids.length;
 }
+
+/**
+ * Deletes a tenant's session runs and their triage attempts; answers how many runs went. Call it
+ * after the tenant's memories and events are gone (they may name a run).
+ */
+export async function deleteTenantSessions(db: Sql, userId: string): Promise<number> {
+  await db`delete from triage_attempts where user_id = ${userId}`;
+  const rows = await db`delete from agent_sessions where user_id = ${userId} returning 1`;
+  return rows.length;
+}
