@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { agentSessions, triageAttempts, type TriageStatus } from "../schema";
 import type { NaturalKey } from "./agent-sessions";
@@ -16,19 +16,24 @@ export type TriageRow = {
   armedAt: Date | null;
 };
 
-/** Locks the session row (`FOR UPDATE`): begin, complete and the closer serialise on it. */
-export async function lockSessionForTriage(tx: Executor, key: NaturalKey): Promise<TriageRow | undefined> {
-  const rows = await tx
-    .select({
-      id: agentSessions.id,
-      activationEpoch: agentSessions.activationEpoch,
-      openedAt: agentSessions.openedAt,
-      lastSeenAt: agentSessions.lastSeenAt,
-      closedAt: agentSessions.closedAt,
-      triageStatus: agentSessions.triageStatus,
-      triageAttemptId: agentSessions.triageAttemptId,
-      armedAt: triageAttempts.armedAt,
-    })
+const triageColumns = {
+  id: agentSessions.id,
+  activationEpoch: agentSessions.activationEpoch,
+  openedAt: agentSessions.openedAt,
+  lastSeenAt: agentSessions.lastSeenAt,
+  closedAt: agentSessions.closedAt,
+  triageStatus: agentSessions.triageStatus,
+  triageAttemptId: agentSessions.triageAttemptId,
+  armedAt: triageAttempts.armedAt,
+};
+
+function sessionWithAttempt(
+  executor: Executor,
+  key: NaturalKey,
+  extra: Record<string, never> | { untriaged: SQL<boolean> } = {},
+) {
+  return executor
+    .select({ ...triageColumns, ...extra })
     .from(agentSessions)
     .leftJoin(triageAttempts, eq(triageAttempts.id, agentSessions.triageAttemptId))
     .where(
@@ -37,9 +42,29 @@ export async function lockSessionForTriage(tx: Executor, key: NaturalKey): Promi
         eq(agentSessions.agent, key.agent),
         eq(agentSessions.sessionId, key.sessionId),
       ),
-    )
-    .for("update", { of: agentSessions });
+    );
+}
+
+/** Locks the session row (`FOR UPDATE`): begin, complete and the closer serialise on it. */
+export async function lockSessionForTriage(tx: Executor, key: NaturalKey): Promise<TriageRow | undefined> {
+  const rows = await sessionWithAttempt(tx, key).for("update", { of: agentSessions });
   return rows[0] as TriageRow | undefined;
+}
+
+/**
+ * The session row and whether its run has untriaged events, read in one statement (one snapshot)
+ * without a lock: what triage begin decides a refusal on (shared/triage/begin.ts).
+ */
+export async function readSessionForTriage(
+  executor: Executor,
+  key: NaturalKey,
+): Promise<(TriageRow & { untriaged: boolean }) | undefined> {
+  const untriaged = sql<boolean>`exists (
+    select 1 from memory_events e
+    where e.user_id = ${agentSessions.userId} and e.session_run_id = ${agentSessions.id}
+      and not (e.id = any (${agentSessions.triageWatermark})))`;
+  const rows = await sessionWithAttempt(executor, key, { untriaged });
+  return rows[0] as (TriageRow & { untriaged: boolean }) | undefined;
 }
 
 /**
