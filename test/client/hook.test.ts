@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { ApiProcess } from "../faults/api-process";
 import { freePort } from "../free-port";
 import { createTestContext, newTenant } from "../helpers";
+import { hookBinary, runHookCommand, type HookRun as Run } from "../hook-binary";
 
 /**
  * `amem-hook` as the harness runs it: the executable `bun run build:hook` compiles, a real process
@@ -13,7 +14,7 @@ import { createTestContext, newTenant } from "../helpers";
  */
 const ROOT = join(import.meta.dir, "..", "..");
 const work = mkdtempSync(join(tmpdir(), "amem-hook-"));
-const BINARY = join(work, "amem-hook");
+const BINARY = await hookBinary();
 
 type Seen = { method: string; path: string; search: string; apiKey: string | null; body: string };
 const seen: Seen[] = [];
@@ -41,9 +42,7 @@ const subdir = join(repo, "src", "deep");
 mkdirSync(subdir, { recursive: true });
 const noRepo = mkdtempSync(join(tmpdir(), "amem-hook-norepo-"));
 
-beforeAll(async () => {
-  const build = Bun.spawnSync(["bun", "run", "build:hook", "--outfile", BINARY], { cwd: ROOT, stderr: "pipe" });
-  if (build.exitCode !== 0) throw new Error(`build:hook failed: ${build.stderr.toString()}`);
+beforeAll(() => {
   const init = Bun.spawnSync(["git", "init", "-q", repo]);
   if (init.exitCode !== 0) throw new Error("git init failed");
 });
@@ -53,22 +52,8 @@ afterAll(() => {
   rmSync(noRepo, { recursive: true, force: true });
 });
 
-type Run = { exitCode: number; stdout: string; stderr: string; ms: number };
-
-async function hook(args: string[], stdin: string, env: Record<string, string> = {}, command = [BINARY]): Promise<Run> {
-  const started = performance.now();
-  const proc = Bun.spawn([...command, ...args], {
-    env: { PATH: process.env.PATH ?? "", AMEM_URL: STUB_URL, AMEM_API_KEY: "amem_test_key", ...env },
-    stdin: new TextEncoder().encode(stdin),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, exitCode] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { exitCode, stdout, stderr, ms: performance.now() - started };
+function hook(args: string[], stdin: string, env: Record<string, string> = {}, command = [BINARY]): Promise<Run> {
+  return runHookCommand(command, args, stdin, { AMEM_URL: STUB_URL, AMEM_API_KEY: "amem_test_key", ...env });
 }
 
 const sessionStart = (cwd: string) =>
