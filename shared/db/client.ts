@@ -19,6 +19,8 @@ export function reconnectBackoff(timeoutMs: number): (retries: number) => number
   return (retries) => Math.min(0.05 * 2 ** retries, capSeconds) * (0.5 + Math.random() / 2);
 }
 
+const CLIENT_CHECK_INTERVAL_MS = 1_000;
+
 /**
  * One postgres.js pool wrapped by drizzle. Connect and statement timeouts bound every call, the
  * reconnect backoff is short and the wait for a pooled connection is bounded (`gatePool`), so a
@@ -33,7 +35,14 @@ export function createDb({ url, poolSize, timeoutMs }: DbOptions) {
     idle_timeout: 60,
     max_lifetime: 60 * 30,
     onnotice: () => {},
-    connection: { statement_timeout: timeoutMs, application_name: "amem" },
+    connection: {
+      statement_timeout: timeoutMs,
+      application_name: "amem",
+      // A statement whose client died (a worker killed mid-job, an api process gone) is abandoned
+      // within a second instead of running on — and, for a one-statement write waiting on a row
+      // lock, committing — after nobody can hear its answer. Postgres ≥ 14, Linux.
+      client_connection_check_interval: CLIENT_CHECK_INTERVAL_MS,
+    },
   });
   const db = drizzle(gatePool(client, new WaitLimiter(poolSize, timeoutMs)), { schema });
   return { db, client };

@@ -30,8 +30,8 @@ afterAll(async () => {
   await redis.stop();
 });
 
-async function startWorker(): Promise<WorkerProcess> {
-  const worker = new WorkerProcess(ctx.config, { JOB_LOCK_MS: "1000" });
+async function startWorker(overrides: Record<string, string> = {}): Promise<WorkerProcess> {
+  const worker = new WorkerProcess(ctx.config, { JOB_LOCK_MS: "1000", ...overrides });
   workers.push(worker);
   await worker.start();
   return worker;
@@ -54,6 +54,14 @@ function holdRowLock(c: TestContext, runId: string) {
 async function jobState(jobId: string) {
   const job = await ctx.deps.jobs.queue("triage").getJob(jobId);
   return { state: job ? await job.getState() : "missing", stalledCounter: job?.stalledCounter ?? 0 };
+}
+
+/** Backends of this database waiting on a lock (the held session row). */
+async function lockWaiters(): Promise<number> {
+  const [row] = await ctx.deps.sql`
+    select count(*)::int as n from pg_stat_activity
+    where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`;
+  return (row as { n: number }).n;
 }
 
 async function finalizations(attemptId: string) {
@@ -91,7 +99,9 @@ async function completeHeldInWorker() {
   });
   const lock = holdRowLock(ctx, run.runId);
   await lock.isLocked;
-  const doomed = await startWorker();
+  // A statement timeout far beyond the test's waits: only the dead-client check can end the doomed
+  // worker's statement while it waits on the lock.
+  const doomed = await startWorker({ DEPENDENCY_TIMEOUT_MS: "30000" });
   const answer = completeWithRetries({ sessionId: run.sessionId, attemptId: run.attemptId }, tenant);
   expect(await eventually(async () => (await jobState(jobId)).state === "active", 10_000)).toBe(true);
   return { run, jobId, lock, doomed, answer };
@@ -100,7 +110,12 @@ async function completeHeldInWorker() {
 describe("triage complete when a worker process dies", () => {
   it("redoes the job once when the worker is killed before its commit; the waiting client gets the result", async () => {
     const { run, jobId, lock, doomed, answer } = await completeHeldInWorker();
-    await doomed.kill(); // mid-transaction: blocked on the row lock, nothing committed
+    // The worker's statement is sent and blocked on the row lock: killed now, nothing is committed,
+    // and its backend must notice the dead client (client_connection_check_interval) rather than
+    // commit once the lock is released — the release waits until no statement waits on the lock.
+    expect(await eventually(async () => (await lockWaiters()) > 0, 10_000)).toBe(true);
+    await doomed.kill();
+    expect(await eventually(async () => (await lockWaiters()) === 0, 5_000)).toBe(true);
     await lock.release();
     expect((await finalizations(run.attemptId)).finalized).toBe(0);
 
