@@ -47,17 +47,16 @@ import {
   printRunContext,
   recordWanted,
 } from "./lib/run-env";
-import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
-import { freePort } from "./lib/procs";
+import type { WrkResult, WrkTarget } from "./lib/wrk";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, prng } from "./lib/memory-text";
-import { briefingTenantMemories, briefingTenantShape, copySeed } from "./lib/seed";
-import { drainAfterRun, levelsEnv, planSummary, waitApiIdle } from "./lib/pg";
-import { pgMedians, pgRunCpu, printPgRun, pgSummaryRow, printPgSummary, type PgRunCpu } from "./lib/pg-figures";
+import { briefingTenantMemories, briefingTenantShape, copySeed, seedUpTo } from "./lib/seed";
+import { levelsEnv, planSummary } from "./lib/pg";
+import { pgMedians, printPgRun, pgSummaryRow, printPgSummary, type PgRunCpu } from "./lib/pg-figures";
 import { explainAnalyze, recordingDrizzle } from "./lib/explain";
-import { checkClean, waitQuiet } from "./lib/load";
-import { amemEnv, spawnApi } from "./lib/services";
-import { createBenchUser, deleteTenantMemories, memoryCount } from "./lib/tenant";
+import { measuredRun, type PgLoad, waitQuiet, warmUp } from "./lib/load";
+import { amemEnv, spawnApi, spawnBaselinePg } from "./lib/services";
+import { createBenchUser, deleteTenantMemories } from "./lib/tenant";
 import { appendRow, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, writeRawResults } from "./lib/report";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -234,16 +233,10 @@ async function main() {
   printRunContext(run, REDIS_URL, DATABASE_URL);
 
   const serviceEnv = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
-  const bun = process.execPath;
   await procs.migrate(serviceEnv);
 
-  const basePort = freePort();
-  const baseline = procs.spawnService("baseline-pg", [bun, "bench/baseline-pg.ts"], {
-    PORT: String(basePort),
-    DATABASE_URL,
-  });
+  const { proc: baseline, base: baseBase } = spawnBaselinePg(procs, DATABASE_URL);
   const { proc: apiProc, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
-  const baseBase = `http://127.0.0.1:${basePort}`;
   await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
 
   const user = await createBenchUser(procs, serviceEnv, id);
@@ -291,19 +284,16 @@ async function main() {
   const gen = new MemoryTextGenerator(20261123);
   const rand = prng(13);
   const foreign = new ForeignCpu(() => procs.pids(), DATABASE);
+  const load: PgLoad = { procs, foreign, db, database: DATABASE, warmupSeconds: WARMUP, seconds: SECONDS };
   const levels: LevelResult[] = [];
   for (const level of LEVELS) {
-    const have = await memoryCount(db, user.id);
-    const t0 = performance.now();
-    if (level > have) {
-      const { memories, commitments } = briefingTenantMemories(gen, rand, level - have);
-      await copySeed(db, user.id, { memories, commitments });
-    }
-    const seedSeconds = (performance.now() - t0) / 1000;
+    const { seeded, seedSeconds } = await seedUpTo(db, user.id, level, (count) =>
+      copySeed(db, user.id, briefingTenantMemories(gen, rand, count)),
+    );
     await vacuum();
     const shape = await briefingTenantShape(db, user.id);
     console.log(
-      `── level ${fmtRps(level)}: seeded ${fmtRps(Math.max(0, level - have))} memories in ${seedSeconds.toFixed(1)} s (COPY); current ${fmtRps(shape.current)}, stale ${fmtRps(shape.stale)}, pending commitments ${fmtRps(shape.pending)} (overdue ${fmtRps(shape.overdue)})`,
+      `── level ${fmtRps(level)}: seeded ${fmtRps(seeded)} memories in ${seedSeconds.toFixed(1)} s (COPY); current ${fmtRps(shape.current)}, stale ${fmtRps(shape.stale)}, pending commitments ${fmtRps(shape.pending)} (overdue ${fmtRps(shape.overdue)})`,
     );
 
     let probed: SelectorProbe[] | null = null;
@@ -326,24 +316,11 @@ async function main() {
       for (const op of ops) {
         if (WAIT_QUIET) await waitQuiet(foreign);
         const target = (phase: string): WrkTarget => ({ ...op.target, env: { WRK_RUN: `${id}-${++wrkRun}-${phase}` } });
-        const wrkOpts = { connections: op.connections, threads: op.threads, timeoutSeconds: 10 };
         // Errors abort the baseline (its load is wrong); a briefing error, or no answer at all within the
         // figure (a briefing slower than the warm-up, as the six-query code was at 100k), is flagged.
-        const abort = op.key === "baseline";
-        if (WARMUP > 0) {
-          checkClean(op.label, await runWrk(procs, target("w"), { ...wrkOpts, seconds: WARMUP }), "warm-up", abort);
-          await waitApiIdle(db, DATABASE);
-        }
-        const before = foreign.mark();
-        const measured = checkClean(
-          op.label,
-          await runWrk(procs, target("m"), { ...wrkOpts, seconds: SECONDS }),
-          "run",
-          abort,
-        );
-        const after = foreign.mark();
-        await drainAfterRun(db, DATABASE);
-        const r: Run = { ...measured, ...pgRunCpu(foreign, before, after, op.server.pid) };
+        const loadOp = { ...op, abort: op.key === "baseline", timeoutSeconds: 10 };
+        await warmUp(load, loadOp, target("w"));
+        const { run: r } = await measuredRun(load, loadOp, target("m"));
         runs.get(op.key)!.push(r);
         printPgRun({ round, runs: RUNS, label: op.label, labelWidth: 34 }, r, [
           r.non2xx + r.socketErrors > 0
@@ -352,7 +329,7 @@ async function main() {
         ]);
       }
     }
-    levels.push({ level, seeded: Math.max(0, level - have), seedSeconds, probe: probed, runs });
+    levels.push({ level, seeded, seedSeconds, probe: probed, runs });
     console.log("");
   }
 

@@ -64,17 +64,17 @@ import {
   printRunContext,
   recordWanted,
 } from "./lib/run-env";
-import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
+import type { WrkResult, WrkTarget } from "./lib/wrk";
 import { freePort, waitForHttp } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { apiClient, expectStatus, forEachConcurrently } from "./lib/http";
 import { MemoryTextGenerator, prng } from "./lib/memory-text";
-import { briefingTenantMemories, briefingTenantShape, copySeed } from "./lib/seed";
-import { drainAfterRun, levelsEnv, vacuumMemories, waitApiIdle } from "./lib/pg";
-import { pgRunCpu, printPgRun, type PgRunCpu } from "./lib/pg-figures";
-import { checkClean, waitQuiet } from "./lib/load";
-import { amemEnv, spawnApi } from "./lib/services";
-import { createBenchUser, deleteTenantMemories, deleteTenantSessions, memoryCount } from "./lib/tenant";
+import { briefingTenantMemories, briefingTenantShape, copySeed, seedUpTo } from "./lib/seed";
+import { levelsEnv, vacuumMemories } from "./lib/pg";
+import { printPgRun, type PgRunCpu } from "./lib/pg-figures";
+import { measuredRun, type PgLoad, waitQuiet, warmUp } from "./lib/load";
+import { amemEnv, expectWorkersRunning, spawnApi, spawnBaselinePg, spawnWorkers } from "./lib/services";
+import { createBenchUser, deleteTenantMemories, deleteTenantSessions } from "./lib/tenant";
 import {
   appendRow,
   fmtMs,
@@ -368,19 +368,13 @@ async function main() {
     REDIS_URL,
     REDIS_PREFIX: PREFIX,
   });
-  const pgPort = freePort();
-  const bPg = procs.spawnService("baseline-pg", [bun, "bench/baseline-pg.ts"], {
-    PORT: String(pgPort),
-    DATABASE_URL,
-  });
+  const { proc: bPg, base: pgBase } = spawnBaselinePg(procs, DATABASE_URL);
   const { proc: apiProc, port: apiPort, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
-  const workers = procs.spawnService("workers", [bun, "workers/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
+  const workers = spawnWorkers(procs, serviceEnv, apiPort);
   const redisBase = `http://127.0.0.1:${redisPort}`;
-  const pgBase = `http://127.0.0.1:${pgPort}`;
   await procs.waitForServers(bRedis, redisBase, apiProc, apiBase);
   await waitForHttp(`${pgBase}/health`, bPg, 20_000);
-  await Bun.sleep(500);
-  if (workers.exitCode !== null) throw new Error(`workers exited:\n${procs.logTail(workers.pid)}`);
+  await expectWorkersRunning(procs, workers);
 
   const user = await createBenchUser(procs, serviceEnv, id);
   tenant = user.id;
@@ -486,6 +480,7 @@ async function main() {
   const startOps = ops.filter((op) => op.part === "start");
 
   const foreign = new ForeignCpu(() => procs.pids(), DATABASE);
+  const load: PgLoad = { procs, foreign, db, database: DATABASE, warmupSeconds: WARMUP, seconds: SECONDS };
   /** One figure: warm-up, measured run, drain; misses counted in the api's log around each phase. */
   const measure = async (op: Op, round: number, figureRuns: Run[]) => {
     if (WAIT_QUIET) await waitQuiet(foreign);
@@ -493,27 +488,14 @@ async function main() {
       const t = op.target(round);
       return { ...t, env: { ...t.env, WRK_RUN: `${id}-${++wrkRun}-${phase}` } };
     };
-    const wrkOpts = { connections: op.connections, threads: op.threads, timeoutSeconds: 10 };
-    const abort = !op.hook && op.server !== apiProc;
+    const loadOp = { ...op, abort: !op.hook && op.server !== apiProc, timeoutSeconds: 10 };
     const missesAtStart = op.hook ? await missesLogged(apiProc.pid) : 0;
-    if (WARMUP > 0) {
-      checkClean(op.label, await runWrk(procs, target("w"), { ...wrkOpts, seconds: WARMUP }), "warm-up", abort);
-      await waitApiIdle(db, DATABASE);
-    }
+    await warmUp(load, loadOp, target("w"));
     const missesBefore = op.hook ? await missesLogged(apiProc.pid) : 0;
-    const before = foreign.mark();
-    const measured = checkClean(
-      op.label,
-      await runWrk(procs, target("m"), { ...wrkOpts, seconds: SECONDS }),
-      "run",
-      abort,
-    );
-    const after = foreign.mark();
-    await drainAfterRun(db, DATABASE);
+    const { run: measured, before, after } = await measuredRun(load, loadOp, target("m"));
     const missesAfter = op.hook ? await missesLogged(apiProc.pid) : 0;
     const r: Run = {
       ...measured,
-      ...pgRunCpu(foreign, before, after, op.server.pid),
       redisCores: foreign.coresOf(before, after, "redis"),
       misses: missesAfter - missesBefore,
       warmupMisses: missesBefore - missesAtStart,
@@ -576,19 +558,15 @@ async function main() {
     const gen = new MemoryTextGenerator(20261123);
     const rand = prng(13);
     for (const level of LEVELS) {
-      const have = await memoryCount(db, user.id);
-      const t0 = performance.now();
-      if (level > have) {
-        const { memories, commitments } = briefingTenantMemories(gen, rand, level - have);
-        await copySeed(db, user.id, { memories, commitments });
-      }
-      const seedSeconds = (performance.now() - t0) / 1000;
+      const { seeded, seedSeconds } = await seedUpTo(db, user.id, level, (count) =>
+        copySeed(db, user.id, briefingTenantMemories(gen, rand, count)),
+      );
       await vacuumMemories(db);
       await db`vacuum (analyze) commitments`;
       await db`vacuum (analyze) agent_sessions`;
       const shape = await briefingTenantShape(db, user.id);
       console.log(
-        `── (b) SessionStart at ${fmtRps(level)} memories: seeded ${fmtRps(Math.max(0, level - have))} in ${seedSeconds.toFixed(1)} s (COPY); current ${fmtRps(shape.current)}, stale ${fmtRps(shape.stale)}, pending commitments ${fmtRps(shape.pending)} (overdue ${fmtRps(shape.overdue)})`,
+        `── (b) SessionStart at ${fmtRps(level)} memories: seeded ${fmtRps(seeded)} in ${seedSeconds.toFixed(1)} s (COPY); current ${fmtRps(shape.current)}, stale ${fmtRps(shape.stale)}, pending commitments ${fmtRps(shape.pending)} (overdue ${fmtRps(shape.overdue)})`,
       );
       const probed = await probeStart(apiBase, user.apiKey, apiProc.pid, briefingUrl, PROBE ? 21 : 3);
       console.log(
@@ -597,7 +575,7 @@ async function main() {
       const runs = new Map<string, Run[]>(startOps.map((op) => [op.key, []]));
       for (let round = 1; round <= RUNS; round++)
         for (const op of startOps) await measure(op, round, runs.get(op.key)!);
-      levels.push({ level, seeded: Math.max(0, level - have), seedSeconds, probe: probed, runs });
+      levels.push({ level, seeded, seedSeconds, probe: probed, runs });
       console.log("");
     }
   }

@@ -54,11 +54,11 @@ import { parseCheck, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
 import { rssBytes, waitForHttp } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
-import { seedPersonalMemories } from "./lib/seed";
+import { seedPersonalMemories, seedUpTo } from "./lib/seed";
 import { drainAfterRun, vacuumMemories, waitApiIdle } from "./lib/pg";
 import { pgMedians, pgRunCpu, printPgRun, type PgMedians, type PgRunCpu } from "./lib/pg-figures";
 import { waitQuiet } from "./lib/load";
-import { amemEnv, spawnApi, spawnMcp } from "./lib/services";
+import { amemEnv, expectWorkersRunning, spawnApi, spawnMcp, spawnWorkers } from "./lib/services";
 import { createBenchUser, deleteTaggedMemories, deleteTenantMemories, memoryCount, sanityCapture } from "./lib/tenant";
 import { obtainAccessToken } from "./lib/oauth-token";
 import {
@@ -273,10 +273,7 @@ async function main() {
   await procs.migrate(serviceEnv);
 
   const { proc: apiProc, port: apiPort, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
-  const workers = procs.spawnService("workers", [process.execPath, "workers/main.ts"], {
-    ...serviceEnv,
-    PORT: String(apiPort),
-  });
+  const workers = spawnWorkers(procs, serviceEnv, apiPort);
   // Access tokens live an hour by default; a long run must not see its token expire mid-load.
   const { proc: mcpProc, base: mcpBase } = spawnMcp(
     procs,
@@ -291,8 +288,7 @@ async function main() {
       `${(error as Error).message}\n--- api log ---\n${procs.logTail(apiProc.pid)}\n--- mcp log ---\n${procs.logTail(mcpProc.pid)}`,
     );
   }
-  await Bun.sleep(500);
-  if (workers.exitCode !== null) throw new Error(`workers exited:\n${procs.logTail(workers.pid)}`);
+  await expectWorkersRunning(procs, workers);
 
   // Tenant, API key, and an access token through the real OAuth flow.
   const password = `bench-${crypto.randomUUID()}`;
@@ -310,14 +306,12 @@ async function main() {
 
   // Seed.
   await deleteTaggedMemories(db, user.id, CAPTURE_TAG);
-  const have = await memoryCount(db, user.id);
-  const t1 = performance.now();
-  if (MEMORIES > have)
-    await seedPersonalMemories(db, new MemoryTextGenerator(20261121), user.id, MEMORIES - have, actor);
-  const seedSeconds = (performance.now() - t1) / 1000;
+  const { seeded: added, seedSeconds } = await seedUpTo(db, user.id, MEMORIES, (count) =>
+    seedPersonalMemories(db, new MemoryTextGenerator(20261121), user.id, count, actor),
+  );
   await vacuumMemories(db);
   console.log(
-    `seeded ${fmtRps(Math.max(0, MEMORIES - have))} memories in ${seedSeconds.toFixed(1)} s (COPY) + VACUUM ANALYZE; tenant has ${fmtRps(await memoryCount(db, user.id))}`,
+    `seeded ${fmtRps(added)} memories in ${seedSeconds.toFixed(1)} s (COPY) + VACUUM ANALYZE; tenant has ${fmtRps(await memoryCount(db, user.id))}`,
   );
   console.log(
     `api pid ${apiProc.pid}, mcp pid ${mcpProc.pid}; RSS at rest api ${fmtMb(rssBytes(apiProc.pid) ?? 0)}, mcp ${fmtMb(rssBytes(mcpProc.pid) ?? 0)}\n`,

@@ -45,25 +45,17 @@ import { searchMemories } from "../shared/memories/search";
 import type { Deps } from "../shared/deps";
 import { WaitLimiter } from "../shared/concurrency/wait-limiter";
 import type { Principal } from "../shared/auth/credentials";
-import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
-import { freePort, rssBytes } from "./lib/procs";
+import type { WrkResult, WrkTarget } from "./lib/wrk";
+import { rssBytes } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
-import { seedPersonalMemories } from "./lib/seed";
-import { drainAfterRun, levelsEnv, planSummary, vacuumMemories, waitApiIdle } from "./lib/pg";
-import {
-  pgMedians,
-  pgRunCpu,
-  printPgRun,
-  pgSummaryRow,
-  printPgSummary,
-  type PgMedians,
-  type PgRunCpu,
-} from "./lib/pg-figures";
+import { seedPersonalMemories, seedUpTo } from "./lib/seed";
+import { levelsEnv, planSummary, vacuumMemories } from "./lib/pg";
+import { pgMedians, printPgRun, pgSummaryRow, printPgSummary, type PgMedians, type PgRunCpu } from "./lib/pg-figures";
 import { explainAnalyze, recordingDrizzle } from "./lib/explain";
 import { apiClient, expectStatus } from "./lib/http";
-import { checkClean, waitQuiet } from "./lib/load";
-import { amemEnv, spawnApi } from "./lib/services";
+import { measuredRun, type PgLoad, waitQuiet, warmUp } from "./lib/load";
+import { amemEnv, expectWorkersRunning, spawnApi, spawnBaselinePg, spawnWorkers } from "./lib/services";
 import { createBenchUser, deleteTaggedMemories, deleteTenantMemories, memoryCount, sanityCapture } from "./lib/tenant";
 import { appendRow, fmtMb, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, writeRawResults } from "./lib/report";
 
@@ -126,8 +118,6 @@ const seed = (gen: MemoryTextGenerator, userId: string, count: number, actor: st
   seedPersonalMemories(db, gen, userId, count, actor);
 const vacuum = () => vacuumMemories(db);
 const deleteCaptured = (userId: string) => deleteTaggedMemories(db, userId, CAPTURE_TAG);
-
-const drain = () => waitApiIdle(db, DATABASE);
 
 // ---- search probe: per-query latency and the plan of the slowest -----------------------------
 
@@ -216,21 +206,14 @@ async function main() {
   printRunContext(run, REDIS_URL, DATABASE_URL);
 
   const serviceEnv = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
-  const bun = process.execPath;
 
   await procs.migrate(serviceEnv);
 
-  const basePort = freePort();
-  const baseline = procs.spawnService("baseline-pg", [bun, "bench/baseline-pg.ts"], {
-    PORT: String(basePort),
-    DATABASE_URL,
-  });
+  const { proc: baseline, base: baseBase } = spawnBaselinePg(procs, DATABASE_URL);
   const { proc: apiProc, port: apiPort, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
-  const workers = procs.spawnService("workers", [bun, "workers/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
-  const baseBase = `http://127.0.0.1:${basePort}`;
+  const workers = spawnWorkers(procs, serviceEnv, apiPort);
   await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
-  await Bun.sleep(500);
-  if (workers.exitCode !== null) throw new Error(`workers exited:\n${procs.logTail(workers.pid)}`);
+  await expectWorkersRunning(procs, workers);
 
   // Tenant and key.
   const user = await createBenchUser(procs, serviceEnv, id);
@@ -309,6 +292,7 @@ async function main() {
 
   const gen = new MemoryTextGenerator(20261121);
   const foreign = new ForeignCpu(() => procs.pids(), DATABASE);
+  const load: PgLoad = { procs, foreign, db, database: DATABASE, warmupSeconds: WARMUP, seconds: SECONDS };
   const levels: LevelResult[] = [];
   let rssMax = 0;
   const rssSampler = setInterval(() => {
@@ -319,16 +303,13 @@ async function main() {
     for (const level of LEVELS) {
       // Seed up to the level (the sanity capture and earlier captures were deleted or are counted).
       await deleteCaptured(user.id);
-      const have = await memoryCount(db, user.id);
-      const t0 = performance.now();
-      if (level > have) await seed(gen, user.id, level - have, actor);
-      const seedSeconds = (performance.now() - t0) / 1000;
+      const { seeded, seedSeconds } = await seedUpTo(db, user.id, level, (count) => seed(gen, user.id, count, actor));
       const t1 = performance.now();
       await vacuum();
       const vacuumSeconds = (performance.now() - t1) / 1000;
       const count = await memoryCount(db, user.id);
       console.log(
-        `── level ${fmtRps(level)}: seeded ${fmtRps(Math.max(0, level - have))} memories in ${seedSeconds.toFixed(1)} s (COPY), VACUUM ANALYZE ${vacuumSeconds.toFixed(1)} s; tenant has ${fmtRps(count)}`,
+        `── level ${fmtRps(level)}: seeded ${fmtRps(seeded)} memories in ${seedSeconds.toFixed(1)} s (COPY), VACUUM ANALYZE ${vacuumSeconds.toFixed(1)} s; tenant has ${fmtRps(count)}`,
       );
 
       let probe: Probe | null = null;
@@ -350,27 +331,10 @@ async function main() {
             ...op.target,
             env: { ...op.target.env, WRK_RUN: `${id}-${++wrkRun}-${phase}` },
           });
-          const wrkOpts = { connections: op.connections, threads: op.threads, timeoutSeconds: 5 };
-          if (WARMUP > 0) {
-            checkClean(
-              op.label,
-              await runWrk(procs, target("w"), { ...wrkOpts, seconds: WARMUP }),
-              "warm-up",
-              op.abortOnErrors,
-            );
-            await drain();
-          }
+          const loadOp = { ...op, abort: op.abortOnErrors, timeoutSeconds: 5 };
+          await warmUp(load, loadOp, target("w"));
           const countBefore = op.key === "capture" ? await memoryCount(db, user.id) : undefined;
-          const before = foreign.mark();
-          const measured = checkClean(
-            op.label,
-            await runWrk(procs, target("m"), { ...wrkOpts, seconds: SECONDS }),
-            "run",
-            op.abortOnErrors,
-          );
-          const after = foreign.mark();
-          await drainAfterRun(db, DATABASE);
-          const r: Run = { ...measured, ...pgRunCpu(foreign, before, after, op.server.pid) };
+          const { run: r }: { run: Run } = await measuredRun(load, loadOp, target("m"));
           if (op.key === "capture") {
             r.countBefore = countBefore;
             r.countAfter = await memoryCount(db, user.id);
@@ -387,7 +351,7 @@ async function main() {
           ]);
         }
       }
-      levels.push({ level, seeded: Math.max(0, level - have), seedSeconds, vacuumSeconds, probe, runs });
+      levels.push({ level, seeded, seedSeconds, vacuumSeconds, probe, runs });
       console.log("");
     }
   } finally {

@@ -1,5 +1,6 @@
 import { mkdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
+import { runProcess, type ProcessRun } from "./process";
 
 /*
  * The compiled `amem-hook` as the harness runs it, shared by the tests that spawn it
@@ -32,7 +33,7 @@ export function hookBinary(): Promise<string> {
   return built;
 }
 
-export type HookRun = { exitCode: number; stdout: string; stderr: string; ms: number };
+export type HookRun = ProcessRun;
 
 /**
  * One hook run: `command` (the binary, or `bun shared/cli/amem.ts hook`) with `args`, the hook JSON on
@@ -45,18 +46,5 @@ export async function runHookCommand(
   env: Record<string, string>,
   cwd?: string,
 ): Promise<HookRun> {
-  const started = performance.now();
-  const proc = Bun.spawn([...command, ...args], {
-    env: { PATH: process.env.PATH ?? "", ...env },
-    cwd,
-    stdin: new TextEncoder().encode(stdin),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, exitCode] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { exitCode, stdout, stderr, ms: performance.now() - started };
+  return runProcess([...command, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, cwd, stdin });
 }

@@ -60,3 +60,30 @@ export function spawnMcp(
   });
   return { proc, port, base };
 }
+
+/**
+ * Starts the B-pg baseline (bench/baseline-pg.ts) on a free loopback port; answers the process and
+ * its base URL. The caller waits for `<base>/health` (Procs.waitForServers, or waitForHttp).
+ */
+export function spawnBaselinePg(procs: Procs, databaseUrl: string): { proc: Bun.Subprocess; base: string } {
+  const port = freePort();
+  const proc = procs.spawnService("baseline-pg", [process.execPath, "bench/baseline-pg.ts"], {
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+  });
+  return { proc, base: `http://127.0.0.1:${port}` };
+}
+
+/** Starts the amem workers (the write-behind flusher, the queues) beside the api on `apiPort`. */
+export function spawnWorkers(procs: Procs, env: Record<string, string>, apiPort: number): Bun.Subprocess {
+  return procs.spawnService("workers", [process.execPath, "workers/main.ts"], { ...env, PORT: String(apiPort) });
+}
+
+/**
+ * Fails the benchmark, with the tail of their log, when the workers exited: they serve no HTTP to
+ * wait for, so after the servers are ready they get half a second to fail on their config or Redis.
+ */
+export async function expectWorkersRunning(procs: Procs, workers: Bun.Subprocess): Promise<void> {
+  await Bun.sleep(500);
+  if (workers.exitCode !== null) throw new Error(`workers exited:\n${procs.logTail(workers.pid)}`);
+}

@@ -6,21 +6,11 @@
 --   WRK_CHECK     (optional) body strings that count an answer as failed, see check.lua
 -- X-API-Key comes with wrk -H. No response() callback without WRK_CHECK: wrk counts non-2xx itself, and the
 -- benchmark aborts on any. Every memory is tagged "bench-capture" so the benchmark can delete them.
+dofile((string.match(debug.getinfo(1, "S").source, "^@(.*/)") or "") .. "check.lua")
 local run = os.getenv("WRK_RUN") or tostring(os.time())
 local envelope = os.getenv("WRK_ENVELOPE") or ""
 local before, after = "", ""
-if envelope ~= "" then
-  local at = string.find(envelope, "%BODY%", 1, true) or error("WRK_ENVELOPE has no %BODY%")
-  before, after = string.sub(envelope, 1, at - 1), string.sub(envelope, at + 6)
-end
-dofile((string.match(debug.getinfo(1, "S").source, "^@(.*/)") or "") .. "check.lua")
-
-local threads = 0
-function setup(thread)
-  threads = threads + 1
-  thread:set("tid", threads)
-  check_setup(thread)
-end
+if envelope ~= "" then before, after = split_template(envelope, "%BODY%", "WRK_ENVELOPE") end
 
 local components = { "auth middleware", "session lease", "search query", "migration runner", "billing worker",
   "webhook handler", "rate limiter", "connection pool", "job queue", "cache layer", "deploy script", "CI pipeline",

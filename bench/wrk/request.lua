@@ -11,7 +11,3 @@ if body ~= nil and body ~= "" then
   wrk.body = body
   wrk.headers["Content-Type"] = "application/json"
 end
-
-function setup(thread)
-  check_setup(thread)
-end

@@ -20,13 +20,6 @@ else
 end
 local spread = tonumber(os.getenv("WRK_THREADS") or "0") or 0
 
-local threads = 0
-function setup(thread)
-  threads = threads + 1
-  thread:set("tid", threads)
-  check_setup(thread)
-end
-
 local i = 0
 function init(args)
   if #bodies == 0 then error("WRK_BODIES (or WRK_BODIES_FILE) is empty") end

@@ -8,17 +8,7 @@
 dofile((string.match(debug.getinfo(1, "S").source, "^@(.*/)") or "") .. "check.lua")
 local template = os.getenv("WRK_BODY") or ""
 local run = os.getenv("WRK_RUN") or tostring(os.time())
-if not string.find(template, "%UNIQUE%", 1, true) then error("WRK_BODY has no %UNIQUE%") end
-local at = string.find(template, "%UNIQUE%", 1, true)
-local before, after = string.sub(template, 1, at - 1), string.sub(template, at + 8)
-if string.find(after, "%UNIQUE%", 1, true) then error("WRK_BODY names %UNIQUE% more than once") end
-
-local threads = 0
-function setup(thread)
-  threads = threads + 1
-  thread:set("tid", threads)
-  check_setup(thread)
-end
+local before, after = split_template(template, "%UNIQUE%", "WRK_BODY")
 
 local counter = 0
 function init(args)

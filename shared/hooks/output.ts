@@ -5,7 +5,7 @@
  *   SessionStart context  {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "…"}}
  *   Stop, blocked         {"decision": "block", "reason": "…"}   (the reason is the agent's next prompt)
  *   nothing to say        {}
- * Sources: test/fixtures/hooks/README.md. Kept per harness so that one can change without the other.
+ * Sources: test/fixtures/hooks/README.md. Chosen per harness (ANSWER_FORMATS), so that one can change without the other.
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { strictObject } from "../contract/schema-kit";
@@ -26,6 +26,10 @@ export const HookAnswer = strictObject(
 );
 export type HookAnswer = Static<typeof HookAnswer>;
 
+/**
+ * Claude Code's wire format, which Codex took as it is
+ * (codex-rs/hooks/schema/generated/*.command.output.schema.json).
+ */
 function claudeCodeAnswer(outcome: HookOutcome): HookAnswer {
   switch (outcome.kind) {
     case "none":
@@ -37,19 +41,16 @@ function claudeCodeAnswer(outcome: HookOutcome): HookAnswer {
   }
 }
 
-/** Codex took Claude Code's wire format (codex-rs/hooks/schema/generated/*.command.output.schema.json). */
-function codexAnswer(outcome: HookOutcome): HookAnswer {
-  switch (outcome.kind) {
-    case "none":
-      return {};
-    case "context":
-      return { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: outcome.text } };
-    case "block":
-      return { decision: "block", reason: outcome.reason };
-  }
-}
+/**
+ * Each harness's output format. Both use Claude Code's today; a harness whose format diverges gets
+ * its own function here, and a new harness cannot be added without naming its format.
+ */
+const ANSWER_FORMATS: Record<Harness, (outcome: HookOutcome) => HookAnswer> = {
+  "claude-code": claudeCodeAnswer,
+  codex: claudeCodeAnswer,
+};
 
 /** The outcome in the harness's output format. */
 export function hookAnswer(harness: Harness, outcome: HookOutcome): HookAnswer {
-  return harness === "codex" ? codexAnswer(outcome) : claudeCodeAnswer(outcome);
+  return ANSWER_FORMATS[harness](outcome);
 }

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runProcess } from "../process";
 
 /** `bun run amem connect` as a person runs it: a real process, with HOME pointing at a scratch home. */
 const ROOT = join(import.meta.dir, "..", "..");
@@ -20,17 +21,11 @@ const AMEM_URL = "https://amem.example.test";
 const MCP_URL = "https://mcp.amem.example.test";
 const HOOK = "/opt/amem/amem-hook";
 
-async function connect(home: string, args: string[], cwd = home) {
-  const proc = Bun.spawn(
-    ["bun", CLI, "connect", ...args, "--url", AMEM_URL, "--mcp-url", MCP_URL, "--hook-command", HOOK],
-    { cwd, env: { PATH: process.env.PATH ?? "", HOME: home }, stdout: "pipe", stderr: "pipe" },
-  );
-  const [stdout, stderr, exitCode] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { exitCode, stdout, stderr };
+function connect(home: string, args: string[], cwd = home) {
+  return runProcess(["bun", CLI, "connect", ...args, "--url", AMEM_URL, "--mcp-url", MCP_URL, "--hook-command", HOOK], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: home },
+  });
 }
 
 /** What amem wrote in a home (bun itself keeps its cache in ~/.bun). */

@@ -6,6 +6,7 @@ import { ApiProcess } from "../faults/api-process";
 import { freePort } from "../free-port";
 import { createTestContext, newTenant } from "../helpers";
 import { hookBinary, runHookCommand, type HookRun as Run } from "../hook-binary";
+import { runProcess } from "../process";
 
 /**
  * `amem-hook` as the harness runs it: the executable `bun run build:hook` compiles, a real process
@@ -174,24 +175,17 @@ describe("amem-hook (compiled executable)", () => {
     });
 
     it("within the bound when the harness never closes stdin", async () => {
-      const started = performance.now();
-      const proc = Bun.spawn([BINARY, "claude-code"], {
+      const run = await runProcess([BINARY, "claude-code"], {
         env: { PATH: process.env.PATH ?? "", AMEM_URL: STUB_URL, AMEM_API_KEY: "k", AMEM_HOOK_TIMEOUT_MS: "300" },
         stdin: "pipe",
-        stdout: "pipe",
-        stderr: "pipe",
       });
-      const [stdout, stderr, exitCode] = await Promise.all([
-        new Response(proc.stdout).text(),
-        new Response(proc.stderr).text(),
-        proc.exited,
-      ]);
-      expect({ exitCode, stdout, stderr }).toEqual({
+      expect(run).toEqual({
         exitCode: 0,
         stdout: "",
         stderr: "amem-hook: no answer within 300 ms (AMEM_HOOK_TIMEOUT_MS)\n",
+        ms: expect.any(Number),
       });
-      expect(performance.now() - started).toBeLessThan(1_500);
+      expect(run.ms).toBeLessThan(1_500);
     });
   });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { createTestContext, uniquePrefix, UUID_V7 } from "../helpers";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "../env";
+import { runProcess, type ProcessRun } from "../process";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const CLI = join(ROOT, "shared", "cli", "amem.ts");
@@ -10,11 +11,9 @@ const CLI = join(ROOT, "shared", "cli", "amem.ts");
 const prefix = uniquePrefix();
 const ctx = await createTestContext({ REDIS_PREFIX: prefix });
 
-type CliResult = { exitCode: number; stdout: string; stderr: string };
-
 /** Runs `bun shared/cli/amem.ts ...args` as a real process against the test services. */
-async function amem(...args: string[]): Promise<CliResult> {
-  const proc = Bun.spawn(["bun", CLI, ...args], {
+function amem(...args: string[]): Promise<ProcessRun> {
+  return runProcess(["bun", CLI, ...args], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
@@ -24,15 +23,7 @@ async function amem(...args: string[]): Promise<CliResult> {
       REDIS_PREFIX: prefix,
       LOG_LEVEL: "silent",
     },
-    stdout: "pipe",
-    stderr: "pipe",
   });
-  const [stdout, stderr, exitCode] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { exitCode, stdout, stderr };
 }
 
 /** Exactly one line of output, parsed as JSON. */

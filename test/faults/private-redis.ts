@@ -1,4 +1,6 @@
+import { afterAll } from "bun:test";
 import type { Subprocess } from "bun";
+import Redis from "ioredis";
 import { freePort } from "../free-port";
 
 /** A throwaway redis-server on its own loopback port, so fault tests never touch the shared one. */
@@ -63,4 +65,19 @@ export class PrivateRedis {
     await this.process.exited;
     this.process = null;
   }
+}
+
+/**
+ * A started PrivateRedis for this test file, with an admin connection to it that bypasses the app
+ * (to pause it with CLIENT PAUSE, or shut it down); both are closed after the file's tests.
+ */
+export async function privateRedisWithAdmin(): Promise<{ redis: PrivateRedis; admin: Redis }> {
+  const redis = new PrivateRedis();
+  await redis.start();
+  const admin = new Redis(redis.url);
+  afterAll(async () => {
+    admin.disconnect();
+    await redis.stop();
+  });
+  return { redis, admin };
 }

@@ -1,16 +1,9 @@
-import { afterAll, describe, expect, it } from "bun:test";
-import Redis from "ioredis";
+import { describe, expect, it } from "bun:test";
 import { createTestContext, eventually } from "../helpers";
 import { isDependencyUnavailable } from "../../shared/unavailable";
-import { PrivateRedis } from "./private-redis";
+import { privateRedisWithAdmin } from "./private-redis";
 
-const redis = new PrivateRedis();
-await redis.start();
-const admin = new Redis(redis.url);
-afterAll(async () => {
-  admin.disconnect();
-  await redis.stop();
-});
+const { redis, admin } = await privateRedisWithAdmin();
 const ctx = await createTestContext({ REDIS_URL: redis.url, DEPENDENCY_TIMEOUT_MS: "500" });
 
 describe("the api's job producer while Redis is connected but does not answer", () => {

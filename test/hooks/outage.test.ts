@@ -1,7 +1,6 @@
-import { afterAll, describe, expect, it } from "bun:test";
-import Redis from "ioredis";
+import { describe, expect, it } from "bun:test";
 import { captureLogs, createTestContext, eventually, newTenant } from "../helpers";
-import { PrivateRedis } from "../faults/private-redis";
+import { privateRedisWithAdmin } from "../faults/private-redis";
 import { fixture, hook, runIdOf } from "./helpers";
 
 /*
@@ -11,13 +10,7 @@ import { fixture, hook, runIdOf } from "./helpers";
  * HOOK_BUDGET_MS and count the miss, so the agent carries on.
  */
 const BUDGET_MS = 400;
-const redis = new PrivateRedis();
-await redis.start();
-const admin = new Redis(redis.url);
-afterAll(async () => {
-  admin.disconnect();
-  await redis.stop();
-});
+const { redis, admin } = await privateRedisWithAdmin();
 const logs = captureLogs("warn");
 const ctx = await createTestContext(
   { REDIS_URL: redis.url, HOOK_BUDGET_MS: String(BUDGET_MS), DEPENDENCY_TIMEOUT_MS: "5000" },
