@@ -118,7 +118,12 @@ afterAll(async () => {
 
 describe("GET /metrics (api, METRICS_TOKEN on its own port)", () => {
   it("refuses a scrape without the token, or with another one, 401 unauthorized", async () => {
-    for (const headers of [{}, { authorization: "Bearer another-token-0123456789" }, { authorization: TOKEN }]) {
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: "Bearer another-token-0123456789" },
+      { authorization: TOKEN },
+    ];
+    for (const headers of attempts) {
       const response = await fetch(`${api.url}/metrics`, { headers });
       expect({ status: response.status, body: await response.json() }).toEqual({
         status: 401,
