@@ -236,4 +236,94 @@ describe("metrics privacy", () => {
   });
 });
 
-export { scrapes };
+/** The metric families an expression names (histogram series mapped to their family); `up` is Prometheus' own. */
+function familiesIn(expr: string): string[] {
+  const names = expr.match(/\b(?:amem|nodejs|process)_[a-z0-9_]+/g) ?? [];
+  return names.map(familyOf);
+}
+function familyOf(series: string): string {
+  const exported = new Set(Object.values(scrapes).flatMap((s) => [...s.families]));
+  if (exported.has(series)) return series;
+  const base = series.replace(/_(bucket|sum|count)$/, "");
+  return exported.has(base) ? base : series;
+}
+
+type Panel = {
+  id: number;
+  type: string;
+  title: string;
+  gridPos: { h: number; w: number; x: number; y: number };
+  datasource?: { type: string; uid: string };
+  targets?: { refId: string; expr: string; datasource?: { type: string; uid: string } }[];
+};
+
+describe("ops/grafana/amem.json and ops/prometheus/alerts.yml", async () => {
+  const dashboard = (await Bun.file(`${import.meta.dir}/../../ops/grafana/amem.json`).json()) as {
+    title: string;
+    uid: string;
+    schemaVersion: number;
+    templating: { list: { name: string; type: string }[] };
+    panels: Panel[];
+  };
+  const alerts = Bun.YAML.parse(await Bun.file(`${import.meta.dir}/../../ops/prometheus/alerts.yml`).text()) as {
+    groups: { name: string; rules: { alert: string; expr: string; for?: string; labels?: object }[] }[];
+  };
+  const exported = () => new Set(Object.values(scrapes).flatMap((s) => [...s.families]));
+
+  it("has the dashboard model's essential structure: ids, grid positions, a Prometheus datasource and a query on every panel", () => {
+    expect({ title: dashboard.title, uid: dashboard.uid, schema: typeof dashboard.schemaVersion }).toEqual({
+      title: "amem",
+      uid: "amem-overview",
+      schema: "number",
+    });
+    const ids = dashboard.panels.map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const variables = new Set(dashboard.templating.list.map((v) => v.name));
+    for (const panel of dashboard.panels) {
+      const { h, w, x, y } = panel.gridPos;
+      expect({ title: panel.title, grid: [h, w, x, y].every(Number.isInteger) && x + w <= 24 }).toEqual({
+        title: panel.title,
+        grid: true,
+      });
+      if (panel.type === "row") continue;
+      expect({ title: panel.title, type: panel.type, datasource: panel.datasource }).toEqual({
+        title: panel.title,
+        type: "timeseries",
+        datasource: { type: "prometheus", uid: "${datasource}" },
+      });
+      expect(panel.targets!.length).toBeGreaterThan(0);
+      for (const target of panel.targets!) {
+        expect(target.refId).toMatch(/^[A-Z]$/);
+        for (const variable of target.expr.match(/\$(\w+)/g) ?? [])
+          if (!variable.startsWith("$__"))
+            expect({ variable, known: variables.has(variable.slice(1)) }).toEqual({ variable, known: true });
+      }
+    }
+  });
+
+  it("names only metric families some process exports", () => {
+    const exprs = [
+      ...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr)),
+      ...dashboard.templating.list.flatMap((v) => ("definition" in v ? [String(v.definition)] : [])),
+      ...alerts.groups.flatMap((g) => g.rules.map((r) => r.expr)),
+    ];
+    const named = new Set(exprs.flatMap(familiesIn));
+    expect([...named].filter((family) => !exported().has(family))).toEqual([]);
+    expect(named.size).toBeGreaterThan(20);
+  });
+
+  it("alerts on a worker down, queue wait over JOB_WAIT_MS, flusher lag over 2 s and the 5xx rate", () => {
+    const rules = Object.fromEntries(alerts.groups.flatMap((g) => g.rules.map((r) => [r.alert, r.expr.trim()])));
+    expect({
+      workersDown: rules.AmemWorkersDown,
+      queueWait: rules.AmemJobQueueWaitHigh,
+      flusherLag: rules.AmemFlusherLag,
+    }).toEqual({
+      workersDown: 'sum(up{job="amem-workers"}) == 0 or absent(up{job="amem-workers"})',
+      queueWait:
+        'histogram_quantile(0.95, sum by (le, queue) (rate(amem_job_queue_wait_seconds_bucket{queue=~"triage|account"}[5m]))) > 10',
+      flusherLag: "max(amem_flusher_oldest_dirty_age_seconds) > 2",
+    });
+    expect(rules.AmemHigh5xxRate).toContain('amem_http_requests_total{status=~"5.."}');
+  });
+});
