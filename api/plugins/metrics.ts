@@ -27,15 +27,31 @@ export function metricsPlugin(config: Pick<Config, "METRICS" | "METRICS_TOKEN" |
   if (config.METRICS === "off") return plugin;
   collectProcessMetrics();
   const startedAt = new WeakMap<Request, number>();
+  // prom-client hashes a label object on every call; the children are looked up once per series
+  // (routes × methods × statuses: bounded) and kept: the heartbeat's added api CPU went from 4 to 1 µs/request
+  // (bench/README.md, "Metrics overhead").
+  const children = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
+  const seriesOf = (route: string, method: string, status: number) => {
+    const key = `${route} ${method} ${status}`;
+    let series = children.get(key);
+    if (!series) {
+      series = {
+        count: httpRequests.labels({ route, method, status }),
+        duration: httpRequestDuration.labels({ route, method }),
+      };
+      children.set(key, series);
+    }
+    return series;
+  };
   const instrumented = plugin
     .onRequest(({ request }) => {
       startedAt.set(request, performance.now());
     })
     .onAfterResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
       const started = startedAt.get(request);
-      const labels = { route: route || UNMATCHED_ROUTE, method: request.method };
-      httpRequests.inc({ ...labels, status: statusOf(set, responseValue) });
-      if (started !== undefined) httpRequestDuration.observe(labels, (performance.now() - started) / 1000);
+      const series = seriesOf(route || UNMATCHED_ROUTE, request.method, statusOf(set, responseValue));
+      series.count.inc();
+      if (started !== undefined) series.duration.observe((performance.now() - started) / 1000);
     });
   if (metricsPlacement(config) !== "main") return instrumented;
   const token = config.METRICS_TOKEN;
