@@ -4,6 +4,7 @@ import type { Deps } from "../shared/deps";
 import { withClientIp } from "./client-ip";
 import { errorsPlugin, methodLookup } from "./plugins/errors";
 import { requestContextPlugin } from "./plugins/request-context";
+import { metricsPlugin } from "./plugins/metrics";
 import { routeKey, strictQueryPlugin } from "./plugins/strict-query";
 import { openapiPlugin, SPEC_PATH, type RouteLike } from "./plugins/openapi";
 import { docsRoutes } from "./docs/routes";
@@ -24,7 +25,7 @@ import { dashboardRoutes } from "./dashboard/routes";
 import { oauthGrantRoutes } from "./oauth/routes";
 import { hookRoutes } from "./hooks/routes";
 
-/** errors → request context → strict query → openapi → features (each feature applies auth to its own routes). */
+/** errors → metrics → request context → strict query → openapi → features (each feature applies auth to its own routes). */
 export function createApp(sharedDeps: Deps) {
   let documentedRoutes: readonly RouteLike[] = [];
   let routeTable: readonly { method: string; path: string }[] = [];
@@ -39,6 +40,7 @@ export function createApp(sharedDeps: Deps) {
         methodLookup(() => routeTable),
       ),
     )
+    .use(metricsPlugin(deps.config))
     .use(
       requestContextPlugin({
         bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,

@@ -1,6 +1,7 @@
 import { loadConfig } from "../shared/config";
 import { createDeps } from "../shared/deps";
 import { onShutdown, survivePromiseRejections } from "../shared/shutdown";
+import { serveMetrics } from "../shared/metrics/endpoint";
 import { createApp } from "./app";
 import { serveApi } from "./serve";
 
@@ -13,7 +14,11 @@ const app = createApp(deps);
 const server = serveApi(app, config, deps.logger);
 deps.logger.info({ port: server.port, host: config.HOST }, "api listening");
 
+const metricsServer = serveMetrics(config);
+if (metricsServer) deps.logger.info({ port: metricsServer.port, host: config.METRICS_HOST }, "metrics listening");
+
 onShutdown(deps.logger, async () => {
+  await metricsServer?.stop();
   await app.stop();
   await deps.close();
 });

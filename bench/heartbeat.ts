@@ -11,7 +11,10 @@
  *   BENCH_SECONDS=10  BENCH_WARMUP_SECONDS=2  BENCH_RUNS=3  BENCH_CONNECTIONS=64  BENCH_THREADS=2
  *   BENCH_PROBE=1        count Redis commands / Postgres use per request and auth cache hit vs miss latency
  *   BENCH_INVESTIGATE=0  also load: B-redis with 2 EVALSHAs, api GET /health, heartbeat with an excerpt
- *   BENCH_ONLY=          comma list of operations to load (baseline,heartbeat,me,baseline2,health,heartbeatExcerpt)
+ *   BENCH_METRICS=0      also start an api with METRICS=off and load its heartbeat in the same rounds
+ *                        (heartbeatMetricsOff), for the metrics overhead; the main api serves /metrics
+ *                        (METRICS_TOKEN), scraped once after the load
+ *   BENCH_ONLY=          comma list of operations to load (baseline,heartbeat,me,baseline2,health,heartbeatExcerpt,heartbeatMetricsOff)
  *   BENCH_PROFILE=0      run the api under `bun --cpu-prof --cpu-prof-md` (profile written to the log dir at exit)
  *   BENCH_WAIT_QUIET=1   before each run, wait (≤ 60 s) until other processes use < 0.15 core
  *   BENCH_RECORD=auto    append rows to bench/README.md (auto: only for runs ≥ 3 and seconds ≥ 10)
@@ -51,6 +54,8 @@ const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
 const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, ONLY, DATABASE_URL, REDIS_URL } =
   benchKnobs(10);
 const INVESTIGATE = process.env.BENCH_INVESTIGATE === "1";
+const METRICS_COMPARE = process.env.BENCH_METRICS === "1";
+const METRICS_TOKEN = `bench-metrics-${crypto.randomUUID()}`;
 const RECORD = recordWanted(RUNS >= 3 && SECONDS >= 10 && !ONLY && !PROFILE);
 
 assertBenchTargets(DATABASE_URL, REDIS_URL);
@@ -100,7 +105,13 @@ async function main() {
     REDIS_URL,
     REDIS_PREFIX: PREFIX,
   });
-  const { proc: apiProc, port: apiPort, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
+  const {
+    proc: apiProc,
+    port: apiPort,
+    base: apiBase,
+  } = spawnApi(procs, { ...serviceEnv, METRICS: "on", METRICS_TOKEN }, PROFILE ? logDir : null);
+  // The same api without metrics, loaded in the same rounds (the overhead is their difference).
+  const offApi = METRICS_COMPARE ? spawnApi(procs, { ...serviceEnv, METRICS: "off" }, null) : null;
   const workers = procs.spawnService("workers", [bun, "workers/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
   const baseBase = `http://127.0.0.1:${basePort}`;
   await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
@@ -116,6 +127,7 @@ async function main() {
     base2 = { proc, url: `http://127.0.0.1:${port}` };
     await waitForHttp(`${base2.url}/health`, proc, 20_000);
   }
+  if (offApi) await waitForHttp(`${offApi.base}/ready`, offApi.proc, 20_000);
   await Bun.sleep(500);
   if (workers.exitCode !== null) throw new Error(`workers exited:\n${procs.logTail(workers.pid)}`);
 
@@ -200,6 +212,18 @@ async function main() {
     );
   }
 
+  if (offApi)
+    ops.push({
+      key: "heartbeatMetricsOff",
+      label: "heartbeat, METRICS=off",
+      server: offApi.proc,
+      target: {
+        url: `${offApi.base}/api/v1/agent-sessions/heartbeat`,
+        method: "POST",
+        body: heartbeatBody,
+        headers: { "X-API-Key": user.apiKey },
+      },
+    });
   applyOnly(ops, ONLY, (op) => op.key);
 
   // Probe (sequential, before the load): Redis commands per request, Postgres use, auth cache hit vs miss.
@@ -358,7 +382,7 @@ async function main() {
       verdict(rssMax > 0 && rssMax <= TARGETS.rssBytes),
     ],
   ];
-  for (const key of ["baseline2", "health", "heartbeatExcerpt"]) {
+  for (const key of ["baseline2", "health", "heartbeatExcerpt", "heartbeatMetricsOff"]) {
     const r = results.get(key);
     if (!r) continue;
     const m = med(key);
@@ -412,6 +436,22 @@ async function main() {
     const runs = keys.flatMap((k) => results.get(k)?.runs ?? []);
     return `${runs.filter((r) => r.foreignCores > FOREIGN_LIMIT).length}/${runs.length}`;
   };
+  if (METRICS_COMPARE) {
+    const off = med("heartbeatMetricsOff");
+    console.log(
+      `\nmetrics overhead (heartbeat, same rounds): on ${fmtRps(hb.rps)} req/s (${cpuUs("heartbeat")} api CPU-µs/req), off ${fmtRps(off.rps)} req/s (${cpuUs("heartbeatMetricsOff")} CPU-µs/req) → throughput ${(((off.rps - hb.rps) / off.rps) * 100).toFixed(1)}% lower with metrics, p99 ${fmtMs(hb.p99)} vs ${fmtMs(off.p99)}`,
+    );
+    const scraped = await fetch(`${apiBase}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const text = await scraped.text();
+    const families = text.split("\n").filter((l) => l.startsWith("# TYPE amem_")).length;
+    const heartbeats =
+      /amem_http_requests_total\{route="\/api\/v1\/agent-sessions\/heartbeat",method="POST",status="200"\} (\d+)/.exec(
+        text,
+      )?.[1];
+    console.log(
+      `GET /metrics during the run: ${scraped.status}, ${families} amem_* families, ${heartbeats} heartbeats counted`,
+    );
+  }
   const perCore = hb.rps / Number(box.nproc);
   console.log(
     `\ncapacity: ${fmtRps(hb.rps)} heartbeats/s on ${box.nproc} cores shared with wrk, Redis and Postgres ≈ ${fmtRps(perCore)} per core.`,

@@ -3,6 +3,7 @@ import type { McpServerFactory } from "@modelcontextprotocol/server";
 import type { Deps } from "../shared/deps";
 import { errorsPlugin, methodLookup } from "../api/plugins/errors";
 import { requestContextPlugin } from "../api/plugins/request-context";
+import { metricsPlugin } from "../api/plugins/metrics";
 import { probeRoutes } from "../api/health/routes";
 import type { AccessTokenVerifier } from "./auth/gate";
 import { discoveryRoutes } from "./discovery/routes";
@@ -20,7 +21,7 @@ export type McpAppOptions = {
 };
 
 /**
- * The MCP process's app: errors → request context → probes → discovery → the OAuth authorization
+ * The MCP process's app: errors → metrics → request context → probes → discovery → the OAuth authorization
  * server (same origin: issuer = MCP_PUBLIC_URL) → `/mcp`.
  * The error plugin, the request context (request id, head and body bounds) and the probes are the
  * api's own, imported rather than copied: both HTTP processes must answer errors, bounds and
@@ -40,6 +41,7 @@ export function createMcpApp(deps: Deps, options: McpAppOptions) {
         methodLookup(() => routeTable),
       ),
     )
+    .use(metricsPlugin(deps.config))
     .use(
       requestContextPlugin({
         bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,

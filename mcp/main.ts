@@ -2,6 +2,7 @@ import { loadConfig } from "../shared/config";
 import { createDeps } from "../shared/deps";
 import { authenticateAccessToken } from "../shared/auth/credentials";
 import { onShutdown, survivePromiseRejections } from "../shared/shutdown";
+import { serveMetrics } from "../shared/metrics/endpoint";
 import { createMcpApp } from "./app";
 import { serveMcp } from "./serve";
 
@@ -12,7 +13,11 @@ const app = createMcpApp(deps, { verifyAccessToken: (token) => authenticateAcces
 const server = serveMcp(app, config, deps.logger);
 deps.logger.info({ port: server.port, host: config.MCP_HOST, publicUrl: config.MCP_PUBLIC_URL }, "mcp listening");
 
+const metricsServer = serveMetrics(config);
+if (metricsServer) deps.logger.info({ port: metricsServer.port, host: config.METRICS_HOST }, "metrics listening");
+
 onShutdown(deps.logger, async () => {
+  await metricsServer?.stop();
   await app.stop();
   await deps.close();
 });

@@ -169,6 +169,24 @@ export const ConfigSchema = T.Object({
   // hook may take before it answers with no decision (the agent never waits on a slow amem).
   AMEM_BRIEFING_MAX_CHARS: T.Integer({ minimum: 2_000, maximum: 100_000, default: 8_000 }),
   HOOK_BUDGET_MS: T.Integer({ minimum: 100, maximum: 60_000, default: 1_500 }),
+  /**
+   * Prometheus metrics (README, "Operating amem"). `off` drops the request instrumentation and every
+   * metrics endpoint (the heartbeat benchmark's baseline); the domain counters still count in memory.
+   */
+  METRICS: T.Union([T.Literal("on"), T.Literal("off")], { default: "on" }),
+  /**
+   * Serves `GET /metrics` on the process's own port, behind `Authorization: Bearer <token>`. With
+   * neither this nor METRICS_PORT, the api and MCP ports answer /metrics 404: operational detail
+   * (routes in use, error rates, pool pressure) is not served to whoever can reach the public port.
+   */
+  METRICS_TOKEN: T.Optional(T.String({ minLength: 16 })),
+  /**
+   * A separate listener for `GET /metrics` (the only way to scrape the workers). When set, the main
+   * port does not serve /metrics; METRICS_TOKEN, when also set, is required there too. Per process.
+   */
+  METRICS_PORT: T.Optional(T.Integer({ minimum: 0, maximum: 65535 })),
+  /** Where the METRICS_PORT listener binds: loopback unless the scraper runs on another host. */
+  METRICS_HOST: T.String({ minLength: 1, default: "127.0.0.1" }),
 });
 export type Config = Static<typeof ConfigSchema>;
 

@@ -9,6 +9,7 @@ import { createMailer, type Mailer } from "./mail";
 import { CredentialOwners } from "./auth/credential-owners";
 import { JobQueues } from "./queue/producer";
 import { WaitLimiter } from "./concurrency/wait-limiter";
+import { instrumentRedis } from "./metrics/registry";
 
 /** What services need from the outside world; built once per process (or per test). */
 export type Deps = {
@@ -39,6 +40,7 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
   const redis = createRequestRedis(config.REDIS_URL, config.DEPENDENCY_TIMEOUT_MS);
   // A failed connect attempt must not leave an unhandled 'error' event behind.
   redis.on("error", () => {});
+  instrumentRedis(redis, "request");
   await connectRedis(redis, config.DEPENDENCY_TIMEOUT_MS);
   const jobs = new JobQueues(config, logger);
   // The workers and the MCP server send no mail (signup and password reset are api routes): their

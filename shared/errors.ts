@@ -18,11 +18,19 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * Why a 503 `unavailable` of our own was given (metrics only, never in the body): a bound of this
+ * process's (`wait_limit`: the pool gate, the search or export limiter), a job past its wait
+ * (`job_wait`), or transitions that kept losing races (`contention`).
+ */
+export type UnavailableReason = "wait_limit" | "job_wait" | "contention";
+
 /** A domain outcome that becomes `{"error": code}`; `retryAfterSeconds` adds a Retry-After header. */
 export class AppError extends Error {
   constructor(
     public readonly code: ErrorCode,
     public readonly retryAfterSeconds?: number,
+    public readonly reason?: UnavailableReason,
   ) {
     super(code);
     this.name = "AppError";

@@ -1,5 +1,6 @@
 import { AppError } from "./errors";
 import type { Deps } from "./deps";
+import { rateLimitRefusals } from "./metrics/registry";
 
 /**
  * Fixed-window limit for traffic that has no credential yet (per client IP). The counting is the
@@ -11,5 +12,7 @@ export async function enforceRateLimit(deps: Deps, bucket: string, limit: number
   const window = Math.floor(nowMs / (windowSeconds * 1000));
   const key = deps.keys.rate(bucket, window);
   const count = await deps.redis.rateCount(key, windowSeconds);
-  if (count > limit) throw new AppError("rate_limited", windowSeconds - Math.floor((nowMs / 1000) % windowSeconds));
+  if (count <= limit) return;
+  rateLimitRefusals.inc({ limit: "client_ip" });
+  throw new AppError("rate_limited", windowSeconds - Math.floor((nowMs / 1000) % windowSeconds));
 }

@@ -67,3 +67,37 @@ export function isDependencyUnavailable(error: unknown): boolean {
     )
   );
 }
+
+export type UnavailableCause = "postgres" | "redis" | "contention" | "wait_limit" | "job_wait" | "other";
+// postgres.js's own connection codes; node's (ECONNREFUSED, …) are shared with ioredis and stay `other`.
+const POSTGRES_CONNECTION_CODES = new Set([
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+]);
+
+/**
+ * The cause a 503 is counted under (amem_unavailable_total; never part of the answer): the reason
+ * of our own AppError, else the first dependency the error chain names.
+ */
+export function unavailableCause(error: unknown): UnavailableCause {
+  let found: UnavailableCause = "other";
+  someInChain(error, (e) => {
+    if (e instanceof AppError && e.code === "unavailable") found = e.reason ?? "other";
+    else if (typeof e.code === "string" && CONTENTION_SQLSTATES.has(e.code)) found = "contention";
+    else if (
+      typeof e.code === "string" &&
+      (POSTGRES_CONNECTION_CODES.has(e.code) || OUTAGE_SQLSTATES.has(e.code) || e.code.startsWith("08"))
+    )
+      found = "postgres";
+    else if (
+      e.name === "MaxRetriesPerRequestError" ||
+      (typeof e.message === "string" && REDIS_MESSAGES.some((m) => (e.message as string).includes(m)))
+    )
+      found = "redis";
+    else return false;
+    return true;
+  });
+  return found;
+}

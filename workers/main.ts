@@ -5,6 +5,8 @@ import { startFlusher } from "./flusher/flusher";
 import { startQueueWorkers } from "./queue-workers";
 import { HANDLERS } from "./handlers";
 import { keepSchedulers, removeSchedulers, upsertSchedulers } from "./maintenance/schedulers";
+import { serveMetrics } from "../shared/metrics/endpoint";
+import { registerWorkerCollectors } from "./metrics";
 
 const config = loadConfig();
 const deps = await createDeps(config, "workers");
@@ -21,9 +23,14 @@ if (config.SCHEDULERS === "on") {
   const removed = await removeSchedulers(deps);
   if (removed) deps.logger.info({ removed }, "maintenance schedulers removed (SCHEDULERS=off)");
 }
+registerWorkerCollectors(deps);
+// The workers have no HTTP port of their own: METRICS_PORT is their only /metrics.
+const metricsServer = serveMetrics(config);
+if (metricsServer) deps.logger.info({ port: metricsServer.port, host: config.METRICS_HOST }, "metrics listening");
 deps.logger.info("workers started");
 
 onShutdown(deps.logger, async () => {
+  await metricsServer?.stop();
   schedulers?.stop();
   await queueWorkers.stop();
   await flusher.stop();

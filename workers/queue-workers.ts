@@ -6,6 +6,8 @@ import { blockingConnection, queuePrefix } from "../shared/queue/connection";
 import { storableFailure } from "../shared/queue/failure";
 import { JOBS, QUEUES, type JobName, type QueueName } from "../shared/queue/jobs";
 import type { JobHandlers, JobRun } from "./job-handler";
+import { recordJobAttempt, recordJobStart } from "./metrics";
+import { redisConnectionErrors } from "../shared/metrics/registry";
 
 const CLOSE_DEADLINE_MS = 8_000;
 
@@ -28,16 +30,24 @@ export function startQueueWorkers(deps: Deps, handlers: JobHandlers, queues: rea
     const worker = new Worker(
       queue,
       async (job: Job) => {
+        const started = performance.now();
+        recordJobStart(queue, job);
         const name = job.name as JobName;
         const spec = JOBS[name];
         if (!spec || spec.queue !== queue || !Value.Check(spec.payload, job.data)) {
+          recordJobAttempt(queue, job, started, "failed");
           throw new UnrecoverableError("malformed job");
         }
         const log = deps.logger.child({ job: name, jobId: job.id, attempt: job.attemptsMade + 1 });
         const handler = handlers[name] as (d: Deps, p: unknown, l: typeof log, r: JobRun) => Promise<unknown>;
         try {
-          return await handler(deps, job.data, log, { retried: job.attemptsMade > 0 || job.stalledCounter > 0 });
+          const result = await handler(deps, job.data, log, {
+            retried: job.attemptsMade > 0 || job.stalledCounter > 0,
+          });
+          recordJobAttempt(queue, job, started, "completed");
+          return result;
         } catch (error) {
+          recordJobAttempt(queue, job, started, job.attemptsMade + 1 < (job.opts.attempts ?? 1) ? "retried" : "failed");
           throw storableFailure(error);
         }
       },
@@ -54,6 +64,7 @@ export function startQueueWorkers(deps: Deps, handlers: JobHandlers, queues: rea
     worker.on("failed", (job, err) => {
       deps.logger.warn({ queue, job: job?.name, jobId: job?.id, err: loggableError(err) }, "job attempt failed");
     });
+    worker.on("error", () => redisConnectionErrors.inc({ connection: "queue" }));
     worker.on("error", (err) => deps.logger.warn({ queue, err: loggableError(err) }, "worker connection error"));
     return worker;
   });

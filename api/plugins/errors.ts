@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { AppError, type ErrorCode } from "../../shared/errors";
-import { isDependencyUnavailable } from "../../shared/unavailable";
+import { isDependencyUnavailable, unavailableCause } from "../../shared/unavailable";
+import { unavailableAnswers } from "../../shared/metrics/registry";
 import type { Logger } from "../../shared/logger";
 import { loggableError } from "../../shared/loggable-error";
 import { UnreadBodyError } from "../../shared/http/json-body";
@@ -78,6 +79,13 @@ export function methodLookup(routes: () => readonly { method: string; path: stri
 export function errorsPlugin(logger: Logger, allowedMethods: MethodLookup) {
   return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error: thrown, request, set }) => {
     let error: unknown = thrown;
+    // The status is also left in `set` for the request metrics (api/plugins/metrics.ts): an
+    // error's Response is not visible to the after-response hook otherwise.
+    const answer = (errorCode: ErrorCode, answerHeaders: Record<string, string>): Response => {
+      set.status = ERROR_STATUS[errorCode];
+      if (errorCode === "unavailable") unavailableAnswers.inc({ cause: unavailableCause(error) });
+      return errorResponse(errorCode, answerHeaders);
+    };
     const requestId = String(set.headers["x-request-id"] ?? "");
     const headers: Record<string, string> = requestId ? { "x-request-id": requestId } : {};
     // Elysia wraps what a parser throws in a ParseError; our parser throws AppError for 413/415.
@@ -87,7 +95,7 @@ export function errorsPlugin(logger: Logger, allowedMethods: MethodLookup) {
       if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
       // The rest of the body is still on the connection: it cannot carry another request.
       if (error instanceof UnreadBodyError) headers.connection = "close";
-      return errorResponse(error.code, headers);
+      return answer(error.code, headers);
     }
     // A known path with the wrong method is 405, even when a parameterised route of that method
     // happened to match it (GET /agent-sessions/open reaching GET /agent-sessions/:id). HEAD is
@@ -96,26 +104,26 @@ export function errorsPlugin(logger: Logger, allowedMethods: MethodLookup) {
       const allowed = allowedMethods(new URL(request.url).pathname);
       const method = request.method === "HEAD" ? "GET" : request.method;
       if (allowed.length > 0 && !allowed.includes(method)) {
-        return errorResponse("method_not_allowed", { ...headers, allow: allowed.join(", ") });
+        return answer("method_not_allowed", { ...headers, allow: allowed.join(", ") });
       }
     }
     switch (code) {
       case "VALIDATION":
         // Our own answer failing its schema is a bug, not the client's fault.
         if ((error as { type?: string }).type === "response") break;
-        return errorResponse("invalid_input", headers);
+        return answer("invalid_input", headers);
       case "INVALID_FILE_TYPE":
-        return errorResponse("invalid_input", headers);
+        return answer("invalid_input", headers);
       case "PARSE":
-        return errorResponse("invalid_json", headers);
+        return answer("invalid_json", headers);
       case "NOT_FOUND":
-        return errorResponse("not_found", headers);
+        return answer("not_found", headers);
     }
     if (isDependencyUnavailable(error)) {
       logger.warn({ requestId, err: loggableError(error) }, "dependency unavailable");
-      return errorResponse("unavailable", { ...headers, "retry-after": "1" });
+      return answer("unavailable", { ...headers, "retry-after": "1" });
     }
     logger.error({ requestId, err: loggableError(error) }, "unhandled error");
-    return errorResponse("internal_error", headers);
+    return answer("internal_error", headers);
   });
 }

@@ -9,7 +9,8 @@ import type {
 } from "@modelcontextprotocol/server";
 import type { Deps } from "../../shared/deps";
 import { AppError, type ErrorCode } from "../../shared/errors";
-import { isDependencyUnavailable } from "../../shared/unavailable";
+import { isDependencyUnavailable, unavailableCause } from "../../shared/unavailable";
+import { mcpToolCalls, unavailableAnswers } from "../../shared/metrics/registry";
 import { loggableError } from "../../shared/loggable-error";
 import { principalOf, type McpPrincipal } from "../auth/gate";
 
@@ -130,23 +131,41 @@ export function registerTool<I extends TSchema, O extends TSchema>(
             },
     },
     async (args: unknown, ctx) => {
-      const input = args ?? {};
-      if (!Value.Check(tool.input, input)) return errorResult("invalid_input", firstProblem(tool.input, input));
-      try {
-        const output = await tool.run(principalOf(ctx.http?.authInfo), input as Static<I>);
-        return {
-          content: [{ type: "text", text: JSON.stringify(output) }],
-          structuredContent: output as Record<string, unknown>,
-        };
-      } catch (error) {
-        if (error instanceof AppError) return errorResult(error.code);
-        if (isDependencyUnavailable(error)) {
-          deps.logger.warn({ tool: tool.name, err: loggableError(error) }, "dependency unavailable");
-          return errorResult("unavailable");
-        }
-        deps.logger.error({ tool: tool.name, err: loggableError(error) }, "tool failed");
-        return errorResult("internal_error");
-      }
+      const result = await runTool(deps, tool, args, ctx.http?.authInfo);
+      const code = (result.structuredContent as { error?: ErrorCode } | undefined)?.error;
+      const outcome = result.isError && code ? code : "ok";
+      mcpToolCalls.inc({ tool: tool.name, outcome });
+      return result;
     },
   );
+}
+
+/** The argument check, the service call and the mapping of its errors, for registerTool. */
+async function runTool<I extends TSchema, O extends TSchema>(
+  deps: Deps,
+  tool: ToolDefinition<I, O>,
+  args: unknown,
+  authInfo: Parameters<typeof principalOf>[0],
+): Promise<CallToolResult> {
+  const input = args ?? {};
+  if (!Value.Check(tool.input, input)) return errorResult("invalid_input", firstProblem(tool.input, input));
+  try {
+    const output = await tool.run(principalOf(authInfo), input as Static<I>);
+    return {
+      content: [{ type: "text", text: JSON.stringify(output) }],
+      structuredContent: output as Record<string, unknown>,
+    };
+  } catch (error) {
+    if (error instanceof AppError) {
+      if (error.code === "unavailable") unavailableAnswers.inc({ cause: unavailableCause(error) });
+      return errorResult(error.code);
+    }
+    if (isDependencyUnavailable(error)) {
+      deps.logger.warn({ tool: tool.name, err: loggableError(error) }, "dependency unavailable");
+      unavailableAnswers.inc({ cause: unavailableCause(error) });
+      return errorResult("unavailable");
+    }
+    deps.logger.error({ tool: tool.name, err: loggableError(error) }, "tool failed");
+    return errorResult("internal_error");
+  }
 }

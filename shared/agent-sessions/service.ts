@@ -1,4 +1,5 @@
 import { AppError } from "../errors";
+import { credentialLookups, leaseOutcomes } from "../metrics/registry";
 import { newId } from "../ids";
 import type { Deps } from "../deps";
 import type { BriefedMemory } from "../db/schema";
@@ -137,7 +138,7 @@ async function startupExisting(
       if (row) return { row, created: false, reopened: true };
     }
   }
-  throw new AppError("unavailable", 1);
+  throw new AppError("unavailable", 1, "contention");
 }
 
 export type HeartbeatInput = { agent: string; sessionId: string; lastMessageExcerpt?: string };
@@ -163,10 +164,12 @@ export async function heartbeat(
   assertWritable(principal);
   const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
   const nowMs = now.getTime();
+  let filled = false;
   for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
     const lease =
       attempt === 0 && firstLease ? firstLease : await heartbeatLease(deps, key, nowMs, input.lastMessageExcerpt);
     if (lease.kind === "live") {
+      leaseOutcomes.inc({ outcome: filled ? "cold_fill" : "live" });
       return { sessionRunId: lease.runId, activationEpoch: lease.epoch, lastSeenMs: lease.seenMs, resurrected: false };
     }
     if (lease.kind === "stale") {
@@ -182,6 +185,7 @@ export async function heartbeat(
       );
       if (row) {
         await fillLease(deps, row);
+        leaseOutcomes.inc({ outcome: "resurrected" });
         return {
           sessionRunId: row.id,
           activationEpoch: row.activationEpoch,
@@ -192,10 +196,14 @@ export async function heartbeat(
     }
     // Cold cache, or another request moved the row on: rebuild the lease from Postgres and retry.
     const row = await findSessionByNaturalKey(deps.db, key);
-    if (!row) throw new AppError("not_found");
+    if (!row) {
+      leaseOutcomes.inc({ outcome: "not_found" });
+      throw new AppError("not_found");
+    }
     await fillLease(deps, row);
+    filled = true;
   }
-  throw new AppError("unavailable", 1);
+  throw new AppError("unavailable", 1, "contention");
 }
 
 /**
@@ -214,7 +222,10 @@ export async function heartbeatWithCredential(
   if (ownerId) {
     const key: NaturalKey = { userId: ownerId, agent: input.agent, sessionId: input.sessionId };
     const combined = await authenticatedHeartbeatLease(deps, auth, key, input.lastMessageExcerpt);
-    if (combined) return heartbeat(deps, principalFromReply(auth, combined.auth), input, now, combined.lease);
+    if (combined) {
+      credentialLookups.inc({ result: "hit" });
+      return heartbeat(deps, principalFromReply(auth, combined.auth), input, now, combined.lease);
+    }
   }
   return heartbeat(deps, await authenticate(deps, credential, now), input, now);
 }
@@ -238,7 +249,7 @@ export async function closeSession(
       if (!row.closedAt) continue;
       return { row, alreadyClosed: !closed };
     }
-    throw new AppError("unavailable", 1);
+    throw new AppError("unavailable", 1, "contention");
   });
   await fillLease(deps, answer.row);
   return answer;

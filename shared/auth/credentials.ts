@@ -5,6 +5,7 @@ import { findBearerCredential } from "../db/queries/user-sessions";
 import { findAccessTokenCredential } from "../db/queries/oauth";
 import type { Deps } from "../deps";
 import type { UserState } from "../db/schema";
+import { credentialFills, credentialLookups, rateLimitRefusals } from "../metrics/registry";
 
 export const API_KEY_PREFIX = "amem_";
 const API_KEY_SHAPE = /^amem_[0-9A-Za-z]{40}$/;
@@ -195,10 +196,12 @@ async function fillFromPostgres(deps: Deps, kind: CredentialKind, hash: string, 
   const key = deps.keys.credential(kind, hash);
   if (!row) {
     await deps.redis.set(key, "n", "PX", UNKNOWN_TTL_MS, "NX");
+    credentialFills.inc({ entry: "unknown" });
     return;
   }
   if (row.revokedAt) {
     await deps.redis.set(key, "r", "PX", REVOKED_TTL_MS, "NX");
+    credentialFills.inc({ entry: "revoked" });
     return;
   }
   const expiresAtMs = row.expiresAt ? row.expiresAt.getTime() : 0;
@@ -212,6 +215,7 @@ async function fillFromPostgres(deps: Deps, kind: CredentialKind, hash: string, 
     oauth: row.oauth,
   });
   await deps.redis.set(key, entry, "PX", Math.max(1, ttl), "NX");
+  credentialFills.inc({ entry: "active" });
 }
 
 /** Picks the credential from the headers: `X-API-Key` when present (no fallback), else a bearer token. */
@@ -276,6 +280,7 @@ function principalAndEntry(auth: AuthRequest, reply: AuthReply | null): { princi
   if (!entry || entry.userState === "deleted") throw new AppError("unauthorized");
   if (entry.expiresAtMs && entry.expiresAtMs <= auth.nowMs) throw new AppError("unauthorized");
   if (auth.limit > 0 && reply![1] > auth.limit) {
+    rateLimitRefusals.inc({ limit: "credential" });
     throw new AppError("rate_limited", auth.windowSeconds - Math.floor((auth.nowMs / 1000) % auth.windowSeconds));
   }
   const principal: Principal = {
@@ -302,6 +307,7 @@ async function resolveCredential(deps: Deps, credential: Credential, now: Date) 
   const run = () =>
     deps.redis.authenticate(auth.entryKey, auth.lastUsedKey, auth.rateKey, auth.nowMs, auth.limit, auth.windowSeconds);
   let reply = await run();
+  credentialLookups.inc({ result: reply === null ? "miss" : "hit" });
   if (reply === null) {
     await fillFromPostgres(deps, credential.kind, auth.hash, now);
     reply = await run();

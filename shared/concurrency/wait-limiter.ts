@@ -16,6 +16,11 @@ export class WaitLimiter {
     readonly maxWaitMs: number,
   ) {}
 
+  /** Slots taken now. */
+  get inUse(): number {
+    return this.running;
+  }
+
   /** Tasks waiting for a slot now. */
   get waiting(): number {
     return this.queue.length;
@@ -45,7 +50,7 @@ export class WaitLimiter {
         },
         timer: setTimeout(() => {
           this.queue.splice(this.queue.indexOf(waiter), 1);
-          reject(new AppError("unavailable", 1));
+          reject(new AppError("unavailable", 1, "wait_limit"));
         }, this.maxWaitMs),
       };
       this.queue.push(waiter);

@@ -2,6 +2,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { WaitLimiter } from "../concurrency/wait-limiter";
 import { gatePool } from "./pool-gate";
+import { trackPoolGate } from "../metrics/registry";
 import * as schema from "./schema";
 
 export type DbOptions = { url: string; poolSize: number; timeoutMs: number };
@@ -44,7 +45,9 @@ export function createDb({ url, poolSize, timeoutMs }: DbOptions) {
       client_connection_check_interval: CLIENT_CHECK_INTERVAL_MS,
     },
   });
-  const db = drizzle(gatePool(client, new WaitLimiter(poolSize, timeoutMs)), { schema });
+  const gate = new WaitLimiter(poolSize, timeoutMs);
+  trackPoolGate(gate);
+  const db = drizzle(gatePool(client, gate), { schema });
   return { db, client };
 }
 export type Db = ReturnType<typeof createDb>["db"];

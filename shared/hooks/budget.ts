@@ -2,6 +2,7 @@ import { AppError } from "../errors";
 import type { Logger } from "../logger";
 import { loggableError } from "../loggable-error";
 import { isDependencyUnavailable } from "../unavailable";
+import { hookMisses } from "../metrics/registry";
 
 /** Why a hook answered with no decision. */
 export type MissCause = "timeout" | "unavailable";
@@ -41,8 +42,8 @@ export async function withinBudget<T>(budgetMs: number, logger: Logger, work: ()
 
 /**
  * Hook answers given without a decision, counted per harness, event and cause and logged with the
- * running count (one warn line per miss). Deliberately simple until metrics exist (issue 13 turns
- * this into a Prometheus counter): the count lives in this process and restarts with it.
+ * running count (one warn line per miss). Exported as `amem_hook_misses_total` (harness and event
+ * are the routes' fixed vocabularies); the in-process count stays for the log line.
  */
 export class HookMisses {
   private readonly counts = new Map<string, number>();
@@ -53,6 +54,7 @@ export class HookMisses {
     const key = `${harness} ${event} ${cause}`;
     const count = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, count);
+    hookMisses.inc({ harness, event, cause });
     this.logger.warn({ harness, event, cause, misses: count }, "hook answered without a decision");
     return count;
   }

@@ -107,7 +107,7 @@ export class JobQueues {
       const outcome = await this.waitForJob(queue, events, jobId, until - Date.now());
       if (outcome.done && outcome.value != null) return outcome.value as JobResult<N>;
       // Postgres (or Redis) is away: the job waits for its next attempt, and the client's retry meets it.
-      if (!outcome.done && outcome.unavailable) throw new AppError("unavailable", 1);
+      if (!outcome.done && outcome.unavailable) throw new AppError("unavailable", 1, "job_wait");
       const job = await queue.getJob(jobId);
       if (outcome.done) {
         // Completed without a result: a job record rebuilt while Redis restarted under a running
@@ -124,7 +124,7 @@ export class JobQueues {
           });
       }
     }
-    throw new AppError("unavailable", 1);
+    throw new AppError("unavailable", 1, "job_wait");
   }
 
   /**
@@ -176,7 +176,7 @@ export class JobQueues {
           (job) => failedOnUnavailableDependency(job?.failedReason) && onUnavailable(),
           () => {}, // Redis is away: the deadline decides
         );
-      const timer = setTimeout(() => finish(() => reject(new AppError("unavailable", 1))), Math.max(0, ms));
+      const timer = setTimeout(() => finish(() => reject(new AppError("unavailable", 1, "job_wait"))), Math.max(0, ms));
       // Per-job event names are how BullMQ signals one job's end; its typings list only the generic ones.
       const perJob = events as unknown as NodeJS.EventEmitter;
       perJob.on(`completed:${jobId}`, onCompleted);
@@ -206,7 +206,7 @@ export class JobQueues {
     work.catch(() => {});
     try {
       const outcome = await Promise.race([work, timer.promise]);
-      if (outcome === TIMED_OUT) throw new AppError("unavailable", 1);
+      if (outcome === TIMED_OUT) throw new AppError("unavailable", 1, "job_wait");
       return outcome;
     } finally {
       timer.cancel();

@@ -45,7 +45,7 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     for (const round of ["first request", "its retry: another attempt"]) {
       const started = Date.now();
       const error = await ctx.deps.jobs.run("gc", {}, "gc-postgres-down").catch((e) => e);
-      expect({ round, error }).toEqual({ round, error: new AppError("unavailable", 1) });
+      expect({ round, error }).toEqual({ round, error: new AppError("unavailable", 1, "job_wait") });
       expect((error as AppError).retryAfterSeconds).toBe(1);
       expect(Date.now() - started).toBeLessThan(1_000);
     }

@@ -81,6 +81,8 @@ describe("loadConfig", () => {
       OAUTH_CIMD_FAILURE_CACHE_SECONDS: 30,
       AMEM_BRIEFING_MAX_CHARS: 8_000,
       HOOK_BUDGET_MS: 1_500,
+      METRICS: "on",
+      METRICS_HOST: "127.0.0.1",
     });
   });
 

@@ -1,6 +1,7 @@
 import type { Deps } from "../../shared/deps";
 import { applyLeaseRefreshes, findSessionsByIds } from "../../shared/db/queries/agent-sessions";
 import { fillLease } from "../../shared/agent-sessions/lease-cache";
+import { flushBatchSize } from "../metrics";
 
 /** One dirty lease hash as the flusher read it. `version` and `excerptAt` are the raw values the ack compares. */
 export type LeaseSnapshot = {
@@ -90,6 +91,7 @@ export async function repairClosedLeases(deps: Deps, runIds: string[]): Promise<
 export async function flushLeases(deps: Deps, limit: number = deps.config.FLUSH_BATCH_SIZE): Promise<number> {
   const batch = await readLeaseBatch(deps, limit);
   if (batch.length === 0) return 0;
+  flushBatchSize.observe(batch.length);
   const closedInPostgres = await applyLeaseBatch(deps, batch);
   await ackLeaseBatch(deps, batch);
   await repairClosedLeases(deps, closedInPostgres);
