@@ -14,8 +14,12 @@ const ctx = await createTestContext({ REDIS_URL: cluster.url, DEPENDENCY_TIMEOUT
 const flusher = startFlusher(ctx.deps);
 ctx.onClose(flusher.stop);
 
-/** A request during the failover answers within this (a command's timeout, one retry, the slot refresh). */
-const BOUND_MS = 3 * TIMEOUT_MS;
+/**
+ * A request during the failover answers within this: a command to the dead master waits out its
+ * timeout, the cluster client refreshes the slot map and retries once (measured: at most 2.7 s with
+ * a 1 s timeout while the election takes 2–3 s).
+ */
+const BOUND_MS = 4 * TIMEOUT_MS;
 
 type Outcome = { what: string; status: number; body: unknown; ms: number };
 
@@ -51,7 +55,7 @@ describe("Redis Cluster failover", () => {
             body: { memoryType: "note", topic: `failover ${i}`, content: `write ${i}.${n} ${crypto.randomUUID()}` },
           }),
         );
-        if (res.status === 201) acknowledged.push(res.body.id);
+        if (res.status === 201) acknowledged.push(res.body.memory.id);
       }
     });
 
