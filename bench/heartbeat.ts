@@ -20,6 +20,8 @@
  *   BENCH_RECORD=auto    append rows to bench/README.md (auto: only for runs ≥ 3 and seconds ≥ 10)
  *   BENCH_README=bench/README.md   where rows are appended
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
+ *   BENCH_REDIS=one      `both`: also start a private 3-master Redis Cluster (test/private-cluster.ts) with a
+ *                        second api + workers on it, and load its heartbeat and /me in the same rounds
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 bun run bench:heartbeat
  */
 import {
@@ -44,6 +46,8 @@ import { apiClient, expectStatus } from "./lib/http";
 import { waitQuiet } from "./lib/load";
 import { amemEnv, spawnApi } from "./lib/services";
 import { createBenchUser } from "./lib/tenant";
+import { PrivateCluster } from "../test/private-cluster";
+import { redisKeys } from "../shared/redis/keys";
 import { appendRow, fmtMb, fmtMs, fmtRatio, fmtRps, mdRow, median, textTable, writeRawResults } from "./lib/report";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -56,6 +60,9 @@ const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE,
 const INVESTIGATE = process.env.BENCH_INVESTIGATE === "1";
 const METRICS_COMPARE = process.env.BENCH_METRICS === "1";
 const METRICS_TOKEN = `bench-metrics-${crypto.randomUUID()}`;
+if (!["one", "both", undefined].includes(process.env.BENCH_REDIS)) throw new Error("BENCH_REDIS must be one or both");
+const ON_CLUSTER_TOO = process.env.BENCH_REDIS === "both";
+const cluster = ON_CLUSTER_TOO ? new PrivateCluster(3, 0) : null;
 const RECORD = recordWanted(RUNS >= 3 && SECONDS >= 10 && !ONLY && !PROFILE);
 
 assertBenchTargets(DATABASE_URL, REDIS_URL);
@@ -72,6 +79,7 @@ const { logDir, procs, id, PREFIX } = run;
 const bench = benchLifecycle(async () => {
   await procs.stopAll();
   await deleteRedisPrefix(REDIS_URL, PREFIX);
+  await cluster?.stop();
 });
 
 // ---- steps ----------------------------------------------------------------------------------
@@ -224,6 +232,43 @@ async function main() {
         headers: { "X-API-Key": user.apiKey },
       },
     });
+  if (cluster) {
+    // The same service on a private cluster: its own api and workers, tenant and session.
+    await cluster.start();
+    const clusterEnv = amemEnv(DATABASE_URL, cluster.url, `${PREFIX}c`);
+    const onCluster = spawnApi(procs, clusterEnv, null);
+    procs.spawnService("workers-cluster", [bun, "workers/main.ts"], { ...clusterEnv, PORT: String(onCluster.port) });
+    await waitForHttp(`${onCluster.base}/health`, onCluster.proc, 20_000);
+    const clusterUser = await createBenchUser(procs, clusterEnv, `${id}c`);
+    await expectOk(
+      await api(onCluster.base, "/api/v1/agent-sessions/open", {
+        method: "POST",
+        apiKey: clusterUser.apiKey,
+        body: JSON.stringify({ ...session, source: "startup" }),
+      }),
+      "open (cluster)",
+    );
+    ops.push(
+      {
+        key: "heartbeatCluster",
+        label: "heartbeat, 3-master cluster",
+        server: onCluster.proc,
+        target: {
+          url: `${onCluster.base}/api/v1/agent-sessions/heartbeat`,
+          method: "POST",
+          body: heartbeatBody,
+          headers: { "X-API-Key": clusterUser.apiKey },
+        },
+      },
+      {
+        key: "meCluster",
+        label: "GET /me, 3-master cluster",
+        server: onCluster.proc,
+        target: { url: `${onCluster.base}/api/v1/me`, method: "GET", headers: { "X-API-Key": clusterUser.apiKey } },
+      },
+    );
+  }
+
   applyOnly(ops, ONLY, (op) => op.key);
 
   // Probe (sequential, before the load): Redis commands per request, Postgres use, auth cache hit vs miss.
@@ -253,7 +298,10 @@ async function main() {
     const redis = new Redis(REDIS_URL, { lazyConnect: true });
     redis.on("error", () => {});
     await redis.connect();
-    const credentialKey = `${PREFIX}:auth:k:${new Bun.CryptoHasher("sha256").update(user.apiKey).digest("hex")}`;
+    const credentialKey = redisKeys(PREFIX).credential(
+      "k",
+      new Bun.CryptoHasher("sha256").update(user.apiKey).digest("hex"),
+    );
     try {
       if (!(await redis.exists(credentialKey)))
         throw new Error(`credential cache key ${credentialKey} not found: the probe's key layout is out of date`);
@@ -382,7 +430,14 @@ async function main() {
       verdict(rssMax > 0 && rssMax <= TARGETS.rssBytes),
     ],
   ];
-  for (const key of ["baseline2", "health", "heartbeatExcerpt", "heartbeatMetricsOff"]) {
+  for (const key of [
+    "baseline2",
+    "health",
+    "heartbeatExcerpt",
+    "heartbeatMetricsOff",
+    "heartbeatCluster",
+    "meCluster",
+  ]) {
     const r = results.get(key);
     if (!r) continue;
     const m = med(key);
@@ -394,7 +449,7 @@ async function main() {
       fmtRps(b.rps),
       fmtRatio(m.rps / b.rps),
       fmtRatio(m.p99 / b.p99),
-      "(investigation)",
+      key.endsWith("Cluster") ? "(Redis Cluster)" : "(investigation)",
       "",
     ]);
   }

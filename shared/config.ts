@@ -12,7 +12,10 @@ export type MailTransportName = (typeof MAIL_TRANSPORTS)[number];
  */
 export const ConfigSchema = T.Object({
   DATABASE_URL: T.String({ minLength: 1, default: "postgres://postgres@127.0.0.1:5432/amem" }),
+  /** One Redis (`redis://…`), or a Redis Cluster as `redis+cluster://h1:p1,h2:p2,…`. */
   REDIS_URL: T.String({ minLength: 1, default: "redis://127.0.0.1:6379/0" }),
+  /** `h1:p1,h2:p2,…`: seed nodes of a Redis Cluster; when set, amem runs on that cluster. */
+  REDIS_CLUSTER_NODES: T.Optional(T.String({ pattern: "^[^,\\s]+(,[^,\\s]+)*$" })),
   REDIS_PREFIX: T.String({ pattern: "^[a-zA-Z0-9_-]{1,64}$", default: "amem" }),
   PORT: T.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   HOST: T.String({ minLength: 1, default: "127.0.0.1" }),

@@ -1,7 +1,7 @@
 import type { Config } from "./config";
 import { createDb, type Db } from "./db/client";
 import type postgres from "postgres";
-import { connectRedis, createRequestRedis } from "./redis/connections";
+import { connectRedis, createRequestRedis, redisTarget } from "./redis/connections";
 import type { ScriptedRedis } from "./redis/scripts";
 import { redisKeys, type RedisKeys } from "./redis/keys";
 import { createLogger, type Logger } from "./logger";
@@ -37,7 +37,10 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
     poolSize: config.DB_POOL_SIZE,
     timeoutMs: config.DEPENDENCY_TIMEOUT_MS,
   });
-  const redis = createRequestRedis(config.REDIS_URL, config.DEPENDENCY_TIMEOUT_MS);
+  const redis = createRequestRedis(
+    redisTarget(config.REDIS_URL, config.REDIS_CLUSTER_NODES),
+    config.DEPENDENCY_TIMEOUT_MS,
+  );
   // A failed connect attempt must not leave an unhandled 'error' event behind.
   redis.on("error", () => {});
   instrumentRedis(redis, "request");

@@ -1,8 +1,9 @@
 import postgres from "postgres";
-import Redis from "ioredis";
+import { createRedis, redisTarget } from "./redis/connections";
 import { ensureDatabase } from "./db/ensure-database";
 
 function where(url: string): string {
+  if (url.startsWith("redis+cluster://")) return url.slice("redis+cluster://".length).replace(/^.*@/, "");
   const u = new URL(url);
   return `${u.hostname}:${u.port || (u.protocol.startsWith("redis") ? 6379 : 5432)}`;
 }
@@ -16,7 +17,12 @@ function reason(error: unknown): string {
  * Checks that Postgres and Redis answer within `timeoutMs` and creates the database if missing.
  * Throws one clear, human message naming what is unreachable and how to fix it.
  */
-export async function preflight(databaseUrl: string, redisUrl: string, timeoutMs = 2_000): Promise<void> {
+export async function preflight(
+  databaseUrl: string,
+  redisUrl: string,
+  timeoutMs = 2_000,
+  redisClusterNodes?: string,
+): Promise<void> {
   const problems: string[] = [];
   try {
     await ensureDatabase(databaseUrl);
@@ -29,7 +35,7 @@ export async function preflight(databaseUrl: string, redisUrl: string, timeoutMs
   } catch (error) {
     problems.push(`Postgres is unreachable at ${where(databaseUrl)} (${reason(error)}). Start it or set DATABASE_URL.`);
   }
-  const redis = new Redis(redisUrl, {
+  const redis = createRedis(redisTarget(redisUrl, redisClusterNodes), {
     lazyConnect: true,
     connectTimeout: timeoutMs,
     maxRetriesPerRequest: 0,
@@ -41,7 +47,9 @@ export async function preflight(databaseUrl: string, redisUrl: string, timeoutMs
     await redis.connect();
     await redis.ping();
   } catch (error) {
-    problems.push(`Redis is unreachable at ${where(redisUrl)} (${reason(cause ?? error)}). Start it or set REDIS_URL.`);
+    problems.push(
+      `Redis is unreachable at ${redisClusterNodes ?? where(redisUrl)} (${reason(cause ?? error)}). Start it or set REDIS_URL.`,
+    );
   } finally {
     redis.disconnect();
   }

@@ -26,6 +26,20 @@ const REDIS_MESSAGES = [
   "Reached the max retries per request limit",
 ];
 
+// A Redis Cluster mid-failover: a slot moved (ioredis follows a redirection, but a pipelined batch
+// can surface it), the cluster is down or not ready until a replica is promoted. The request is
+// answered 503 and its retry meets the new slot map.
+const REDIS_CLUSTER_REPLIES = [
+  "MOVED ",
+  "ASK ",
+  "CLUSTERDOWN",
+  "TRYAGAIN",
+  "MASTERDOWN",
+  "Too many Cluster redirections",
+  "Cluster isn't ready",
+  "Failed to refresh slots cache",
+];
+
 type ErrorLike = { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
 
 /** Walks the cause chain (drizzle puts the driver error in `cause`). */
@@ -47,7 +61,9 @@ export function isDependencyDown(error: unknown): boolean {
       (typeof e.code === "string" &&
         (CONNECTION_CODES.has(e.code) || OUTAGE_SQLSTATES.has(e.code) || e.code.startsWith("08"))) ||
       e.name === "MaxRetriesPerRequestError" ||
-      (typeof e.message === "string" && REDIS_MESSAGES.some((m) => (e.message as string).includes(m))),
+      (typeof e.message === "string" &&
+        (REDIS_MESSAGES.some((m) => (e.message as string).includes(m)) ||
+          REDIS_CLUSTER_REPLIES.some((m) => (e.message as string).startsWith(m)))),
   );
 }
 

@@ -9,6 +9,7 @@ import { createApp, type App } from "../api/app";
 import type { Mail } from "../shared/mail";
 import type { Principal } from "../shared/auth/credentials";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./env";
+import { deleteKeys, scanKeys } from "../shared/redis/connections";
 import { QUEUES, type QueueName } from "../shared/queue/jobs";
 import { startQueueWorkers } from "../workers/queue-workers";
 import { HANDLERS } from "../workers/handlers";
@@ -51,12 +52,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 
 /** Deletes every key under the context's prefix (never FLUSHALL a shared Redis). */
 export async function deletePrefix(deps: Deps): Promise<void> {
-  let cursor = "0";
-  do {
-    const [next, keys] = await deps.redis.scan(cursor, "MATCH", `${deps.keys.prefix}:*`, "COUNT", 1000);
-    if (keys.length) await deps.redis.del(...keys);
-    cursor = next;
-  } while (cursor !== "0");
+  await deleteKeys(deps.redis, await scanKeys(deps.redis, `${deps.keys.prefix}:*`));
 }
 
 /**

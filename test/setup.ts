@@ -1,7 +1,21 @@
 import { preflight } from "../shared/preflight";
 import { createDb } from "../shared/db/client";
 import { applyMigrations } from "../shared/db/migrate";
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./env";
+import { PrivateCluster } from "./private-cluster";
+
+// AMEM_TEST_REDIS=cluster: the whole suite runs against a private 3-master Redis Cluster started
+// here (TEST_REDIS_URL then names it) and stopped, by its pids, when the run ends. Set before
+// ./env is first imported, which reads TEST_REDIS_URL.
+if (process.env.AMEM_TEST_REDIS === "cluster") {
+  const cluster = new PrivateCluster(3, 0);
+  process.on("exit", () => cluster.stopNow());
+  await cluster.start();
+  process.env.TEST_REDIS_URL = cluster.url;
+} else if (process.env.AMEM_TEST_REDIS && process.env.AMEM_TEST_REDIS !== "single") {
+  console.error(`\nAMEM_TEST_REDIS must be "single" (default) or "cluster", not "${process.env.AMEM_TEST_REDIS}"\n`);
+  process.exit(2);
+}
+const { TEST_DATABASE_URL, TEST_REDIS_URL } = await import("./env");
 
 try {
   await preflight(TEST_DATABASE_URL, TEST_REDIS_URL);

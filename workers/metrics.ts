@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram } from "prom-client";
 import type { Job } from "bullmq";
 import type { Deps } from "../shared/deps";
 import { registry } from "../shared/metrics/registry";
+import { dirtyBacklog } from "./flusher/backlog";
 import { QUEUES, SCHEDULED_JOBS, type QueueName } from "../shared/queue/jobs";
 
 /**
@@ -104,7 +105,7 @@ export function registerWorkerCollectors(deps: Deps): void {
     help: "Dirty leases waiting for the flusher (the lease dirty set's size)",
     registers: [registry],
     async collect() {
-      this.set(await deps.redis.zcard(deps.keys.leaseDirty()));
+      this.set((await dirtyBacklog(deps)).count);
     },
   });
   new Gauge({
@@ -112,8 +113,8 @@ export function registerWorkerCollectors(deps: Deps): void {
     help: "Age of the longest-dirty lease: how far Postgres lags Redis for it (0 when the backlog is empty)",
     registers: [registry],
     async collect() {
-      const [, score] = await deps.redis.zrange(deps.keys.leaseDirty(), "0", "0", "WITHSCORES");
-      this.set(score === undefined ? 0 : Math.max(0, Date.now() - Number(score)) / 1000);
+      const { oldestDirtyMs } = await dirtyBacklog(deps);
+      this.set(oldestDirtyMs === null ? 0 : Math.max(0, Date.now() - oldestDirtyMs) / 1000);
     },
   });
   for (const name of SCHEDULED_JOBS) schedulerLastRun.set({ name }, 0);

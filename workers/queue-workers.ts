@@ -2,7 +2,7 @@ import { UnrecoverableError, Worker, type Job } from "bullmq";
 import { Value } from "@sinclair/typebox/value";
 import type { Deps } from "../shared/deps";
 import { loggableError } from "../shared/loggable-error";
-import { blockingConnection, queuePrefix } from "../shared/queue/connection";
+import { blockingConnection, closeConnection, queuePrefix } from "../shared/queue/connection";
 import { storableFailure } from "../shared/queue/failure";
 import { JOBS, QUEUES, type JobName, type QueueName } from "../shared/queue/jobs";
 import type { JobHandlers, JobRun } from "./job-handler";
@@ -26,7 +26,8 @@ function concurrency(deps: Deps, queue: QueueName): number {
  * value; anything thrown is transient and retried with the job's backoff.
  */
 export function startQueueWorkers(deps: Deps, handlers: JobHandlers, queues: readonly QueueName[] = QUEUES) {
-  const workers = queues.map((queue) => {
+  const connections = queues.map(() => blockingConnection(deps.config));
+  const workers = queues.map((queue, i) => {
     const worker = new Worker(
       queue,
       async (job: Job) => {
@@ -52,7 +53,7 @@ export function startQueueWorkers(deps: Deps, handlers: JobHandlers, queues: rea
         }
       },
       {
-        connection: blockingConnection(deps.config),
+        connection: connections[i]!,
         prefix: queuePrefix(deps.config),
         concurrency: concurrency(deps, queue),
         // A job whose worker died (its lock not renewed) goes back to the queue at the next check.
@@ -76,6 +77,7 @@ export function startQueueWorkers(deps: Deps, handlers: JobHandlers, queues: rea
       const graceful = Promise.all(workers.map((w) => w.close()));
       const timer = new Promise<"late">((r) => setTimeout(() => r("late"), CLOSE_DEADLINE_MS).unref());
       if ((await Promise.race([graceful, timer])) === "late") await Promise.all(workers.map((w) => w.close(true)));
+      for (const connection of connections) closeConnection(connection);
     },
   };
 }

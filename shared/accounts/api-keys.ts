@@ -54,13 +54,14 @@ export async function cacheMintedApiKey(deps: Deps, { row, email }: Awaited<Retu
  * so it includes every request that has completed, not just the flushed ones.
  */
 export async function listApiKeysWithUse(deps: Deps, userId: string) {
-  // Only the user's fields of the (all-tenant) last-used hash are read: HMGET of their key ids.
-  // Redis before the rows: a flush between the two reads then moves a use into Postgres (seen),
-  // never out of Redis before it was read. A key created between the id read and the row read has
-  // no pending use read; it shows its use from the next listing on.
+  // Only the user's fields of the (all-tenant) last-used hashes are read: HGET of each key id in
+  // its credential part (auto-pipelined, one round trip). Redis before the rows: a flush between
+  // the two reads then moves a use into Postgres (seen), never out of Redis before it was read. A
+  // key created between the id read and the row read has no pending use read; it shows its use
+  // from the next listing on.
   const ids = await apiKeyIdsOf(deps.db, userId);
-  const pendingValues = ids.length ? await deps.redis.hmget(deps.keys.keyLastUsed(), ...ids) : [];
-  const pendingByKey = new Map(ids.map((id, i) => [id, pendingValues[i]]));
+  const pendingValues = await Promise.all(ids.map((k) => deps.redis.hget(deps.keys.keyLastUsedOf(k.keyHash), k.id)));
+  const pendingByKey = new Map(ids.map((k, i) => [k.id, pendingValues[i]]));
   const rows = await listApiKeys(deps.db, userId);
   return rows.map((row) => {
     const pendingMs = Number(pendingByKey.get(row.id) ?? 0);

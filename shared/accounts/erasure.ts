@@ -36,6 +36,7 @@ import {
 } from "../db/queries/account-erasure";
 import { accessTokensOf, deleteUserCodes, revokeUserOAuth } from "../db/queries/oauth";
 import type { OAuthEntryFields } from "../auth/credentials";
+import { deleteKeys, scanKeys } from "../redis/connections";
 
 export const ZERO_COUNTS: ErasureCounts = {
   agentSessions: 0,
@@ -222,37 +223,16 @@ function globLiteral(text: string): string {
   return text.replace(/[*?[\]\\]/g, "\\$&");
 }
 
-async function scanKeys(deps: Deps, pattern: string): Promise<string[]> {
-  const found: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, keys] = await deps.redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-    found.push(...keys);
-    cursor = next;
-  } while (cursor !== "0");
-  return found;
-}
-
-async function scanSortedSet(deps: Deps, key: string, pattern: string): Promise<string[]> {
-  const found: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, pairs] = await deps.redis.zscan(key, cursor, "MATCH", pattern, "COUNT", 1000);
-    for (let i = 0; i < pairs.length; i += 2) found.push(pairs[i]!);
-    cursor = next;
-  } while (cursor !== "0");
-  return found;
-}
-
 /**
  * Triage jobs carry the session's natural key (client text) in their data; the user's are
  * removed, or scrubbed when a worker holds them. They are found by key name (their ids start with
- * the user's id), never by reading every job of the queue. The account queue's jobs carry ids only.
+ * the user's id), never by reading every job of the queue; on a cluster only the node that holds
+ * the queues' slot is walked (BullMQ's prefix is one hash tag). The account queue's jobs carry ids only.
  */
 async function purgeTriageJobs(deps: Deps, userId: string): Promise<void> {
   const queue = deps.jobs.queue("triage");
   const jobKeyStart = queue.toKey("");
-  const keys = await scanKeys(deps, globLiteral(queue.toKey(triageJobIdPrefix(userId))) + "*");
+  const keys = await scanKeys(deps.redis, globLiteral(queue.toKey(triageJobIdPrefix(userId))) + "*", jobKeyStart);
   // A job's hash, its `:lock` and `:logs` keys: job ids hold no `:`, so the id ends at the first one.
   const ids = new Set(keys.map((key) => key.slice(jobKeyStart.length).split(":")[0]!));
   for (const id of ids) {
@@ -267,10 +247,12 @@ async function purgeTriageJobs(deps: Deps, userId: string): Promise<void> {
 }
 
 /**
- * After the commit: every Redis trace of the user. Credentials get revoked markers (a fill can
- * never bring them back, and they answer 401); lease hashes (they hold excerpts), their dirty-set
- * members, the erasing set, rate counters and last-used fields go; queued job data holding the
- * user's text goes. Idempotent: a retried job repeats it.
+ * After the commit: every Redis trace of the user, without a SCAN of the keyspace. Credentials get
+ * revoked markers (a fill can never bring them back, and they answer 401); their rate counters and
+ * last-used fields go (all named from the credential hashes); the keys listed in the user's key
+ * index (lease hashes, which hold excerpts, and OAuth browser sessions) go with their dirty-set
+ * members, then the index and the erasing set; queued job data holding the user's text goes.
+ * Idempotent: a retried job repeats it (the index goes last, so a repeat still finds the keys).
  */
 export async function purgeUserTraces(
   deps: Deps,
@@ -289,15 +271,17 @@ export async function purgeUserTraces(
     if ((kind === "k" || kind === "t" || kind === "o") && hash) credentials.set(member, { kind, hash });
   }
   await markCredentialsRevoked(deps, [...credentials.values()]);
+  // Credential keys span slots: one command each, auto-pipelined.
   const rateKeys = [...credentials.values()].flatMap((c) => credentialRateKeys(deps, c.kind, c.hash, now.getTime()));
-  if (rateKeys.length) await redis.del(...rateKeys);
-  if (targets.apiKeys.length) await redis.hdel(keys.keyLastUsed(), ...targets.apiKeys.map((k) => k.id));
+  await deleteKeys(redis, rateKeys);
+  await Promise.all(targets.apiKeys.map((k) => redis.hdel(keys.keyLastUsedOf(k.hash), k.id)));
 
-  const userKeys = keys.userPattern(userId);
-  const pattern = globLiteral(userKeys.slice(0, -1)) + "*";
-  const dirty = await scanSortedSet(deps, keys.leaseDirty(), pattern);
-  if (dirty.length) await redis.zrem(keys.leaseDirty(), ...dirty);
-  const owned = await scanKeys(deps, pattern);
+  // The index and every key it lists share the user's tenant slot: multi-key commands are fine.
+  const index = keys.userKeys(userId);
+  const owned = await redis.smembers(index);
+  const leases = owned.filter((key) => key.includes(":lease:"));
+  if (leases.length) await redis.zrem(keys.leaseDirtyOf(userId), ...leases);
   for (let i = 0; i < owned.length; i += 500) await redis.del(...owned.slice(i, i + 500));
+  await redis.del(index, keys.erasingCredentials(userId));
   await purgeTriageJobs(deps, userId);
 }

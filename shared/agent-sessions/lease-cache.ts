@@ -20,6 +20,7 @@ export async function readLease(deps: Deps, k: NaturalKey): Promise<CachedLease 
 export async function fillLease(deps: Deps, row: AgentSessionRow): Promise<void> {
   await deps.redis.leaseFill(
     leaseKey(deps, row),
+    deps.keys.userKeys(row.userId),
     row.id,
     row.activationEpoch,
     row.lastSeenAt.getTime(),
@@ -51,7 +52,7 @@ export async function heartbeatLease(
   const lease = leaseMs(deps.config);
   const reply = await deps.redis.leaseHeartbeat(
     leaseKey(deps, k),
-    deps.keys.leaseDirty(),
+    deps.keys.leaseDirtyOf(k.userId),
     nowMs,
     lease,
     leaseKeyTtlMs(lease),
@@ -62,9 +63,12 @@ export async function heartbeatLease(
 }
 
 /**
- * Authentication and lease heartbeat in one round trip (authenticated-heartbeat.lua), for a
- * credential whose owner this process already knows. Returns null on a credential cache miss;
- * `lease` is absent when the script left the lease alone (credential not accepted for the write).
+ * Authentication and lease heartbeat for a credential whose owner this process already knows.
+ * Returns null on a credential cache miss; `lease` is absent when the lease was left alone
+ * (credential not accepted for the write). On one Redis it is one round trip
+ * (authenticated-heartbeat.lua); on a Redis Cluster the credential's keys and the lease live in
+ * different slots, so it runs as its two parts, the lease step only after the credential was
+ * accepted: one round trip more.
  */
 export async function authenticatedHeartbeatLease(
   deps: Deps,
@@ -73,12 +77,25 @@ export async function authenticatedHeartbeatLease(
   excerpt: string | undefined,
 ): Promise<{ auth: AuthReply; lease?: HeartbeatResult } | null> {
   const lease = leaseMs(deps.config);
+  if (deps.redis.isCluster) {
+    const reply = await deps.redis.authenticate(
+      auth.entryKey,
+      auth.lastUsedKey,
+      auth.rateKey,
+      auth.nowMs,
+      auth.limit,
+      auth.windowSeconds,
+    );
+    if (reply === null) return null;
+    if (!acceptsWrite(reply, auth, k.userId)) return { auth: reply };
+    return { auth: reply, lease: await heartbeatLease(deps, k, auth.nowMs, excerpt) };
+  }
   const reply = await deps.redis.authenticatedHeartbeat(
     auth.entryKey,
     auth.lastUsedKey,
     auth.rateKey,
     leaseKey(deps, k),
-    deps.keys.leaseDirty(),
+    deps.keys.leaseDirtyOf(k.userId),
     auth.nowMs,
     auth.limit,
     auth.windowSeconds,
@@ -91,4 +108,17 @@ export async function authenticatedHeartbeatLease(
   if (reply === null) return null;
   const [entry, count, ...leaseReply] = reply;
   return { auth: [entry, count], lease: leaseReply.length ? toHeartbeatResult(leaseReply as LeaseReply) : undefined };
+}
+
+/**
+ * The check authenticated-heartbeat.lua makes before it touches the lease, for the cluster's
+ * two-part path: an active entry of the expected owner, unexpired, within its rate limit.
+ */
+function acceptsWrite(reply: AuthReply, auth: AuthRequest, ownerId: string): boolean {
+  const match = /^a\|[A-Za-z]\|([^|]+)\|[^|]+\|([^|]+)\|(\d+)\|/.exec(reply[0]);
+  if (!match) return false;
+  const [, owner, state, expires] = match;
+  if (owner !== ownerId || state !== "active") return false;
+  if (expires !== "0" && Number(expires) <= auth.nowMs) return false;
+  return !(auth.limit > 0 && reply[1] > auth.limit);
 }

@@ -156,17 +156,15 @@ export async function cacheErasingCredential(
   );
 }
 
-/** Revoked markers for many credentials at once (account erasure), in one round trip. */
+/** Revoked markers for many credentials at once (account erasure). */
 export async function markCredentialsRevoked(
   deps: Deps,
   credentials: { kind: CredentialKind; hash: string }[],
 ): Promise<void> {
-  if (credentials.length === 0) return;
-  const pipeline = deps.redis.pipeline();
-  for (const c of credentials) pipeline.set(deps.keys.credential(c.kind, c.hash), "r", "PX", REVOKED_TTL_MS);
-  const replies = await pipeline.exec();
-  const failed = replies?.find(([error]) => error);
-  if (failed) throw failed[0];
+  // Auto-pipelined: one round trip on one Redis, one per node on a cluster (entries span slots).
+  await Promise.all(
+    credentials.map((c) => deps.redis.set(deps.keys.credential(c.kind, c.hash), "r", "PX", REVOKED_TTL_MS)),
+  );
 }
 
 type CredentialRow = {
@@ -249,7 +247,7 @@ export type AuthReply = [entry: string, count: number];
 /** A credential's rate-limit counters: the current window's and the previous one's (both may still exist). */
 export function credentialRateKeys(deps: Deps, kind: CredentialKind, hash: string, nowMs: number): string[] {
   const window = Math.floor(nowMs / (RATE_WINDOW_SECONDS * 1000));
-  return [deps.keys.rate(kind + hash.slice(0, 32), window), deps.keys.rate(kind + hash.slice(0, 32), window - 1)];
+  return [deps.keys.credentialRate(kind, hash, window), deps.keys.credentialRate(kind, hash, window - 1)];
 }
 
 export function prepareAuthentication(deps: Deps, credential: Credential, now: Date): AuthRequest {
@@ -259,8 +257,8 @@ export function prepareAuthentication(deps: Deps, credential: Credential, now: D
     kind: credential.kind,
     hash,
     entryKey: deps.keys.credential(credential.kind, hash),
-    lastUsedKey: deps.keys.keyLastUsed(),
-    rateKey: deps.keys.rate(credential.kind + hash.slice(0, 32), window),
+    lastUsedKey: deps.keys.keyLastUsedOf(hash),
+    rateKey: deps.keys.credentialRate(credential.kind, hash, window),
     nowMs: now.getTime(),
     limit: deps.config.RATE_LIMIT === "off" ? 0 : deps.config.RATE_LIMIT,
     windowSeconds: RATE_WINDOW_SECONDS,

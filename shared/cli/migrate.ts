@@ -6,7 +6,7 @@ import { preflight } from "../preflight";
 /** `bun run migrate`: checks Postgres and Redis, creates the database if needed, applies migrations. */
 export async function migrateFromEnv(): Promise<void> {
   const config = loadConfig();
-  await preflight(config.DATABASE_URL, config.REDIS_URL, config.DEPENDENCY_TIMEOUT_MS);
+  await preflight(config.DATABASE_URL, config.REDIS_URL, config.DEPENDENCY_TIMEOUT_MS, config.REDIS_CLUSTER_NODES);
   const { db, client } = createDb({ url: config.DATABASE_URL, poolSize: 2, timeoutMs: config.DEPENDENCY_TIMEOUT_MS });
   try {
     await applyMigrations(db);

@@ -13,7 +13,15 @@ const UUID = new RegExp(UUID_PATTERN);
  */
 export async function startBrowserSession(deps: Deps, userId: string): Promise<string> {
   const secret = randomToken();
-  await deps.redis.set(deps.keys.oauthBrowser(userId, sha256Hex(secret)), "1", "EX", BROWSER_SESSION_SECONDS);
+  const key = deps.keys.oauthBrowser(userId, sha256Hex(secret));
+  // Listed in the user's key index in the same transaction (one slot), so erasure always finds it.
+  const replies = await deps.redis
+    .multi()
+    .sadd(deps.keys.userKeys(userId), key)
+    .set(key, "1", "EX", BROWSER_SESSION_SECONDS)
+    .exec();
+  const failed = replies?.find(([error]) => error);
+  if (failed) throw failed[0];
   return `${userId}.${secret}`;
 }
 

@@ -5,7 +5,8 @@ import type { Logger } from "../logger";
 import { loggableError } from "../loggable-error";
 import { failedOnUnavailableDependency } from "./failure";
 import { JOBS, type JobName, type JobPayload, type JobResult, type QueueName } from "./jobs";
-import { blockingConnection, producerConnection, queuePrefix } from "./connection";
+import { blockingConnection, closeConnection, producerConnection, queuePrefix } from "./connection";
+import type { ConnectionOptions } from "bullmq";
 
 const TIMED_OUT = Symbol("timed out");
 
@@ -38,6 +39,8 @@ export function jobOptions(config: Config): JobsOptions {
 export class JobQueues {
   private readonly queues = new Map<QueueName, Queue>();
   private readonly events = new Map<QueueName, QueueEvents>();
+  /** Cluster clients handed to BullMQ (it leaves a client it was given open): closed after their users. */
+  private readonly connections: ConnectionOptions[] = [];
 
   constructor(
     private readonly config: Config,
@@ -47,8 +50,10 @@ export class JobQueues {
   queue(name: QueueName): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
+      const connection = producerConnection(this.config);
+      this.connections.push(connection);
       queue = new Queue(name, {
-        connection: producerConnection(this.config),
+        connection,
         prefix: queuePrefix(this.config),
         defaultJobOptions: jobOptions(this.config),
       });
@@ -65,8 +70,10 @@ export class JobQueues {
   async startEvents(names: readonly QueueName[]): Promise<void> {
     for (const name of names) {
       if (this.events.has(name)) continue;
+      const connection = blockingConnection(this.config);
+      this.connections.push(connection);
       const events = new QueueEvents(name, {
-        connection: blockingConnection(this.config),
+        connection,
         prefix: queuePrefix(this.config),
       });
       events.on("error", () => {});
@@ -216,5 +223,6 @@ export class JobQueues {
   async close(): Promise<void> {
     await Promise.allSettled([...this.events.values()].map((e) => e.close()));
     await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+    for (const connection of this.connections) closeConnection(connection);
   }
 }

@@ -1,5 +1,4 @@
-import type Redis from "ioredis";
-import type { Result } from "ioredis";
+import type { Cluster, Redis, Result } from "ioredis";
 import { readFileSync } from "node:fs";
 
 const load = (name: string) => readFileSync(new URL(`./scripts/${name}.lua`, import.meta.url), "utf8");
@@ -15,7 +14,7 @@ const SCRIPTS = {
     numberOfKeys: 5,
     lua: withLib(["rate-count", "authenticate", "lease-heartbeat"], "authenticated-heartbeat"),
   },
-  leaseFill: { numberOfKeys: 1, lua: load("lease-fill") },
+  leaseFill: { numberOfKeys: 2, lua: load("lease-fill") },
   leaseAck: { lua: load("lease-ack") },
   leaseDropExcerpt: { numberOfKeys: 1, lua: load("lease-drop-excerpt") },
   hashAck: { numberOfKeys: 1, lua: load("hash-ack") },
@@ -58,6 +57,7 @@ declare module "ioredis" {
     ): Result<null | [string, number] | [string, number, 0] | [string, number, 1 | 2, string, string, string], Context>;
     leaseFill(
       leaseKey: string,
+      userKeysKey: string,
       runId: string,
       epoch: number,
       seenMs: number,
@@ -71,9 +71,10 @@ declare module "ioredis" {
   }
 }
 
-export type ScriptedRedis = Redis;
+/** One Redis or a Redis Cluster (`isCluster` tells them apart), with the scripts above defined. */
+export type ScriptedRedis = Redis | Cluster;
 
-export function defineScripts(redis: Redis): ScriptedRedis {
+export function defineScripts<R extends ScriptedRedis>(redis: R): R {
   for (const [name, script] of Object.entries(SCRIPTS)) {
     redis.defineCommand(
       name,

@@ -12,6 +12,7 @@ import { newSessionId } from "../agent-sessions/helpers";
 import { createApiKey } from "../../shared/accounts/api-keys";
 import { beginErasure, eraseAccountData, ZERO_COUNTS } from "../../shared/accounts/erasure";
 import type { Principal } from "../../shared/auth/credentials";
+import { sha256Hex } from "../../shared/ids";
 
 const ctx = await createTestContext();
 await startWorkers(ctx, ["account"]);
@@ -218,12 +219,16 @@ describe("erase-account job", () => {
     const faulty = await createTestContext();
     await startWorkers(faulty, ["account"]);
     const { tenant, secondKey, bearer } = await seed(faulty);
-    const lastUsed = faulty.deps.keys.keyLastUsed();
+    const lastUsed = faulty.deps.keys.keyLastUsedOf(sha256Hex(tenant.apiKey));
     await faulty.deps.redis.del(lastUsed);
     await faulty.deps.redis.set(lastUsed, "not a hash"); // the purge's HDEL fails after the commit
     const pending = erase(faulty, { bearer }); // a bearer: authenticating it never touches that key
     expect(await eventually(async () => (await ledgerRows(faulty, tenant.userId)) === 1, 5_000)).toBe(true);
-    await faulty.deps.redis.del(lastUsed); // the fault clears before the retry (200 ms backoff)
+    // The fault clears once the first run has failed on it (after its commit), before the retry (200 ms backoff).
+    const failedOnce = async () =>
+      ((await faulty.deps.jobs.queue("account").getJob(`erase-${tenant.userId}`))?.attemptsMade ?? 0) >= 1;
+    expect(await eventually(failedOnce, 5_000)).toBe(true);
+    await faulty.deps.redis.del(lastUsed);
     const res = await pending;
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ deleted: true, alreadyDeleted: false, erased: SEEDED_COUNTS });

@@ -10,6 +10,7 @@ import {
   type LeaseSnapshot,
 } from "../../workers/flusher/lease-flusher";
 import { ackKeyUse, applyKeyUse, flushKeyUse, readKeyUse } from "../../workers/flusher/key-use-flusher";
+import { CREDENTIAL_PARTS, partOf } from "../../shared/redis/keys";
 import { createTestContext, eventually, newTenant, type TestContext } from "../helpers";
 import { dbRow, newSessionId, open } from "./helpers";
 
@@ -46,7 +47,7 @@ async function drain(c: TestContext): Promise<void> {
 }
 
 const isDirty = async (c: TestContext, s: Session) =>
-  (await c.deps.redis.zscore(c.deps.keys.leaseDirty(), s.leaseKey)) !== null;
+  (await c.deps.redis.zscore(c.deps.keys.leaseDirtyOf(s.key.userId), s.leaseKey)) !== null;
 const only = (batch: LeaseSnapshot[], s: Session) => batch.filter((b) => b.key === s.leaseKey);
 
 describe("lease write-behind, step by step", () => {
@@ -233,11 +234,11 @@ describe("lease write-behind order and bounds", () => {
     const { userId, sessions } = await openSessions(small, 5);
     const t0 = Date.now() + 1_000;
     for (const [i, s] of sessions.entries()) await beat(small, s, t0 + i);
-    const [apiKey] = await small.deps.sql`select id from api_keys where user_id = ${userId}`;
-    await small.deps.redis.hset(small.deps.keys.keyLastUsed(), apiKey!.id, String(t0));
+    const [apiKey] = await small.deps.sql`select id, key_hash from api_keys where user_id = ${userId}`;
+    await small.deps.redis.hset(small.deps.keys.keyLastUsedOf(apiKey!.key_hash), apiKey!.id, String(t0));
 
     expect(await runFlushPass(small.deps, newFlushCursor())).toBe(true); // work left over
-    expect(await small.deps.redis.zcard(small.deps.keys.leaseDirty())).toBe(3);
+    expect(await small.deps.redis.zcard(small.deps.keys.leaseDirtyOf(userId))).toBe(3);
     const [row] = await small.deps.sql`
       select (extract(epoch from last_used_at) * 1000)::float8 as ms from api_keys where id = ${apiKey!.id}`;
     expect(row!.ms).toBe(t0);
@@ -246,11 +247,11 @@ describe("lease write-behind order and bounds", () => {
 
 describe("key use write-behind", () => {
   it("walks a large last-used hash in bounded chunks across passes, and every use reaches Postgres", async () => {
-    const hash = small.deps.keys.keyLastUsed();
     await drain(small);
     await flushKeyUse(small.deps);
     const { userId } = await openSessions(small, 1);
-    const [apiKey] = await small.deps.sql`select id from api_keys where user_id = ${userId}`;
+    const [apiKey] = await small.deps.sql`select id, key_hash from api_keys where user_id = ${userId}`;
+    const hash = small.deps.keys.keyLastUsedOf(apiKey!.key_hash);
     const usedAt = Date.now();
     // More fields than Redis keeps in its compact encoding (which HSCAN returns whole), so HSCAN
     // honours COUNT (here FLUSH_BATCH_SIZE = 2).
@@ -274,13 +275,14 @@ describe("key use write-behind", () => {
   });
 
   it("keeps a use recorded between read and acknowledge for the next flush", async () => {
-    const hash = ctx.deps.keys.keyLastUsed();
     const { userId } = await openSessions(ctx, 1);
-    const [apiKey] = await ctx.deps.sql`select id from api_keys where user_id = ${userId}`;
+    const [apiKey] = await ctx.deps.sql`select id, key_hash from api_keys where user_id = ${userId}`;
     const id = apiKey!.id as string;
+    const part = partOf(apiKey!.key_hash, CREDENTIAL_PARTS);
+    const hash = ctx.deps.keys.keyLastUsed(part);
     const t0 = Date.now();
     await ctx.deps.redis.hset(hash, id, String(t0));
-    const chunk = await readKeyUse(ctx.deps);
+    const chunk = await readKeyUse(ctx.deps, part);
     await ctx.deps.redis.hset(hash, id, String(t0 + 10)); // a request authenticated meanwhile
     await applyKeyUse(ctx.deps, chunk);
     await ackKeyUse(ctx.deps, chunk);

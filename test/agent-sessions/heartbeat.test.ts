@@ -186,7 +186,7 @@ describe("lease write-behind with vanished hashes", () => {
     const sessionId = newSessionId();
     await open(ctx, tenant, { sessionId, source: "startup" });
     await heartbeat(ctx, tenant, { sessionId });
-    const dirty = ctx.deps.keys.leaseDirty();
+    const dirty = ctx.deps.keys.leaseDirtyOf(tenant.userId);
     const orphans = Array.from({ length: 5 }, (_, i) => ctx.deps.keys.lease(tenant.userId, "claude-code", `gone-${i}`));
     for (const orphan of orphans) await ctx.deps.redis.zadd(dirty, 0, orphan);
     await flushLeases(ctx.deps);

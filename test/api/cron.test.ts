@@ -6,7 +6,7 @@ import { retireAfterEach } from "../maintenance/past";
 import { cronSecretMatches } from "../../api/cron/routes";
 import { leaseKey } from "../../shared/agent-sessions/lease-cache";
 import { newId } from "../../shared/ids";
-import { blockingConnection, queuePrefix } from "../../shared/queue/connection";
+import { blockingConnection, closeConnection, queuePrefix } from "../../shared/queue/connection";
 import { SCHEDULED_JOBS } from "../../shared/queue/jobs";
 import { startWorkers } from "../helpers";
 
@@ -17,12 +17,13 @@ const YEAR = 365 * 86_400_000;
 // than a year, which only these tests make.
 const running = await createTestContext({ CRON_SECRET: SECRET, SESSION_LEASE_SECONDS: String(YEAR / 1000) });
 await startWorkers(running, ["maintenance"]);
-const events = new QueueEvents("maintenance", {
-  connection: blockingConnection(running.config),
-  prefix: queuePrefix(running.config),
-});
+const eventsConnection = blockingConnection(running.config);
+const events = new QueueEvents("maintenance", { connection: eventsConnection, prefix: queuePrefix(running.config) });
 await events.waitUntilReady();
-running.onClose(() => events.close());
+running.onClose(async () => {
+  await events.close();
+  closeConnection(eventsConnection);
+});
 const tracked = retireAfterEach(running);
 
 // No workers: what is enqueued stays in the queue to be looked at.

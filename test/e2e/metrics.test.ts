@@ -8,6 +8,7 @@ import { freePort } from "../free-port";
 import { grantThroughServices } from "../oauth-grant";
 import { createUser } from "../../shared/accounts/users";
 import { sha256Hex } from "../../shared/ids";
+import { dirtyBacklog } from "../../workers/flusher/backlog";
 
 const TOKEN = "metrics-token-0123456789abcdef";
 
@@ -106,7 +107,7 @@ beforeAll(async () => {
   await ctx.deps.jobs.startEvents(["maintenance"]);
   await ctx.deps.jobs.run("gc", {}, `gc-metrics-${crypto.randomUUID()}`);
   // The flusher has taken the dirty lease once the set is empty (its batch observed).
-  for (let i = 0; i < 100 && (await ctx.deps.redis.zcard(ctx.deps.keys.leaseDirty())) > 0; i++) await Bun.sleep(20);
+  for (let i = 0; i < 100 && (await dirtyBacklog(ctx.deps)).count > 0; i++) await Bun.sleep(20);
   scrapes.api = await scrape(`${api.url}/metrics`, TOKEN);
   scrapes.mcp = await scrape(`http://127.0.0.1:${mcpMetricsPort}/metrics`);
   scrapes.workers = await scrape(`http://127.0.0.1:${workersMetricsPort}/metrics`);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "bun:test";
+import { scanKeys } from "../../shared/redis/connections";
 import { Worker } from "bullmq";
 import { createTestContext, eventually, startWorkers } from "./../helpers";
-import { blockingConnection, queuePrefix } from "../../shared/queue/connection";
+import { blockingConnection, closeConnection, queuePrefix } from "../../shared/queue/connection";
 import { AppError } from "../../shared/errors";
 import { startQueueWorkers } from "../../workers/queue-workers";
 import { HANDLERS } from "../../workers/handlers";
@@ -84,7 +85,7 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
   it("keeps every BullMQ key under the context's prefix", async () => {
     const ctx = await createTestContext({ JOB_WAIT_MS: "300" });
     await ctx.deps.jobs.enqueue("gc", {}, "prefix-check");
-    const keys = await ctx.deps.redis.keys(`${queuePrefix(ctx.config)}:maintenance:*`);
+    const keys = await scanKeys(ctx.deps.redis, `${queuePrefix(ctx.config)}:maintenance:*`);
     expect(keys.length).toBeGreaterThan(0);
     expect(await ctx.deps.redis.exists(`bull:maintenance:prefix-check`)).toBe(0);
   });
@@ -94,19 +95,21 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     await ctx.deps.jobs.startEvents(["maintenance"]);
     const queue = ctx.deps.jobs.queue("maintenance");
     // The job fails for good under a worker that always throws (one attempt), then that worker goes.
+    const brokenConnection = blockingConnection(ctx.config);
     const broken = new Worker(
       "maintenance",
       async () => {
         throw new Error("transient fault");
       },
       {
-        connection: blockingConnection(ctx.config),
+        connection: brokenConnection,
         prefix: queuePrefix(ctx.config),
       },
     );
     const job = await queue.add("gc", {}, { jobId: "gc-failed-once", attempts: 1 });
     expect(await eventually(async () => job.isFailed(), 5_000)).toBe(true);
     await broken.close();
+    closeConnection(brokenConnection);
     await startWorkers(ctx, ["maintenance"]);
     // Both waiters find it failed and retry it; the later retry finds it running again already.
     const answers = await Promise.all([1, 2, 3].map(() => ctx.deps.jobs.run("gc", {}, "gc-failed-once")));
@@ -139,7 +142,7 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     expect(stored.failedReason).toContain("PostgresError");
     await stored.remove(); // the payload itself is the erasure's business; what remains must not quote it
     const dump: string[] = [];
-    for (const key of await ctx.deps.redis.keys(`${queuePrefix(ctx.config)}:triage:*`)) {
+    for (const key of await scanKeys(ctx.deps.redis, `${queuePrefix(ctx.config)}:triage:*`)) {
       const type = await ctx.deps.redis.type(key);
       if (type === "stream") dump.push(JSON.stringify(await ctx.deps.redis.xrange(key, "-", "+")));
       else if (type === "hash") dump.push(JSON.stringify(await ctx.deps.redis.hgetall(key)));

@@ -1,20 +1,34 @@
 import type { Deps } from "../../shared/deps";
 import { loggableError } from "../../shared/loggable-error";
-import { flushLeases } from "./lease-flusher";
-import { flushKeyUseChunk } from "./key-use-flusher";
+import { CREDENTIAL_PARTS, TENANT_PARTS } from "../../shared/redis/keys";
+import { dirtyParts, flushLeases } from "./lease-flusher";
+import { flushKeyUseChunk, keyUseParts } from "./key-use-flusher";
 
-/** What a flusher carries from one pass to the next: where its walk of the key-use hash stands. */
-export type FlushCursor = { keyUse: string };
+/**
+ * What a flusher carries from one pass to the next: where its walk of each credential part's
+ * last-used hash stands, and which tenant part the next lease phase starts with (the parts take
+ * turns being first, so none is always the one a spent budget leaves behind).
+ */
+export type FlushCursor = { keyUse: string[]; leaseStart: number };
 
 export function newFlushCursor(): FlushCursor {
-  return { keyUse: "0" };
+  return { keyUse: Array.from({ length: CREDENTIAL_PARTS }, () => "0"), leaseStart: 0 };
+}
+
+/** `parts` (sorted) starting at the first one ≥ `start`, wrapping around. */
+function rotate(parts: number[], start: number): number[] {
+  const at = parts.findIndex((p) => p >= start);
+  return at <= 0 ? parts : [...parts.slice(at), ...parts.slice(0, at)];
 }
 
 /**
- * One bounded pass. Leases first, a batch (FLUSH_BATCH_SIZE, longest-dirty first) at a time, until
- * the dirty set is drained or FLUSH_PASS_BUDGET_MS is spent; then key use, an HSCAN chunk at a time,
- * under the same budget. Each phase runs at least one batch, and key use runs every pass however
- * large the lease backlog. Returns true when work is left over (the caller passes again at once).
+ * One bounded pass. Leases first: every tenant part with dirty leases gets a batch
+ * (FLUSH_BATCH_SIZE, longest-dirty first within the part), then further batches part by part until
+ * its dirty set is drained or FLUSH_PASS_BUDGET_MS is spent. Then key use, an HSCAN chunk at a time
+ * of each credential part with recorded use, under the same budget. Each part of each phase runs at
+ * least one batch, so no part waits behind another's backlog beyond one pass, and key use runs every
+ * pass however large the lease backlog. Returns true when work is left over (the caller passes
+ * again at once).
  */
 export async function runFlushPass(deps: Deps, cursor: FlushCursor): Promise<boolean> {
   const { FLUSH_BATCH_SIZE: batch, FLUSH_PASS_BUDGET_MS: budget } = deps.config;
@@ -22,24 +36,30 @@ export async function runFlushPass(deps: Deps, cursor: FlushCursor): Promise<boo
   let keyUseLeft = false;
   try {
     const started = performance.now();
-    while ((await flushLeases(deps, batch)) >= batch) {
-      if (performance.now() - started >= budget) {
-        leasesLeft = true;
-        break;
-      }
+    const parts = rotate(await dirtyParts(deps), cursor.leaseStart);
+    cursor.leaseStart = (cursor.leaseStart + 1) % TENANT_PARTS;
+    for (const part of parts) {
+      let read = await flushLeases(deps, batch, part);
+      while (read >= batch && performance.now() - started < budget) read = await flushLeases(deps, batch, part);
+      if (read >= batch) leasesLeft = true;
     }
   } catch (err) {
     deps.logger.warn({ err: loggableError(err) }, "lease flush failed; retrying next pass");
   }
   try {
     const started = performance.now();
-    do {
-      cursor.keyUse = (await flushKeyUseChunk(deps, cursor.keyUse)).cursor;
-    } while (cursor.keyUse !== "0" && performance.now() - started < budget);
-    keyUseLeft = cursor.keyUse !== "0";
+    const withUse = new Set(await keyUseParts(deps));
+    for (let part = 0; part < CREDENTIAL_PARTS; part++) {
+      // A part whose walk is under way continues it even if emptied meanwhile (its cursor ends it).
+      if (!withUse.has(part) && cursor.keyUse[part] === "0") continue;
+      do {
+        cursor.keyUse[part] = (await flushKeyUseChunk(deps, part, cursor.keyUse[part])).cursor;
+      } while (cursor.keyUse[part] !== "0" && performance.now() - started < budget);
+      if (cursor.keyUse[part] !== "0") keyUseLeft = true;
+    }
   } catch (err) {
-    // A cursor may not survive the failure (Redis restarted): the next pass starts the walk over.
-    cursor.keyUse = "0";
+    // A cursor may not survive the failure (Redis restarted): the next pass starts the walks over.
+    cursor.keyUse = newFlushCursor().keyUse;
     deps.logger.warn({ err: loggableError(err) }, "key use flush failed; retrying next pass");
   }
   return leasesLeft || keyUseLeft;

@@ -2,6 +2,7 @@ import type { Deps } from "../../shared/deps";
 import { applyLeaseRefreshes, findSessionsByIds } from "../../shared/db/queries/agent-sessions";
 import { fillLease } from "../../shared/agent-sessions/lease-cache";
 import { flushBatchSize } from "../metrics";
+import { TENANT_PARTS } from "../../shared/redis/keys";
 
 /** One dirty lease hash as the flusher read it. `version` and `excerptAt` are the raw values the ack compares. */
 export type LeaseSnapshot = {
@@ -14,17 +15,28 @@ export type LeaseSnapshot = {
   refresh: { id: string; seenMs: number; excerpt: string | null; excerptAtMs: number | null } | null;
 };
 
+/** The tenant parts whose dirty sets hold leases, in part order (one round trip, per node on a cluster). */
+export async function dirtyParts(deps: Deps): Promise<number[]> {
+  const parts = Array.from({ length: TENANT_PARTS }, (_, part) => part);
+  const sizes = await Promise.all(parts.map((part) => deps.redis.zcard(deps.keys.leaseDirty(part))));
+  return parts.filter((part) => sizes[part]! > 0);
+}
+
 /**
- * Read: the `limit` longest-dirty leases (the dirty set is scored by first-dirtied time, so a busy
- * session heartbeated all along is not pushed behind quieter ones) with the state to write and the
- * versions to acknowledge. Nothing changes in Redis.
+ * Read: the `limit` longest-dirty leases of one tenant part (each dirty set is scored by
+ * first-dirtied time, so a busy session heartbeated all along is not pushed behind quieter ones)
+ * with the state to write and the versions to acknowledge. Without `part`, the first part that has
+ * dirty leases. Nothing changes in Redis.
  */
 export async function readLeaseBatch(
   deps: Deps,
   limit: number = deps.config.FLUSH_BATCH_SIZE,
+  part?: number,
 ): Promise<LeaseSnapshot[]> {
   const { redis, keys } = deps;
-  const members = await redis.zrange(keys.leaseDirty(), "0", String(limit - 1));
+  const from = part ?? (await dirtyParts(deps))[0];
+  if (from === undefined) return [];
+  const members = await redis.zrange(keys.leaseDirty(from), "0", String(limit - 1));
   // Auto-pipelined: one round trip for the whole batch.
   const states = await Promise.all(members.map((key) => redis.hmget(key, "run", "seen", "v", "ex", "exAt")));
   return members.map((key, i) => {
@@ -64,14 +76,19 @@ export async function applyLeaseBatch(deps: Deps, batch: LeaseSnapshot[]): Promi
  * if no newer one arrived (lease-ack.lua). Returns how many leases left the dirty set.
  */
 export async function ackLeaseBatch(deps: Deps, batch: LeaseSnapshot[], nowMs: number = Date.now()): Promise<number> {
-  if (batch.length === 0) return 0;
-  return deps.redis.leaseAck(
-    batch.length + 1,
-    deps.keys.leaseDirty(),
-    ...batch.map((s) => s.key),
-    nowMs,
-    ...batch.flatMap((s) => [s.version, s.excerptAt]),
-  );
+  // One script per tenant part: a part's dirty set and its lease hashes share one slot.
+  const byPart = Map.groupBy(batch, (s) => deps.keys.leaseDirtyOfLease(s.key));
+  let dropped = 0;
+  for (const [dirtyKey, snapshots] of byPart) {
+    dropped += await deps.redis.leaseAck(
+      snapshots.length + 1,
+      dirtyKey,
+      ...snapshots.map((s) => s.key),
+      nowMs,
+      ...snapshots.flatMap((s) => [s.version, s.excerptAt]),
+    );
+  }
+  return dropped;
 }
 
 /**
@@ -86,10 +103,15 @@ export async function repairClosedLeases(deps: Deps, runIds: string[]): Promise<
 /**
  * One batch of the lease write-behind: read → apply → acknowledge → repair. A crash between apply and
  * ack only repeats a harmless write; several flushers at once never undo each other. Returns how
- * many dirty-set members it read (a full batch means more may be waiting).
+ * many dirty-set members it read (a full batch means more may be waiting). Without `part`, the
+ * first tenant part with dirty leases.
  */
-export async function flushLeases(deps: Deps, limit: number = deps.config.FLUSH_BATCH_SIZE): Promise<number> {
-  const batch = await readLeaseBatch(deps, limit);
+export async function flushLeases(
+  deps: Deps,
+  limit: number = deps.config.FLUSH_BATCH_SIZE,
+  part?: number,
+): Promise<number> {
+  const batch = await readLeaseBatch(deps, limit, part);
   if (batch.length === 0) return 0;
   flushBatchSize.observe(batch.length);
   const closedInPostgres = await applyLeaseBatch(deps, batch);

@@ -35,9 +35,8 @@ export async function listApiKeys(db: Executor, userId: string): Promise<ApiKeyR
 }
 
 /** The ids of the user's keys (to read their unflushed use, and only theirs, from Redis). */
-export async function apiKeyIdsOf(db: Executor, userId: string): Promise<string[]> {
-  const rows = await db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.userId, userId));
-  return rows.map((r) => r.id);
+export async function apiKeyIdsOf(db: Executor, userId: string): Promise<{ id: string; keyHash: string }[]> {
+  return db.select({ id: apiKeys.id, keyHash: apiKeys.keyHash }).from(apiKeys).where(eq(apiKeys.userId, userId));
 }
 
 /** Revokes a live key of the user; returns its hash, or undefined when unknown, foreign or already revoked. */
