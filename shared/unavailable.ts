@@ -38,6 +38,9 @@ const REDIS_CLUSTER_REPLIES = [
   "Too many Cluster redirections",
   "Cluster isn't ready",
   "Failed to refresh slots cache",
+  // ioredis: an auto-pipelined batch whose keys were grouped by one slot map and meet another
+  // (measured in the failover test: the only 500s it saw, 3 ms after the master died).
+  "All keys in the pipeline should belong to the same slots allocation group",
 ];
 
 type ErrorLike = { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
