@@ -1,3 +1,4 @@
+import { afterAll } from "bun:test";
 import { preflight } from "../shared/preflight";
 import { createDb } from "../shared/db/client";
 import { applyMigrations } from "../shared/db/migrate";
@@ -5,10 +6,11 @@ import { PrivateCluster } from "./private-cluster";
 
 // AMEM_TEST_REDIS=cluster: the whole suite runs against a private 3-master Redis Cluster started
 // here (TEST_REDIS_URL then names it) and stopped, by its pids, when the run ends. Set before
-// ./env is first imported, which reads TEST_REDIS_URL.
+// ./env is first imported, which reads TEST_REDIS_URL. bun test runs no process 'exit' handler: a
+// preload's afterAll is the hook that runs once, after the last test file.
 if (process.env.AMEM_TEST_REDIS === "cluster") {
   const cluster = new PrivateCluster(3, 0);
-  process.on("exit", () => cluster.stopNow());
+  afterAll(() => cluster.stop());
   await cluster.start();
   process.env.TEST_REDIS_URL = cluster.url;
 } else if (process.env.AMEM_TEST_REDIS && process.env.AMEM_TEST_REDIS !== "single") {
