@@ -4,17 +4,22 @@ import { serveHttp } from "../shared/http/serve";
 import type { Logger } from "../shared/logger";
 import type { App } from "./app";
 import { unhandledErrorFallback } from "./plugins/errors";
+import { appFetch } from "./plugins/metrics";
 
 /**
  * Serves the app on HOST:PORT the way production does (api/main.ts and the end-to-end tests):
- * through Elysia's fetch on a Bun server whose own refusals are out of the app's way
+ * through Elysia's fetch (counted: appFetch) on a Bun server whose own refusals are out of the app's way
  * (shared/http/serve.ts). The server is handed to the app so client addresses and `app.stop()` work.
  */
-export function serveApi(app: App, config: Pick<Config, "HOST" | "PORT">, logger: Logger): Server<undefined> {
+export function serveApi(
+  app: App,
+  config: Pick<Config, "HOST" | "PORT" | "METRICS">,
+  logger: Logger,
+): Server<undefined> {
   const server = serveHttp({
     hostname: config.HOST,
     port: config.PORT,
-    fetch: app.fetch,
+    fetch: appFetch(app, config),
     fallback: unhandledErrorFallback(logger),
   });
   app.server = server;

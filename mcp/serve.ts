@@ -3,6 +3,7 @@ import type { Config } from "../shared/config";
 import { serveHttp } from "../shared/http/serve";
 import type { Logger } from "../shared/logger";
 import { unhandledErrorFallback } from "../api/plugins/errors";
+import { appFetch } from "../api/plugins/metrics";
 import type { McpApp } from "./app";
 
 /**
@@ -15,14 +16,14 @@ export const MCP_IDLE_TIMEOUT_SECONDS = 75;
 /** Serves the MCP app on MCP_HOST:MCP_PORT the way the api is served (shared/http/serve.ts). */
 export function serveMcp(
   app: McpApp,
-  config: Pick<Config, "MCP_HOST" | "MCP_PORT">,
+  config: Pick<Config, "MCP_HOST" | "MCP_PORT" | "METRICS">,
   logger: Logger,
 ): Server<undefined> {
   const server = serveHttp({
     hostname: config.MCP_HOST,
     port: config.MCP_PORT,
     idleTimeoutSeconds: MCP_IDLE_TIMEOUT_SECONDS,
-    fetch: app.fetch,
+    fetch: appFetch(app, config),
     fallback: unhandledErrorFallback(logger),
   });
   app.server = server;

@@ -39,12 +39,12 @@ export const httpRequests = new Counter({
 });
 export const httpRequestDuration = new Histogram({
   name: "amem_http_request_duration_seconds",
-  help: "HTTP request latency from the first hook to the answer, by route template and method",
+  help: "HTTP request latency from the request reaching the app to its answer, by route template and method",
   labelNames: ["route", "method"] as const,
   buckets: LATENCY_BUCKETS,
   registers: [registry],
 });
-/** The route label of a request that matched no route, or was refused before routing (head or body bounds). */
+/** The route label of a request whose path matches no route (shared/metrics/http-requests.ts). */
 export const UNMATCHED_ROUTE = "(unmatched)";
 
 /** A credential lookup: `hit` answered from Redis, `miss` had to read Postgres (then a fill). */
