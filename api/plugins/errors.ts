@@ -79,10 +79,7 @@ export function methodLookup(routes: () => readonly { method: string; path: stri
 export function errorsPlugin(logger: Logger, allowedMethods: MethodLookup) {
   return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error: thrown, request, set }) => {
     let error: unknown = thrown;
-    // The status is also left in `set` for the request metrics (api/plugins/metrics.ts): an
-    // error's Response is not visible to the after-response hook otherwise.
     const answer = (errorCode: ErrorCode, answerHeaders: Record<string, string>): Response => {
-      set.status = ERROR_STATUS[errorCode];
       if (errorCode === "unavailable") unavailableAnswers.inc({ cause: unavailableCause(error) });
       return errorResponse(errorCode, answerHeaders);
     };

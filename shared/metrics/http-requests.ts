@@ -1,8 +1,8 @@
 import { Memoirist } from "memoirist";
-import { httpRequestDuration, httpRequests, UNMATCHED_ROUTE } from "./registry";
+import { UNMATCHED_ROUTE } from "./registry";
+import { requestTally } from "./request-tallies";
 
 type Fetch<S> = (request: Request, server: S) => Response | Promise<Response>;
-type Series = { count: { inc(): void }; duration: { observe(seconds: number): void } };
 
 /** Elysia also answers `/path/` for `/path` (and the reverse) unless `strictPath` is set. */
 function loosePath(path: string): string {
@@ -40,33 +40,19 @@ function pathOf(url: string): string {
  * `fetch` counted into amem_http_requests_total and amem_http_request_duration_seconds by route
  * template, method and status, from the call to the Response (its body may still be streaming).
  *
- * Wrapping the server's fetch, rather than an Elysia hook pair, is what keeps the instrumentation
- * within the ≤ 5% budget on the heartbeat (bench/README.md, "Metrics overhead"): Elysia runs every
- * onAfterResponse hook in its own setImmediate task, which with the onRequest hook for the start
- * time cost ~3 µs of a 36 µs heartbeat; here it is one route lookup and two series updates. The
- * status is the Response's own, so error answers, 404s and refusals before routing count exactly
- * as sent; a handler that throws past the app's error mapping is counted as the 500 the server's
- * fallback answers.
+ * Around the server's fetch rather than in an Elysia hook pair (onRequest for the start time, a
+ * global onAfterResponse, which Elysia runs in a setImmediate task of its own per request): one
+ * wrapper sees every answer with its real status, including the ones Elysia's hooks would have to
+ * reconstruct from `set`, and adds no task per request. The per-request work is a route lookup and
+ * a tally update (shared/metrics/request-tallies.ts); `bun run bench:request-metrics` measures it.
+ * Error answers, 404s and refusals before routing count exactly as sent; a handler that throws past
+ * the app's error mapping is counted as the 500 the server's fallback answers.
  */
 export function countedFetch<S>(fetch: Fetch<S>, routes: readonly { method: string; path: string }[]): Fetch<S> {
   const templateOf = routeTemplates(routes);
-  // prom-client hashes a label object per call; looking each series up once per
-  // (route, method, status) — a bounded set — and keeping it saves that per request.
-  const series = new Map<string, Series>();
   const record = (request: Request, status: number, startedAt: number) => {
     const method = request.method;
-    const route = templateOf(method, pathOf(request.url));
-    const key = `${status} ${method} ${route}`;
-    let found = series.get(key);
-    if (!found) {
-      found = {
-        count: httpRequests.labels({ route, method, status }),
-        duration: httpRequestDuration.labels({ route, method }),
-      };
-      series.set(key, found);
-    }
-    found.count.inc();
-    found.duration.observe((performance.now() - startedAt) / 1000);
+    requestTally(templateOf(method, pathOf(request.url)), method, status).add((performance.now() - startedAt) / 1000);
   };
   return (request, server) => {
     const startedAt = performance.now();

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
 import type { WaitLimiter } from "../concurrency/wait-limiter";
 
 /**
@@ -24,26 +24,6 @@ export function collectProcessMetrics(): void {
   collectDefaultMetrics({ register: registry });
 }
 
-/**
- * Seconds. A heartbeat answers in ~0.3–1 ms (bench/README.md), so the low end is fine-grained; a
- * briefing or a search takes up to ~1 s, a job wait up to JOB_WAIT_MS (10 s).
- */
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
-/** Requests by route template (`/api/v1/agent-sessions/:id`), never the raw path; see UNMATCHED_ROUTE. */
-export const httpRequests = new Counter({
-  name: "amem_http_requests_total",
-  help: "HTTP requests answered, by route template, method and status",
-  labelNames: ["route", "method", "status"] as const,
-  registers: [registry],
-});
-export const httpRequestDuration = new Histogram({
-  name: "amem_http_request_duration_seconds",
-  help: "HTTP request latency from the request reaching the app to its answer, by route template and method",
-  labelNames: ["route", "method"] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-});
 /** The route label of a request whose path matches no route (shared/metrics/http-requests.ts). */
 export const UNMATCHED_ROUTE = "(unmatched)";
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "bun:test";
+import { beforeAll, describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, startWorkers, type Tenant } from "../helpers";
 import { newId } from "../../shared/ids";
@@ -25,6 +25,28 @@ const runPass = (options: { capPerTenant?: number; minutesAhead?: number } = {})
       capPerTenant: options.capPerTenant,
     }),
   );
+
+/**
+ * The job visits tenants with new material never-consolidated first, oldest first, within a probe
+ * budget (CONSOLIDATE_PROBES_PER_RUN) and TENANTS_PER_RUN: on a test database that earlier test
+ * files (or earlier runs) filled, their tenants would use the budget up before this file's tenants
+ * are reached. Their cursors are moved to their newest memory and fact, as a pass over them would
+ * leave them (consolidating them for real took minutes on a long-lived test database), so each
+ * test's own tenant is the only new material when it runs the job.
+ */
+beforeAll(async () => {
+  await ctx.deps.sql`
+    insert into consolidation_cursors (user_id, memory_created_at, memory_id, fact_recorded_at, fact_id, run_at)
+    select u.id, m.created_at, m.id, f.recorded_at, f.id, now()
+    from users u
+    left join lateral (
+      select created_at, id from memories where user_id = u.id order by created_at desc, id desc limit 1) m on true
+    left join lateral (
+      select recorded_at, id from facts where user_id = u.id order by recorded_at desc, id desc limit 1) f on true
+    on conflict (user_id) do update set
+      memory_created_at = excluded.memory_created_at, memory_id = excluded.memory_id,
+      fact_recorded_at = excluded.fact_recorded_at, fact_id = excluded.fact_id, run_at = excluded.run_at`;
+});
 
 async function proposalsOf(tenant: Tenant) {
   const res = await ctx.request("GET", "/api/v1/proposals?limit=100", { apiKey: tenant.apiKey });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "bun:test";
 import { Elysia } from "elysia";
 import { countedFetch } from "../../shared/metrics/http-requests";
-import { httpRequestDuration, httpRequests, UNMATCHED_ROUTE } from "../../shared/metrics/registry";
+import { UNMATCHED_ROUTE } from "../../shared/metrics/registry";
+import { httpRequestDuration, httpRequests, requestTally } from "../../shared/metrics/request-tallies";
 
 // The registry is the process's own: every route here lives under a prefix no other test uses,
 // and every figure is read as a difference around the requests.
@@ -112,5 +113,31 @@ describe("countedFetch: requests counted by route template around the app's fetc
     const before = await requestCount(route, "GET", 500);
     await expect(rejecting(new Request(`${ORIGIN}${route}`), undefined)).rejects.toThrow("bug");
     expect((await requestCount(route, "GET", 500)) - before).toBe(1);
+  });
+
+  it("exports a (route, method) histogram summed over statuses: cumulative buckets (le inclusive), +Inf, sum and count", async () => {
+    const route = `${PREFIX}/histogram`;
+    for (const seconds of [0.0005, 0.0007, 0.3]) requestTally(route, "GET", 200).add(seconds);
+    requestTally(route, "GET", 503).add(20);
+    const { values } = await httpRequestDuration.get();
+    const mine = values.filter((v) => v.labels.route === route && v.labels.method === "GET");
+    const bucket = (le: number | string) =>
+      mine.find((v) => v.metricName.endsWith("_bucket") && v.labels.le === le)?.value;
+    expect({
+      le0005: bucket(0.0005),
+      le001: bucket(0.001),
+      le025: bucket(0.25),
+      le05: bucket(0.5),
+      le10: bucket(10),
+      inf: bucket("+Inf"),
+      sum: mine.find((v) => v.metricName.endsWith("_sum"))?.value,
+      count: mine.find((v) => v.metricName.endsWith("_count"))?.value,
+    }).toEqual({ le0005: 1, le001: 2, le025: 2, le05: 3, le10: 3, inf: 4, sum: 0.0005 + 0.0007 + 0.3 + 20, count: 4 });
+    expect(
+      (await httpRequests.get()).values.filter((v) => v.labels.route === route).map((v) => [v.labels.status, v.value]),
+    ).toEqual([
+      [200, 3],
+      [503, 1],
+    ]);
   });
 });
