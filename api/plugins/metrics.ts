@@ -1,11 +1,9 @@
 import { Elysia } from "elysia";
-import type { Server } from "bun";
 import type { Config } from "../../shared/config";
-import { METRICS_PATH, metricsAnswer, metricsPlacement } from "../../shared/metrics/endpoint";
+import { METRICS_PATH, metricsAnswer, metricsPlacement, type MetricsConfig } from "../../shared/metrics/endpoint";
+import type { FetchHandler } from "../../shared/http/serve";
 import { countedFetch } from "../../shared/metrics/http-requests";
 import { collectProcessMetrics } from "../../shared/metrics/registry";
-
-type MetricsConfig = Pick<Config, "METRICS" | "METRICS_TOKEN" | "METRICS_PORT" | "METRICS_HOST">;
 
 /**
  * The metrics side of an HTTP process (the api and the MCP server): process metrics on, and with
@@ -32,7 +30,7 @@ export function appFetch(
     routes: readonly { method: string; path: string }[];
   },
   config: Pick<Config, "METRICS">,
-): (request: Request, server: Server<undefined>) => Response | Promise<Response> {
+): FetchHandler {
   // The getter compiles once and returns the same handler; read it once, as Bun.serve would.
   const fetch = app.fetch;
   return config.METRICS === "off" ? fetch : countedFetch(fetch, app.routes);

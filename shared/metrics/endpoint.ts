@@ -6,7 +6,7 @@ import { collectProcessMetrics, exposition } from "./registry";
 
 export const METRICS_PATH = "/metrics";
 
-type MetricsConfig = Pick<Config, "METRICS" | "METRICS_TOKEN" | "METRICS_PORT" | "METRICS_HOST">;
+export type MetricsConfig = Pick<Config, "METRICS" | "METRICS_TOKEN" | "METRICS_PORT" | "METRICS_HOST">;
 
 /** Where this process serves /metrics: its own port (METRICS_TOKEN), a separate port, or nowhere. */
 export function metricsPlacement(config: MetricsConfig): "main" | "separate" | "none" {

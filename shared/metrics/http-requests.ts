@@ -16,7 +16,7 @@ function loosePath(path: string): string {
  * the GET route, and any method by an `.all()` route (method ALL, the MCP endpoint). A path that
  * matches nothing is UNMATCHED_ROUTE, so a raw path never becomes a label.
  */
-export function routeTemplates(routes: readonly { method: string; path: string }[]) {
+function routeTemplates(routes: readonly { method: string; path: string }[]) {
   const router = new Memoirist<string>();
   for (const { method, path } of routes) {
     const forms = new Set([path, loosePath(path), encodeURI(path)]);
