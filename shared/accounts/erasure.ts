@@ -26,6 +26,7 @@ import {
   eraseFactProposals,
   eraseFacts,
   eraseMemories,
+  eraseSearchIndex,
   eraseProposals,
   findErasure,
   insertErasure,
@@ -183,6 +184,7 @@ async function scrubTenant(
   userId: string,
   now: Date,
 ): Promise<{ erased: ErasureCounts; purge: PurgeTargets }> {
+  await eraseSearchIndex(tx, userId);
   const memories = await eraseMemories(tx, userId);
   const facts = await eraseFacts(tx, userId);
   const commitments = await countCommitments(tx, userId);

@@ -15,6 +15,7 @@ import {
 import type { CommitmentRow } from "../db/queries/commitments";
 import type { MemoryRow } from "../db/queries/memories";
 import type { SearchPage } from "../memories/search";
+import { SEARCH_CURSOR_MAX_LENGTH } from "../memories/search-cursor";
 import { iso, isoOrNull } from "../time";
 import {
   Cursor,
@@ -164,15 +165,27 @@ export const Resolved = strictObject({ memory: MemoryView, commitment: Type.Unio
 export const ArchiveBody = Type.Union([Type.Undefined(), strictObject({ sessionRunId: Type.Optional(Uuid) })]);
 
 export const SearchBody = strictObject({
-  query: Text({ minLength: 1, maxLength: 1000, description: 'websearch syntax: words, "a phrase", -excluded, or' }),
+  query: Text({
+    minLength: 1,
+    maxLength: 1000,
+    description:
+      'What to find, as a question or keywords: a memory matching any meaningful word is a candidate; "an exact phrase" must appear; -word excludes',
+  }),
   scope: Type.Optional(ScopeName),
   project: Type.Optional(Project),
   memoryTypes: Type.Optional(Type.Array(MemoryTypeSchema, { minItems: 1, maxItems: 8, uniqueItems: true })),
   current: Type.Optional(
     Type.Boolean({ description: "true (default): only memories neither superseded nor archived" }),
   ),
+  minScore: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: "Drop results scoring below this (0–1; scores are comparable across queries of one user)",
+    }),
+  ),
   limit: Type.Optional(Int({ minimum: 1, maximum: 50 })),
-  cursor: Type.Optional(Cursor),
+  cursor: Type.Optional(Text({ minLength: 1, maxLength: SEARCH_CURSOR_MAX_LENGTH })),
 });
 export const SearchResults = strictObject({
   items: Type.Array(strictObject({ memory: MemoryView, score: Type.Number({ minimum: 0, maximum: 1 }) })),

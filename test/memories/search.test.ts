@@ -438,13 +438,18 @@ describe("POST /api/v1/search", () => {
           "flipped character",
         ],
         [
-          { query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/^[01]\.\d{6}/, "0.5")) },
-          "score edited",
+          { query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/"s":[^,]+/, '"s":1.5')) },
+          "score out of range",
         ],
         [
-          { query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/~[^~]+~/, "~not-a-uuid~")) },
+          { query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/"i":"[^"]+"/, '"i":"not-a-uuid"')) },
           "id edited",
         ],
+        [
+          { query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/"w":\[/, '"w":[[-1,[]],')) },
+          "negative weight",
+        ],
+        [{ query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/^\{/, '{"x":1,')) }, "unknown field"],
         [{ query: "webhook retries", limit: 2, cursor: "!!!!" }, "not base64url"],
         [{ query: "webhook", limit: 2, cursor }, "another query"],
         [{ query: "webhook retries", limit: 2, cursor, scope: "work" }, "other filters"],

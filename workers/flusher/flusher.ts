@@ -3,6 +3,10 @@ import { loggableError } from "../../shared/loggable-error";
 import { CREDENTIAL_PARTS, TENANT_PARTS } from "../../shared/redis/keys";
 import { dirtyParts, flushLeases } from "./lease-flusher";
 import { flushKeyUseChunk, keyUseParts } from "./key-use-flusher";
+import { foldSearchStats } from "./search-stats-folder";
+
+/** Memories folded into the search statistics per statement (~1 ms of Postgres time per 100). */
+const SEARCH_FOLD_BATCH = 2_000;
 
 /**
  * What a flusher carries from one pass to the next: where its walk of each credential part's
@@ -27,7 +31,8 @@ function rotate(parts: number[], start: number): number[] {
  * its dirty set is drained or FLUSH_PASS_BUDGET_MS is spent. Then key use, an HSCAN chunk at a time
  * of each credential part with recorded use, under the same budget. Each part of each phase runs at
  * least one batch, so no part waits behind another's backlog beyond one pass, and key use runs every
- * pass however large the lease backlog. Returns true when work is left over (the caller passes
+ * pass however large the lease backlog. Last, newly indexed memories are folded into the search
+ * statistics under the same budget. Returns true when work is left over (the caller passes
  * again at once).
  */
 export async function runFlushPass(deps: Deps, cursor: FlushCursor): Promise<boolean> {
@@ -62,7 +67,18 @@ export async function runFlushPass(deps: Deps, cursor: FlushCursor): Promise<boo
     cursor.keyUse = newFlushCursor().keyUse;
     deps.logger.warn({ err: loggableError(err) }, "key use flush failed; retrying next pass");
   }
-  return leasesLeft || keyUseLeft;
+  let searchLeft = false;
+  try {
+    const started = performance.now();
+    let folded = await foldSearchStats(deps, SEARCH_FOLD_BATCH);
+    while (folded >= SEARCH_FOLD_BATCH && performance.now() - started < budget) {
+      folded = await foldSearchStats(deps, SEARCH_FOLD_BATCH);
+    }
+    searchLeft = folded >= SEARCH_FOLD_BATCH;
+  } catch (err) {
+    deps.logger.warn({ err: loggableError(err) }, "search statistics fold failed; retrying next pass");
+  }
+  return leasesLeft || keyUseLeft || searchLeft;
 }
 
 /**

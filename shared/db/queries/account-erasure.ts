@@ -9,6 +9,10 @@ import {
   factProposals,
   facts,
   memories,
+  memorySearchPending,
+  memorySearchStats,
+  memoryTerms,
+  memoryTermStats,
   passwordResetTokens,
   proposals,
   scopes,
@@ -139,6 +143,18 @@ export async function eraseMemories(db: Executor, userId: string): Promise<numbe
     .where(eq(memories.userId, userId))
     .returning({ id: memories.id });
   return rows.length;
+}
+
+/**
+ * The search index holds every stemmed word of the memories: its postings, statistics and pending
+ * rows go with them. Pending rows first: a fold that took some of them holds their row locks, so
+ * this waits for it to commit and then deletes the statistics it wrote.
+ */
+export async function eraseSearchIndex(db: Executor, userId: string): Promise<void> {
+  await db.delete(memorySearchPending).where(eq(memorySearchPending.userId, userId));
+  await db.delete(memoryTerms).where(eq(memoryTerms.userId, userId));
+  await db.delete(memoryTermStats).where(eq(memoryTermStats.userId, userId));
+  await db.delete(memorySearchStats).where(eq(memorySearchStats.userId, userId));
 }
 
 export async function eraseFacts(db: Executor, userId: string): Promise<number> {

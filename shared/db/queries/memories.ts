@@ -5,7 +5,7 @@ import { memories, memoryEdges, memoryEvents, type EdgeType, type EventKind, typ
 export type MemoryRow = Omit<typeof memories.$inferSelect, "search">;
 
 /** Every column but the search document, which is Postgres's business. */
-const memoryColumns = {
+export const memoryColumns = {
   id: memories.id,
   userId: memories.userId,
   memoryType: memories.memoryType,

@@ -1,137 +1,217 @@
-import { and, desc, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
+import { and, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { memories, type MemoryType } from "../schema";
-import { memoryFilter, type MemoryRow } from "./memories";
+import { memoryColumns, memoryFilter, type MemoryRow } from "./memories";
+import type { Posting } from "../../memories/search-ranking";
 
-const { search: searchDocument, ...memoryColumns } = getTableColumns(memories);
+/**
+ * The search index's reads (README "Search"). Statistics are the folded figures
+ * (memory_search_stats, memory_term_stats) plus the memories still pending a fold, read in one
+ * statement so they are exact in its snapshot.
+ */
 
-/** Weights of the full-text rank and of the trigram similarity in the score (they sum to 1). */
-export const FTS_WEIGHT = 0.7;
-export const SIMILARITY_WEIGHT = 0.3;
-/** Scores are rounded to this many decimals so a cursor can carry one exactly. */
-export const SCORE_DECIMALS = 6;
-/**
- * Each candidate stage keeps at most this many rows (best full-text rank first, then id); only
- * candidates are scored. Trigram similarity costs ~0.1 ms a row: scoring every match made a
- * 100k-memory tenant's search take ~0.5–1.2 s (bench/README.md).
- */
-export const SCORED_CANDIDATES = 200;
-/**
- * Below this many candidates the query is "sparse" and the next, broader stage runs: the memories
- * matching any one wanted word, then the trigram match of the whole text. The trigram stage is
- * the expensive one at scale (its index cannot bound the word-similarity recheck of every row
- * sharing enough trigrams: 16k rechecks, ~0.9 s, for a three-word misspelt query at 100k).
- */
-export const SPARSE_CANDIDATES = 20;
-/**
- * Similarity is taken over the topic and this many leading characters of the content, so a
- * candidate's cost does not grow with its length (content may be 8,000 characters; a prefix
- * slice does not decompress the rest of a toasted value).
- */
-export const SIMILARITY_PREFIX_CHARS = 600;
+export type QueryTermStats = { term: string; qtf: number; df: number };
+export type TenantTotals = { documents: number; topicLength: number; contentLength: number };
 
-export type SearchFilter = {
+/**
+ * `t.memory_id` is one of the tenant's pending memories. As `= any(array(…))` the ids are read
+ * first (an init plan) and each probes the postings' primary key: as a join, the planner may
+ * instead scan every tenant's postings (seen: 3 s over 20k rows).
+ */
+const inPending = (userId: string) =>
+  sql`t.memory_id = any(array(select p.memory_id from memory_search_pending p where p.user_id = ${userId}))`;
+
+/**
+ * The query's distinct stemmed terms (Postgres's English configuration: stop and question words
+ * dropped, words stemmed as the stored documents were), how often each occurs in the query, and
+ * each one's document frequency among the tenant's memories; plus the tenant's totals.
+ */
+export async function queryTermStats(
+  db: Executor,
+  userId: string,
+  wanted: string,
+): Promise<{ terms: QueryTermStats[]; totals: TenantTotals }> {
+  const rows = await db.execute<{
+    term: string | null;
+    qtf: number | null;
+    df: number | null;
+    first: number | null;
+    documents: string;
+    topic_length: string;
+    content_length: string;
+  }>(sql`
+    with q as (
+      select t.lexeme as term, coalesce(array_length(t.positions, 1), 1) as qtf, t.positions[1] as first
+      from unnest(to_tsvector('english', ${wanted})) t
+    ),
+    totals as (
+      select coalesce(sum(documents), 0)::text as documents, coalesce(sum(topic_length), 0)::text as topic_length,
+             coalesce(sum(content_length), 0)::text as content_length
+      from (
+        select s.documents, s.topic_length, s.content_length from memory_search_stats s where s.user_id = ${userId}
+        union all
+        select count(*), sum(p.topic_length), sum(p.content_length) from memory_search_pending p where p.user_id = ${userId}
+      ) parts
+    )
+    select q.term, q.qtf::int as qtf, q.first::int as first,
+      (coalesce((select s.df from memory_term_stats s where s.user_id = ${userId} and s.term = q.term), 0)
+       + (select count(*) from memory_terms t where ${inPending(userId)} and t.term = q.term))::int as df,
+      totals.*
+    from totals left join q on true
+  `);
+  const first = rows[0]!;
+  const terms = rows
+    .filter((r) => r.term !== null)
+    .sort((a, b) => a.first! - b.first!)
+    .map((r) => ({ term: r.term!, qtf: r.qtf!, df: r.df! }));
+  return {
+    terms,
+    totals: {
+      documents: Number(first.documents),
+      topicLength: Number(first.topic_length),
+      contentLength: Number(first.content_length),
+    },
+  };
+}
+
+export type FuzzyMatch = { word: string; term: string; similarity: number; df: number };
+
+/**
+ * For each term the tenant never used (a misspelling, a mistyped identifier), the tenant's terms
+ * most similar to it by trigrams, with their document frequencies. The term dictionary is the
+ * folded statistics (trigram index with the tenant in it, btree_gin) plus the pending memories'.
+ */
+export async function fuzzyTerms(
+  db: Executor,
+  userId: string,
+  words: string[],
+  minSimilarity: number,
+  perWord: number,
+): Promise<FuzzyMatch[]> {
+  if (words.length === 0) return [];
+  const rows = await db.execute<{ word: string; term: string; similarity: number; df: number }>(sql`
+    select w.word, f.term, f.similarity::float8 as similarity, f.df::int as df
+    from unnest(${sql.param(words)}::text[]) w(word)
+    cross join lateral (
+      select c.term, similarity(c.term, w.word) as similarity, sum(c.df) as df
+      from (
+        select s.term, s.df from memory_term_stats s where s.user_id = ${userId} and s.term % w.word
+        union all
+        select t.term, 1 from memory_terms t where ${inPending(userId)} and t.term % w.word
+      ) c
+      where similarity(c.term, w.word) >= ${minSimilarity}
+      group by c.term
+      order by similarity desc, c.term
+      limit ${perWord}
+    ) f
+  `);
+  return rows.map((r) => ({ word: r.word, term: r.term, similarity: Number(r.similarity), df: Number(r.df) }));
+}
+
+export type SearchScope = {
   userId: string;
-  /** The user's query in websearch syntax, for full-text matching and rank. */
-  query: string;
-  /** The query's wanted words (no operators, no excluded terms) separated by single spaces, for trigram similarity. */
-  similarityText: string;
-  /** A websearch query matching any one of the wanted words (`a or b`), or null for a single word. */
-  anyWord: string | null;
-  /** A websearch query of only negated terms (`-a -"b c"`) every result must satisfy, or null. */
-  exclusions: string | null;
   scope?: string;
   project?: string;
   memoryTypes?: MemoryType[];
   current: boolean;
-  limit: number;
-  /** Keyset position: continue strictly after this (score, id). `score` is the exact decimal text. */
-  after?: { score: string; id: string };
+  /** Phrases every result must contain. */
+  phrases: string[];
+  /** A websearch query of only negated terms every result must satisfy, or null. */
+  exclusions: string | null;
 };
 
-export type ScoredMemoryRow = { memory: MemoryRow; score: string };
+export type ChampionPosting = Posting & { term: string; memoryId: string; superseded: boolean };
 
-/**
- * Ranked full-text + trigram search over one tenant's memories, best first, keyset-paginated on
- * (score desc, id desc).
- *
- *   score = round(0.7 · r/(r+1) + 0.3 · s, 6)
- *   r = ts_rank_cd(search, websearch_to_tsquery('english', query)) over the stored document
- *       (topic weight A, content weight B), 0 when the tsquery does not match
- *   s = mean over the query's wanted words w of word_similarity(w, topic || ' ' || content prefix)
- *
- * r/(r+1) (ts_rank_cd normalization 32) maps the rank into [0, 1) from that row alone, so a row's
- * score depends only on the row and the query, never on the other candidates: pages stay
- * consistent while memories are written. s is per word because a word_similarity of the whole
- * query is taken over one contiguous extent of the text: "postgress pool" against "Postgres
- * connection pool" pays for "connection" and barely beats a memory that only says "Postgres";
- * word by word, the misspelt word still matches and "pool" counts in full.
- *
- * Candidates come in stages, each broader one only when the previous ones found fewer than
- * SPARSE_CANDIDATES (a one-time filter: Postgres skips the scan entirely otherwise):
- *   1. rows matching the tsquery, best rank first;
- *   2. rows matching any one wanted word (a misspelt word among correct ones), best rank first;
- *   3. rows whose whole text is within the trigram word-similarity threshold of the wanted words
- *      (`%>`, pg_trgm.word_similarity_threshold, 0.6 by default; served by the trigram index).
- * Every stage is bounded by SCORED_CANDIDATES. Rounding makes the score exact numeric text, so the
- * keyset comparison has no float drift.
- */
-export async function searchMemoryRows(db: Executor, f: SearchFilter): Promise<ScoredMemoryRow[]> {
-  const tsquery = sql`websearch_to_tsquery('english', ${f.query})`;
-  const document = sql`(${memories.topic} || ' ' || ${memories.content})`;
-  const similarityDocument = sql`(${memories.topic} || ' ' || substr(${memories.content}, 1, ${sql.raw(String(SIMILARITY_PREFIX_CHARS))}))`;
-  const rank = sql`ts_rank_cd(${searchDocument}, ${tsquery}, 32)::float8`;
-  const similarity = sql`coalesce((select avg(word_similarity(w, ${similarityDocument})) from unnest(string_to_array(${f.similarityText}, ' ')) w), 0)::float8`;
-  // Constants inlined, not bound: a bound number next to a real would be typed real (float4).
-  const score = sql<string>`round((${sql.raw(String(FTS_WEIGHT))} * ${rank} + ${sql.raw(String(SIMILARITY_WEIGHT))} * ${similarity})::numeric, ${sql.raw(String(SCORE_DECIMALS))})`;
-  const after: SQL | undefined = f.after
-    ? sql`(${score} < ${f.after.score}::numeric or (${score} = ${f.after.score}::numeric and ${memories.id} < ${f.after.id}::uuid))`
-    : undefined;
-  const eligible = and(
+/** The memories a search may return: the tenant's, within the filters, phrases and exclusions. */
+function eligible(f: SearchScope): SQL {
+  return and(
     memoryFilter(f),
     f.memoryTypes === undefined ? undefined : inArray(memories.memoryType, f.memoryTypes),
-    f.exclusions === null ? undefined : sql`${searchDocument} @@ websearch_to_tsquery('english', ${f.exclusions})`,
-  );
-  const stage = (name: string, match: SQL, order: SQL[], onlyIfSparse: SQL | undefined) =>
-    db.$with(name).as(
-      db
-        .select({ candidateId: memories.id })
-        .from(memories)
-        .where(and(eligible, match, onlyIfSparse && sql`${onlyIfSparse} < ${sql.raw(String(SPARSE_CANDIDATES))}`))
-        .orderBy(...order)
-        .limit(SCORED_CANDIDATES),
-    );
-  const byRank = stage("by_rank", sql`${searchDocument} @@ ${tsquery}`, [desc(rank), desc(memories.id)], undefined);
-  const anyWordQuery = sql`websearch_to_tsquery('english', ${f.anyWord ?? ""})`;
-  const byAnyWord = stage(
-    "by_any_word",
-    f.anyWord === null ? sql`false` : sql`${searchDocument} @@ ${anyWordQuery}`,
-    // ts_rank, not ts_rank_cd: a fifth of the cost on thousands of matches, and this rank is not the score's.
-    [desc(sql`ts_rank(${searchDocument}, ${anyWordQuery})`), desc(memories.id)],
-    sql`(select count(*) from ${byRank})`,
-  );
-  const byTrigram = stage(
-    "by_trigram",
-    sql`${document} %> ${f.similarityText}`,
-    [desc(memories.id)],
-    sql`((select count(*) from ${byRank}) + (select count(*) from ${byAnyWord}))`,
-  );
-  const candidates = db
-    .$with("candidates")
-    .as(
-      db
-        .select({ candidateId: sql<string>`candidate_id`.as("candidate_id") })
-        .from(
-          sql`(select ${byRank.candidateId} as candidate_id from ${byRank} union select ${byAnyWord.candidateId} from ${byAnyWord} union select ${byTrigram.candidateId} from ${byTrigram}) staged`,
-        ),
-    );
-  const rows = await db
-    .with(byRank, byAnyWord, byTrigram, candidates)
-    .select({ ...memoryColumns, score })
+    f.exclusions === null ? undefined : sql`${memories.search} @@ websearch_to_tsquery('english', ${f.exclusions})`,
+    ...f.phrases.map((p) => sql`${memories.search} @@ phraseto_tsquery('english', ${p})`),
+  )!;
+}
+
+/**
+ * Each term's champion list: its `depth` best postings (by stored impact) among the eligible
+ * memories, read in index order from memory_terms_champion_idx and stopped at `depth`, so the cost
+ * follows the depth asked for, not the number of matches. A list shorter than `depth` is complete.
+ */
+export async function championPostings(
+  db: Executor,
+  f: SearchScope,
+  terms: string[],
+  depth: number,
+): Promise<ChampionPosting[]> {
+  if (terms.length === 0) return [];
+  const rows = await db.execute<{
+    term: string;
+    memory_id: string;
+    topic_tf: number;
+    content_tf: number;
+    topic_length: number;
+    content_length: number;
+    superseded: boolean;
+  }>(sql`
+    select q.term, c.*
+    from unnest(${sql.param(terms)}::text[]) q(term)
+    cross join lateral (
+      select t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length,
+             (${memories.validTo} is not null) as superseded
+      from memory_terms t
+      join ${memories} on ${memories.id} = t.memory_id
+      where t.user_id = ${f.userId} and t.term = q.term and ${eligible(f)}
+      order by t.impact desc, t.memory_id
+      limit ${depth}
+    ) c
+  `);
+  return rows.map((r) => ({
+    term: r.term,
+    memoryId: r.memory_id,
+    topicTf: r.topic_tf,
+    contentTf: r.content_tf,
+    topicLength: r.topic_length,
+    contentLength: r.content_length,
+    superseded: r.superseded,
+  }));
+}
+
+/** The postings of `terms` in the given memories of the tenant (those their champion lists cut off). */
+export async function postingsOf(
+  db: Executor,
+  userId: string,
+  memoryIds: string[],
+  terms: string[],
+): Promise<(Posting & { term: string; memoryId: string })[]> {
+  if (memoryIds.length === 0 || terms.length === 0) return [];
+  const rows = await db.execute<{
+    term: string;
+    memory_id: string;
+    topic_tf: number;
+    content_tf: number;
+    topic_length: number;
+    content_length: number;
+  }>(sql`
+    select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length
+    from memory_terms t
+    where t.memory_id = any(${sql.param(memoryIds)}::uuid[]) and t.term = any(${sql.param(terms)}::text[])
+      and t.user_id = ${userId}
+  `);
+  return rows.map((r) => ({
+    term: r.term,
+    memoryId: r.memory_id,
+    topicTf: r.topic_tf,
+    contentTf: r.content_tf,
+    topicLength: r.topic_length,
+    contentLength: r.content_length,
+  }));
+}
+
+/** The tenant's memories with these ids (the page a search answers). */
+export async function memoriesByIds(db: Executor, userId: string, ids: string[]): Promise<MemoryRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select(memoryColumns)
     .from(memories)
-    .innerJoin(candidates, eq(candidates.candidateId, memories.id))
-    .where(after)
-    .orderBy(desc(score), desc(memories.id))
-    .limit(f.limit);
-  return rows.map(({ score: rowScore, ...memory }) => ({ memory, score: rowScore }));
+    .where(and(sql`${memories.userId} = ${userId}`, inArray(memories.id, ids)));
 }

@@ -14,3 +14,4 @@ export * from "./oauth-clients";
 export * from "./oauth-grants";
 export * from "./oauth-codes";
 export * from "./oauth-tokens";
+export * from "./memory-search";

@@ -75,7 +75,6 @@ export const memories = pgTable(
     index("memories_user_by_id_idx").on(t.userId, t.id),
     index("memories_user_scope_project_idx").on(t.userId, t.scope, t.project),
     index("memories_session_run_idx").on(t.sessionRunId),
-    index("memories_search_idx").using("gin", t.search),
     index("memories_trigram_idx").using("gin", sql`(${t.topic} || ' ' || ${t.content}) gin_trgm_ops`),
     // The briefing (shared/db/queries/briefing.ts; newest first is a backward scan): one index per selector column and section order,
     // so every section reads its first items and its capped count from one index range, for all,

@@ -1,0 +1,100 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { AppError } from "../errors";
+import { sha256Hex } from "../ids";
+import { isUuid } from "../accounts/rules";
+import { FUZZY_MAX_TERMS, MAX_SLOTS, type CorpusStats, type Slot } from "./search-ranking";
+
+/** What a query is scored with: the tenant's statistics and the query's weighted terms. */
+export type SearchPlan = { stats: CorpusStats; slots: Slot[] };
+
+/** The longest cursor a search answers with (a plan of MAX_SLOTS long terms fits with room). */
+export const SEARCH_CURSOR_MAX_LENGTH = 8192;
+
+const Weight = Type.Number({ minimum: 0, maximum: 1e6 });
+const CursorPayload = Type.Object(
+  {
+    /** The last item's score and id: the next page starts strictly after them. */
+    s: Type.Number({ minimum: 0, maximum: 1 }),
+    i: Type.String(),
+    /** How many items the earlier pages returned (the next page reads champion lists that deep). */
+    o: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+    /** The plan of the first page, so every page scores with the same statistics. */
+    n: Type.Integer({ minimum: 0 }),
+    at: Type.Number({ minimum: 0, maximum: 1e6 }),
+    ac: Type.Number({ minimum: 0, maximum: 1e6 }),
+    w: Type.Array(
+      Type.Tuple([
+        Weight,
+        Type.Array(Type.Tuple([Type.String({ minLength: 1, maxLength: 512 }), Weight]), { maxItems: FUZZY_MAX_TERMS }),
+      ]),
+      { minItems: 1, maxItems: MAX_SLOTS },
+    ),
+    /** The fingerprint of the search the cursor continues. */
+    f: Type.String(),
+  },
+  { additionalProperties: false },
+);
+type CursorPayload = Static<typeof CursorPayload>;
+
+export type SearchPosition = { score: number; id: string; offset: number; plan: SearchPlan };
+
+/** What a cursor is bound to: the search, not the page size. */
+export function searchFingerprint(q: {
+  query: string;
+  scope?: string;
+  project?: string;
+  memoryTypes?: string[];
+  current: boolean;
+  minScore: number;
+}): string {
+  const types = q.memoryTypes ? [...q.memoryTypes].sort() : null;
+  return sha256Hex(JSON.stringify([q.query, q.scope ?? null, q.project ?? null, types, q.current, q.minScore])).slice(
+    0,
+    16,
+  );
+}
+
+/** Opaque to clients: base64url of the position, the first page's plan and the search's fingerprint. */
+export function encodeSearchCursor(position: SearchPosition, fingerprint: string): string {
+  const payload: CursorPayload = {
+    s: position.score,
+    i: position.id,
+    o: position.offset,
+    n: position.plan.stats.documents,
+    at: position.plan.stats.avgTopic,
+    ac: position.plan.stats.avgContent,
+    w: position.plan.slots.map((s) => [s.weight, s.alternatives.map((a) => [a.term, a.weight])]),
+    f: fingerprint,
+  };
+  return Buffer.from(JSON.stringify(payload)).toString("base64url");
+}
+
+/**
+ * The position a cursor names. A cursor that does not decode to exactly this shape, or that was
+ * issued for another search, is invalid input. Its plan only changes how the caller's own memories
+ * are ordered, so a client that edits one harms nobody else.
+ */
+export function decodeSearchCursor(cursor: string, fingerprint: string): SearchPosition {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(cursor, "base64url").toString());
+  } catch {
+    throw new AppError("invalid_input");
+  }
+  if (!Value.Check(CursorPayload, payload) || payload.f !== fingerprint || !isUuid(payload.i)) {
+    throw new AppError("invalid_input");
+  }
+  return {
+    score: payload.s,
+    id: payload.i.toLowerCase(),
+    offset: payload.o,
+    plan: {
+      stats: { documents: payload.n, avgTopic: payload.at, avgContent: payload.ac },
+      slots: payload.w.map(([weight, alternatives]) => ({
+        weight,
+        alternatives: alternatives.map(([term, w]) => ({ term, weight: w })),
+      })),
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * What a search query asks for (SPEC §4.3), read in web-search syntax as people and agents write it:
+ *   words            each meaningful word is wanted; a memory matching any of them is a candidate
+ *   "an exact phrase" its words are wanted, and every result must contain the phrase
+ *   -word, -"phrase" every result must not contain it
+ *   or               ignored: any word already suffices
+ * Stop words and question words ("how", "what", "did") are dropped later, by Postgres's English
+ * configuration, with the stemming the stored documents got.
+ */
+export type ParsedQuery = {
+  /** The wanted words, in query order, separated by single spaces (phrase words included). */
+  wanted: string;
+  /** Phrases every result must contain. */
+  phrases: string[];
+  /** A websearch query of only the negated terms (`-a -"b c"`) every result must satisfy, or null. */
+  exclusions: string | null;
+};
+
+export function parseSearchQuery(query: string): ParsedQuery {
+  const wanted: string[] = [];
+  const phrases: string[] = [];
+  const excluded: string[] = [];
+  for (const match of query.matchAll(/(-?)"([^"]*)"?|(\S+)/g)) {
+    const [, negated, phrase, bare] = match;
+    if (phrase !== undefined) {
+      const words = phrase.trim();
+      if (words === "") continue;
+      if (negated) excluded.push(`-"${words}"`);
+      else {
+        wanted.push(words);
+        // A one-word "phrase" is a word: it needs no position check.
+        if (/\s/.test(words)) phrases.push(words);
+      }
+    } else if (bare !== undefined) {
+      if (/^-+[^-]/.test(bare)) excluded.push(`-${bare.replace(/^-+/, "")}`);
+      else if (bare.toLowerCase() !== "or") wanted.push(bare);
+    }
+  }
+  return {
+    wanted: wanted.join(" ").split(/\s+/).filter(Boolean).join(" "),
+    phrases,
+    exclusions: excluded.length > 0 ? excluded.join(" ") : null,
+  };
+}

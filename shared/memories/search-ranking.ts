@@ -1,0 +1,120 @@
+/**
+ * The search ranking (README "Search", SPEC §4.3): BM25F over the tenant's own statistics, turned
+ * into a score in [0, 1] that says how much of the query's information a memory matches.
+ *
+ *   tf~(t, m)   = W_TOPIC · tf_topic / (1 − B + B · len_topic / avg_topic)
+ *               + W_CONTENT · tf_content / (1 − B + B · len_content / avg_content)
+ *   sat(t, m)   = tf~ / (K1 + tf~)                                   ∈ [0, 1)
+ *   idf(t)      = ln(1 + (N − df + 0.5) / (df + 0.5))                N, df, avg_*: the tenant's memories
+ *   w(slot)     = qtf · idf, for each distinct meaningful word of the query (a "slot"); a misspelt
+ *                 word the tenant never used is replaced by its closest terms, each weighted by
+ *                 its trigram similarity, and a memory counts the best of them
+ *   score(m)    = Σ_slots max_alt w · sat / Σ_slots max_alt w        × SUPERSEDED_FACTOR if superseded
+ *
+ * Each factor is from the textbook (Robertson & Zaragoza, "The Probabilistic Relevance Framework:
+ * BM25 and Beyond", 2009); the constants were fixed on the evaluation's dev split
+ * (bench/README.md, "Retrieval quality"). The sum over slots divided by its maximum makes scores of
+ * one tenant comparable across queries: a memory that matches every word of a query fully scores
+ * near 1, one matching only its commonest word near 0, and a query about words the tenant never
+ * used scores low everywhere — which is what `minScore` cuts on.
+ */
+export const K1 = 1.2;
+export const B = 0.75;
+export const W_TOPIC = 2.0;
+export const W_CONTENT = 1.0;
+/**
+ * A superseded memory is history: with `current: false` it still ranks, but below a current memory
+ * of similar relevance — in particular below the successor that replaced it.
+ */
+export const SUPERSEDED_FACTOR = 0.8;
+/** A misspelt word's replacements: terms at least this similar (pg_trgm similarity), at most this many. */
+export const FUZZY_MIN_SIMILARITY = 0.45;
+export const FUZZY_MAX_TERMS = 3;
+/** At most this many slots are scored (the rarest ones): a query longer than that is a document, not a question. */
+export const MAX_SLOTS = 32;
+/** Scores are rounded to this many decimals, so a cursor can carry one exactly. */
+export const SCORE_DECIMALS = 6;
+
+/** The tenant's statistics a score is computed with (frozen in a cursor, so pages agree). */
+export type CorpusStats = { documents: number; avgTopic: number; avgContent: number };
+
+/** One stemmed term a slot accepts, with its weight (qtf · similarity · idf). */
+export type Alternative = { term: string; weight: number };
+/** One meaningful word of the query: the terms that count for it (none: the tenant never used it). */
+export type Slot = { alternatives: Alternative[]; weight: number };
+
+/** A posting: how often a term occurs in a memory's fields, and the memory's field lengths. */
+export type Posting = { topicTf: number; contentTf: number; topicLength: number; contentLength: number };
+
+export function idf(documents: number, df: number): number {
+  return Math.log(1 + (Math.max(documents, df) - df + 0.5) / (df + 0.5));
+}
+
+export function saturation(p: Posting, stats: CorpusStats): number {
+  const tf =
+    (W_TOPIC * p.topicTf) / (1 - B + (B * p.topicLength) / Math.max(stats.avgTopic, 1)) +
+    (W_CONTENT * p.contentTf) / (1 - B + (B * p.contentLength) / Math.max(stats.avgContent, 1));
+  return tf / (K1 + tf);
+}
+
+/** Σ of the slots' weights: the score a memory would get if every word saturated fully. */
+export function maxScore(slots: Slot[]): number {
+  let total = 0;
+  for (const slot of slots) total += slot.weight;
+  return total;
+}
+
+/**
+ * The score of one memory, from its postings of the query's terms (a term absent from the map is
+ * absent from the memory). Slots are summed in their fixed order, so the same inputs give the same
+ * float on every page.
+ */
+export function scoreMemory(
+  slots: Slot[],
+  postings: ReadonlyMap<string, Posting>,
+  stats: CorpusStats,
+  superseded: boolean,
+): number {
+  const total = maxScore(slots);
+  if (total <= 0) return 0;
+  let matched = 0;
+  for (const slot of slots) {
+    let best = 0;
+    for (const alt of slot.alternatives) {
+      const p = postings.get(alt.term);
+      if (p) best = Math.max(best, alt.weight * saturation(p, stats));
+    }
+    matched += best;
+  }
+  const score = (matched / total) * (superseded ? SUPERSEDED_FACTOR : 1);
+  return roundScore(score);
+}
+
+export function roundScore(score: number): number {
+  const f = 10 ** SCORE_DECIMALS;
+  return Math.round(Math.min(1, Math.max(0, score)) * f) / f;
+}
+
+/**
+ * The slots of a query from its terms' document frequencies. Each slot's weight is its best
+ * alternative's (a replaced misspelling weighs what its closest term does), or, for a word the
+ * tenant never used and nothing resembles, the idf of an unseen term: it still counts in the
+ * maximum, so a query about something never stored scores low.
+ */
+export function buildSlots(
+  words: { term: string; qtf: number; df: number; fuzzy: { term: string; similarity: number; df: number }[] }[],
+  documents: number,
+): Slot[] {
+  const slots = words.map((w) => {
+    const alternatives: Alternative[] =
+      w.df > 0
+        ? [{ term: w.term, weight: w.qtf * idf(documents, w.df) }]
+        : w.fuzzy.map((f) => ({ term: f.term, weight: w.qtf * f.similarity * idf(documents, f.df) }));
+    const weight = alternatives.length > 0 ? Math.max(...alternatives.map((a) => a.weight)) : w.qtf * idf(documents, 0);
+    return { alternatives, weight };
+  });
+  if (slots.length <= MAX_SLOTS) return slots;
+  // Keep the heaviest slots, in their query order (the summation order stays fixed).
+  const kept = new Set([...slots].sort((a, b) => b.weight - a.weight).slice(0, MAX_SLOTS));
+  return slots.filter((s) => kept.has(s));
+}
