@@ -9,7 +9,10 @@
  *   w(slot)     = qtf · idf, for each distinct meaningful word of the query (a "slot"); a misspelt
  *                 word the tenant never used is replaced by its closest terms, each weighted by
  *                 its trigram similarity, and a memory counts the best of them
- *   score(m)    = Σ_slots max_alt w · sat / Σ_slots max_alt w        × SUPERSEDED_FACTOR if superseded
+ *   score(m)    = Σ_slots max_alt w · sat / Σ_slots max_alt w
+ *
+ * With `current: false`, a superseded memory's score is then capped just below its successor's
+ * when both match (shared/memories/search.ts), so the memory that holds now ranks first.
  *
  * Each factor is from the textbook (Robertson & Zaragoza, "The Probabilistic Relevance Framework:
  * BM25 and Beyond", 2009); the constants were fixed on the evaluation's dev split
@@ -22,11 +25,6 @@ export const K1 = 1.2;
 export const B = 0.75;
 export const W_TOPIC = 2.0;
 export const W_CONTENT = 1.0;
-/**
- * A superseded memory is history: with `current: false` it still ranks, but below a current memory
- * of similar relevance — in particular below the successor that replaced it.
- */
-export const SUPERSEDED_FACTOR = 0.8;
 /** A misspelt word's replacements: terms at least this similar (pg_trgm similarity), at most this many. */
 export const FUZZY_MIN_SIMILARITY = 0.45;
 export const FUZZY_MAX_TERMS = 3;
@@ -69,12 +67,7 @@ export function maxScore(slots: Slot[]): number {
  * absent from the memory). Slots are summed in their fixed order, so the same inputs give the same
  * float on every page.
  */
-export function scoreMemory(
-  slots: Slot[],
-  postings: ReadonlyMap<string, Posting>,
-  stats: CorpusStats,
-  superseded: boolean,
-): number {
+export function scoreMemory(slots: Slot[], postings: ReadonlyMap<string, Posting>, stats: CorpusStats): number {
   const total = maxScore(slots);
   if (total <= 0) return 0;
   let matched = 0;
@@ -86,8 +79,7 @@ export function scoreMemory(
     }
     matched += best;
   }
-  const score = (matched / total) * (superseded ? SUPERSEDED_FACTOR : 1);
-  return roundScore(score);
+  return roundScore(matched / total);
 }
 
 export function roundScore(score: number): number {

@@ -10,6 +10,7 @@ import {
   memoriesByIds,
   postingsOf,
   queryTermStats,
+  successorsOf,
   type SearchScope,
 } from "../db/queries/search";
 import { parseSearchQuery } from "./search-query";
@@ -17,7 +18,9 @@ import {
   buildSlots,
   FUZZY_MAX_TERMS,
   FUZZY_MIN_SIMILARITY,
+  roundScore,
   saturation,
+  SCORE_DECIMALS,
   scoreMemory,
   type CorpusStats,
   type Posting,
@@ -172,10 +175,35 @@ async function rankCandidates(deps: Deps, scope: SearchScope, plan: SearchPlan, 
     lastOfList.set(c.term, c);
   }
   const cutOff = terms.filter((t) => listLength.get(t) === depth);
-  for (const c of candidates.values()) c.score = scoreMemory(plan.slots, c.postings, plan.stats, c.superseded);
+  for (const c of candidates.values()) c.score = scoreMemory(plan.slots, c.postings, plan.stats);
   if (cutOff.length > 0)
     await completeCutOffPostings(deps, scope.userId, plan, [...candidates.values()], cutOff, lastOfList, wanted);
+  await rankSuccessorsFirst(deps, scope.userId, candidates);
   return [...candidates.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+}
+
+/**
+ * With `current: false` a memory and the revision that replaced it may both match: the successor
+ * is what holds now, so it ranks above its predecessor (SPEC §4.3) — the predecessor's score is
+ * capped just below its successor's. Chains (a revision of a revision) are capped link by link.
+ */
+async function rankSuccessorsFirst(deps: Deps, userId: string, candidates: Map<string, Candidate>): Promise<void> {
+  const superseded = [...candidates.values()].filter((c) => c.superseded).map((c) => c.id);
+  if (superseded.length === 0) return;
+  const links = (await successorsOf(deps.db, userId, superseded)).filter((l) => candidates.has(l.successor));
+  const step = 10 ** -SCORE_DECIMALS;
+  // A chain is at most as long as the links; each pass settles one more link of every chain.
+  for (let pass = 0, changed = true; changed && pass <= links.length; pass++) {
+    changed = false;
+    for (const { predecessor, successor } of links) {
+      const p = candidates.get(predecessor)!;
+      const cap = roundScore(candidates.get(successor)!.score - step);
+      if (p.score > cap) {
+        p.score = cap;
+        changed = true;
+      }
+    }
+  }
 }
 
 async function completeCutOffPostings(
@@ -207,7 +235,7 @@ async function completeCutOffPostings(
   );
   const byId = new Map(probed.map((c) => [c.id, c]));
   for (const p of found) byId.get(p.memoryId)?.postings.set(p.term, p);
-  for (const c of probed) c.score = scoreMemory(plan.slots, c.postings, plan.stats, c.superseded);
+  for (const c of probed) c.score = scoreMemory(plan.slots, c.postings, plan.stats);
 }
 
 export type { Slot };

@@ -1,6 +1,6 @@
 import { and, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import { memories, type MemoryType } from "../schema";
+import { memories, memoryEdges, REVISION_EDGE_TYPES, type MemoryType } from "../schema";
 import { memoryColumns, memoryFilter, type MemoryRow } from "./memories";
 import type { Posting } from "../../memories/search-ranking";
 
@@ -22,8 +22,8 @@ const inPending = (userId: string) =>
   sql`t.memory_id = any(array(select p.memory_id from memory_search_pending p where p.user_id = ${userId}))`;
 
 /**
- * The query's distinct stemmed terms (Postgres's English configuration: stop and question words
- * dropped, words stemmed as the stored documents were), how often each occurs in the query, and
+ * The query's distinct stemmed terms, read as the memories were (amem_search_terms: stop and
+ * question words dropped, words stemmed, dotted and slashed names split), how often each occurs in the query, and
  * each one's document frequency among the tenant's memories; plus the tenant's totals.
  */
 export async function queryTermStats(
@@ -42,7 +42,7 @@ export async function queryTermStats(
   }>(sql`
     with q as (
       select t.lexeme as term, coalesce(array_length(t.positions, 1), 1) as qtf, t.positions[1] as first
-      from unnest(to_tsvector('english', ${wanted})) t
+      from unnest(amem_search_terms(${wanted})) t
     ),
     totals as (
       select coalesce(sum(documents), 0)::text as documents, coalesce(sum(topic_length), 0)::text as topic_length,
@@ -214,4 +214,23 @@ export async function memoriesByIds(db: Executor, userId: string, ids: string[])
     .select(memoryColumns)
     .from(memories)
     .where(and(sql`${memories.userId} = ${userId}`, inArray(memories.id, ids)));
+}
+
+/** For each of these memories that a revision replaced, the memory that replaced it (its successor). */
+export async function successorsOf(
+  db: Executor,
+  userId: string,
+  ids: string[],
+): Promise<{ predecessor: string; successor: string }[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select({ predecessor: memoryEdges.toId, successor: memoryEdges.fromId })
+    .from(memoryEdges)
+    .where(
+      and(
+        sql`${memoryEdges.userId} = ${userId}`,
+        inArray(memoryEdges.toId, ids),
+        inArray(memoryEdges.edgeType, [...REVISION_EDGE_TYPES]),
+      ),
+    );
 }

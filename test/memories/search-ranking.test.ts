@@ -1,0 +1,174 @@
+import { describe, expect, it } from "bun:test";
+import { sql } from "drizzle-orm";
+import { createTestContext, newTenant, type Tenant } from "../helpers";
+import { saturation } from "../../shared/memories/search-ranking";
+
+const ctx = await createTestContext();
+
+type Memory = { id: string; topic: string; content: string; validTo: string | null };
+type Hit = { memory: Memory; score: number };
+
+async function remember(tenant: Tenant, topic: string, content: string, extra: Record<string, unknown> = {}) {
+  const res = await ctx.request("POST", "/api/v1/memories", {
+    apiKey: tenant.apiKey,
+    body: { memoryType: "note", topic, content, ...extra },
+  });
+  expect(res.status).toBe(201);
+  return res.body.memory as Memory;
+}
+
+async function search(
+  tenant: Tenant,
+  body: Record<string, unknown>,
+): Promise<{ items: Hit[]; nextCursor: string | null }> {
+  const res = await ctx.request("POST", "/api/v1/search", { apiKey: tenant.apiKey, body });
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+const topicsOf = (hits: Hit[]) => hits.map((h) => h.memory.topic);
+
+/** Folds every pending memory into the statistics, as the workers' flusher does. */
+async function foldAll() {
+  while (Number((await ctx.deps.db.execute<{ n: number }>(sql`select amem_fold_search_stats(10000) as n`))[0]!.n) > 0);
+}
+
+describe("search ranking properties (README, Search)", () => {
+  it("ranks a memory matching a rare word above one matching a word most memories share", async () => {
+    const tenant = await newTenant(ctx);
+    await remember(tenant, "Kafka", "Consumer lag alerts fire after five minutes.");
+    for (let i = 0; i < 8; i++) await remember(tenant, `Release ${i}`, `Deploy number ${i} went out on a Tuesday.`);
+    // Newest, so it would win a tie on the id order.
+    await remember(tenant, "Deploy", "Deploy window is after standup on weekdays.");
+    const { items } = await search(tenant, { query: "kafka deploy" });
+    expect(topicsOf(items)[0]).toBe("Kafka");
+  });
+
+  it("ranks a memory matching every word of the query above memories matching one of them", async () => {
+    const tenant = await newTenant(ctx);
+    await remember(tenant, "Vacuum", "Postgres vacuum runs nightly on the reporting replica.");
+    await remember(tenant, "Replica", "Postgres replica lag is watched by the on-call person.");
+    await remember(tenant, "Nightly jobs", "Vacuum of the analytics warehouse happens on Sundays.");
+    const { items } = await search(tenant, { query: "postgres vacuum" });
+    expect(topicsOf(items)[0]).toBe("Vacuum");
+    expect(items[0]!.score).toBeGreaterThan(items[1]!.score);
+  });
+
+  it("answers a question written as a person asks it with the memory that shares its key words", async () => {
+    const tenant = await newTenant(ctx);
+    await remember(
+      tenant,
+      "Webhook retry policy",
+      "Failed webhook deliveries are retried five times with exponential backoff.",
+    );
+    await remember(tenant, "Billing", "Invoices are generated on the first of the month.");
+    await remember(tenant, "Support rota", "The support rota rotates every Monday.");
+    const { items } = await search(tenant, { query: "What did we decide about retrying failed webhooks?" });
+    expect(topicsOf(items)[0]).toBe("Webhook retry policy");
+  });
+
+  it("with minScore returns nothing for a question about something never stored, and keeps the answer to a related one", async () => {
+    const tenant = await newTenant(ctx);
+    await remember(tenant, "Deploy", "We deploy with blue-green on Fly.io after health checks pass.");
+    await remember(tenant, "Package manager", "Use pnpm with a frozen lockfile in CI.");
+    await remember(tenant, "Logging", "Log JSON to stdout with pino; never log secrets.");
+    const unrelated = "How do we rotate the Kafka TLS certificates before a deploy?";
+    expect((await search(tenant, { query: unrelated })).items.length).toBeGreaterThan(0);
+    expect((await search(tenant, { query: unrelated, minScore: 0.3 })).items).toEqual([]);
+    const related = await search(tenant, { query: "how do we deploy to fly.io", minScore: 0.3 });
+    expect(topicsOf(related.items)).toEqual(["Deploy"]);
+  });
+
+  it("scores with the tenant's own statistics: another tenant's memories never change them", async () => {
+    const mine = await newTenant(ctx);
+    const other = await newTenant(ctx);
+    await remember(mine, "Cache", "Redis cache entries expire after ten minutes.");
+    await remember(mine, "Queue", "BullMQ queues live in the same Redis.");
+    await remember(mine, "Tokens", "Session tokens expire after thirty days.");
+    const query = { query: "redis cache expire" };
+    const before = await search(mine, query);
+    for (let i = 0; i < 12; i++) await remember(other, `Cache ${i}`, `Cache ${i} entries expire; redis ${i}.`);
+    expect(await search(mine, query)).toEqual(before);
+    await foldAll();
+    expect(await search(mine, query)).toEqual(before);
+  });
+
+  it("gives the same scores before and after the statistics are folded", async () => {
+    const tenant = await newTenant(ctx);
+    await remember(tenant, "Alpha", "Alpha release notes are in the wiki.");
+    await remember(tenant, "Beta", "Beta testers get the release a week early.");
+    await remember(tenant, "Gamma", "Gamma ray bursts are not our problem.");
+    const query = { query: "release notes for beta testers" };
+    const before = await search(tenant, query);
+    await foldAll();
+    expect(await search(tenant, query)).toEqual(before);
+  });
+
+  it("keeps pages consistent while memories that shift the statistics are written between them", async () => {
+    const tenant = await newTenant(ctx);
+    // Results come from scope "work"; the memories written between pages go to "personal", out of
+    // the results but into the statistics: "alpha" turns from rare to common, which would reorder
+    // the alpha and beta memories if a page were scored with the new figures.
+    for (let i = 0; i < 4; i++)
+      await remember(tenant, `Alpha ${i}`, `alpha note ${i} ${"x ".repeat(i)}`, { scope: "work" });
+    for (let i = 0; i < 4; i++)
+      await remember(tenant, `Beta ${i}`, `beta note ${i} ${"y ".repeat(i)}`, { scope: "work" });
+    for (let i = 0; i < 3; i++) await remember(tenant, `Beta extra ${i}`, `beta filler ${i}`, { scope: "personal" });
+    const query = { query: "alpha beta", scope: "work", limit: 2 };
+    const all = await search(tenant, { ...query, limit: 50 });
+    expect(all.items.length).toBe(8);
+
+    const seen: Hit[] = [];
+    let page = await search(tenant, query);
+    let written = 0;
+    while (true) {
+      seen.push(...page.items);
+      if (!page.nextCursor) break;
+      for (let i = 0; i < 10; i++)
+        await remember(tenant, `Alpha noise ${written}`, `alpha alpha alpha ${written++}`, { scope: "personal" });
+      page = await search(tenant, { ...query, cursor: page.nextCursor });
+    }
+    expect(seen).toEqual(all.items);
+    // And a fresh search now does see the new statistics: the order really did change.
+    expect((await search(tenant, { ...query, limit: 50 })).items.map((h) => h.memory.id)).not.toEqual(
+      all.items.map((h) => h.memory.id),
+    );
+  });
+
+  it("hides superseded memories by default; with current false the successor ranks above the memory it replaced", async () => {
+    const tenant = await newTenant(ctx);
+    const old = await remember(tenant, "Deploy target", "We deploy to Heroku.");
+    const revised = await ctx.request("POST", `/api/v1/memories/${old.id}/revise`, {
+      apiKey: tenant.apiKey,
+      body: {
+        content:
+          "We deploy to Fly.io now; we moved off Heroku in March because of its pricing and the regions we need.",
+      },
+    });
+    expect(revised.status).toBe(201);
+    const successor = revised.body.memory as Memory;
+    const query = { query: "where do we deploy, heroku?" };
+    expect((await search(tenant, query)).items.map((h) => h.memory.id)).toEqual([successor.id]);
+    const history = await search(tenant, { ...query, current: false });
+    expect(history.items.map((h) => h.memory.id)).toEqual([successor.id, old.id]);
+  });
+
+  it("computes the stored impact with the service's own saturation (the SQL and TypeScript formulas agree)", async () => {
+    const cases = [
+      [1, 0, 3, 20, 6, 40],
+      [0, 2, 4, 80, 5, 30],
+      [2, 3, 10, 300, 8, 50],
+      [0, 1, 0, 1, 6, 40],
+    ] as const;
+    for (const [topicTf, contentTf, topicLength, contentLength, avgTopic, avgContent] of cases) {
+      const rows = await ctx.deps.db.execute<{ s: number }>(
+        sql`select amem_search_saturation(${topicTf}, ${contentTf}, ${topicLength}, ${contentLength}, ${avgTopic}, ${avgContent})::float8 as s`,
+      );
+      const expected = saturation(
+        { topicTf, contentTf, topicLength, contentLength },
+        { documents: 1, avgTopic, avgContent },
+      );
+      expect(Number(rows[0]!.s)).toBeCloseTo(expected, 10);
+    }
+  });
+});
