@@ -54,10 +54,34 @@ export async function deleteTenantMemories(db: Sql, userId: string): Promise<num
     const ids = (await db`select id from memories where user_id = ${userId} limit 20000`).map((r) => r.id as string);
     if (ids.length === 0) break;
     await db`delete from memory_events where memory_id = any(${ids}::uuid[])`;
+    await unindexMemories(db, ids);
     await db`delete from memories where id = any(${ids}::uuid[])`;
     deleted += ids.length;
   }
   return deleted;
+}
+
+/**
+ * Takes memories out of the search index before a benchmark deletes them (the service never deletes
+ * a memory, so it has no such path): everything pending is folded first, then the memories'
+ * postings go and their counts come off the statistics, which stay exact for what remains.
+ */
+export async function unindexMemories(db: Sql, ids: string[]): Promise<void> {
+  while ((await db`select amem_fold_search_stats(100000) as n`)[0]!.n > 0);
+  await db`
+    with docs as (
+      select distinct on (memory_id) user_id, topic_length, content_length from memory_terms where memory_id = any(${ids}::uuid[])
+    ), counted as (
+      select user_id, count(*) as n, sum(topic_length) as tl, sum(content_length) as cl from docs group by user_id
+    )
+    update memory_search_stats s
+    set documents = s.documents - c.n, topic_length = s.topic_length - c.tl, content_length = s.content_length - c.cl
+    from counted c where s.user_id = c.user_id`;
+  await db`
+    with gone as (delete from memory_terms where memory_id = any(${ids}::uuid[]) returning user_id, term),
+    counted as (select user_id, term, count(*)::int as n from gone group by user_id, term)
+    update memory_term_stats s set df = s.df - c.n from counted c where s.user_id = c.user_id and s.term = c.term`;
+  await db`delete from memory_term_stats where df <= 0`;
 }
 
 /**
@@ -71,6 +95,7 @@ export async function deleteTaggedMemories(db: Sql, userId: string, tag: string)
   for (let i = 0; i < ids.length; i += 20_000) {
     const batch = ids.slice(i, i + 20_000);
     await db`delete from memory_events where memory_id = any(${batch}::uuid[])`;
+    await unindexMemories(db, batch);
     await db`delete from memories where id = any(${batch}::uuid[])`;
   }
   return ids.length;

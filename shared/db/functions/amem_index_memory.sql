@@ -1,6 +1,6 @@
 -- amem_index_memory: the memories insert trigger that writes the search index (README "Search"):
--- one memory_terms row per stemmed term (amem_search_terms of the topic, weighted A, and of the
--- content, weighted B) with
+-- one memory_terms row per stemmed term of the stored document (memories.search: amem_search_terms
+-- of the topic, weighted A, and of the content, weighted B) with
 -- its frequency in each field and the memory's field lengths, and one memory_search_pending row
 -- that the workers' fold (amem_fold_search_stats) adds to the tenant's statistics. Every insert
 -- path (capture, revise, bulk COPY) is indexed the same way, in the inserting transaction. No
@@ -9,7 +9,6 @@
 -- 40 content terms by 8 notional memories so a young tenant's first memories don't set the scale.
 CREATE OR REPLACE FUNCTION amem_index_memory() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  v_terms tsvector := setweight(amem_search_terms(NEW.topic), 'A') || setweight(amem_search_terms(NEW.content), 'B');
   v_topic_length int;
   v_content_length int;
   v_avg_topic float8;
@@ -17,7 +16,7 @@ DECLARE
 BEGIN
   SELECT coalesce(count(*) FILTER (WHERE w = 'A'), 0), coalesce(count(*) FILTER (WHERE w = 'B'), 0)
     INTO v_topic_length, v_content_length
-    FROM unnest(v_terms) u, unnest(u.weights) w;
+    FROM unnest(NEW.search) u, unnest(u.weights) w;
   SELECT (coalesce(s.topic_length, 0) + 6.0 * 8) / (coalesce(s.documents, 0) + 8),
          (coalesce(s.content_length, 0) + 40.0 * 8) / (coalesce(s.documents, 0) + 8)
     INTO v_avg_topic, v_avg_content
@@ -27,7 +26,7 @@ BEGIN
          least(v_content_length, 32767),
          amem_search_saturation(f.topic_tf, f.content_tf, v_topic_length, v_content_length, v_avg_topic, v_avg_content)
   FROM (SELECT u.lexeme, count(*) FILTER (WHERE w = 'A') AS topic_tf, count(*) FILTER (WHERE w = 'B') AS content_tf
-        FROM unnest(v_terms) u, unnest(u.weights) w
+        FROM unnest(NEW.search) u, unnest(u.weights) w
         GROUP BY u.lexeme) f;
   INSERT INTO memory_search_pending (user_id, memory_id, topic_length, content_length)
   VALUES (NEW.user_id, NEW.id, v_topic_length, v_content_length);

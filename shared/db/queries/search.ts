@@ -122,13 +122,18 @@ export type SearchScope = {
 
 export type ChampionPosting = Posting & { term: string; memoryId: string; superseded: boolean };
 
+/** Dotted and slashed names read by their parts, as amem_search_terms reads the stored documents. */
+const splitNames = (text: string) => text.replace(/[./\\]/g, " ");
+
 /** The memories a search may return: the tenant's, within the filters, phrases and exclusions. */
 function eligible(f: SearchScope): SQL {
   return and(
     memoryFilter(f),
     f.memoryTypes === undefined ? undefined : inArray(memories.memoryType, f.memoryTypes),
-    f.exclusions === null ? undefined : sql`${memories.search} @@ websearch_to_tsquery('english', ${f.exclusions})`,
-    ...f.phrases.map((p) => sql`${memories.search} @@ phraseto_tsquery('english', ${p})`),
+    f.exclusions === null
+      ? undefined
+      : sql`${memories.search} @@ websearch_to_tsquery('english', ${splitNames(f.exclusions)})`,
+    ...f.phrases.map((p) => sql`${memories.search} @@ phraseto_tsquery('english', ${splitNames(p)})`),
   )!;
 }
 

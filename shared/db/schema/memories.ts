@@ -63,7 +63,7 @@ export const memories = pgTable(
     updatedAt: ts("updated_at").notNull(),
     sessionRunId: uuid("session_run_id").references(() => agentSessions.id),
     search: tsvector("search").generatedAlwaysAs(
-      sql`setweight(to_tsvector('english', topic), 'A') || setweight(to_tsvector('english', content), 'B')`,
+      sql`setweight(amem_search_terms(topic), 'A') || setweight(amem_search_terms(content), 'B')`,
     ),
   },
   (t) => [

@@ -1,0 +1,2 @@
+ALTER TABLE "memories" drop column "search";--> statement-breakpoint
+ALTER TABLE "memories" ADD COLUMN "search" "tsvector" GENERATED ALWAYS AS (setweight(amem_search_terms(topic), 'A') || setweight(amem_search_terms(content), 'B')) STORED;
