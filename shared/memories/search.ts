@@ -4,40 +4,13 @@ import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import type { MemoryType } from "../db/schema";
 import type { MemoryRow } from "../db/queries/memories";
-import {
-  championPostings,
-  fuzzyTerms,
-  memoriesByIds,
-  postingsOf,
-  queryTermStats,
-  successorsOf,
-  type SearchScope,
-} from "../db/queries/search";
+import { eligibleMemories, fuzzyTerms, queryTermStats, type SearchScope } from "../db/queries/search";
+import { rankCandidates, type Candidate } from "./search-candidates";
 import { parseSearchQuery } from "./search-query";
-import {
-  buildSlots,
-  FUZZY_MAX_TERMS,
-  FUZZY_MIN_SIMILARITY,
-  roundScore,
-  saturation,
-  SCORE_DECIMALS,
-  scoreMemory,
-  type CorpusStats,
-  type Posting,
-  type Slot,
-} from "./search-ranking";
+import { buildSlots, FUZZY_MAX_TERMS, FUZZY_MIN_SIMILARITY, type CorpusStats } from "./search-ranking";
 import { decodeSearchCursor, encodeSearchCursor, searchFingerprint, type SearchPlan } from "./search-cursor";
 
 export const DEFAULT_SEARCH_LIMIT = 10;
-/**
- * How many postings of each query term a page reads at least (its champion list, best first). A
- * term with fewer eligible postings is read whole, so a tenant whose every query term occurs in
- * fewer memories than this is ranked exactly; beyond it the list grows with the page's depth.
- */
-export const CHAMPION_DEPTH = 400;
-/** A deeper page reads this many more postings per term for each item before it. */
-const DEPTH_PER_ITEM = 2;
-
 export type SearchQuery = {
   query: string;
   scope?: string;
@@ -86,32 +59,73 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     exclusions: parsed.exclusions,
   };
   const offset = after?.offset ?? 0;
-  const ranked = await rankCandidates(deps, scope, plan, offset + limit + 1);
-  const rest = ranked.filter(
-    (c) => c.score >= minScore && (!after || c.score < after.score || (c.score === after.score && c.id < after.id)),
-  );
-  const page = rest.slice(0, limit);
-  const rows = new Map(
-    (
-      await memoriesByIds(
-        deps.db,
-        principal.userId,
-        page.map((c) => c.id),
-      )
-    ).map((r) => [r.id, r]),
-  );
-  const items = page.flatMap((c) => {
-    const memory = rows.get(c.id);
-    return memory ? [{ memory, score: c.score }] : [];
-  });
-  const last = page[page.length - 1];
+  // The page and one more: whether a next page exists.
+  const wanted = offset + limit + 1;
+  const beyond = (c: Candidate) =>
+    c.score >= minScore && (!after || c.score < after.score || (c.score === after.score && c.id < after.id));
+  // An unfiltered search of current memories ranks from the index alone and checks only the
+  // memories it answers with; a filtered one (or one whose best matches were mostly superseded or
+  // archived) walks each term's postings with their memories' filters applied.
+  let page: { memory: MemoryRow; score: number }[] | null = null;
+  if (current && isUnfiltered(scope)) {
+    const { ranked, cutOff } = await rankCandidates(deps, scope, plan, wanted, false);
+    page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1);
+    if (page.length < limit + 1 && cutOff) page = null;
+  }
+  if (page === null) {
+    const { ranked } = await rankCandidates(deps, scope, plan, wanted, true);
+    page = await firstEligible(deps, scope, ranked.filter(beyond).slice(0, limit + 1), limit + 1);
+  }
+  const items = page.slice(0, limit);
+  const last = items[items.length - 1];
   return {
     items,
     nextCursor:
-      rest.length > limit && last
-        ? encodeSearchCursor({ score: last.score, id: last.id, offset: offset + page.length, plan }, fingerprint)
+      page.length > limit && last
+        ? encodeSearchCursor(
+            { score: last.score, id: last.memory.id, offset: offset + items.length, plan },
+            fingerprint,
+          )
         : null,
   };
+}
+
+const isUnfiltered = (s: SearchScope) =>
+  s.scope === undefined &&
+  s.project === undefined &&
+  s.memoryTypes === undefined &&
+  s.phrases.length === 0 &&
+  s.exclusions === null;
+
+/**
+ * The first `count` of the ranked candidates that the search may return, with their rows: read in
+ * batches down the ranking, so a page costs about its own size in memory reads.
+ */
+async function firstEligible(
+  deps: Deps,
+  scope: SearchScope,
+  ranked: Candidate[],
+  count: number,
+): Promise<{ memory: MemoryRow; score: number }[]> {
+  const found: { memory: MemoryRow; score: number }[] = [];
+  for (let at = 0; at < ranked.length && found.length < count; ) {
+    const batch = ranked.slice(at, at + Math.max(2 * (count - found.length), 16));
+    at += batch.length;
+    const rows = new Map(
+      (
+        await eligibleMemories(
+          deps.db,
+          scope,
+          batch.map((c) => c.id),
+        )
+      ).map((r) => [r.id, r]),
+    );
+    for (const c of batch) {
+      const memory = rows.get(c.id);
+      if (memory && found.length < count) found.push({ memory, score: c.score });
+    }
+  }
+  return found;
 }
 
 /** The statistics and weighted terms a query is scored with (read once, then carried by cursors). */
@@ -147,95 +161,3 @@ function roundPlan(plan: SearchPlan): SearchPlan {
     })),
   };
 }
-
-type Candidate = { id: string; postings: Map<string, Posting>; superseded: boolean; score: number };
-
-/**
- * The candidates a page can draw from, scored and sorted best first (score desc, then newest id).
- * Candidates are the union of each term's champion list. When a list was cut off (the term has
- * more eligible postings than the depth read), a candidate seen in other lists may still hold that
- * term: the `wanted` candidates with the highest upper bound get their cut-off postings read, so
- * the top of the ranking is scored exactly.
- */
-async function rankCandidates(deps: Deps, scope: SearchScope, plan: SearchPlan, wanted: number): Promise<Candidate[]> {
-  const terms = [...new Set(plan.slots.flatMap((s) => s.alternatives.map((a) => a.term)))];
-  const depth = CHAMPION_DEPTH + DEPTH_PER_ITEM * wanted;
-  const champions = await championPostings(deps.db, scope, terms, depth);
-  const candidates = new Map<string, Candidate>();
-  const listLength = new Map<string, number>();
-  const lastOfList = new Map<string, Posting>();
-  for (const c of champions) {
-    let candidate = candidates.get(c.memoryId);
-    if (!candidate) {
-      candidate = { id: c.memoryId, postings: new Map(), superseded: c.superseded, score: 0 };
-      candidates.set(c.memoryId, candidate);
-    }
-    candidate.postings.set(c.term, c);
-    listLength.set(c.term, (listLength.get(c.term) ?? 0) + 1);
-    lastOfList.set(c.term, c);
-  }
-  const cutOff = terms.filter((t) => listLength.get(t) === depth);
-  for (const c of candidates.values()) c.score = scoreMemory(plan.slots, c.postings, plan.stats);
-  if (cutOff.length > 0)
-    await completeCutOffPostings(deps, scope.userId, plan, [...candidates.values()], cutOff, lastOfList, wanted);
-  await rankSuccessorsFirst(deps, scope.userId, candidates);
-  return [...candidates.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-}
-
-/**
- * With `current: false` a memory and the revision that replaced it may both match: the successor
- * is what holds now, so it ranks above its predecessor (SPEC §4.3) — the predecessor's score is
- * capped just below its successor's. Chains (a revision of a revision) are capped link by link.
- */
-async function rankSuccessorsFirst(deps: Deps, userId: string, candidates: Map<string, Candidate>): Promise<void> {
-  const superseded = [...candidates.values()].filter((c) => c.superseded).map((c) => c.id);
-  if (superseded.length === 0) return;
-  const links = (await successorsOf(deps.db, userId, superseded)).filter((l) => candidates.has(l.successor));
-  const step = 10 ** -SCORE_DECIMALS;
-  // A chain is at most as long as the links; each pass settles one more link of every chain.
-  for (let pass = 0, changed = true; changed && pass <= links.length; pass++) {
-    changed = false;
-    for (const { predecessor, successor } of links) {
-      const p = candidates.get(predecessor)!;
-      const cap = roundScore(candidates.get(successor)!.score - step);
-      if (p.score > cap) {
-        p.score = cap;
-        changed = true;
-      }
-    }
-  }
-}
-
-async function completeCutOffPostings(
-  deps: Deps,
-  userId: string,
-  plan: SearchPlan,
-  candidates: Candidate[],
-  cutOff: string[],
-  lastOfList: Map<string, Posting>,
-  wanted: number,
-): Promise<void> {
-  // What a cut-off term can still add to a candidate missing it: at most its list's last saturation.
-  const headroom = (c: Candidate) =>
-    plan.slots.reduce((sum, slot) => {
-      const room = slot.alternatives
-        .filter((a) => cutOff.includes(a.term) && !c.postings.has(a.term))
-        .map((a) => a.weight * saturation(lastOfList.get(a.term)!, plan.stats));
-      return sum + (room.length > 0 ? Math.max(...room) : 0);
-    }, 0);
-  const total = plan.slots.reduce((sum, s) => sum + s.weight, 0);
-  const upper = candidates.map((c) => ({ c, bound: c.score + headroom(c) / total }));
-  upper.sort((a, b) => b.bound - a.bound);
-  const probed = upper.slice(0, 2 * wanted).map((u) => u.c);
-  const found = await postingsOf(
-    deps.db,
-    userId,
-    probed.map((c) => c.id),
-    cutOff,
-  );
-  const byId = new Map(probed.map((c) => [c.id, c]));
-  for (const p of found) byId.get(p.memoryId)?.postings.set(p.term, p);
-  for (const c of probed) c.score = scoreMemory(plan.slots, c.postings, plan.stats);
-}
-
-export type { Slot };

@@ -2,6 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 import { saturation } from "../../shared/memories/search-ranking";
+import { CHAMPION_DEPTH } from "../../shared/memories/search-candidates";
 
 const ctx = await createTestContext();
 
@@ -152,6 +153,24 @@ describe("search ranking properties (README, Search)", () => {
     const history = await search(tenant, { ...query, current: false });
     expect(history.items.map((h) => h.memory.id)).toEqual([successor.id, old.id]);
   });
+
+  it("finds current memories even when a term's best postings, beyond the depth read first, are all archived", async () => {
+    const tenant = await newTenant(ctx);
+    // More archived memories than the first read of a term's postings takes (CHAMPION_DEPTH + 2 per
+    // wanted item), each with the word in its short topic (the best postings), and a few current
+    // ones with it deep in a long content (the worst).
+    const archived = CHAMPION_DEPTH + 40;
+    const archiveOne = async (i: number) => {
+      const m = await remember(tenant, `Zebra ${i}`, `zebra ${i}`);
+      const res = await ctx.request("POST", `/api/v1/memories/${m.id}/archive`, { apiKey: tenant.apiKey });
+      expect(res.status).toBe(200);
+    };
+    for (let i = 0; i < archived; i += 8) await Promise.all([...Array(8).keys()].map((k) => archiveOne(i + k)));
+    const filler = "the quarterly planning notes mention many unrelated things ".repeat(8);
+    for (let i = 0; i < 3; i++) await remember(tenant, `Planning ${i}`, `${filler} and once a zebra crossing ${i}.`);
+    const { items } = await search(tenant, { query: "zebra" });
+    expect(topicsOf(items).sort()).toEqual(["Planning 0", "Planning 1", "Planning 2"]);
+  }, 120_000);
 
   it("computes the stored impact with the service's own saturation (the SQL and TypeScript formulas agree)", async () => {
     const cases = [

@@ -138,15 +138,20 @@ function eligible(f: SearchScope): SQL {
 }
 
 /**
- * Each term's champion list: its `depth` best postings (by stored impact) among the eligible
- * memories, read in index order from memory_terms_champion_idx and stopped at `depth`, so the cost
- * follows the depth asked for, not the number of matches. A list shorter than `depth` is complete.
+ * Each term's champion list: its `depth` best postings (by stored impact), read in index order
+ * from memory_terms_champion_idx and stopped at `depth`, so the cost follows the depth asked for,
+ * not the number of matches. A list shorter than `depth` is complete. With `eligibleOnly` the
+ * lists hold only memories the search may return (each posting checked against its memory while
+ * the index is walked: the path for filtered searches, where most of the best postings may be
+ * out of scope); without it they are read from the index alone, and the caller checks the few
+ * memories it is about to answer with.
  */
 export async function championPostings(
   db: Executor,
   f: SearchScope,
   terms: string[],
   depth: number,
+  eligibleOnly: boolean,
 ): Promise<ChampionPosting[]> {
   if (terms.length === 0) return [];
   const rows = await db.execute<{
@@ -157,7 +162,9 @@ export async function championPostings(
     topic_length: number;
     content_length: number;
     superseded: boolean;
-  }>(sql`
+  }>(
+    eligibleOnly
+      ? sql`
     select q.term, c.*
     from unnest(${sql.param(terms)}::text[]) q(term)
     cross join lateral (
@@ -168,8 +175,18 @@ export async function championPostings(
       where t.user_id = ${f.userId} and t.term = q.term and ${eligible(f)}
       order by t.impact desc, t.memory_id
       limit ${depth}
-    ) c
-  `);
+    ) c`
+      : sql`
+    select q.term, c.*, false as superseded
+    from unnest(${sql.param(terms)}::text[]) q(term)
+    cross join lateral (
+      select t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length
+      from memory_terms t
+      where t.user_id = ${f.userId} and t.term = q.term
+      order by t.impact desc, t.memory_id
+      limit ${depth}
+    ) c`,
+  );
   return rows.map((r) => ({
     term: r.term,
     memoryId: r.memory_id,
@@ -179,6 +196,15 @@ export async function championPostings(
     contentLength: r.content_length,
     superseded: r.superseded,
   }));
+}
+
+/** Of these memories, the ones the search may return, whole (the page it answers with). */
+export async function eligibleMemories(db: Executor, f: SearchScope, ids: string[]): Promise<MemoryRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select(memoryColumns)
+    .from(memories)
+    .where(and(eligible(f), inArray(memories.id, ids)));
 }
 
 /** The postings of `terms` in the given memories of the tenant (those their champion lists cut off). */
@@ -210,15 +236,6 @@ export async function postingsOf(
     topicLength: r.topic_length,
     contentLength: r.content_length,
   }));
-}
-
-/** The tenant's memories with these ids (the page a search answers). */
-export async function memoriesByIds(db: Executor, userId: string, ids: string[]): Promise<MemoryRow[]> {
-  if (ids.length === 0) return [];
-  return db
-    .select(memoryColumns)
-    .from(memories)
-    .where(and(sql`${memories.userId} = ${userId}`, inArray(memories.id, ids)));
 }
 
 /** For each of these memories that a revision replaced, the memory that replaced it (its successor). */

@@ -1,0 +1,115 @@
+import type { Deps } from "../deps";
+import { championPostings, postingsOf, successorsOf, type SearchScope } from "../db/queries/search";
+import { roundScore, saturation, SCORE_DECIMALS, scoreMemory, type Posting } from "./search-ranking";
+import type { SearchPlan } from "./search-cursor";
+
+/**
+ * How many postings of each query term a page reads at least (its champion list, best first). A
+ * term with fewer postings is read whole, so a tenant whose every query term occurs in fewer
+ * memories than this is ranked exactly; beyond it the list grows with the page's depth.
+ */
+export const CHAMPION_DEPTH = 200;
+/** A deeper page reads this many more postings per term for each item before it. */
+const DEPTH_PER_ITEM = 2;
+
+export type Candidate = { id: string; postings: Map<string, Posting>; superseded: boolean; score: number };
+
+/** Best first: score desc, then the newer memory (ids are time-ordered UUIDv7). */
+export function byRank(a: Candidate, b: Candidate): number {
+  return b.score - a.score || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+/**
+ * The candidates a page can draw from, scored and sorted best first. Candidates are the union of
+ * each term's champion list. When a list was cut off (the term has more postings than the depth
+ * read), a candidate seen in other lists may still hold that term: the `wanted` candidates with the
+ * highest upper bound get their cut-off postings read, so the top of the ranking is scored
+ * exactly. `cutOff` says whether any list was cut off (so there may be matches beyond them).
+ */
+export async function rankCandidates(
+  deps: Deps,
+  scope: SearchScope,
+  plan: SearchPlan,
+  wanted: number,
+  eligibleOnly: boolean,
+): Promise<{ ranked: Candidate[]; cutOff: boolean }> {
+  const terms = [...new Set(plan.slots.flatMap((s) => s.alternatives.map((a) => a.term)))];
+  const depth = CHAMPION_DEPTH + DEPTH_PER_ITEM * wanted;
+  const champions = await championPostings(deps.db, scope, terms, depth, eligibleOnly);
+  const candidates = new Map<string, Candidate>();
+  const listLength = new Map<string, number>();
+  const lastOfList = new Map<string, Posting>();
+  for (const c of champions) {
+    let candidate = candidates.get(c.memoryId);
+    if (!candidate) {
+      candidate = { id: c.memoryId, postings: new Map(), superseded: c.superseded, score: 0 };
+      candidates.set(c.memoryId, candidate);
+    }
+    candidate.postings.set(c.term, c);
+    listLength.set(c.term, (listLength.get(c.term) ?? 0) + 1);
+    lastOfList.set(c.term, c);
+  }
+  const cutOff = terms.filter((t) => listLength.get(t) === depth);
+  for (const c of candidates.values()) c.score = scoreMemory(plan.slots, c.postings, plan.stats);
+  if (cutOff.length > 0) {
+    await completeCutOffPostings(deps, scope.userId, plan, [...candidates.values()], cutOff, lastOfList, wanted);
+  }
+  await rankSuccessorsFirst(deps, scope.userId, candidates);
+  return { ranked: [...candidates.values()].sort(byRank), cutOff: cutOff.length > 0 };
+}
+
+/**
+ * With `current: false` a memory and the revision that replaced it may both match: the successor
+ * is what holds now, so it ranks above its predecessor (SPEC §4.3) — the predecessor's score is
+ * capped just below its successor's. Chains (a revision of a revision) are capped link by link.
+ */
+async function rankSuccessorsFirst(deps: Deps, userId: string, candidates: Map<string, Candidate>): Promise<void> {
+  const superseded = [...candidates.values()].filter((c) => c.superseded).map((c) => c.id);
+  if (superseded.length === 0) return;
+  const links = (await successorsOf(deps.db, userId, superseded)).filter((l) => candidates.has(l.successor));
+  const step = 10 ** -SCORE_DECIMALS;
+  // A chain is at most as long as the links; each pass settles one more link of every chain.
+  for (let pass = 0, changed = true; changed && pass <= links.length; pass++) {
+    changed = false;
+    for (const { predecessor, successor } of links) {
+      const p = candidates.get(predecessor)!;
+      const cap = roundScore(candidates.get(successor)!.score - step);
+      if (p.score > cap) {
+        p.score = cap;
+        changed = true;
+      }
+    }
+  }
+}
+
+async function completeCutOffPostings(
+  deps: Deps,
+  userId: string,
+  plan: SearchPlan,
+  candidates: Candidate[],
+  cutOff: string[],
+  lastOfList: Map<string, Posting>,
+  wanted: number,
+): Promise<void> {
+  // What a cut-off term can still add to a candidate missing it: at most its list's last saturation.
+  const headroom = (c: Candidate) =>
+    plan.slots.reduce((sum, slot) => {
+      const room = slot.alternatives
+        .filter((a) => cutOff.includes(a.term) && !c.postings.has(a.term))
+        .map((a) => a.weight * saturation(lastOfList.get(a.term)!, plan.stats));
+      return sum + (room.length > 0 ? Math.max(...room) : 0);
+    }, 0);
+  const total = plan.slots.reduce((sum, s) => sum + s.weight, 0);
+  const upper = candidates.map((c) => ({ c, bound: c.score + headroom(c) / total }));
+  upper.sort((a, b) => b.bound - a.bound);
+  const probed = upper.slice(0, 2 * wanted).map((u) => u.c);
+  const found = await postingsOf(
+    deps.db,
+    userId,
+    probed.map((c) => c.id),
+    cutOff,
+  );
+  const byId = new Map(probed.map((c) => [c.id, c]));
+  for (const p of found) byId.get(p.memoryId)?.postings.set(p.term, p);
+  for (const c of probed) c.score = scoreMemory(plan.slots, c.postings, plan.stats);
+}
