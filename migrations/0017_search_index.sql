@@ -33,7 +33,6 @@ CREATE TABLE "memory_terms" (
 );
 --> statement-breakpoint
 DROP INDEX "memories_search_idx";--> statement-breakpoint
-ALTER TABLE "memory_search_pending" ADD CONSTRAINT "memory_search_pending_memory_id_memories_id_fk" FOREIGN KEY ("memory_id") REFERENCES "public"."memories"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "memory_search_stats" ADD CONSTRAINT "memory_search_stats_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "memory_term_stats" ADD CONSTRAINT "memory_term_stats_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "memory_term_stats_trigram_idx" ON "memory_term_stats" USING gin ("user_id","term" gin_trgm_ops);--> statement-breakpoint

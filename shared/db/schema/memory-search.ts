@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, pgTable, primaryKey, real, smallint, text, uuid } from "drizzle-orm/pg-core";
-import { memories } from "./memories";
 import { users } from "./users";
 
 /**
@@ -85,9 +84,8 @@ export const memorySearchPending = pgTable(
   "memory_search_pending",
   {
     userId: uuid("user_id").notNull(),
-    memoryId: uuid("memory_id")
-      .notNull()
-      .references(() => memories.id),
+    // No foreign key, as for memory_terms: only the trigger writes rows, for the memory it indexes.
+    memoryId: uuid("memory_id").notNull(),
     topicLength: integer("topic_length").notNull(),
     contentLength: integer("content_length").notNull(),
   },
