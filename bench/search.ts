@@ -3,25 +3,27 @@
  * in a large table against the same tenant alone, per shared/BENCH.md ("search, one connection").
  * Run: `bun run bench:search`.
  *
- * Starts, on 127.0.0.1 only, the amem api against its own database and Redis prefix; creates two
- * users with the admin CLI. The small tenant gets SMALL memories and is measured first, alone in
- * the table. Then the large tenant is topped up by COPY to each level (bench/lib/seed.ts; the
- * memories insert trigger indexes them as it would any write), its statistics are folded (as the
- * workers' flusher does) and the tables VACUUM ANALYZEd, and every query — 20 keyword queries and
- * 8 questions in natural language, misspellings, a phrase, an exclusion and an OR among them — is
- * sent over one connection, REPEAT times in rounds, after one warm-up round. It prints the client
- * p50/p99 per level and the Postgres execution time of the champion statement for the slowest
- * query. After the last level the small tenant is measured again, now beside the large one.
- * Every process it started is stopped by pid; the tenants' rows are deleted at the end
- * (BENCH_KEEP_DATA=1 keeps them, and a later run reuses what the table holds).
+ * Starts, on 127.0.0.1 only, two amem apis: one on the bench database, which holds one large tenant
+ * per level and a small tenant, and one on a second database that holds only an identical small
+ * tenant ("alone"). Tenants are found by email and topped up by COPY (bench/lib/seed.ts; the memories
+ * insert trigger indexes them as it does any write), their statistics folded (as the workers'
+ * flusher does) and the tables VACUUM ANALYZEd; they are kept for the next run (seeding 10⁶ takes a
+ * while) unless BENCH_KEEP_DATA=0. Every query — 20 keyword queries and 8 questions in natural
+ * language, misspellings, a phrase, an exclusion and an OR among them — is sent over one
+ * connection per tenant, in REPEAT interleaved rounds after a warm-up round, so every figure shares
+ * the box's conditions. Prints client p50/p99 per tenant and the small tenant beside the large
+ * ones against alone. Every process it started is stopped by pid.
  *
  * env:
- *   BENCH_LEVELS=10000,100000,1000000   memories of the large tenant at which figures are measured
- *   BENCH_REPEAT=10     rounds of the queries per figure
- *   BENCH_SMALL=1000    memories of the small tenant
- *   BENCH_KEEP_DATA=0   keep the tenants' rows (and reuse them next time: tenants by email)
- *   BENCH_RECORD=auto   append the table to bench/README.md (auto: default levels and repeat)
- *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench_search  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
+ *   BENCH_LEVELS=10000,100000,1000000   memories of each large tenant
+ *   BENCH_REPEAT=10      interleaved rounds of the queries
+ *   BENCH_SMALL=1000     memories of the small tenant
+ *   BENCH_SEED_ONLY=0    seed (and fold, analyze) and stop
+ *   BENCH_KEEP_DATA=1    0 deletes the tenants at the end
+ *   BENCH_RECORD=auto    append the table to bench/README.md (auto: default levels and repeat)
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench_search
+ *   BENCH_ALONE_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench_search_alone
+ *   BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Smoke run (CI): BENCH_LEVELS=300 BENCH_SMALL=100 BENCH_REPEAT=1 bun run bench:search
  */
 import { join } from "node:path";
@@ -40,23 +42,26 @@ import { waitForHttp } from "./lib/procs";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
 import { seedPersonalMemories, seedUpTo } from "./lib/seed";
 import { levelsEnv } from "./lib/pg";
-import { createBenchUser, deleteTenantMemories, type BenchUser } from "./lib/tenant";
+import { createBenchUser, deleteTenantMemories, memoryCount } from "./lib/tenant";
 import { apiClient, expectStatus } from "./lib/http";
 import { appendRow, fmtMs, mdRow, percentile } from "./lib/report";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench_search";
+const ALONE_URL = process.env.BENCH_ALONE_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench_search_alone";
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/2";
 const DEFAULT_LEVELS = "10000,100000,1000000";
 const { raw: LEVELS_RAW, levels: LEVELS } = levelsEnv(DEFAULT_LEVELS);
 const REPEAT = intEnv("BENCH_REPEAT", 10, 1, 1000);
 const SMALL = intEnv("BENCH_SMALL", 1000, 10, 100_000);
-const KEEP_DATA = process.env.BENCH_KEEP_DATA === "1";
+const SEED_ONLY = process.env.BENCH_SEED_ONLY === "1";
+const KEEP_DATA = process.env.BENCH_KEEP_DATA !== "0";
 const RECORD =
   process.env.BENCH_RECORD === "1" ||
   (process.env.BENCH_RECORD !== "0" && LEVELS_RAW === DEFAULT_LEVELS && REPEAT >= 10 && SMALL === 1000);
 assertBenchTargets(DATABASE_URL, REDIS_URL);
+assertBenchTargets(ALONE_URL, REDIS_URL);
 
 /** Questions as an agent or a person asks them, in the generator's vocabulary (bench/lib/memory-text.ts). */
 const QUESTIONS = [
@@ -74,57 +79,102 @@ const QUERIES = [...SEARCH_QUERIES, ...QUESTIONS];
 const run = benchRun(ROOT);
 const { procs, id, PREFIX } = run;
 const db = postgres(DATABASE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-search" } });
-const tenants: string[] = [];
+const aloneDb = postgres(ALONE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-search" } });
+const created: { db: postgres.Sql; userId: string }[] = [];
 
 const bench = benchLifecycle(async () => {
   await procs.stopAll();
   await deleteRedisPrefix(REDIS_URL, PREFIX);
   try {
-    if (!KEEP_DATA) for (const t of tenants) await deleteTenantMemories(db, t);
+    if (!KEEP_DATA) for (const t of created) await deleteTenantMemories(t.db, t.userId);
   } finally {
     await db.end();
+    await aloneDb.end();
   }
 });
 
 /** Folds every pending memory into the statistics and refreshes the planner's figures. */
-async function settle(): Promise<void> {
-  while (Number((await db`select amem_fold_search_stats(200000) as n`)[0]!.n) > 0);
-  await db.unsafe("vacuum analyze memories, memory_terms, memory_term_stats, memory_search_pending");
+async function settle(sql: postgres.Sql): Promise<void> {
+  while (Number((await sql`select amem_fold_search_stats(200000) as n`)[0]!.n) > 0);
+  await sql.unsafe("vacuum analyze memories, memory_terms, memory_term_stats, memory_search_pending");
 }
 
-type Figures = { p50: number; p99: number; slowest: string; slowestMs: number };
+type Target = { label: string; base: string; apiKey: string; times: number[]; perQuery: Map<string, number[]> };
 
-/** Every query REPEAT times over one keep-alive connection, after one warm-up round. */
-async function measure(apiBase: string, user: BenchUser): Promise<Figures> {
+/**
+ * The bench tenant `name` of a database, created the first time (admin CLI) and found by email
+ * afterwards, with a fresh API key for this run; topped up to `count` memories from `seed`.
+ */
+async function tenant(
+  sql: postgres.Sql,
+  env: Record<string, string>,
+  name: string,
+  count: number,
+  seed: number,
+): Promise<{ userId: string; apiKey: string }> {
+  const email = `bench-search-${name}@example.com`;
+  const found = await sql`select id from users where email = ${email}`;
+  let userId: string;
+  let apiKey: string;
+  if (found.length === 0) {
+    const user = await createBenchUser(procs, env, `search-${name}`);
+    [userId, apiKey] = [user.id, user.apiKey];
+  } else {
+    userId = found[0]!.id as string;
+    const key = await procs.run(
+      "cli",
+      [process.execPath, "shared/cli/amem.ts", "key", "create", "--email", email, "--name", `bench ${id}`],
+      env,
+      30_000,
+    );
+    if (key.code !== 0) throw new Error(`key create failed: ${key.stderr || key.stdout}`);
+    apiKey = (JSON.parse(key.stdout.trim().split("\n").at(-1)!) as { apiKey: string }).apiKey;
+  }
+  created.push({ db: sql, userId });
+  const gen = new MemoryTextGenerator(seed);
+  const { seeded, seedSeconds } = await seedUpTo(sql, userId, count, (n) => {
+    // Skip what earlier runs generated, so top-ups stay unique and identical across databases.
+    return skipThenSeed(sql, gen, userId, n);
+  });
+  if (seeded > 0) console.log(`${name}: seeded ${seeded.toLocaleString("en-US")} in ${seedSeconds.toFixed(0)} s`);
+  return { userId, apiKey };
+}
+
+/** Seeds in chunks of 20,000 (one COPY transaction each), so a long top-up shows its progress. */
+async function skipThenSeed(sql: postgres.Sql, gen: MemoryTextGenerator, userId: string, n: number): Promise<void> {
+  const have = await memoryCount(sql, userId);
+  for (let i = 0; i < have; i++) gen.next();
+  for (let done = 0; done < n; ) {
+    const chunk = Math.min(20_000, n - done);
+    await seedPersonalMemories(sql, gen, userId, chunk, "bench");
+    done += chunk;
+    if (n > 20_000) process.stdout.write(`  ${(have + done).toLocaleString("en-US")}\r`);
+  }
+}
+
+/** One round: every query once against `t`, timed. */
+async function round(t: Target, record: boolean): Promise<void> {
   const api = apiClient(30_000);
-  const once = async (query: string) => {
+  for (const query of QUERIES) {
     const t0 = performance.now();
-    const res = await api(apiBase, "/api/v1/search", {
+    const res = await api(t.base, "/api/v1/search", {
       method: "POST",
-      apiKey: user.apiKey,
+      apiKey: t.apiKey,
       body: JSON.stringify({ query, limit: 10 }),
     });
     await expectStatus(res, 200, `search "${query}"`);
-    return performance.now() - t0;
-  };
-  for (const q of QUERIES) await once(q);
-  const all: number[] = [];
-  const perQuery = new Map<string, number[]>();
-  for (let r = 0; r < REPEAT; r++) {
-    for (const q of QUERIES) {
-      const ms = await once(q);
-      all.push(ms);
-      perQuery.set(q, [...(perQuery.get(q) ?? []), ms]);
-    }
+    const ms = performance.now() - t0;
+    if (!record) continue;
+    t.times.push(ms);
+    t.perQuery.set(query, [...(t.perQuery.get(query) ?? []), ms]);
   }
-  const [slowest, times] = [...perQuery.entries()].sort((a, b) => percentile(b[1], 50) - percentile(a[1], 50))[0]!;
-  return { p50: percentile(all, 50), p99: percentile(all, 99), slowest, slowestMs: percentile(times, 50) };
 }
 
-async function tenantOf(procs_: typeof procs, env: Record<string, string>, name: string): Promise<BenchUser> {
-  const user = await createBenchUser(procs_, env, `${name}-${id}`);
-  tenants.push(user.id);
-  return user;
+const p50 = (t: Target) => percentile(t.times, 50);
+const p99 = (t: Target) => percentile(t.times, 99);
+function slowest(t: Target): string {
+  const [query, times] = [...t.perQuery.entries()].sort((a, b) => percentile(b[1], 50) - percentile(a[1], 50))[0]!;
+  return `"${query}" ${fmtMs(percentile(times, 50))}`;
 }
 
 async function main() {
@@ -133,50 +183,50 @@ async function main() {
   console.log(`amem search benchmark — ${new Date().toISOString()}`);
   console.log(`machine: nproc=${box.nproc}, ${box.model}; commit ${rev}`);
   console.log(
-    `${QUERIES.length} queries × ${REPEAT} rounds over one connection per figure; levels ${LEVELS.join(", ")}; small tenant ${SMALL}`,
+    `${QUERIES.length} queries × ${REPEAT} interleaved rounds, one connection; levels ${LEVELS.join(", ")}; small tenant ${SMALL}`,
   );
   const env = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
+  const aloneEnv = amemEnv(ALONE_URL, REDIS_URL, `${PREFIX}-alone`);
   await procs.migrate(env);
+  await procs.migrate(aloneEnv);
+
+  const small = await tenant(db, env, "small", SMALL, 7);
+  const smallAlone = await tenant(aloneDb, aloneEnv, "small", SMALL, 7);
+  const large = [];
+  for (const level of LEVELS) large.push({ level, ...(await tenant(db, env, `large-${level}`, level, 42)) });
+  await settle(db);
+  await settle(aloneDb);
+  if (SEED_ONLY) return;
+
   const { proc, base } = spawnApi(procs, env, null);
+  const { proc: aloneProc, base: aloneBase } = spawnApi(procs, aloneEnv, null);
   await waitForHttp(`${base}/ready`, proc, 20_000);
-
-  const small = await tenantOf(procs, env, "small");
-  const large = await tenantOf(procs, env, "large");
-  await seedPersonalMemories(db, new MemoryTextGenerator(7), small.id, SMALL, "bench");
-  await settle();
-  const alone = await measure(base, small);
-  console.log(`small tenant (${SMALL}) alone: p50 ${fmtMs(alone.p50)}, p99 ${fmtMs(alone.p99)}`);
-
-  const gen = new MemoryTextGenerator(42);
-  const rows: string[][] = [];
-  for (const level of LEVELS) {
-    const { seeded, seedSeconds } = await seedUpTo(db, large.id, level, (n) =>
-      seedPersonalMemories(db, gen, large.id, n, "bench"),
-    );
-    await settle();
-    const f = await measure(base, large);
-    console.log(
-      `${level} memories (seeded ${seeded} in ${seedSeconds.toFixed(0)} s): p50 ${fmtMs(f.p50)}, p99 ${fmtMs(f.p99)}; slowest "${f.slowest}" ${fmtMs(f.slowestMs)}`,
-    );
-    rows.push([level.toLocaleString("en-US"), fmtMs(f.p50), fmtMs(f.p99), `"${f.slowest}" ${fmtMs(f.slowestMs)}`]);
-  }
-  const beside = await measure(base, small);
-  const ratio = beside.p50 / alone.p50;
-  console.log(
-    `small tenant beside ${LEVELS.at(-1)}: p50 ${fmtMs(beside.p50)}, p99 ${fmtMs(beside.p99)} (${ratio.toFixed(2)}× alone)`,
+  await waitForHttp(`${aloneBase}/ready`, aloneProc, 20_000);
+  const target = (label: string, b: string, apiKey: string): Target => ({
+    label,
+    base: b,
+    apiKey,
+    times: [],
+    perQuery: new Map(),
+  });
+  const levels = large.map((l) => target(l.level.toLocaleString("en-US"), base, l.apiKey));
+  const alone = target(`${SMALL} alone`, aloneBase, smallAlone.apiKey);
+  const beside = target(
+    `${SMALL} beside ${LEVELS.map((l) => l.toLocaleString("en-US")).join(" + ")}`,
+    base,
+    small.apiKey,
   );
+  const targets = [...levels, alone, beside];
+  for (const t of targets) await round(t, false);
+  for (let r = 0; r < REPEAT; r++) for (const t of targets) await round(t, true);
 
+  const ratio = p50(beside) / p50(alone);
   const table = [
     `\n#### ${new Date().toISOString().slice(0, 10)}, commit ${rev}, nproc=${box.nproc} ${box.model}`,
     mdRow(["memories in the tenant", "p50", "p99", "slowest query (p50)"]),
     mdRow(["---", "---", "---", "---"]),
-    ...rows.map(mdRow),
-    mdRow([
-      `${SMALL} beside ${LEVELS.at(-1)!.toLocaleString("en-US")} (alone)`,
-      `${fmtMs(beside.p50)} (${fmtMs(alone.p50)})`,
-      `${fmtMs(beside.p99)} (${fmtMs(alone.p99)})`,
-      `${ratio.toFixed(2)}× alone`,
-    ]),
+    ...[...levels, alone, beside].map((t) => mdRow([t.label, fmtMs(p50(t)), fmtMs(p99(t)), slowest(t)])),
+    `\nSmall tenant beside the large ones / alone: p50 ${ratio.toFixed(2)}×, p99 ${(p99(beside) / p99(alone)).toFixed(2)}×.`,
   ].join("\n");
   console.log(table);
   if (RECORD && appendRow(README, "search-latency", table)) console.log(`\nrecorded in ${README}`);
