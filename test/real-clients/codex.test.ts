@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { hookBinary } from "../hook-binary";
+import type { Tenant } from "../helpers";
+import { codexBinary, ensureRealClients, PINNED } from "./clients";
+import {
+  connect,
+  createAmem,
+  HookRecorder,
+  matchFixtures,
+  OFFLINE_ENV,
+  PASSWORD,
+  PROJECT,
+  read,
+  scratchHome,
+  shapeOf,
+  signInThroughTerminal,
+  tenantOf,
+} from "./harness";
+import { ModelStub, type ModelRequest } from "./model-stub";
+
+/*
+ * The real Codex CLI (the pinned @openai/codex, test/real-clients/package.json) runs one whole
+ * `codex exec` turn against amem's real processes, with exactly the block `amem connect codex
+ * --write` appends to the scratch home's ~/.codex/config.toml, signed in with `codex mcp login
+ * amem` through amem's login and consent pages. The model is ModelStub speaking the Responses API
+ * on 127.0.0.1, configured as the user's own model provider above amem's block.
+ *
+ * Hook trust: Codex runs a config.toml hook only after a person trusted it in the TUI (the trust
+ * is kept per hook hash in config.toml), and `codex exec` skips untrusted hooks silently (README
+ * "Then, for Codex"). No command trusts them non-interactively, so the turn runs with
+ * `--dangerously-bypass-hook-trust`, Codex's own switch for automation that vetted its hooks: the
+ * hooks run are still exactly those of the block.
+ */
+// A fresh clone has no test/real-clients/node_modules: install the pinned clients (npm ci) first.
+ensureRealClients();
+const VERSION = PINNED["@openai/codex"]!;
+const FIXTURES = join(import.meta.dir, "..", "fixtures", "hooks", "codex", VERSION);
+const RUN_ID = /amem session run: `([0-9a-f-]{36})`/;
+const DEBRIEF = "You are running the debrief continuation";
+
+const amem = await createAmem();
+const recorder = new HookRecorder(amem.api.url);
+let tenant: Tenant;
+const { home, repo } = scratchHome("codex");
+
+/** Codex exposes an MCP server's tools as one namespace tool, `mcp__<server>`, with a function per tool. */
+const remember = (input: Record<string, unknown>) => ({ tool: "remember", namespace: "mcp__amem", input });
+
+const model = new ModelStub((request: ModelRequest) => {
+  const input = request.body.input as unknown[];
+  const runId = RUN_ID.exec(JSON.stringify(request.body))?.[1] ?? "no-run-id-in-the-request";
+  const last = JSON.stringify(input.at(-1));
+  const debriefing = JSON.stringify(input).includes(DEBRIEF);
+  if (last.includes('"function_call_output"'))
+    return { text: debriefing ? "Debrief recorded." : "Reconciled the ledger." };
+  if (last.includes(DEBRIEF))
+    return remember({
+      memoryType: "commitment",
+      topic: "re-run the reconciliation after the bank's cut-over",
+      content: `the bank moves its end-of-day file on the 1st ${crypto.randomUUID()}`,
+      project: PROJECT,
+      sessionRunId: runId,
+    });
+  return remember({
+    memoryType: "decision",
+    topic: "reconcile against the bank's end-of-day file",
+    content: `not the intraday feed ${crypto.randomUUID()}`,
+    project: PROJECT,
+    sessionRunId: runId,
+  });
+});
+
+const codexEnv = (): Record<string, string> => ({
+  PATH: process.env.PATH ?? "",
+  HOME: home,
+  ...OFFLINE_ENV,
+  AMEM_STUB_KEY: "sk-stub",
+  AMEM_API_KEY: tenant.apiKey,
+  AMEM_HOOK_TIMEOUT_MS: "4500",
+});
+
+beforeAll(async () => {
+  model.start();
+  recorder.start();
+  await Promise.all([amem.start(), hookBinary()]);
+  tenant = await tenantOf(amem);
+  // The user's own settings, before amem's block: the stub as the model provider; no update
+  // check; OAuth tokens in a file of this home (no system keyring in a test).
+  mkdirSync(join(home, ".codex"), { recursive: true });
+  writeFileSync(
+    join(home, ".codex", "config.toml"),
+    [
+      'model = "gpt-5-stub"',
+      'model_provider = "amem-stub"',
+      "check_for_update_on_startup = false",
+      'mcp_oauth_credentials_store = "file"',
+      "",
+      "[model_providers.amem-stub]",
+      'name = "amem model stub"',
+      `base_url = "${model.url}/v1"`,
+      'wire_api = "responses"',
+      'env_key = "AMEM_STUB_KEY"',
+      "",
+    ].join("\n"),
+  );
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([model.stop(), recorder.stop()]);
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe(`Codex ${VERSION} (real binary) with the block amem connect writes`, () => {
+  it("signs in with `codex mcp login amem` through amem's login and consent pages", async () => {
+    await connect(["codex", "--url", recorder.url, "--mcp-url", amem.mcp.url, "--hook-command", await hookBinary()], {
+      home,
+      cwd: repo,
+    });
+    const login = await signInThroughTerminal([codexBinary(), "mcp", "login", "amem", "--no-browser"], {
+      cwd: repo,
+      env: codexEnv(),
+      user: { email: tenant.email, password: PASSWORD },
+    });
+    expect(login.exitCode).toBe(0);
+    expect(login.screen).toContain("Successfully logged in to MCP server 'amem'.");
+    expect(login.authorizeUrl.origin).toBe(amem.mcp.url);
+    expect(login.authorizeUrl.searchParams.get("resource")).toBe(`${amem.mcp.url}/mcp`);
+  }, 45_000);
+
+  it("one turn: the briefing reaches the model, its remember is attributed to the run, Stop blocks once with the debrief, triage completes, SessionEnd closes the run", async () => {
+    const startedWith = recorder.exchanges.length;
+    const proc = Bun.spawn([codexBinary(), "exec", "--dangerously-bypass-hook-trust", "Reconcile the ledger"], {
+      cwd: repo,
+      env: codexEnv(),
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 60_000);
+    const [stdout, stderr, exitCode] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    clearTimeout(timer);
+    expect({ exitCode, stdout }).toEqual({ exitCode: 0, stdout: "Debrief recorded.\n" });
+    expect(stderr).toContain("mcp: amem/remember (completed)");
+    expect(stderr).toContain("hook: Stop Blocked");
+
+    const exchanges = recorder.exchanges.slice(startedWith);
+    expect(exchanges.map((e) => [e.payload.hook_event_name, e.payload.stop_hook_active ?? null, e.status])).toEqual([
+      ["SessionStart", null, 200],
+      ["Stop", false, 200],
+      ["Stop", true, 200],
+      ["SessionEnd", null, 200],
+    ]);
+    const [start, stop, stopActive, end] = exchanges as [any, any, any, any];
+    const context: string = start.answer.hookSpecificOutput.additionalContext;
+    const runId = RUN_ID.exec(context)![1]!;
+
+    // SessionStart: the briefing (naming the run) is in the model's first request.
+    expect(JSON.stringify(model.requests[0]!.body.input)).toContain(JSON.stringify(context).slice(1, -1));
+
+    // Stop blocked once with the debrief prompt, which reached the model; then Codex stopped.
+    expect(stop.answer).toEqual({ decision: "block", reason: expect.stringContaining(DEBRIEF) });
+    expect(stop.answer.reason).toContain(runId);
+    // Codex hands the reason over as a user message inside <hook_prompt>, XML-escaped and trimmed.
+    const debriefRequest = model.requests.find((r) => JSON.stringify(r.body.input.at(-1)).includes(DEBRIEF));
+    const [message] = debriefRequest!.body.input.at(-1).content;
+    const escaped = (stop.answer.reason as string)
+      .trimEnd()
+      .replaceAll("&", "&amp;")
+      .replaceAll("<", "&lt;")
+      .replaceAll(">", "&gt;");
+    expect(message).toEqual({
+      type: "input_text",
+      text: expect.stringMatching(/^<hook_prompt hook_run_id="stop:[^"]+">[^]*<\/hook_prompt>$/),
+    });
+    expect(message.text.replace(/^<hook_prompt [^>]*>/, "").replace(/<\/hook_prompt>$/, "")).toBe(escaped);
+    expect(stopActive.answer).toEqual({});
+    expect(end.answer).toEqual({});
+    expect(end.payload.session_id).toBe(start.payload.session_id);
+
+    const run = await read(amem, tenant, `/api/v1/agent-sessions/${runId}`);
+    expect([run.agent, run.sessionId, run.project, run.triageStatus, run.closedAt === null]).toEqual([
+      "codex",
+      start.payload.session_id,
+      PROJECT,
+      "completed",
+      false,
+    ]);
+    const events = await read(amem, tenant, `/api/v1/agent-sessions/${runId}/events`);
+    expect(events.items.map((e: any) => e.eventKind)).toEqual(["remember", "remember"]);
+    const memories = await Promise.all(
+      events.items.map((e: any) => read(amem, tenant, `/api/v1/memories/${e.memoryId}`)),
+    );
+    expect(memories.map((m: any) => [m.memoryType, m.sessionRunId, m.project])).toEqual([
+      ["decision", runId, PROJECT],
+      ["commitment", runId, PROJECT],
+    ]);
+
+    const recorded = [
+      { name: "SessionStart", payload: start.payload },
+      { name: "Stop", payload: stop.payload },
+      { name: "Stop-active", payload: stopActive.payload },
+      { name: "SessionEnd", payload: end.payload },
+    ];
+    const stored = await matchFixtures(FIXTURES, recorded);
+    expect(stored).toEqual(recorded.map(({ name, payload }) => ({ name, shape: shapeOf(payload) })));
+  }, 90_000);
+});
