@@ -9,6 +9,7 @@ import {
   HookRecorder,
   matchFixtures,
   OFFLINE_ENV,
+  ProxyTrap,
   PASSWORD,
   PROJECT,
   read,
@@ -19,6 +20,7 @@ import {
   tenantOf,
 } from "./harness";
 import { ModelStub, type ModelRequest } from "./model-stub";
+import { runProcess } from "../process";
 
 /*
  * The real Claude Code (the pinned @anthropic-ai/claude-code, test/real-clients/package.json) runs
@@ -36,6 +38,7 @@ const RUN_ID = /amem session run: `([0-9a-f-]{36})`/;
 const DEBRIEF = "You are running the debrief continuation";
 
 const amem = await createAmem();
+const trap = new ProxyTrap();
 const recorder = new HookRecorder(amem.api.url);
 let tenant: Tenant;
 const { home, repo } = scratchHome("claude-code");
@@ -77,6 +80,7 @@ const claudeEnv = (): Record<string, string> => ({
   PATH: process.env.PATH ?? "",
   HOME: home,
   ...OFFLINE_ENV,
+  ...trap.env(),
   ANTHROPIC_BASE_URL: model.url,
   ANTHROPIC_API_KEY: "sk-ant-stub",
   AMEM_API_KEY: tenant.apiKey,
@@ -85,12 +89,14 @@ const claudeEnv = (): Record<string, string> => ({
 });
 
 beforeAll(async () => {
+  trap.start();
   model.start();
   recorder.start();
   await Promise.all([amem.start(), hookBinary()]);
   tenant = await tenantOf(amem);
 }, 60_000);
 afterAll(async () => {
+  trap.stop();
   await Promise.all([model.stop(), recorder.stop()]);
   rmSync(home, { recursive: true, force: true });
 });
@@ -197,4 +203,35 @@ describe(`Claude Code ${VERSION} (real binary) with the block amem connect write
     const stored = await matchFixtures(FIXTURES, recorded);
     expect(stored).toEqual(recorded.map(({ name, payload }) => ({ name, shape: shapeOf(payload) })));
   }, 90_000);
+
+  it("without AMEM_API_KEY exported, a `claude` command prints a 401 from the SessionEnd hook (README step 1)", async () => {
+    const { AMEM_API_KEY: _key, ...withoutKey } = claudeEnv();
+    const run = await runProcess([claudeBinary(), "mcp", "get", "amem"], { cwd: repo, env: withoutKey });
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toContain("SessionEnd hook");
+    expect(run.stderr).toContain("401");
+  }, 45_000);
+
+  it('keeps a project .mcp.json server (connect --project-settings) "Pending approval" until approved (README step 2)', async () => {
+    const project = scratchHome("claude-code-project");
+    try {
+      await connect(["claude-code", "--project-settings", "--url", recorder.url, "--mcp-url", amem.mcp.url], {
+        home: project.home,
+        cwd: project.repo,
+      });
+      const run = await runProcess([claudeBinary(), "mcp", "get", "amem"], {
+        cwd: project.repo,
+        env: { ...claudeEnv(), HOME: project.home },
+      });
+      expect(run.exitCode).toBe(0);
+      expect(run.stdout).toContain("Scope: Project config (shared via .mcp.json)");
+      expect(run.stdout).toContain("Pending approval");
+    } finally {
+      rmSync(project.home, { recursive: true, force: true });
+    }
+  }, 45_000);
+
+  it("contacted nothing but 127.0.0.1: no request reached the proxy trap", () => {
+    expect(trap.attempts).toEqual([]);
+  });
 });

@@ -10,6 +10,7 @@ import {
   HookRecorder,
   matchFixtures,
   OFFLINE_ENV,
+  ProxyTrap,
   PASSWORD,
   PROJECT,
   read,
@@ -19,6 +20,7 @@ import {
   tenantOf,
 } from "./harness";
 import { ModelStub, type ModelRequest } from "./model-stub";
+import { runProcess } from "../process";
 
 /*
  * The real Codex CLI (the pinned @openai/codex, test/real-clients/package.json) runs one whole
@@ -41,6 +43,7 @@ const RUN_ID = /amem session run: `([0-9a-f-]{36})`/;
 const DEBRIEF = "You are running the debrief continuation";
 
 const amem = await createAmem();
+const trap = new ProxyTrap();
 const recorder = new HookRecorder(amem.api.url);
 let tenant: Tenant;
 const { home, repo } = scratchHome("codex");
@@ -50,7 +53,9 @@ const remember = (input: Record<string, unknown>) => ({ tool: "remember", namesp
 
 const model = new ModelStub((request: ModelRequest) => {
   const input = request.body.input as unknown[];
-  const runId = RUN_ID.exec(JSON.stringify(request.body))?.[1] ?? "no-run-id-in-the-request";
+  const runId = RUN_ID.exec(JSON.stringify(request.body))?.[1];
+  // A session whose hooks did not run has no briefing, hence no run to attribute a write to.
+  if (!runId) return { text: "No briefing." };
   const last = JSON.stringify(input.at(-1));
   const debriefing = JSON.stringify(input).includes(DEBRIEF);
   if (last.includes('"function_call_output"'))
@@ -76,18 +81,22 @@ const codexEnv = (): Record<string, string> => ({
   PATH: process.env.PATH ?? "",
   HOME: home,
   ...OFFLINE_ENV,
+  ...trap.env(),
   AMEM_STUB_KEY: "sk-stub",
   AMEM_API_KEY: tenant.apiKey,
   AMEM_HOOK_TIMEOUT_MS: "4500",
 });
 
 beforeAll(async () => {
+  trap.start();
   model.start();
   recorder.start();
   await Promise.all([amem.start(), hookBinary()]);
   tenant = await tenantOf(amem);
   // The user's own settings, before amem's block: the stub as the model provider; no update
-  // check; OAuth tokens in a file of this home (no system keyring in a test).
+  // check; OAuth tokens in a file of this home (no system keyring in a test); no plugins or apps
+  // (their curated-catalog sync looks up api.github.com), no analytics or metrics export (to
+  // ab.chatgpt.com) — both seen with strace on 0.171.0, which then connects to 127.0.0.1 only.
   mkdirSync(join(home, ".codex"), { recursive: true });
   writeFileSync(
     join(home, ".codex", "config.toml"),
@@ -103,10 +112,24 @@ beforeAll(async () => {
       'wire_api = "responses"',
       'env_key = "AMEM_STUB_KEY"',
       "",
+      "[analytics]",
+      "enabled = false",
+      "",
+      "[otel]",
+      'exporter = "none"',
+      'trace_exporter = "none"',
+      'metrics_exporter = "none"',
+      "",
+      "[features]",
+      "plugins = false",
+      "remote_plugin = false",
+      "apps = false",
+      "",
     ].join("\n"),
   );
 }, 60_000);
 afterAll(async () => {
+  trap.stop();
   await Promise.all([model.stop(), recorder.stop()]);
   rmSync(home, { recursive: true, force: true });
 });
@@ -209,4 +232,48 @@ describe(`Codex ${VERSION} (real binary) with the block amem connect writes`, ()
     const stored = await matchFixtures(FIXTURES, recorded);
     expect(stored).toEqual(recorded.map(({ name, payload }) => ({ name, shape: shapeOf(payload) })));
   }, 90_000);
+
+  it("`codex exec` skips hooks nobody trusted, without a word (README step 4)", async () => {
+    const startedWith = recorder.exchanges.length;
+    const requestsBefore = model.requests.length;
+    const run = await runProcess([codexBinary(), "exec", "Reconcile the ledger"], { cwd: repo, env: codexEnv() });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe("No briefing.\n");
+    expect(run.stderr).not.toContain("hook:");
+    expect(recorder.exchanges.length).toBe(startedWith);
+    // The model saw no briefing: nothing reached amem.
+    expect(JSON.stringify(model.requests.slice(requestsBefore).map((r) => r.body))).not.toContain("amem session run");
+  }, 60_000);
+
+  it("reads a project's .codex/config.toml only once the project is trusted: before, `codex mcp login amem` finds no server (README step 2)", async () => {
+    const project = scratchHome("codex-project");
+    try {
+      await connect(["codex", "--project-settings", "--url", recorder.url, "--mcp-url", amem.mcp.url], {
+        home: project.home,
+        cwd: project.repo,
+      });
+      const env = { ...codexEnv(), HOME: project.home };
+      const untrusted = await runProcess([codexBinary(), "mcp", "login", "amem", "--no-browser"], {
+        cwd: project.repo,
+        env,
+      });
+      expect(untrusted.exitCode).toBe(1);
+      expect(untrusted.stderr).toContain("No MCP server named 'amem' found.");
+      // What trusting the project in the TUI records in the user's config.
+      mkdirSync(join(project.home, ".codex"), { recursive: true });
+      writeFileSync(
+        join(project.home, ".codex", "config.toml"),
+        `[projects.${JSON.stringify(project.repo)}]\ntrust_level = "trusted"\n`,
+      );
+      const trusted = await runProcess([codexBinary(), "mcp", "list"], { cwd: project.repo, env });
+      expect(trusted.exitCode).toBe(0);
+      expect(trusted.stdout).toContain(`${amem.mcp.url}/mcp`);
+    } finally {
+      rmSync(project.home, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("contacted nothing but 127.0.0.1: no request reached the proxy trap", () => {
+    expect(trap.attempts).toEqual([]);
+  });
 });

@@ -1,4 +1,4 @@
-import type { Server } from "bun";
+import type { Server, TCPSocketListener } from "bun";
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,9 +31,52 @@ export const OFFLINE_ENV: Record<string, string> = {
   CLAUDE_CODE_DISABLE_TERMINAL_TITLE: "1",
   NO_UPDATE_NOTIFIER: "1",
   NO_COLOR: "1",
-  // Loopback never goes through a proxy a developer's shell may set.
-  NO_PROXY: "127.0.0.1,localhost",
 };
+
+/**
+ * A proxy that forwards nothing: every client runs with HTTP(S)_PROXY pointing here (and NO_PROXY
+ * for loopback), so a request for any other address reaches this socket, is recorded (its first
+ * line: `CONNECT host:443 …`) and refused. A test asserts it saw nothing: the client contacted
+ * 127.0.0.1 alone. (strace on the pinned versions showed the same with the settings here.)
+ */
+export class ProxyTrap {
+  readonly attempts: string[] = [];
+  private listener: TCPSocketListener<undefined> | null = null;
+
+  get url(): string {
+    return `http://127.0.0.1:${this.listener!.port}`;
+  }
+
+  start(): void {
+    this.listener = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        data: (socket, data) => {
+          this.attempts.push(new TextDecoder().decode(data).split("\r\n")[0]!);
+          socket.end();
+        },
+      },
+    });
+  }
+
+  /** The proxy settings for a client's environment. */
+  env(): Record<string, string> {
+    return {
+      HTTP_PROXY: this.url,
+      HTTPS_PROXY: this.url,
+      ALL_PROXY: this.url,
+      http_proxy: this.url,
+      https_proxy: this.url,
+      NO_PROXY: "127.0.0.1,localhost",
+      no_proxy: "127.0.0.1,localhost",
+    };
+  }
+
+  stop(): void {
+    this.listener?.stop(true);
+  }
+}
 
 export type HookExchange = { harness: string; payload: Record<string, any>; status: number; answer: unknown };
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { Tenant } from "../helpers";
 import { followAuthorization } from "../oauth-flow";
 import { ensureRealClients, mcpRemoteBinary, PINNED } from "./clients";
-import { createAmem, OFFLINE_ENV, PASSWORD, scratchHome, tenantOf } from "./harness";
+import { createAmem, OFFLINE_ENV, PASSWORD, ProxyTrap, scratchHome, tenantOf } from "./harness";
 
 /*
  * mcp-remote (pinned, test/real-clients/package.json), the stdio ↔ Streamable HTTP bridge that
@@ -21,17 +21,22 @@ import { createAmem, OFFLINE_ENV, PASSWORD, scratchHome, tenantOf } from "./harn
 ensureRealClients();
 const VERSION = PINNED["mcp-remote"]!;
 const amem = await createAmem();
+const trap = new ProxyTrap();
 let tenant: Tenant;
 const { home } = scratchHome("mcp-remote");
 const browserLog = join(home, "browser-urls");
 const browser = join(home, "browser.sh");
 
 beforeAll(async () => {
+  trap.start();
   await amem.start();
   tenant = await tenantOf(amem);
   writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${browserLog}'\n`, { mode: 0o755 });
 }, 60_000);
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+afterAll(() => {
+  trap.stop();
+  rmSync(home, { recursive: true, force: true });
+});
 
 describe(`mcp-remote ${VERSION} (real package) in front of amem's MCP server`, () => {
   it("signs in through amem's login and consent pages, then `remember` and `search` work over its stdio", async () => {
@@ -42,6 +47,7 @@ describe(`mcp-remote ${VERSION} (real package) in front of amem's MCP server`, (
         PATH: process.env.PATH ?? "",
         HOME: home,
         ...OFFLINE_ENV,
+        ...trap.env(),
         // Its token and client registration live in this scratch home, never the developer's ~/.mcp-auth.
         MCP_REMOTE_CONFIG_DIR: join(home, "mcp-auth"),
         BROWSER: browser,
@@ -102,5 +108,7 @@ describe(`mcp-remote ${VERSION} (real package) in front of amem's MCP server`, (
     } finally {
       await client.close();
     }
+    // It contacted nothing but 127.0.0.1: no request reached the proxy trap.
+    expect(trap.attempts).toEqual([]);
   }, 60_000);
 });
