@@ -14,6 +14,7 @@ import {
   PROJECT,
   read,
   scratchHome,
+  settledRun,
   shapeOf,
   signInThroughTerminal,
   createAmem,
@@ -174,7 +175,7 @@ describe(`Claude Code ${VERSION} (real binary) with the block amem connect write
     expect(end.payload.session_id).toBe(start.payload.session_id);
 
     // The run: this session, this project, triage completed, closed by SessionEnd.
-    const run = await read(amem, tenant, `/api/v1/agent-sessions/${runId}`);
+    const run = await settledRun(amem, tenant, runId);
     expect([run.agent, run.sessionId, run.project, run.triageStatus, run.closedAt === null]).toEqual([
       "claude-code",
       start.payload.session_id,

@@ -15,6 +15,7 @@ import {
   PROJECT,
   read,
   scratchHome,
+  settledRun,
   shapeOf,
   signInThroughTerminal,
   tenantOf,
@@ -205,7 +206,7 @@ describe(`Codex ${VERSION} (real binary) with the block amem connect writes`, ()
     expect(end.answer).toEqual({});
     expect(end.payload.session_id).toBe(start.payload.session_id);
 
-    const run = await read(amem, tenant, `/api/v1/agent-sessions/${runId}`);
+    const run = await settledRun(amem, tenant, runId);
     expect([run.agent, run.sessionId, run.project, run.triageStatus, run.closedAt === null]).toEqual([
       "codex",
       start.payload.session_id,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { ApiProcess } from "../faults/api-process";
 import { WorkerProcess } from "../faults/worker-process";
 import { McpProcess } from "../e2e/mcp-process";
-import { createTestContext, newTenant, type Tenant, type TestContext } from "../helpers";
+import { createTestContext, eventually, newTenant, type Tenant, type TestContext } from "../helpers";
 import { followAuthorization } from "../oauth-flow";
 import { runProcess } from "../process";
 
@@ -195,6 +195,21 @@ export async function read(amem: Amem, tenant: Tenant, path: string): Promise<an
   const res = await fetch(`${amem.api.url}${path}`, { headers: { "x-api-key": tenant.apiKey } });
   if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
   return res.json();
+}
+
+/**
+ * The run once its triage and close have landed. Both normally land before the hook answers; on a
+ * loaded box a hook may answer {} at its budget while the work completes behind it (README "Never
+ * in the agent's way"), so this polls, bounded, rather than reading once.
+ */
+export async function settledRun(amem: Amem, tenant: Tenant, runId: string, withinMs = 15_000): Promise<any> {
+  let run: any;
+  await eventually(async () => {
+    run = await read(amem, tenant, `/api/v1/agent-sessions/${runId}`);
+    return run.triageStatus !== "pending" && run.closedAt !== null;
+  }, withinMs);
+  // Whatever it is at the deadline: the test's assertion names what did not land.
+  return run;
 }
 
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r/g;
