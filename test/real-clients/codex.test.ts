@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hookBinary } from "../hook-binary";
 import type { Tenant } from "../helpers";
@@ -30,11 +30,11 @@ import { runProcess } from "../process";
  * amem` through amem's login and consent pages. The model is ModelStub speaking the Responses API
  * on 127.0.0.1, configured as the user's own model provider above amem's block.
  *
- * Hook trust: Codex runs a config.toml hook only after a person trusted it in the TUI (the trust
- * is kept per hook hash in config.toml), and `codex exec` skips untrusted hooks silently (README
- * "Then, for Codex"). No command trusts them non-interactively, so the turn runs with
- * `--dangerously-bypass-hook-trust`, Codex's own switch for automation that vetted its hooks: the
- * hooks run are still exactly those of the block.
+ * Hook trust: Codex runs a config.toml hook only after a person trusted it in the TUI's hook
+ * review, which records `[hooks.state."<key>"] trusted_hash = "<hash>"` in the user's config;
+ * `codex exec` skips untrusted hooks silently (README "Then, for Codex"). The test reads the keys
+ * and hashes from Codex's own app server (`hooks/list`) and records the same trust, then checks
+ * that rewriting the block leaves the hooks "modified" (untrusted) again.
  */
 // A fresh clone has no test/real-clients/node_modules: install the pinned clients (npm ci) first.
 ensureRealClients();
@@ -51,6 +51,58 @@ const { home, repo } = scratchHome("codex");
 
 /** Codex exposes an MCP server's tools as one namespace tool, `mcp__<server>`, with a function per tool. */
 const remember = (input: Record<string, unknown>) => ({ tool: "remember", namespace: "mcp__amem", input });
+
+type CodexHook = { key: string; eventName: string; command: string; currentHash: string; trustStatus: string };
+
+/**
+ * The hooks Codex found for `cwd`, with their trust, from its app server (`hooks/list`, the
+ * request its TUI's hook review makes): spawned on stdio, answered within a deadline, then killed.
+ */
+async function listHooks(cwd: string): Promise<CodexHook[]> {
+  const proc = Bun.spawn([codexBinary(), "app-server"], {
+    cwd,
+    env: codexEnv(),
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
+  });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
+  try {
+    for (const message of [
+      { method: "initialize", id: 0, params: { clientInfo: { name: "amem-real-clients", version: "1" } } },
+      { method: "initialized" },
+      { method: "hooks/list", id: 1, params: { cwds: [cwd] } },
+    ])
+      proc.stdin.write(`${JSON.stringify(message)}\n`);
+    await proc.stdin.flush();
+    let buffered = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stdout) {
+      buffered += decoder.decode(chunk);
+      for (const line of buffered.split("\n").slice(0, -1)) {
+        const message = JSON.parse(line);
+        if (message.id === 1) return message.result.data[0].hooks;
+      }
+      buffered = buffered.slice(buffered.lastIndexOf("\n") + 1);
+    }
+    throw new Error("codex app-server closed without answering hooks/list");
+  } finally {
+    clearTimeout(timer);
+    proc.kill("SIGKILL");
+    await proc.exited;
+  }
+}
+
+/**
+ * Trusts the hooks as a person accepting them in Codex's hook review does: the TUI records
+ * `[hooks.state."<key>"] trusted_hash = "<hash of the hook as it is now>"` in the user's config.
+ */
+function trustHooks(hooks: CodexHook[]): void {
+  const entries = hooks
+    .filter((hook) => hook.trustStatus !== "trusted")
+    .map((hook) => `[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = ${JSON.stringify(hook.currentHash)}\n`);
+  appendFileSync(join(home, ".codex", "config.toml"), `\n${entries.join("\n")}`);
+}
 
 const model = new ModelStub((request: ModelRequest) => {
   const input = request.body.input as unknown[];
@@ -152,9 +204,29 @@ describe(`Codex ${VERSION} (real binary) with the block amem connect writes`, ()
     expect(login.authorizeUrl.searchParams.get("resource")).toBe(`${amem.mcp.url}/mcp`);
   }, 45_000);
 
+  it("`codex exec` skips hooks nobody trusted, without a word (README step 4)", async () => {
+    const startedWith = recorder.exchanges.length;
+    const requestsBefore = model.requests.length;
+    const run = await runProcess([codexBinary(), "exec", "Reconcile the ledger"], { cwd: repo, env: codexEnv() });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe("No briefing.\n");
+    expect(run.stderr).not.toContain("hook:");
+    expect(recorder.exchanges.length).toBe(startedWith);
+    // The model saw no briefing: nothing reached amem.
+    expect(JSON.stringify(model.requests.slice(requestsBefore).map((r) => r.body))).not.toContain("amem session run");
+  }, 60_000);
+
   it("one turn: the briefing reaches the model, its remember is attributed to the run, Stop blocks once with the debrief, triage completes, SessionEnd closes the run", async () => {
     const startedWith = recorder.exchanges.length;
-    const proc = Bun.spawn([codexBinary(), "exec", "--dangerously-bypass-hook-trust", "Reconcile the ledger"], {
+    const requestsBefore = model.requests.length;
+    // Trusted as a person does in the TUI; every amem hook is trusted now.
+    trustHooks(await listHooks(repo));
+    expect((await listHooks(repo)).map((hook) => [hook.eventName, hook.trustStatus])).toEqual([
+      ["sessionStart", "trusted"],
+      ["sessionEnd", "trusted"],
+      ["stop", "trusted"],
+    ]);
+    const proc = Bun.spawn([codexBinary(), "exec", "Reconcile the ledger"], {
       cwd: repo,
       env: codexEnv(),
       stdin: "ignore",
@@ -184,13 +256,14 @@ describe(`Codex ${VERSION} (real binary) with the block amem connect writes`, ()
     const runId = RUN_ID.exec(context)![1]!;
 
     // SessionStart: the briefing (naming the run) is in the model's first request.
-    expect(JSON.stringify(model.requests[0]!.body.input)).toContain(JSON.stringify(context).slice(1, -1));
+    const requests = model.requests.slice(requestsBefore);
+    expect(JSON.stringify(requests[0]!.body.input)).toContain(JSON.stringify(context).slice(1, -1));
 
     // Stop blocked once with the debrief prompt, which reached the model; then Codex stopped.
     expect(stop.answer).toEqual({ decision: "block", reason: expect.stringContaining(DEBRIEF) });
     expect(stop.answer.reason).toContain(runId);
     // Codex hands the reason over as a user message inside <hook_prompt>, XML-escaped and trimmed.
-    const debriefRequest = model.requests.find((r) => JSON.stringify(r.body.input.at(-1)).includes(DEBRIEF));
+    const debriefRequest = requests.find((r) => JSON.stringify(r.body.input.at(-1)).includes(DEBRIEF));
     const [message] = debriefRequest!.body.input.at(-1).content;
     const escaped = (stop.answer.reason as string)
       .trimEnd()
@@ -234,18 +307,6 @@ describe(`Codex ${VERSION} (real binary) with the block amem connect writes`, ()
     expect(stored).toEqual(recorded.map(({ name, payload }) => ({ name, shape: shapeOf(payload) })));
   }, 90_000);
 
-  it("`codex exec` skips hooks nobody trusted, without a word (README step 4)", async () => {
-    const startedWith = recorder.exchanges.length;
-    const requestsBefore = model.requests.length;
-    const run = await runProcess([codexBinary(), "exec", "Reconcile the ledger"], { cwd: repo, env: codexEnv() });
-    expect(run.exitCode).toBe(0);
-    expect(run.stdout).toBe("No briefing.\n");
-    expect(run.stderr).not.toContain("hook:");
-    expect(recorder.exchanges.length).toBe(startedWith);
-    // The model saw no briefing: nothing reached amem.
-    expect(JSON.stringify(model.requests.slice(requestsBefore).map((r) => r.body))).not.toContain("amem session run");
-  }, 60_000);
-
   it("reads a project's .codex/config.toml only once the project is trusted: before, `codex mcp login amem` finds no server (README step 2)", async () => {
     const project = scratchHome("codex-project");
     try {
@@ -272,6 +333,18 @@ describe(`Codex ${VERSION} (real binary) with the block amem connect writes`, ()
     } finally {
       rmSync(project.home, { recursive: true, force: true });
     }
+  }, 60_000);
+
+  it("rewriting the block (a new hook command) leaves the trusted hooks untrusted again (README step 4)", async () => {
+    expect((await listHooks(repo)).map((hook) => hook.trustStatus)).toEqual(["trusted", "trusted", "trusted"]);
+    await connect(
+      ["codex", "--url", recorder.url, "--mcp-url", amem.mcp.url, "--hook-command", "/usr/bin/env amem-hook"],
+      {
+        home,
+        cwd: repo,
+      },
+    );
+    expect((await listHooks(repo)).map((hook) => hook.trustStatus)).toEqual(["modified", "modified", "modified"]);
   }, 60_000);
 
   it("contacted nothing but 127.0.0.1: no request reached the proxy trap", () => {
