@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -21,7 +21,14 @@ import { parseArgs } from "node:util";
  * Codex (https://developers.openai.com/codex/hooks and /codex/mcp): it runs command hooks only, read
  * from inline [hooks] tables of ~/.codex/config.toml (or .codex/config.toml of a trusted project);
  * its MCP servers are [mcp_servers.<name>] tables of the same file (a Streamable HTTP one by `url`).
- * It has no SessionEnd event: an unclosed run ends when its lease runs out (SPEC §3).
+ * Codex 0.171.0 sends SessionEnd (`{"hook_event_name":"SessionEnd","reason":"other",…}`, recorded
+ * in test/fixtures/hooks/codex/0.171.0/): without that hook a run stayed live for its whole lease.
+ *
+ * What neither harness does by itself (seen running them, test/real-clients/): Claude Code leaves a
+ * project's .mcp.json server "Pending approval" until a person approves it in a session, and runs
+ * the http hooks with an empty key (401 on every `claude` command) when AMEM_API_KEY is not
+ * exported; Codex reads a project's .codex/config.toml only once the project is trusted, and
+ * `codex exec` skips hooks nobody trusted, without a word. `nextSteps` prints each of these.
  */
 
 export const CONNECT_USAGE = `usage: bun run amem connect <claude-code|codex> [--project-settings] [--write]
@@ -33,7 +40,7 @@ export const HOOK_TIMEOUT_SECONDS = 5;
 /** The events Claude Code sends to amem, and those that go through amem-hook rather than http. */
 export const CLAUDE_CODE_EVENTS = ["SessionStart", "Stop", "SessionEnd", "PreCompact"] as const;
 const CLAUDE_CODE_COMMAND_ONLY: ReadonlySet<string> = new Set(["SessionStart"]);
-export const CODEX_EVENTS = ["SessionStart", "Stop"] as const;
+export const CODEX_EVENTS = ["SessionStart", "Stop", "SessionEnd"] as const;
 
 export type ConnectOptions = {
   harness: "claude-code" | "codex";
@@ -57,9 +64,20 @@ type HookHandler = Json & { type: string; url?: string; command?: string };
 type HookGroup = Json & { matcher?: string; hooks: HookHandler[] };
 
 /** A planned file: where it goes and what amem puts in it. */
-export type ConnectFile =
+export type ConnectFile = (
   | { path: string; format: "json"; content: Json; merge: (existing: Json) => Json }
-  | { path: string; format: "toml"; content: string; merge: (existing: string) => string };
+  | { path: string; format: "toml"; content: string; merge: (existing: string) => string }
+) & {
+  /**
+   * Permissions of a file `connect` creates: a project's files are committed with the project
+   * (0644, as git checks them out), the user's own are theirs alone (0600: ~/.claude.json holds
+   * Claude Code's OAuth state). An existing file keeps its mode.
+   */
+  mode: number;
+};
+
+const SHARED_FILE_MODE = 0o644;
+const PRIVATE_FILE_MODE = 0o600;
 
 /** The api's hook endpoint for a harness, with `?project=` when the settings belong to one project. */
 function hookUrl(options: ConnectOptions): string {
@@ -198,12 +216,13 @@ export function mergeCodexToml(existing: string, block: string): string {
 
 /** The files `connect` writes for these options. */
 export function planFiles(options: ConnectOptions): ConnectFile[] {
+  const mode = options.projectSettings ? SHARED_FILE_MODE : PRIVATE_FILE_MODE;
   if (options.harness === "codex") {
     const path = options.projectSettings
       ? join(options.projectRoot, ".codex", "config.toml")
       : join(options.home, ".codex", "config.toml");
     const content = codexToml(options);
-    return [{ path, format: "toml", content, merge: (existing) => mergeCodexToml(existing, content) }];
+    return [{ path, format: "toml", content, merge: (existing) => mergeCodexToml(existing, content), mode }];
   }
   const hooks = claudeCodeHooks(options);
   const mcp = claudeCodeMcp(options);
@@ -215,14 +234,51 @@ export function planFiles(options: ConnectOptions): ConnectFile[] {
       format: "json",
       content: hooks,
       merge: (existing) => mergeClaudeSettings(existing, hooks),
+      mode,
     },
     {
       path: options.projectSettings ? join(options.projectRoot, ".mcp.json") : join(options.home, ".claude.json"),
       format: "json",
       content: mcp,
       merge: (existing) => mergeMcpServers(existing, mcp),
+      mode,
     },
   ];
+}
+
+/**
+ * What the user still has to do after the files are written, in order: each step is one the harness
+ * needs and does not say (seen with Claude Code 2.1.197 and Codex 0.171.0, README "Setup in one step").
+ */
+export function nextSteps(options: ConnectOptions, env: Record<string, string | undefined>): string[] {
+  const steps: string[] = [];
+  const harness = options.harness === "codex" ? "codex" : "claude";
+  steps.push(
+    env.AMEM_API_KEY
+      ? `AMEM_API_KEY is set in this shell: keep it exported wherever you start \`${harness}\` (the hooks read it from there).`
+      : `export AMEM_API_KEY=amem_… (bun run amem key create) in the shell that starts \`${harness}\`: the hooks send it${
+          harness === "claude" ? "; without it every `claude` command prints a 401 from the SessionEnd hook" : ""
+        }.`,
+  );
+  if (options.harness === "claude-code") {
+    if (options.projectSettings)
+      steps.push(
+        'Start `claude` in the project once and approve the amem server it asks about: until then Claude Code keeps a project\'s .mcp.json server "Pending approval" and does not connect to it (`claude mcp get amem` shows the state).',
+      );
+    steps.push(
+      "Sign in to amem's MCP server: `claude mcp login amem` (opens the sign-in page in a browser; `--no-browser` prints the address and takes the redirect URL back), or `/mcp` inside a session.",
+    );
+    return steps;
+  }
+  if (options.projectSettings)
+    steps.push(
+      "Trust the project in Codex first (start `codex` in it and accept the trust prompt): Codex reads .codex/config.toml only in a trusted project, so `codex mcp login amem` does not find the server before.",
+    );
+  steps.push(
+    "Sign in to amem's MCP server: `codex mcp login amem` (opens the sign-in page in a browser; `--no-browser` prints the address and takes the redirect URL back).",
+    "Trust amem's hooks: start `codex` and accept them when it says hooks need review (or review them with /hooks). `codex exec` skips untrusted hooks without a word, and trust is per hook: after this command rewrites the block (a new address or command), trust them again.",
+  );
+  return steps;
 }
 
 /** What `--write` did to one file. */
@@ -259,8 +315,11 @@ export async function writeConnectFile(file: ConnectFile, now: Date = new Date()
     await copyFile(file.path, backup);
   }
   const temp = `${file.path}.amem-${process.pid}.tmp`;
-  // The file keeps its permissions; a new one is the user's alone (~/.claude.json holds OAuth state).
-  await writeFile(temp, after, { mode: exists ? (await stat(file.path)).mode & 0o777 : 0o600 });
+  // The file keeps its permissions; a new one gets the plan's (writeFile's mode is masked by the
+  // umask, so it is set again explicitly).
+  const mode = exists ? (await stat(file.path)).mode & 0o777 : file.mode;
+  await writeFile(temp, after, { mode });
+  await chmod(temp, mode);
   await rename(temp, file.path);
   return { path: file.path, status: exists ? "updated" : "created", ...(backup ? { backup } : {}) };
 }
@@ -329,19 +388,25 @@ export async function runConnect(
   }
   if (!values.write) {
     console.log("# (printed only: --write merges these into the files above, keeping a backup of each)");
-    return 0;
-  }
-  try {
-    for (const file of files) {
-      const result = await writeConnectFile(file);
-      console.log(
-        `# ${result.status}: ${result.path}${result.backup ? ` (the old file is kept as ${result.backup})` : ""}`,
-      );
+  } else {
+    try {
+      for (const file of files) {
+        const result = await writeConnectFile(file);
+        console.log(
+          `# ${result.status}: ${result.path}${result.backup ? ` (the old file is kept as ${result.backup})` : ""}`,
+        );
+      }
+    } catch (error) {
+      console.error(`amem: ${(error as Error).message}`);
+      return 1;
     }
-  } catch (error) {
-    console.error(`amem: ${(error as Error).message}`);
-    return 1;
   }
+  // Comment lines, so the printed block stays valid JSON parts and TOML when copied whole.
+  console.log(
+    `# next:\n${nextSteps(options, env)
+      .map((step, i) => `#  ${i + 1}. ${step}`)
+      .join("\n")}`,
+  );
   return 0;
 }
 

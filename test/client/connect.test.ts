@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runProcess } from "../process";
@@ -21,12 +21,17 @@ const AMEM_URL = "https://amem.example.test";
 const MCP_URL = "https://mcp.amem.example.test";
 const HOOK = "/opt/amem/amem-hook";
 
-function connect(home: string, args: string[], cwd = home) {
+function connect(home: string, args: string[], cwd = home, env: Record<string, string> = {}) {
   return runProcess(["bun", CLI, "connect", ...args, "--url", AMEM_URL, "--mcp-url", MCP_URL, "--hook-command", HOOK], {
     cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: home },
+    env: { PATH: process.env.PATH ?? "", HOME: home, ...env },
   });
 }
+
+/** The permission bits of a file. */
+const modeOf = (path: string) => statSync(path).mode & 0o777;
+/** The numbered "next" steps connect prints after the files. */
+const stepsOf = (stdout: string) => [...stdout.matchAll(/^# {2}\d+\. (.*)$/gm)].map((m) => m[1]!);
 
 /** What amem wrote in a home (bun itself keeps its cache in ~/.bun). */
 const filesIn = (home: string) => readdirSync(home).filter((name) => name !== ".bun");
@@ -151,6 +156,50 @@ describe("amem connect claude-code", () => {
     expect(filesIn(home)).toEqual([]);
   });
 
+  it("creates the project's files, which are committed with it, readable by all (0644), and the user's own files 0600", async () => {
+    const home = newHome();
+    const repo = join(scratch, "modes-repo");
+    mkdirSync(repo, { recursive: true });
+    expect(Bun.spawnSync(["git", "init", "-q", repo]).exitCode).toBe(0);
+    expect((await connect(home, ["claude-code", "--project-settings", "--write"], repo)).exitCode).toBe(0);
+    expect((await connect(home, ["claude-code", "--write"], repo)).exitCode).toBe(0);
+    expect({
+      projectSettings: modeOf(join(repo, ".claude", "settings.json")),
+      projectMcp: modeOf(join(repo, ".mcp.json")),
+      userSettings: modeOf(join(home, ".claude", "settings.json")),
+      userClaudeJson: modeOf(join(home, ".claude.json")),
+    }).toEqual({ projectSettings: 0o644, projectMcp: 0o644, userSettings: 0o600, userClaudeJson: 0o600 });
+  });
+
+  it("an existing file keeps its own mode when amem's block is merged into it", async () => {
+    const home = newHome();
+    mkdirSync(join(home, ".claude"));
+    writeFileSync(join(home, ".claude", "settings.json"), "{}", { mode: 0o640 });
+    expect((await connect(home, ["claude-code", "--write"])).exitCode).toBe(0);
+    expect(modeOf(join(home, ".claude", "settings.json"))).toBe(0o640);
+  });
+
+  it("prints the next steps a user meets: export the key (else a 401 on every claude command), approve the project's server, sign in", async () => {
+    const home = newHome();
+    const repo = join(scratch, "steps-repo");
+    mkdirSync(repo, { recursive: true });
+    const project = await connect(home, ["claude-code", "--project-settings", "--write"], repo);
+    const steps = stepsOf(project.stdout);
+    expect(steps).toHaveLength(3);
+    expect(steps[0]).toStartWith(
+      "export AMEM_API_KEY=amem_… (bun run amem key create) in the shell that starts `claude`",
+    );
+    expect(steps[0]).toContain("without it every `claude` command prints a 401 from the SessionEnd hook");
+    expect(steps[1]).toContain('"Pending approval"');
+    expect(steps[2]).toStartWith("Sign in to amem's MCP server: `claude mcp login amem`");
+    // Printed without --write as well; with the key exported the first step only reminds.
+    const user = await connect(home, ["claude-code"], home, { AMEM_API_KEY: "amem_x" });
+    expect(stepsOf(user.stdout)).toEqual([
+      "AMEM_API_KEY is set in this shell: keep it exported wherever you start `claude` (the hooks read it from there).",
+      steps[2]!,
+    ]);
+  });
+
   it("--command-hooks sends every event through amem-hook", async () => {
     const run = await connect(newHome(), ["claude-code", "--command-hooks"]);
     const settings = JSON.parse(run.stdout.split(/^# /m)[1]!.replace(/^[^\n]*\n/, ""));
@@ -182,8 +231,40 @@ describe("amem connect codex", () => {
   const codexHandlers = { type: "command", command: codexCommand, timeout: 5 };
   const expectedTables = {
     mcp_servers: { amem: { url: `${MCP_URL}/mcp` } },
-    hooks: { SessionStart: [{ hooks: [codexHandlers] }], Stop: [{ hooks: [codexHandlers] }] },
+    hooks: {
+      SessionStart: [{ hooks: [codexHandlers] }],
+      Stop: [{ hooks: [codexHandlers] }],
+      SessionEnd: [{ hooks: [codexHandlers] }],
+    },
   };
+
+  it("installs a SessionEnd hook (Codex 0.171.0 sends SessionEnd), so a Codex run is closed when its session ends", async () => {
+    const run = await connect(newHome(), ["codex"]);
+    const [part] = run.stdout.split(/^# (?=\/)/m).filter(Boolean);
+    const tables = Bun.TOML.parse(part!.slice(part!.indexOf("\n"))) as { hooks: Record<string, unknown> };
+    expect(tables.hooks.SessionEnd).toEqual([{ hooks: [codexHandlers] }]);
+  });
+
+  it("prints the next steps Codex needs: the key, trust the project before `codex mcp login amem`, sign in, trust the hooks again after each rewrite", async () => {
+    const home = newHome();
+    const repo = join(scratch, "codex-steps-repo");
+    mkdirSync(repo, { recursive: true });
+    const run = await connect(home, ["codex", "--project-settings", "--write"], repo);
+    expect(run.exitCode).toBe(0);
+    const steps = stepsOf(run.stdout);
+    expect(steps).toHaveLength(4);
+    expect(steps[0]).toStartWith("export AMEM_API_KEY=amem_…");
+    expect(steps[1]).toStartWith("Trust the project in Codex first");
+    expect(steps[1]).toContain("`codex mcp login amem` does not find the server before");
+    expect(steps[2]).toStartWith("Sign in to amem's MCP server: `codex mcp login amem`");
+    expect(steps[3]).toContain("`codex exec` skips untrusted hooks without a word");
+    expect(steps[3]).toContain("trust them again");
+    // A project's config.toml is committed with it; the user's own stays private.
+    expect(modeOf(join(repo, ".codex", "config.toml"))).toBe(0o644);
+    expect((await connect(home, ["codex", "--write"])).exitCode).toBe(0);
+    expect(modeOf(join(home, ".codex", "config.toml"))).toBe(0o600);
+    expect(stepsOf((await connect(home, ["codex"])).stdout)).toHaveLength(3);
+  });
 
   it("prints a config.toml block that parses to the MCP server and a command hook per event", async () => {
     const home = newHome();
@@ -210,6 +291,7 @@ describe("amem connect codex", () => {
       hooks: {
         Stop: [{ hooks: [{ type: "command", command: "say done" }] }, { hooks: [codexHandlers] }],
         SessionStart: [{ hooks: [codexHandlers] }],
+        SessionEnd: [{ hooks: [codexHandlers] }],
       },
     });
     const [backup] = backupsOf(join(home, ".codex"), "config.toml");

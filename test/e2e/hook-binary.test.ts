@@ -125,8 +125,13 @@ const PAYLOADS: Record<HarnessName, { start: string; stop: string; stopActive: s
     stopActive: "claude-code/2.1/Stop-active",
     end: "claude-code/2.1/SessionEnd",
   },
-  // Codex emits no SessionEnd: its run ends when its lease runs out.
-  codex: { start: "codex/main/SessionStart", stop: "codex/main/Stop", stopActive: "codex/main/Stop-active" },
+  // What Codex 0.171.0 sent in test/real-clients/codex.test.ts, SessionEnd included.
+  codex: {
+    start: "codex/0.171.0/SessionStart",
+    stop: "codex/0.171.0/Stop",
+    stopActive: "codex/0.171.0/Stop-active",
+    end: "codex/0.171.0/SessionEnd",
+  },
 };
 
 /** The agent's MCP connection: the SDK client on the real MCP process with a token from the OAuth flow. */
