@@ -4,6 +4,8 @@ import { insertFactProposals, insertProposals } from "../../shared/db/queries/pr
 import { openSession } from "../../shared/agent-sessions/service";
 import { newId } from "../../shared/ids";
 import { principalOf } from "../helpers";
+import { searchMemories } from "../../shared/memories/search";
+import { searchResultsView } from "../../shared/contract/memories";
 import { connectClient, createMcpTestContext, type McpUser } from "./helpers";
 
 // Every token is a real OAuth access token checked by authenticateAccessToken (helpers.ts).
@@ -144,6 +146,23 @@ describe("search, resolve, briefing, get_facts through MCP", () => {
     const created = await remember(client, { content: `the ${word} migration plan` });
     const found = ok(await call(client, "search", { query: word }));
     expect(found.items.map((i: { memory: { id: string } }) => i.memory.id)).toEqual([created.memory.id]);
+  });
+
+  it("ranks as the REST search does, minScore included: the same items and scores, none for an unrelated question", async () => {
+    const { client, user } = await signedIn();
+    const word = `okapi${crypto.randomUUID().slice(0, 8)}`;
+    await remember(client, { content: `the ${word} rollout plan for the billing service` });
+    await remember(client, { content: unique(`billing invoices for ${word} customers`) });
+    for (const args of [
+      { query: `what is the ${word} rollout plan?` },
+      { query: "kubernetes helm upgrade", minScore: 0.3 },
+    ]) {
+      const viaMcp = ok(await call(client, "search", args));
+      // What POST /api/v1/search answers: the same service, rendered by the same view.
+      const viaRest = searchResultsView(await searchMemories(ctx.deps, principalOf(user), args));
+      expect(viaMcp).toEqual(viaRest);
+    }
+    expect(ok(await call(client, "search", { query: "kubernetes helm upgrade", minScore: 0.3 })).items).toEqual([]);
   });
 
   it("resolves a commitment, and refuses resolving a decision with invalid_transition", async () => {
