@@ -227,6 +227,26 @@ function mailProblems(config: Record<string, unknown>): string[] {
   return problems;
 }
 
+/**
+ * The listeners an environment configures (0 = any free port, which never clashes). Listeners
+ * refuse a port in use, so equal ports would make one process (or `bun run start`'s children)
+ * fail at bind; said here, at start, naming both settings.
+ */
+const LISTENER_PORTS = ["PORT", "MCP_PORT", "METRICS_PORT"] as const;
+
+function portProblems(config: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const taken = new Map<number, string>();
+  for (const key of LISTENER_PORTS) {
+    const port = config[key];
+    if (typeof port !== "number" || port === 0) continue;
+    const other = taken.get(port);
+    if (other === undefined) taken.set(port, key);
+    else problems.push(`${key}: must differ from ${other} (both ${port}); every listener needs a port of its own`);
+  }
+  return problems;
+}
+
 /** Parses the environment; throws ConfigError naming every bad key. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const input: Record<string, unknown> = {};
@@ -241,6 +261,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     (e) => `${e.path.slice(1) || "(root)"}: ${e.message}`,
   );
   problems.push(...mailProblems(withDefaults));
+  problems.push(...portProblems(withDefaults));
   // Loopback and plain http would let anyone who can name a client_id make the server reach its own network.
   if (withDefaults.OAUTH_CIMD_ALLOW_LOOPBACK_HTTP === true && withDefaults.NODE_ENV === "production")
     problems.push("OAUTH_CIMD_ALLOW_LOOPBACK_HTTP: test-only, refused when NODE_ENV=production");

@@ -47,7 +47,8 @@ function raiseServerHeadLimit(bytes: number): void {
  *   connection before the client reads it. The app refuses by Content-Length before reading, and
  *   counts what it reads, and closes the connection after such a refusal;
  * - the head limit raised above the app's (see SERVER_HEAD_LIMIT_BYTES);
- * - a throwing handler answered by `fallback`, never by Bun's error page.
+ * - a throwing handler answered by `fallback`, never by Bun's error page;
+ * - a port already in use refused (EADDRINUSE), never shared (`reusePort: false`).
  *
  * What stays Bun's (its parser answers before any JavaScript runs, with a bare status and
  * `Connection: close`; Bun.serve has no hook for it): malformed framing — a Content-Length that
@@ -65,6 +66,10 @@ export function serveHttp(options: ServeOptions): Server<undefined> {
     port: options.port,
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     development: false,
+    // Bun sets SO_REUSEPORT unless told not to: a second server on the same port (the api and the
+    // MCP server, or METRICS_PORT = PORT) then binds too and the kernel splits the connections
+    // between them — /health answered 404 in 5 of 12 tries (issue 19 defect 4). Refused instead.
+    reusePort: false,
     ...(options.idleTimeoutSeconds === undefined ? {} : { idleTimeout: options.idleTimeoutSeconds }),
     fetch: options.fetch,
     error: options.fallback,
