@@ -258,20 +258,60 @@ export async function revokeToken(deps: Deps, client: OAuthClientRow, token: str
 }
 
 /**
- * Revokes grants and every token under them, race-free with the credential cache: the live access
- * tokens are marked revoked first (a Redis failure then revokes nothing in Postgres and the caller
- * may retry), then the revocation commits, then any token issued in between (returned by the
- * revocation) is marked too. Fills are SET NX, so none can bring a marked token back.
+ * Revokes grants and every token under them, race-free with the credential cache, in four steps a
+ * test can call one by one and issue tokens between (STYLE.md, lessons 3):
+ * 1. `readLive`: the grants' live access tokens;
+ * 2. `markLive`: their cache entries become revoked markers (a Redis failure then revokes nothing
+ *    in Postgres and the caller may retry);
+ * 3. `commit`: the grants and every token under them end in Postgres. Issuing touches the live
+ *    grant inside its transaction, so a token issued since step 1 either committed before (and is
+ *    revoked and returned here) or finds the grant revoked and is never issued;
+ * 4. `markIssuedMeanwhile`: the tokens step 3 returned that step 2 did not mark.
+ * Cache fills are SET NX, so none can bring a marked token back.
  */
-export async function revokeGrantsAndMark(deps: Deps, grantIds: string[], now = new Date()): Promise<RevokedToken[]> {
-  if (grantIds.length === 0) return [];
-  const live = await liveAccessTokensOfGrants(deps.db, grantIds, now);
-  await markRevoked(deps, live);
-  const revoked = await deps.db.transaction((tx) => revokeGrants(tx, grantIds, now));
-  const marked = new Set(live.map((t) => t.hash));
-  await markRevoked(
-    deps,
-    revoked.filter((t) => !marked.has(t.hash)),
-  );
-  return revoked;
+export class GrantRevocation {
+  private live: RevokedToken[] = [];
+  private revoked: RevokedToken[] = [];
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly grantIds: string[],
+    private readonly now: Date = new Date(),
+  ) {}
+
+  async readLive(): Promise<void> {
+    this.live = await liveAccessTokensOfGrants(this.deps.db, this.grantIds, this.now);
+  }
+
+  async markLive(): Promise<void> {
+    await markRevoked(this.deps, this.live);
+  }
+
+  async commit(): Promise<RevokedToken[]> {
+    this.revoked = await this.deps.db.transaction((tx) => revokeGrants(tx, this.grantIds, this.now));
+    return this.revoked;
+  }
+
+  async markIssuedMeanwhile(): Promise<void> {
+    const marked = new Set(this.live.map((t) => t.hash));
+    await markRevoked(
+      this.deps,
+      this.revoked.filter((t) => !marked.has(t.hash)),
+    );
+  }
+
+  /** All four steps in order; returns every token revoked. */
+  async run(): Promise<RevokedToken[]> {
+    if (this.grantIds.length === 0) return [];
+    await this.readLive();
+    await this.markLive();
+    await this.commit();
+    await this.markIssuedMeanwhile();
+    return this.revoked;
+  }
+}
+
+/** Revokes grants and every token under them (GrantRevocation's four steps). */
+export function revokeGrantsAndMark(deps: Deps, grantIds: string[], now = new Date()): Promise<RevokedToken[]> {
+  return new GrantRevocation(deps, grantIds, now).run();
 }
