@@ -37,6 +37,8 @@ export const ConfigSchema = T.Object({
   /**
    * A request body must arrive whole within this, else 400 `invalid_json`: a body shorter than its
    * Content-Length would otherwise hold the request (and a connection) until the client gives up.
+   * The servers' idle timeout is derived from it (shared/http/serve.ts, idleTimeoutFor), so the
+   * 400 always reaches the client before the connection is closed for silence.
    */
   BODY_READ_TIMEOUT_MS: T.Integer({ minimum: 50, maximum: 120_000, default: 10_000 }),
   /** How often the workers move write-behind state (lease refreshes, key use) to Postgres. */

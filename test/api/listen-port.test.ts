@@ -6,6 +6,7 @@ import { serveMetrics } from "../../shared/metrics/endpoint";
 
 const answer = (text: string) => () => new Response(text);
 const fallback = () => new Response("fallback", { status: 500 });
+const listener = { hostname: "127.0.0.1", bodyReadTimeoutMs: 10_000, fallback };
 
 /** Runs `bind` and returns what it threw (undefined when it bound), stopping any server it started. */
 function bindError(bind: () => Server<undefined> | null): unknown {
@@ -21,11 +22,9 @@ describe("listeners (shared/http/serve.ts, the METRICS_PORT listener)", () => {
   // Issue 19 defect 4: Bun's default SO_REUSEPORT let a second server bind the same port and take
   // part of its traffic; a port in use must be refused at start instead.
   it("refuses to start a second server on a port another server holds", () => {
-    const first = serveHttp({ hostname: "127.0.0.1", port: 0, fetch: answer("first"), fallback });
+    const first = serveHttp({ ...listener, port: 0, fetch: answer("first") });
     try {
-      const error = bindError(() =>
-        serveHttp({ hostname: "127.0.0.1", port: first.port!, fetch: answer("second"), fallback }),
-      );
+      const error = bindError(() => serveHttp({ ...listener, port: first.port!, fetch: answer("second") }));
       expect((error as { code?: string } | undefined)?.code).toBe("EADDRINUSE");
     } finally {
       first.stop(true);
@@ -33,7 +32,7 @@ describe("listeners (shared/http/serve.ts, the METRICS_PORT listener)", () => {
   });
 
   it("refuses a METRICS_PORT that another server holds", () => {
-    const api = serveHttp({ hostname: "127.0.0.1", port: 0, fetch: answer("api"), fallback });
+    const api = serveHttp({ ...listener, port: 0, fetch: answer("api") });
     try {
       const error = bindError(() =>
         serveMetrics({ METRICS: "on", METRICS_TOKEN: undefined, METRICS_PORT: api.port!, METRICS_HOST: "127.0.0.1" }),
