@@ -85,3 +85,17 @@ describe("entry points (bun api/main.ts, workers/main.ts, mcp/main.ts) that cann
     }, 20_000);
   }
 });
+
+describe("bun run start (shared/cli/start.ts)", () => {
+  // Its three children share one environment, so they would all bind METRICS_PORT (issue 19 defect 4).
+  it("refuses METRICS_PORT with one line, before starting anything", async () => {
+    const res = await run("shared/cli/start.ts", { METRICS_PORT: String(freePort()) });
+    expect(res).toEqual({
+      code: 1,
+      stdout: "",
+      lines: [
+        "amem: invalid configuration: METRICS_PORT: bun run start runs three processes on one environment; unset it, or run api, workers and mcp each with its own",
+      ],
+    });
+  }, 20_000);
+});
