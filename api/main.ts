@@ -1,24 +1,25 @@
-import { loadConfig } from "../shared/config";
 import { createDeps } from "../shared/deps";
 import { onShutdown, survivePromiseRejections } from "../shared/shutdown";
 import { serveMetrics } from "../shared/metrics/endpoint";
+import { startOrExit } from "../shared/startup";
 import { createApp } from "./app";
 import { serveApi } from "./serve";
 
-const config = loadConfig();
-const deps = await createDeps(config, "api");
-survivePromiseRejections(deps.logger);
-// The routes that wait for a job share one QueueEvents per queue, ready before the first request.
-await deps.jobs.startEvents(["triage", "account"]);
-const app = createApp(deps);
-const server = serveApi(app, config, deps.logger);
-deps.logger.info({ port: server.port, host: config.HOST }, "api listening");
+await startOrExit("api", async (config) => {
+  const deps = await createDeps(config, "api");
+  survivePromiseRejections(deps.logger);
+  // The routes that wait for a job share one QueueEvents per queue, ready before the first request.
+  await deps.jobs.startEvents(["triage", "account"]);
+  const app = createApp(deps);
+  const server = serveApi(app, config, deps.logger);
+  deps.logger.info({ port: server.port, host: config.HOST }, "api listening");
 
-const metricsServer = serveMetrics(config);
-if (metricsServer) deps.logger.info({ port: metricsServer.port, host: config.METRICS_HOST }, "metrics listening");
+  const metricsServer = serveMetrics(config);
+  if (metricsServer) deps.logger.info({ port: metricsServer.port, host: config.METRICS_HOST }, "metrics listening");
 
-onShutdown(deps.logger, async () => {
-  await metricsServer?.stop();
-  await app.stop();
-  await deps.close();
+  onShutdown(deps.logger, async () => {
+    await metricsServer?.stop();
+    await app.stop();
+    await deps.close();
+  });
 });

@@ -13,12 +13,13 @@ import { appFetch } from "./plugins/metrics";
  */
 export function serveApi(
   app: App,
-  config: Pick<Config, "HOST" | "PORT" | "METRICS">,
+  config: Pick<Config, "HOST" | "PORT" | "METRICS" | "BODY_READ_TIMEOUT_MS">,
   logger: Logger,
 ): Server<undefined> {
   const server = serveHttp({
     hostname: config.HOST,
     port: config.PORT,
+    bodyReadTimeoutMs: config.BODY_READ_TIMEOUT_MS,
     fetch: appFetch(app, config),
     fallback: unhandledErrorFallback(logger),
   });

@@ -50,7 +50,7 @@ const app = new Elysia({ normalize: false })
     },
     { body: CreateMemoryBody },
   )
-  .listen({ hostname: "127.0.0.1", port });
+  .listen({ hostname: "127.0.0.1", port, reusePort: false });
 
 const stop = () => {
   void app.stop().finally(() => {

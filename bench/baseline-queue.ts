@@ -85,7 +85,7 @@ const app = new Elysia({ normalize: false })
     },
     { body: TriageCompleteBody },
   )
-  .listen({ hostname: "127.0.0.1", port });
+  .listen({ hostname: "127.0.0.1", port, reusePort: false });
 
 const stop = () => {
   void app.stop().finally(() => {

@@ -63,7 +63,7 @@ const app = new Elysia({ normalize: false })
     },
     { body: HeartbeatBody },
   )
-  .listen({ hostname: "127.0.0.1", port });
+  .listen({ hostname: "127.0.0.1", port, reusePort: false });
 
 const stop = () => {
   void app.stop().finally(() => {

@@ -1,23 +1,24 @@
-import { loadConfig } from "../shared/config";
 import { createDeps } from "../shared/deps";
 import { authenticateAccessToken } from "../shared/auth/credentials";
 import { onShutdown, survivePromiseRejections } from "../shared/shutdown";
 import { serveMetrics } from "../shared/metrics/endpoint";
+import { startOrExit } from "../shared/startup";
 import { createMcpApp } from "./app";
 import { serveMcp } from "./serve";
 
-const config = loadConfig();
-const deps = await createDeps(config, "mcp");
-survivePromiseRejections(deps.logger);
-const app = createMcpApp(deps, { verifyAccessToken: (token) => authenticateAccessToken(deps, token) });
-const server = serveMcp(app, config, deps.logger);
-deps.logger.info({ port: server.port, host: config.MCP_HOST, publicUrl: config.MCP_PUBLIC_URL }, "mcp listening");
+await startOrExit("mcp", async (config) => {
+  const deps = await createDeps(config, "mcp");
+  survivePromiseRejections(deps.logger);
+  const app = createMcpApp(deps, { verifyAccessToken: (token) => authenticateAccessToken(deps, token) });
+  const server = serveMcp(app, config, deps.logger);
+  deps.logger.info({ port: server.port, host: config.MCP_HOST, publicUrl: config.MCP_PUBLIC_URL }, "mcp listening");
 
-const metricsServer = serveMetrics(config);
-if (metricsServer) deps.logger.info({ port: metricsServer.port, host: config.METRICS_HOST }, "metrics listening");
+  const metricsServer = serveMetrics(config);
+  if (metricsServer) deps.logger.info({ port: metricsServer.port, host: config.METRICS_HOST }, "metrics listening");
 
-onShutdown(deps.logger, async () => {
-  await metricsServer?.stop();
-  await app.stop();
-  await deps.close();
+  onShutdown(deps.logger, async () => {
+    await metricsServer?.stop();
+    await app.stop();
+    await deps.close();
+  });
 });

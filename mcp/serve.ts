@@ -16,12 +16,13 @@ export const MCP_IDLE_TIMEOUT_SECONDS = 75;
 /** Serves the MCP app on MCP_HOST:MCP_PORT the way the api is served (shared/http/serve.ts). */
 export function serveMcp(
   app: McpApp,
-  config: Pick<Config, "MCP_HOST" | "MCP_PORT" | "METRICS">,
+  config: Pick<Config, "MCP_HOST" | "MCP_PORT" | "METRICS" | "BODY_READ_TIMEOUT_MS">,
   logger: Logger,
 ): Server<undefined> {
   const server = serveHttp({
     hostname: config.MCP_HOST,
     port: config.MCP_PORT,
+    bodyReadTimeoutMs: config.BODY_READ_TIMEOUT_MS,
     idleTimeoutSeconds: MCP_IDLE_TIMEOUT_SECONDS,
     fetch: appFetch(app, config),
     fallback: unhandledErrorFallback(logger),

@@ -37,6 +37,8 @@ export const ConfigSchema = T.Object({
   /**
    * A request body must arrive whole within this, else 400 `invalid_json`: a body shorter than its
    * Content-Length would otherwise hold the request (and a connection) until the client gives up.
+   * The servers' idle timeout is derived from it (shared/http/serve.ts, idleTimeoutFor), so the
+   * 400 always reaches the client before the connection is closed for silence.
    */
   BODY_READ_TIMEOUT_MS: T.Integer({ minimum: 50, maximum: 120_000, default: 10_000 }),
   /** How often the workers move write-behind state (lease refreshes, key use) to Postgres. */
@@ -193,23 +195,94 @@ export const ConfigSchema = T.Object({
 });
 export type Config = Static<typeof ConfigSchema>;
 
+/**
+ * What a setting accepts, in words, for the settings whose schema says it as a pattern (the rest
+ * are derived from the schema by allowedValues).
+ */
+const PATTERN_TEXT: Partial<Record<keyof Config, string>> = {
+  REDIS_CLUSTER_NODES: "host:port pairs separated by commas",
+  REDIS_PREFIX: "1–64 letters, digits, _ or -",
+  MCP_PUBLIC_URL: "an http(s) origin with no path or trailing slash (https://mcp.example.com)",
+  MCP_ALLOWED_HOSTS: "host names separated by commas",
+  MCP_ALLOWED_ORIGINS: "origins separated by commas (https://app.example.com)",
+  SMTP_URL: "an smtp:// or smtps:// URL",
+};
+
+type SchemaLike = {
+  type?: string;
+  const?: unknown;
+  anyOf?: SchemaLike[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  items?: SchemaLike;
+};
+
+/** `n` written for a reader (12_000 → 12,000). */
+const num = (n: number) => n.toLocaleString("en-US");
+
+function rangeText(kind: string, s: SchemaLike): string {
+  if (s.minimum !== undefined && s.maximum !== undefined) return `${kind} from ${num(s.minimum)} to ${num(s.maximum)}`;
+  if (s.minimum !== undefined) return `${kind} ≥ ${num(s.minimum)}`;
+  return kind;
+}
+
+function describeSchema(s: SchemaLike): string {
+  if (s.anyOf && isOnOffUnion(s)) return "on or off";
+  if (s.anyOf) {
+    const parts = s.anyOf.map(describeSchema);
+    return s.anyOf.every((o) => o.const !== undefined) ? `one of ${parts.join(", ")}` : parts.join(" or ");
+  }
+  if (s.const !== undefined) return String(s.const);
+  if (s.type === "integer") return rangeText("an integer", s);
+  if (s.type === "number") return rangeText("a number", s);
+  if (s.type === "boolean") return "on or off";
+  if (s.type === "string") {
+    if (s.maxLength !== undefined) return `${s.minLength ?? 0}–${s.maxLength} characters`;
+    if (s.minLength !== undefined && s.minLength > 1) return `at least ${s.minLength} characters`;
+    return "a non-empty string";
+  }
+  return "valid";
+}
+
+/** What a setting accepts, in words ("one of debug, info, warn, error"): error messages and the README table. */
+export function allowedValues(key: keyof Config): string {
+  return PATTERN_TEXT[key] ?? describeSchema(ConfigSchema.properties[key] as SchemaLike);
+}
+
+/** The settings that are switches: `on`/`off`, with `true`/`false` and `1`/`0` still accepted. */
+const SWITCH_ON = new Set(["on", "true", "1"]);
+const SWITCH_OFF = new Set(["off", "false", "0"]);
+
+function isOnOffUnion(schema: SchemaLike): boolean {
+  const values = schema.anyOf?.map((o) => o.const);
+  return values?.length === 2 && values.includes("on") && values.includes("off");
+}
+
 function coerce(key: string, raw: string): unknown {
   if (key === "RATE_LIMIT") return raw === "off" ? raw : Number(raw);
-  const schema = ConfigSchema.properties[key as keyof Config] as { type?: string; anyOf?: unknown };
+  const schema = ConfigSchema.properties[key as keyof Config] as SchemaLike;
   if (schema.type === "array")
     return raw
       .split(",")
       .map((item) => item.trim())
       .filter((item) => item !== "");
   if (schema.type === "integer" || schema.type === "number") return raw.trim() === "" ? raw : Number(raw);
-  if (schema.type === "boolean")
-    return raw === "true" || raw === "1" ? true : raw === "false" || raw === "0" ? false : raw;
+  // One switch style for every on/off setting (issue 19 defect 9): on|off, as documented; the
+  // true|false and 1|0 that the boolean ones took before are still accepted.
+  const word = raw.trim().toLowerCase();
+  if (schema.type === "boolean") return SWITCH_ON.has(word) ? true : SWITCH_OFF.has(word) ? false : raw;
+  if (isOnOffUnion(schema)) return SWITCH_ON.has(word) ? "on" : SWITCH_OFF.has(word) ? "off" : raw;
   return raw;
 }
 
+/** Bad settings, each named with what it accepts; the message is one line (a start-up failure prints it as is). */
 export class ConfigError extends Error {
   constructor(public readonly problems: string[]) {
-    super(`invalid configuration:\n  ${problems.join("\n  ")}`);
+    super(`invalid configuration: ${problems.join("; ")}`);
+    this.name = "ConfigError";
   }
 }
 
@@ -227,9 +300,53 @@ function mailProblems(config: Record<string, unknown>): string[] {
   return problems;
 }
 
-/** Parses the environment; throws ConfigError naming every bad key. */
+/**
+ * The listeners an environment configures (0 = any free port, which never clashes). Listeners
+ * refuse a port in use, so equal ports would make one process (or `bun run start`'s children)
+ * fail at bind; said here, at start, naming both settings.
+ */
+const LISTENER_PORTS = ["PORT", "MCP_PORT", "METRICS_PORT"] as const;
+
+function portProblems(config: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const taken = new Map<number, string>();
+  for (const key of LISTENER_PORTS) {
+    const port = config[key];
+    if (typeof port !== "number" || port === 0) continue;
+    const other = taken.get(port);
+    if (other === undefined) taken.set(port, key);
+    else problems.push(`${key}: must differ from ${other} (both ${port}); every listener needs a port of its own`);
+  }
+  return problems;
+}
+
+/**
+ * Limits on work that holds a pooled Postgres connection: at DB_POOL_SIZE or above, searches (or
+ * exports) alone could hold every connection and every other request would wait for one.
+ */
+const POOL_LIMITS = ["SEARCH_MAX_CONCURRENT", "EXPORT_MAX_CONCURRENT"] as const;
+
+function poolProblems(config: Record<string, unknown>): string[] {
+  const pool = config.DB_POOL_SIZE;
+  if (typeof pool !== "number") return [];
+  return POOL_LIMITS.filter((key) => typeof config[key] === "number" && (config[key] as number) >= pool).map(
+    (key) => `${key}: must be below DB_POOL_SIZE (${pool}), or it could hold every pooled connection`,
+  );
+}
+
+/**
+ * Settings that are never empty: an empty REDIS_URL or DATABASE_URL is almost always a secret that
+ * failed to reach the environment, and treating it as unset would quietly use the local default.
+ */
+const NEVER_EMPTY = ["DATABASE_URL", "REDIS_URL"] as const;
+
+/** Parses the environment; throws ConfigError naming every bad key and what it accepts. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const input: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const key of NEVER_EMPTY)
+    if (env[key] !== undefined && env[key]!.trim() === "")
+      problems.push(`${key}: set but empty; unset it for the default or name the server`);
   for (const key of Object.keys(ConfigSchema.properties)) {
     const raw = env[key];
     if (raw !== undefined && raw !== "") input[key] = coerce(key, raw);
@@ -237,10 +354,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // Mail goes out by SMTP when a relay is configured; nothing else is ever implied.
   if (input.MAIL_TRANSPORT === undefined && input.SMTP_URL !== undefined) input.MAIL_TRANSPORT = "smtp";
   const withDefaults = Value.Default(ConfigSchema, input) as Record<string, unknown>;
-  const problems = [...Value.Errors(ConfigSchema, withDefaults)].map(
-    (e) => `${e.path.slice(1) || "(root)"}: ${e.message}`,
-  );
+  // One message per bad key, saying what it accepts: TypeBox's own ("Expected union value") names
+  // neither. The value is never repeated (it may be a secret).
+  const badKeys = new Set([...Value.Errors(ConfigSchema, withDefaults)].map((e) => e.path.split("/")[1] ?? ""));
+  for (const key of badKeys)
+    problems.push(
+      key in ConfigSchema.properties
+        ? `${key} must be ${allowedValues(key as keyof Config)}`
+        : `${key || "(root)"}: not a setting`,
+    );
   problems.push(...mailProblems(withDefaults));
+  problems.push(...portProblems(withDefaults));
+  problems.push(...poolProblems(withDefaults));
   // Loopback and plain http would let anyone who can name a client_id make the server reach its own network.
   if (withDefaults.OAUTH_CIMD_ALLOW_LOOPBACK_HTTP === true && withDefaults.NODE_ENV === "production")
     problems.push("OAUTH_CIMD_ALLOW_LOOPBACK_HTTP: test-only, refused when NODE_ENV=production");

@@ -13,19 +13,30 @@ function reason(error: unknown): string {
   return e.code ?? e.message ?? String(error);
 }
 
+/** Postgres or Redis did not answer at start: what, where, and the setting that names it, on one line. */
+export class PreflightError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(problems.join("; "));
+    this.name = "PreflightError";
+  }
+}
+
 /**
- * Checks that Postgres and Redis answer within `timeoutMs` and creates the database if missing.
- * Throws one clear, human message naming what is unreachable and how to fix it.
+ * Checks that Postgres and Redis answer within `timeoutMs` and, with `createDatabase` (the
+ * default: `bun run start`, `bun run migrate`, the tests), creates the database if missing; the
+ * api, workers and MCP server only check (their database is migrated before they start).
+ * Throws a PreflightError naming what is unreachable and how to fix it.
  */
 export async function preflight(
   databaseUrl: string,
   redisUrl: string,
   timeoutMs = 2_000,
   redisClusterNodes?: string,
+  { createDatabase = true }: { createDatabase?: boolean } = {},
 ): Promise<void> {
   const problems: string[] = [];
   try {
-    await ensureDatabase(databaseUrl);
+    if (createDatabase) await ensureDatabase(databaseUrl);
     const sql = postgres(databaseUrl, { max: 1, connect_timeout: Math.ceil(timeoutMs / 1000), onnotice: () => {} });
     try {
       await sql`select 1`;
@@ -33,7 +44,14 @@ export async function preflight(
       await sql.end({ timeout: 1 });
     }
   } catch (error) {
-    problems.push(`Postgres is unreachable at ${where(databaseUrl)} (${reason(error)}). Start it or set DATABASE_URL.`);
+    if ((error as { code?: string }).code === "3D000")
+      problems.push(
+        `Postgres at ${where(databaseUrl)} has no database by that name. Run bun run migrate or set DATABASE_URL.`,
+      );
+    else
+      problems.push(
+        `Postgres is unreachable at ${where(databaseUrl)} (${reason(error)}). Start it or set DATABASE_URL.`,
+      );
   }
   const redis = createRedis(redisTarget(redisUrl, redisClusterNodes), {
     lazyConnect: true,
@@ -53,5 +71,5 @@ export async function preflight(
   } finally {
     redis.disconnect();
   }
-  if (problems.length > 0) throw new Error(problems.join("\n"));
+  if (problems.length > 0) throw new PreflightError(problems);
 }

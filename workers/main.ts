@@ -1,6 +1,6 @@
-import { loadConfig } from "../shared/config";
 import { createDeps } from "../shared/deps";
 import { onShutdown, survivePromiseRejections } from "../shared/shutdown";
+import { startOrExit } from "../shared/startup";
 import { startFlusher } from "./flusher/flusher";
 import { startQueueWorkers } from "./queue-workers";
 import { HANDLERS } from "./handlers";
@@ -8,31 +8,32 @@ import { keepSchedulers, removeSchedulers, upsertSchedulers } from "./maintenanc
 import { serveMetrics } from "../shared/metrics/endpoint";
 import { registerWorkerCollectors } from "./metrics";
 
-const config = loadConfig();
-const deps = await createDeps(config, "workers");
-survivePromiseRejections(deps.logger);
-const flusher = startFlusher(deps);
-const queueWorkers = startQueueWorkers(deps, HANDLERS);
-await queueWorkers.waitUntilReady();
-let schedulers: { stop: () => void } | undefined;
-if (config.SCHEDULERS === "on") {
-  await upsertSchedulers(deps);
-  schedulers = keepSchedulers(deps);
-} else {
-  // Schedulers live in Redis: those an earlier run registered would keep firing without this.
-  const removed = await removeSchedulers(deps);
-  if (removed) deps.logger.info({ removed }, "maintenance schedulers removed (SCHEDULERS=off)");
-}
-registerWorkerCollectors(deps);
-// The workers have no HTTP port of their own: METRICS_PORT is their only /metrics.
-const metricsServer = serveMetrics(config);
-if (metricsServer) deps.logger.info({ port: metricsServer.port, host: config.METRICS_HOST }, "metrics listening");
-deps.logger.info("workers started");
+await startOrExit("workers", async (config) => {
+  const deps = await createDeps(config, "workers");
+  survivePromiseRejections(deps.logger);
+  const flusher = startFlusher(deps);
+  const queueWorkers = startQueueWorkers(deps, HANDLERS);
+  await queueWorkers.waitUntilReady();
+  let schedulers: { stop: () => void } | undefined;
+  if (config.SCHEDULERS === "on") {
+    await upsertSchedulers(deps);
+    schedulers = keepSchedulers(deps);
+  } else {
+    // Schedulers live in Redis: those an earlier run registered would keep firing without this.
+    const removed = await removeSchedulers(deps);
+    if (removed) deps.logger.info({ removed }, "maintenance schedulers removed (SCHEDULERS=off)");
+  }
+  registerWorkerCollectors(deps);
+  // The workers have no HTTP port of their own: METRICS_PORT is their only /metrics.
+  const metricsServer = serveMetrics(config);
+  if (metricsServer) deps.logger.info({ port: metricsServer.port, host: config.METRICS_HOST }, "metrics listening");
+  deps.logger.info("workers started");
 
-onShutdown(deps.logger, async () => {
-  await metricsServer?.stop();
-  schedulers?.stop();
-  await queueWorkers.stop();
-  await flusher.stop();
-  await deps.close();
+  onShutdown(deps.logger, async () => {
+    await metricsServer?.stop();
+    schedulers?.stop();
+    await queueWorkers.stop();
+    await flusher.stop();
+    await deps.close();
+  });
 });

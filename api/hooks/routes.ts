@@ -2,12 +2,15 @@ import { Elysia } from "elysia";
 import { Type, type Static } from "@sinclair/typebox";
 import type { ApiDeps } from "../client-ip";
 import { withCredential } from "../plugins/auth";
-import { authenticate } from "../../shared/auth/credentials";
+import { authenticate, type Principal } from "../../shared/auth/credentials";
 import { AUTHED_ERRORS, errors, Project, ScopeName } from "../../shared/contract/schema-kit";
 import { HookBody, readHookEvent } from "../../shared/hooks/payload";
 import { HookAnswer, hookAnswer } from "../../shared/hooks/output";
 import { handleHookEvent, type Harness } from "../../shared/hooks/service";
-import { HookMisses, withinBudget } from "../../shared/hooks/budget";
+import { HookMisses, withinBudget, type Budgeted } from "../../shared/hooks/budget";
+
+/** The hook's caller, resolved before validation, and when the hook's budget runs out. */
+type Caller = { principal: Budgeted<Principal>; budgetEndsAt: number };
 
 /** Where the harness's runs belong, set once on the hook URL (the harness cannot add it to its payload). */
 const HookQuery = Type.Object(
@@ -31,20 +34,14 @@ export function hookRoutes(deps: ApiDeps) {
   const misses = new HookMisses(deps.logger);
   const route = (harness: Harness) =>
     ({
-      handler: async ({
-        body,
-        query,
-        request,
-      }: {
-        body: HookBody;
-        query: Static<typeof HookQuery>;
-        request: Request;
-      }) => {
+      handler: async ({ body, query, caller }: { body: HookBody; query: Static<typeof HookQuery>; caller: Caller }) => {
         const event = readHookEvent(body);
-        const answer = await withinBudget(deps.config.HOOK_BUDGET_MS, deps.logger, async () => {
-          const principal = await withCredential(deps, request, (credential) => authenticate(deps, credential));
-          return handleHookEvent(deps, principal, harness, event, query);
-        });
+        const { principal } = caller;
+        const answer = principal.done
+          ? await withinBudget(caller.budgetEndsAt - Date.now(), deps.logger, () =>
+              handleHookEvent(deps, principal.value, harness, event, query),
+            )
+          : principal;
         if (!answer.done) {
           misses.record(harness, event.name, answer.cause);
           return {};
@@ -60,7 +57,20 @@ export function hookRoutes(deps: ApiDeps) {
     }) as const;
   const claudeCode = route("claude-code");
   const codex = route("codex");
-  return new Elysia({ name: "hook-routes", prefix: "/api/v1/hooks", detail: { tags: ["agent hooks"] } })
-    .post("/claude-code", claudeCode.handler, claudeCode.options)
-    .post("/codex", codex.handler, codex.options);
+  return (
+    new Elysia({ name: "hook-routes", prefix: "/api/v1/hooks", detail: { tags: ["agent hooks"] } })
+      // A derive runs before the body and query are validated: a harness without a valid key (no
+      // AMEM_API_KEY exported, a revoked key) hears 401 whatever it sent, as the user debugging it
+      // needs to, not 400 for a payload that was never the problem (issue 19 defect 8). The
+      // budget starts here, so the credential check and the hook's work share HOOK_BUDGET_MS.
+      .derive(async ({ request }): Promise<{ caller: Caller }> => {
+        const budgetEndsAt = Date.now() + deps.config.HOOK_BUDGET_MS;
+        const principal = await withinBudget(deps.config.HOOK_BUDGET_MS, deps.logger, () =>
+          withCredential(deps, request, (credential) => authenticate(deps, credential)),
+        );
+        return { caller: { principal, budgetEndsAt } };
+      })
+      .post("/claude-code", claudeCode.handler, claudeCode.options)
+      .post("/codex", codex.handler, codex.options)
+  );
 }

@@ -1,5 +1,6 @@
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { Config } from "../../shared/config";
+import type { Logger } from "../../shared/logger";
 import { isApiKeyShaped, type Principal } from "../../shared/auth/credentials";
 import { AppError } from "../../shared/errors";
 import { errorResponse } from "../../api/plugins/errors";
@@ -55,30 +56,37 @@ function effectiveScopes(scopes: readonly string[]): string[] {
  * The body is the contract's `{"error":"unauthorized"}`. The resource and expiry are checked here
  * as well as by the verifier, so a verifier that forgets either cannot open the door.
  */
-export function bearerGate(config: Pick<Config, "MCP_PUBLIC_URL">, verify: AccessTokenVerifier) {
+export function bearerGate(config: Pick<Config, "MCP_PUBLIC_URL">, verify: AccessTokenVerifier, logger?: Logger) {
   const resource = mcpResourceOf(config);
   const resourceMetadataUrl = protectedResourceMetadataUrlOf(config);
   const scope = MCP_SCOPES.join(" ");
-  const challenge = (invalidToken: boolean) =>
-    errorResponse("unauthorized", {
+  // Which check refused the token, at debug level (issue 19 defect 10); never the token itself.
+  const challenge = (invalidToken: boolean, check?: string) => {
+    if (check !== undefined)
+      logger?.debug({ endpoint: "/mcp", error: "invalid_token", check }, "oauth request refused");
+    return errorResponse("unauthorized", {
       "www-authenticate": `Bearer ${invalidToken ? 'error="invalid_token", ' : ""}resource_metadata="${resourceMetadataUrl}", scope="${scope}"`,
     });
+  };
 
   return async (request: Request, now = Date.now()): Promise<McpAuthInfo | Response> => {
     // API keys authenticate the REST API only (SPEC §10): presenting one here is a bad credential.
-    if (request.headers.has("x-api-key")) return challenge(true);
+    if (request.headers.has("x-api-key")) return challenge(true, "credential: an API key (REST only)");
     const authorization = request.headers.get("authorization");
     if (authorization === null) return challenge(false);
     const token = /^Bearer ([^\s]+)$/i.exec(authorization)?.[1];
-    if (token === undefined || isApiKeyShaped(token)) return challenge(true);
+    if (token === undefined) return challenge(true, "credential: Authorization is not a Bearer token");
+    if (isApiKeyShaped(token)) return challenge(true, "credential: an API key (REST only)");
     let principal: McpPrincipal;
     try {
       principal = await verify(token);
     } catch (error) {
-      if (error instanceof AppError && error.code === "unauthorized") return challenge(true);
+      if (error instanceof AppError && error.code === "unauthorized")
+        return challenge(true, "access_token: unknown, revoked or expired");
       throw error;
     }
-    if (principal.resource !== resource || !(principal.expiresAtMs > now)) return challenge(true);
+    if (principal.resource !== resource) return challenge(true, "resource: the token was issued for another audience");
+    if (!(principal.expiresAtMs > now)) return challenge(true, "access_token: expired");
     const scopes = effectiveScopes(principal.scopes);
     return {
       token,

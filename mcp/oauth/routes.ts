@@ -100,19 +100,21 @@ function cookiesOf(request: Request): Record<string, string> {
 }
 
 async function readBody(request: Request): Promise<string> {
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw new OAuthError("invalid_request");
+  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES)
+    throw new OAuthError("invalid_request", "request: body too large");
   const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) throw new OAuthError("invalid_request");
+  if (text.length > MAX_BODY_BYTES) throw new OAuthError("invalid_request", "request: body too large");
   return text;
 }
 
 /** An application/x-www-form-urlencoded body (RFC 6749 §3.2); a parameter sent twice is refused. */
 async function readForm(request: Request): Promise<URLSearchParams> {
   const type = request.headers.get("content-type") ?? "";
-  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) throw new OAuthError("invalid_request");
+  if (!/^application\/x-www-form-urlencoded\b/i.test(type))
+    throw new OAuthError("invalid_request", "request: body is not a form");
   const form = new URLSearchParams(await readBody(request));
   const names = [...form.keys()];
-  if (new Set(names).size !== names.length) throw new OAuthError("invalid_request");
+  if (new Set(names).size !== names.length) throw new OAuthError("invalid_request", "request: a parameter sent twice");
   return form;
 }
 
@@ -140,13 +142,15 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
     try {
       trusted = await checkClientAndRedirect(deps, params, duplicated);
     } catch (error) {
-      if (error instanceof AuthorizePageError) return { response: errorPage(pageErrorMessage(error), 400) };
-      throw error;
+      if (!(error instanceof AuthorizePageError)) throw error;
+      logRefusal("/authorize", error.reason, error.check);
+      return { response: errorPage(pageErrorMessage(error), 400) };
     }
     try {
       return { valid: checkAuthorizationRequest(issuer, params, trusted.client, trusted.redirectUri) };
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
+      logRefusal("/authorize", error.code, error.check);
       return {
         response: redirect(authorizationRedirect(issuer, trusted.redirectUri, params.state, { error: error.code })),
       };
@@ -164,7 +168,8 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
     let form: URLSearchParams;
     try {
       form = await readForm(request);
-    } catch {
+    } catch (error) {
+      if (error instanceof OAuthError) logRefusal(new URL(request.url).pathname, error.code, error.check);
       return { response: errorPage("The form could not be read.", 400) };
     }
     const { params } = authorizeParamsOf(form);
@@ -174,7 +179,10 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
   }
 
   /** A form whose CSRF field does not match its cookie: stale, or posted from another page. */
-  const formExpired = () => errorPage("The form expired or did not come from this page. Go back and try again.", 403);
+  const formExpired = (endpoint: string) => {
+    logRefusal(endpoint, "forbidden", "csrf: the form's token does not match its cookie");
+    return errorPage("The form expired or did not come from this page. Go back and try again.", 403);
+  };
 
   /**
    * The form of a token or revocation request and the client it authenticates (RFC 6749 §2.3,
@@ -226,13 +234,23 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
     });
   }
 
+  /**
+   * Says at debug level which check refused a request (issue 19 defect 10): the answer carries only
+   * the code, so this line is what someone debugging a client has. Only the endpoint, the code and
+   * the fixed text of the check: never a secret, token, code, verifier or other request input.
+   */
+  const logRefusal = (endpoint: string, error: string, check: string) =>
+    deps.logger.debug({ endpoint, error, check }, "oauth request refused");
+
   /** Runs a JSON endpoint: OAuth errors become their `{"error"}` answer; other errors go to the app's error handler. */
   async function oauthEndpoint(request: Request, work: () => Promise<Response>): Promise<Response> {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof OAuthError)
+      if (error instanceof OAuthError) {
+        logRefusal(new URL(request.url).pathname, error.code, error.check);
         return oauthErrorResponse(error, { ...CORS, ...NO_STORE }, request.headers.has("authorization"));
+      }
       throw error;
     }
   }
@@ -253,7 +271,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
             body = JSON.parse(await readBody(request));
           } catch (error) {
             if (error instanceof OAuthError) throw error;
-            throw new OAuthError("invalid_client_metadata");
+            throw new OAuthError("invalid_client_metadata", "metadata: not JSON");
           }
           return json(201, await registerClient(deps, body), { ...CORS, ...NO_STORE });
         }),
@@ -275,7 +293,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
         if ("response" in posted) return posted.response;
         const { form, params, valid } = posted;
         const csrfCookie = cookiesOf(request)[CSRF_COOKIE];
-        if (!csrfCookie || form.get("csrf") !== csrfToken("login", csrfCookie)) return formExpired();
+        if (!csrfCookie || form.get("csrf") !== csrfToken("login", csrfCookie)) return formExpired("/authorize/login");
         try {
           await enforceRateLimit(deps, `login:${ipOf(request, server)}`, deps.config.RATE_LIMIT_LOGIN);
         } catch (error) {
@@ -291,6 +309,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
           user = await checkPassword(deps, form.get("email") ?? "", form.get("password") ?? "");
         } catch (error) {
           if (!(error instanceof AppError) || error.code !== "unauthorized") throw error;
+          logRefusal("/authorize/login", "unauthorized", "sign-in: wrong email or password");
           return showLogin(valid, params, { error: "Wrong email or password.", status: 401 });
         }
         const session = await startBrowserSession(deps, user.id);
@@ -313,7 +332,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
         const sessionCookie = cookiesOf(request)[SESSION_COOKIE];
         const userId = await browserSessionUser(deps, sessionCookie);
         if (!userId) return showLogin(valid, params);
-        if (form.get("csrf") !== csrfToken("consent", sessionCookie!)) return formExpired();
+        if (form.get("csrf") !== csrfToken("consent", sessionCookie!)) return formExpired("/authorize/consent");
         const decision = form.get("decision");
         if (decision === "deny")
           return redirect(authorizationRedirect(issuer, valid.redirectUri, valid.state, { error: "access_denied" }));
@@ -323,6 +342,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
           return redirect(authorizationRedirect(issuer, valid.redirectUri, valid.state, { code }));
         } catch (error) {
           if (!(error instanceof OAuthError)) throw error;
+          logRefusal("/authorize/consent", error.code, error.check);
           return redirect(authorizationRedirect(issuer, valid.redirectUri, valid.state, { error: error.code }));
         }
       },
@@ -349,7 +369,9 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
               resource: form.get("resource"),
             });
           } else {
-            throw new OAuthError(grantType ? "unsupported_grant_type" : "invalid_request");
+            throw grantType
+              ? new OAuthError("unsupported_grant_type", "grant_type: not supported")
+              : new OAuthError("invalid_request", "grant_type: missing");
           }
           return json(200, body, { ...CORS, ...NO_STORE });
         }),
@@ -361,7 +383,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
         oauthEndpoint(request, async () => {
           const { form, client } = await clientForm(request, server);
           const token = form.get("token");
-          if (!token) throw new OAuthError("invalid_request");
+          if (!token) throw new OAuthError("invalid_request", "token: missing");
           await revokeToken(deps, client, token);
           return new Response(null, { status: 200, headers: { ...CORS, ...NO_STORE } });
         }),

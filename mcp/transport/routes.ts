@@ -62,7 +62,7 @@ export function mcpRoutes(deps: Deps, factory: McpServerFactory, verify: AccessT
       onerror: (error) => deps.logger.error({ err: loggableError(error) }, "mcp handler error"),
     }),
   );
-  const gate = bearerGate(deps.config, verify);
+  const gate = bearerGate(deps.config, verify, deps.logger);
   const hostAllowed = hostGuard(deps.config);
   const checkOrigin = originGuard(deps.config);
   return new Elysia({ name: "mcp-transport" }).all(

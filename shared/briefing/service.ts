@@ -50,6 +50,25 @@ function selectorOf(q: BriefingQuery): Selector {
 }
 
 /**
+ * Records a briefing delivered to a run, by GET /briefing naming it or by the SessionStart hook
+ * (SPEC §6, seed: "set when a briefing was delivered"): whichever delivers first stamps
+ * `briefingDeliveredAt` and stores the items it delivered as `briefedMemories`; later deliveries
+ * change neither, because the debrief prompt takes the run's commitments from that list. 404 when
+ * the run does not exist.
+ */
+export async function recordBriefingDelivered(
+  deps: Deps,
+  principal: Principal,
+  run: { agent: string; sessionId: string },
+  delivered: BriefedMemory[],
+  now: Date,
+): Promise<void> {
+  const key = { userId: principal.userId, ...run };
+  const stamped = await fencedWrite(principal, () => stampBriefingDelivered(deps.db, key, delivered, now));
+  if (!stamped) throw new AppError("not_found");
+}
+
+/**
  * GET /briefing (SPEC §6). Naming a run (agent + sessionId, both or neither) records the delivery:
  * the first time only, `briefingDeliveredAt` is stamped and the delivered items become its
  * `briefedMemories`.
@@ -76,11 +95,13 @@ export async function buildBriefing(
         if (delivered.size < BRIEFED_MAX)
           delivered.set(item.id, { id: item.id, topic: item.topic, status: item.status });
     }
-    const key = { userId: principal.userId, agent: q.agent, sessionId: q.sessionId };
-    const stamped = await fencedWrite(principal, () =>
-      stampBriefingDelivered(deps.db, key, [...delivered.values()], now),
+    await recordBriefingDelivered(
+      deps,
+      principal,
+      { agent: q.agent, sessionId: q.sessionId },
+      [...delivered.values()],
+      now,
     );
-    if (!stamped) throw new AppError("not_found");
   }
   return { generatedAt: now, selector: scope === null ? given : ({ ...given, scope } as Selector), sections };
 }

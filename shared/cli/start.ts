@@ -1,4 +1,4 @@
-import { loadConfig } from "../config";
+import { ConfigError, loadConfig } from "../config";
 import { createLogger } from "../logger";
 import { migrateFromEnv } from "./migrate";
 import { supervise } from "./supervisor";
@@ -9,6 +9,12 @@ import { supervise } from "./supervisor";
  * is passed on to each, and this process exits once all have stopped.
  */
 try {
+  // METRICS_PORT is per process: the three children would all bind it, and listeners refuse a
+  // port in use (shared/http/serve.ts), so two of them would fail at start and be restarted forever.
+  if (loadConfig().METRICS_PORT !== undefined)
+    throw new ConfigError([
+      "METRICS_PORT: bun run start runs three processes on one environment; unset it, or run api, workers and mcp each with its own",
+    ]);
   await migrateFromEnv();
 } catch (error) {
   console.error(`amem: ${(error as Error).message}`);

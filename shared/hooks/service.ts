@@ -3,7 +3,7 @@ import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import type { SelectorInput } from "../agent-sessions/facets";
 import { closeSession, getSession, heartbeat, openSession } from "../agent-sessions/service";
-import { buildBriefing, type BriefingQuery } from "../briefing/service";
+import { buildBriefing, recordBriefingDelivered, type BriefingQuery } from "../briefing/service";
 import { debriefPrompt } from "../briefing/debrief";
 import { beginTriage } from "../triage/begin";
 import { requestTriageCompletion } from "../triage/complete";
@@ -68,7 +68,8 @@ async function unlessMissing<T>(work: () => Promise<T>): Promise<T | undefined> 
 /**
  * SessionStart: the briefing for the run's selector, rendered within AMEM_BRIEFING_MAX_CHARS, then
  * open with the rendered items as the run's briefedMemories (stored on insert and on a startup
- * reopen, SPEC §3.3), answered as context that names the run id for attribution.
+ * reopen, SPEC §3.3), the delivery recorded (briefingDeliveredAt, the first delivery only),
+ * answered as context that names the run id for attribution.
  * `startup` and `clear` (a new session id) open as startup, `compact` too (the same live row comes
  * back unchanged); `resume` as resume. A startup whose facets changed (the hook URL now names
  * another project) is 409 for open; the hook resumes the run instead, so the agent keeps its run id.
@@ -99,6 +100,9 @@ async function sessionStart(
     if (!(error instanceof AppError && error.code === "conflict")) throw error;
     opened = await openSession(deps, principal, { ...base, source: "resume" }, now);
   }
+  // Open never stamps the delivery (SPEC §3.3); this answer delivers the briefing, so the hook
+  // records it like GET /briefing would, with the items it rendered (issue 19 defect 1).
+  await recordBriefingDelivered(deps, principal, { agent, sessionId: event.session_id }, rendered.briefed, now);
   return { kind: "context", text: rendered.markdown(opened.row.id) };
 }
 

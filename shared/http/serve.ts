@@ -22,12 +22,43 @@ export type ServeOptions = {
    */
   fallback: (error: unknown) => Response;
   /**
-   * Seconds a connection may stay silent before Bun closes it (Bun's default is 10). The MCP server
-   * raises it: a tool call waiting on a search slot or a quiet stream must outlive 10 s
-   * (research/mcp-oauth.md §2.5, measured on Bun 1.4.5).
+   * BODY_READ_TIMEOUT_MS: the app answers a stalled body 400 after this, so the connection's idle
+   * timeout is set past it (idleTimeoutFor) and the answer reaches the client.
+   */
+  bodyReadTimeoutMs: number;
+  /**
+   * The least number of seconds a connection may stay silent before Bun closes it (default 10,
+   * Bun's own). The MCP server raises it: a tool call waiting on a search slot or a quiet stream
+   * must outlive 10 s (research/mcp-oauth.md §2.5, measured on Bun 1.4.5).
    */
   idleTimeoutSeconds?: number;
 };
+
+/**
+ * Bun checks idle connections on a 4-second tick, so one idle for N seconds is closed somewhere in
+ * ((⌈N/4⌉ − 1)·4, ⌈N/4⌉·4] seconds (measured on Bun 1.4.5: N = 1…4 closed after 4 s, N = 5…8
+ * after 8 s, N = 10 after 9.3 s in issue 19's run).
+ */
+const IDLE_TICK_SECONDS = 4;
+/** How long the 400 for a stalled body has to reach the client before the earliest idle close. */
+const BODY_ANSWER_MARGIN_MS = 1_000;
+
+/** The earliest Bun may close a connection that has been silent, for an idle timeout of `seconds`. */
+export function earliestIdleCloseMs(seconds: number): number {
+  return (Math.ceil(seconds / IDLE_TICK_SECONDS) - 1) * IDLE_TICK_SECONDS * 1000;
+}
+
+/**
+ * The idle timeout (seconds) for a server whose app refuses a stalled body after
+ * `bodyReadTimeoutMs`: the earliest idle close comes at least BODY_ANSWER_MARGIN_MS after the
+ * refusal, else a body shorter than its Content-Length gets a closed connection instead of the
+ * 400 (issue 19 defect 7: with both at 10 s Bun closed first, after 9.3 s). Never below
+ * `atLeastSeconds`; at most 128 s for the largest BODY_READ_TIMEOUT_MS (Bun allows 255).
+ */
+export function idleTimeoutFor(bodyReadTimeoutMs: number, atLeastSeconds = 10): number {
+  const ticks = Math.ceil((bodyReadTimeoutMs + BODY_ANSWER_MARGIN_MS) / (IDLE_TICK_SECONDS * 1000)) + 1;
+  return Math.max(atLeastSeconds, ticks * IDLE_TICK_SECONDS);
+}
 
 /**
  * Bun's head limit is process-wide (the `--max-http-header-size` flag); Bun exposes it as the
@@ -47,7 +78,9 @@ function raiseServerHeadLimit(bytes: number): void {
  *   connection before the client reads it. The app refuses by Content-Length before reading, and
  *   counts what it reads, and closes the connection after such a refusal;
  * - the head limit raised above the app's (see SERVER_HEAD_LIMIT_BYTES);
- * - a throwing handler answered by `fallback`, never by Bun's error page.
+ * - a throwing handler answered by `fallback`, never by Bun's error page;
+ * - an idle timeout that outlasts the body read time (idleTimeoutFor), so a stalled body gets its 400;
+ * - a port already in use refused (EADDRINUSE), never shared (`reusePort: false`).
  *
  * What stays Bun's (its parser answers before any JavaScript runs, with a bare status and
  * `Connection: close`; Bun.serve has no hook for it): malformed framing — a Content-Length that
@@ -65,7 +98,11 @@ export function serveHttp(options: ServeOptions): Server<undefined> {
     port: options.port,
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     development: false,
-    ...(options.idleTimeoutSeconds === undefined ? {} : { idleTimeout: options.idleTimeoutSeconds }),
+    // Bun sets SO_REUSEPORT unless told not to: a second server on the same port (the api and the
+    // MCP server, or METRICS_PORT = PORT) then binds too and the kernel splits the connections
+    // between them — /health answered 404 in 5 of 12 tries (issue 19 defect 4). Refused instead.
+    reusePort: false,
+    idleTimeout: idleTimeoutFor(options.bodyReadTimeoutMs, options.idleTimeoutSeconds),
     fetch: options.fetch,
     error: options.fallback,
   });

@@ -53,6 +53,8 @@ export function serveMetrics(config: MetricsConfig): Server<undefined> | null {
     hostname: config.METRICS_HOST,
     port: config.METRICS_PORT,
     development: false,
+    // Never shares a port with another listener (shared/http/serve.ts says why).
+    reusePort: false,
     fetch: (request) => {
       if (new URL(request.url).pathname !== METRICS_PATH) return json(404, "not_found");
       if (request.method !== "GET" && request.method !== "HEAD")

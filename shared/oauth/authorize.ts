@@ -46,6 +46,8 @@ const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
 export class AuthorizePageError extends Error {
   constructor(
     public readonly reason: "invalid_client" | "invalid_redirect_uri" | "invalid_request" | "invalid_client_document",
+    /** Which check refused, for the debug log (as OAuthError's `check`: a fixed text, never input). */
+    public readonly check: string,
     /** With `invalid_client_document`: what was wrong with the client's metadata document. */
     public readonly documentFailure?: MetadataDocumentFailure,
   ) {
@@ -94,7 +96,7 @@ export function normaliseResource(issuer: string, resource: string | undefined):
   try {
     url = new URL(resource);
   } catch {
-    throw new OAuthError("invalid_target");
+    throw new OAuthError("invalid_target", "resource: not a URL");
   }
   const base = new URL(issuer);
   const basePath = base.pathname.replace(/\/$/, "");
@@ -108,7 +110,7 @@ export function normaliseResource(issuer: string, resource: string | undefined):
     resource.includes("#") ||
     !accepted.includes(url.pathname)
   ) {
-    throw new OAuthError("invalid_target");
+    throw new OAuthError("invalid_target", "resource: not this server's MCP endpoint");
   }
   return canonical;
 }
@@ -132,7 +134,8 @@ export function grantedScopes(scope: string | undefined): OAuthScope[] {
  */
 async function findAuthorizationClient(deps: Deps, clientId: string): Promise<AuthorizationClient> {
   if (isUrlClientId(clientId)) {
-    if (deps.config.OAUTH_CIMD !== "on") throw new AuthorizePageError("invalid_client");
+    if (deps.config.OAUTH_CIMD !== "on")
+      throw new AuthorizePageError("invalid_client", "client_id: a URL while OAUTH_CIMD is off");
     try {
       const client = await resolveMetadataDocumentClient(deps, clientId);
       return {
@@ -141,11 +144,15 @@ async function findAuthorizationClient(deps: Deps, clientId: string): Promise<Au
       };
     } catch (error) {
       if (!(error instanceof MetadataDocumentError)) throw error;
-      throw new AuthorizePageError("invalid_client_document", error.reason);
+      throw new AuthorizePageError(
+        "invalid_client_document",
+        `client_id: metadata document ${error.reason}`,
+        error.reason,
+      );
     }
   }
   const row = await findClient(deps.db, clientId);
-  if (!row || row.registration !== "dynamic") throw new AuthorizePageError("invalid_client");
+  if (!row || row.registration !== "dynamic") throw new AuthorizePageError("invalid_client", "client_id: unknown");
   return { ...row, document: null };
 }
 
@@ -155,12 +162,12 @@ export async function checkClientAndRedirect(
   params: AuthorizeParams,
   duplicated: boolean,
 ): Promise<{ client: AuthorizationClient; redirectUri: string }> {
-  if (!params.client_id) throw new AuthorizePageError("invalid_client");
+  if (!params.client_id) throw new AuthorizePageError("invalid_client", "client_id: missing");
   const client = await findAuthorizationClient(deps, params.client_id);
   const requested = params.redirect_uri;
   if (!requested || !client.redirectUris.some((registered) => redirectUriMatches(registered, requested)))
-    throw new AuthorizePageError("invalid_redirect_uri");
-  if (duplicated) throw new AuthorizePageError("invalid_request");
+    throw new AuthorizePageError("invalid_redirect_uri", "redirect_uri: missing or not registered for the client");
+  if (duplicated) throw new AuthorizePageError("invalid_request", "request: a parameter sent twice");
   return { client, redirectUri: requested };
 }
 
@@ -184,9 +191,12 @@ export function checkAuthorizationRequest(
   client: AuthorizationClient,
   redirectUri: string,
 ): ValidAuthorization {
-  if (params.response_type !== "code") throw new OAuthError("unsupported_response_type");
-  if (!params.code_challenge || params.code_challenge_method !== "S256") throw new OAuthError("invalid_request");
-  if (!CODE_CHALLENGE.test(params.code_challenge)) throw new OAuthError("invalid_request");
+  if (params.response_type !== "code") throw new OAuthError("unsupported_response_type", "response_type: not code");
+  if (!params.code_challenge) throw new OAuthError("invalid_request", "pkce: code_challenge missing");
+  if (params.code_challenge_method !== "S256")
+    throw new OAuthError("invalid_request", "pkce: code_challenge_method is not S256");
+  if (!CODE_CHALLENGE.test(params.code_challenge))
+    throw new OAuthError("invalid_request", "pkce: code_challenge is not a base64url SHA-256");
   const resource = normaliseResource(issuer, params.resource);
   return {
     client,
@@ -226,7 +236,8 @@ export async function approveAuthorization(
 ): Promise<string> {
   const code = mintCode();
   await deps.db.transaction(async (tx) => {
-    if (!(await lockActiveAccount(tx, userId))) throw new OAuthError("access_denied");
+    if (!(await lockActiveAccount(tx, userId)))
+      throw new OAuthError("access_denied", "account: deleted or being erased");
     // A metadata-document client gets its row now: grants, codes and tokens reference one.
     if (request.client.document) {
       const { clientId, name, redirectUris, grantTypes, applicationType } = request.client;
@@ -238,7 +249,7 @@ export async function approveAuthorization(
         applicationType,
         createdAt: now,
       });
-      if (!stored) throw new OAuthError("access_denied");
+      if (!stored) throw new OAuthError("access_denied", "client_id: taken by a registered client");
     }
     const grantId = await upsertGrant(tx, {
       id: newId(),

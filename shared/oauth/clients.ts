@@ -37,26 +37,34 @@ export type ClientMetadata = {
  * Defaults are RFC 7591's: `client_secret_basic`, `authorization_code`, `code`.
  */
 export function validateClientMetadata(body: unknown): ClientMetadata {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new OAuthError("invalid_client_metadata");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new OAuthError("invalid_client_metadata", "metadata: not a JSON object");
   const m = body as Record<string, unknown>;
   const uris = m.redirect_uris;
   if (!isStringArray(uris) || uris.length === 0 || uris.length > MAX_REDIRECT_URIS)
-    throw new OAuthError("invalid_redirect_uri");
-  if (!uris.every(isAllowedRedirectUri)) throw new OAuthError("invalid_redirect_uri");
+    throw new OAuthError("invalid_redirect_uri", `redirect_uris: missing, empty or more than ${MAX_REDIRECT_URIS}`);
+  if (!uris.every(isAllowedRedirectUri))
+    throw new OAuthError(
+      "invalid_redirect_uri",
+      "redirect_uris: one is neither https nor a loopback or private-use URI",
+    );
   const method = m.token_endpoint_auth_method ?? "client_secret_basic";
-  if (!oneOf(OAUTH_AUTH_METHODS, method)) throw new OAuthError("invalid_client_metadata");
+  if (!oneOf(OAUTH_AUTH_METHODS, method))
+    throw new OAuthError("invalid_client_metadata", "token_endpoint_auth_method: not supported");
   const grantTypes = m.grant_types ?? ["authorization_code"];
   if (!isStringArray(grantTypes) || !grantTypes.every((g) => oneOf(OAUTH_GRANT_TYPES, g)))
-    throw new OAuthError("invalid_client_metadata");
-  if (!grantTypes.includes("authorization_code")) throw new OAuthError("invalid_client_metadata");
+    throw new OAuthError("invalid_client_metadata", "grant_types: one is not supported");
+  if (!grantTypes.includes("authorization_code"))
+    throw new OAuthError("invalid_client_metadata", "grant_types: authorization_code missing");
   const responseTypes = m.response_types ?? ["code"];
   if (!isStringArray(responseTypes) || !responseTypes.every((r) => r === "code"))
-    throw new OAuthError("invalid_client_metadata");
+    throw new OAuthError("invalid_client_metadata", "response_types: only code is supported");
   const name = m.client_name;
   if (name !== undefined && (typeof name !== "string" || name.trim() === "" || name.length > MAX_CLIENT_NAME))
-    throw new OAuthError("invalid_client_metadata");
+    throw new OAuthError("invalid_client_metadata", "client_name: empty or too long");
   const applicationType = m.application_type ?? (looksNative(uris) ? "native" : "web");
-  if (!oneOf(OAUTH_APPLICATION_TYPES, applicationType)) throw new OAuthError("invalid_client_metadata");
+  if (!oneOf(OAUTH_APPLICATION_TYPES, applicationType))
+    throw new OAuthError("invalid_client_metadata", "application_type: not supported");
   return {
     name: (name as string | undefined)?.trim() ?? "",
     redirectUris: [...new Set(uris)],
@@ -121,24 +129,26 @@ export function clientCredentialsOf(headers: Headers, form: URLSearchParams): Cl
   const authorization = headers.get("authorization");
   if (authorization !== null) {
     const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(authorization);
-    if (!match) throw new OAuthError("invalid_client");
+    if (!match) throw new OAuthError("invalid_client", "client auth: Authorization is not Basic credentials");
     const decoded = Buffer.from(match[1]!, "base64").toString("utf8");
     const colon = decoded.indexOf(":");
-    if (colon < 0) throw new OAuthError("invalid_client");
+    if (colon < 0) throw new OAuthError("invalid_client", "client auth: Basic credentials without a colon");
     let clientId: string;
     let secret: string;
     try {
       clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " "));
       secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " "));
     } catch {
-      throw new OAuthError("invalid_client");
+      throw new OAuthError("invalid_client", "client auth: Basic credentials not form-encoded");
     }
-    if (form.has("client_secret")) throw new OAuthError("invalid_request");
-    if (form.has("client_id") && form.get("client_id") !== clientId) throw new OAuthError("invalid_request");
+    if (form.has("client_secret"))
+      throw new OAuthError("invalid_request", "client auth: a secret both in Basic and in the form");
+    if (form.has("client_id") && form.get("client_id") !== clientId)
+      throw new OAuthError("invalid_request", "client auth: client_id in the form differs from Basic");
     return { clientId, secret, method: "basic" };
   }
   const clientId = form.get("client_id");
-  if (!clientId) throw new OAuthError("invalid_client");
+  if (!clientId) throw new OAuthError("invalid_client", "client auth: no client_id");
   const secret = form.get("client_secret");
   return { clientId, secret, method: secret === null ? "none" : "post" };
 }
@@ -149,15 +159,20 @@ export function clientCredentialsOf(headers: Headers, form: URLSearchParams): Cl
  * secret is ever accepted for it. Its row exists once a user consented (codes and tokens reference it).
  */
 async function authenticateMetadataDocumentClient(deps: Deps, credentials: ClientCredentials): Promise<OAuthClientRow> {
-  if (deps.config.OAUTH_CIMD !== "on" || credentials.method !== "none") throw new OAuthError("invalid_client");
+  if (deps.config.OAUTH_CIMD !== "on")
+    throw new OAuthError("invalid_client", "client auth: URL client_id while OAUTH_CIMD is off");
+  if (credentials.method !== "none")
+    throw new OAuthError("invalid_client", "client auth: a secret sent for a metadata-document client");
   try {
     await resolveMetadataDocumentClient(deps, credentials.clientId);
   } catch (error) {
-    if (error instanceof MetadataDocumentError) throw new OAuthError("invalid_client");
+    if (error instanceof MetadataDocumentError)
+      throw new OAuthError("invalid_client", `client auth: metadata document ${error.reason}`);
     throw error;
   }
   const client = await findClient(deps.db, credentials.clientId);
-  if (!client || client.registration !== "metadata_document") throw new OAuthError("invalid_client");
+  if (!client || client.registration !== "metadata_document")
+    throw new OAuthError("invalid_client", "client auth: metadata-document client no user consented to");
   return client;
 }
 
@@ -169,10 +184,12 @@ async function authenticateMetadataDocumentClient(deps: Deps, credentials: Clien
 export async function authenticateClient(deps: Deps, credentials: ClientCredentials): Promise<OAuthClientRow> {
   if (isUrlClientId(credentials.clientId)) return authenticateMetadataDocumentClient(deps, credentials);
   const client = await findClient(deps.db, credentials.clientId);
-  if (!client || client.registration !== "dynamic") throw new OAuthError("invalid_client");
+  if (!client || client.registration !== "dynamic")
+    throw new OAuthError("invalid_client", "client auth: unknown client_id");
   const method = client.tokenEndpointAuthMethod;
   if (method === "none") {
-    if (credentials.method !== "none") throw new OAuthError("invalid_client");
+    if (credentials.method !== "none")
+      throw new OAuthError("invalid_client", "client auth: a secret sent by a public client");
     return client;
   }
   const expected = method === "client_secret_basic" ? "basic" : "post";
@@ -181,6 +198,11 @@ export async function authenticateClient(deps: Deps, credentials: ClientCredenti
     credentials.secret === null ||
     !sameSecret(credentials.secret, client.secretHash!)
   )
-    throw new OAuthError("invalid_client");
+    throw new OAuthError(
+      "invalid_client",
+      credentials.method !== expected
+        ? `client auth: registered for ${method}, sent by another method`
+        : "client auth: wrong client secret",
+    );
   return client;
 }

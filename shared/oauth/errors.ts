@@ -38,8 +38,17 @@ export const OAUTH_ERROR_STATUS: Record<OAuthErrorCode, number> = {
   unsupported_token_type: 400,
 };
 
+/**
+ * An OAuth refusal. `check` names the check that refused (e.g. "pkce: code_verifier does not
+ * match the code_challenge") for the server's debug log (issue 19 defect 10): the answer says only
+ * the code, so without it nobody debugging a client learns which of several checks failed. A
+ * check is a fixed text, never a secret, token, code or anything the client sent.
+ */
 export class OAuthError extends Error {
-  constructor(public readonly code: OAuthErrorCode) {
+  constructor(
+    public readonly code: OAuthErrorCode,
+    public readonly check: string = code,
+  ) {
     super(code);
     this.name = "OAuthError";
   }

@@ -62,7 +62,8 @@ type Issued = { response: TokenResponse; cache: () => Promise<void> };
  * first: a grant revoked meanwhile issues nothing, and a revocation waiting on it sees these rows.
  */
 async function issueTokens(deps: Deps, tx: Executor, issue: Issue, email: string, now: Date): Promise<Issued> {
-  if (!(await touchLiveGrant(tx, issue.grantId, now))) throw new OAuthError("invalid_grant");
+  if (!(await touchLiveGrant(tx, issue.grantId, now)))
+    throw new OAuthError("invalid_grant", "grant: revoked while the token was being issued");
   await markClientUsed(tx, issue.clientId, now);
   const access = mintAccessToken();
   const refresh = issue.withRefresh ? mintRefreshToken() : null;
@@ -121,12 +122,16 @@ async function markRevoked(deps: Deps, revoked: RevokedToken[]): Promise<void> {
   );
 }
 
-type Outcome = { issued: Issued } | { refused: "invalid_grant" | "invalid_target"; revoked: RevokedToken[] };
+type Outcome =
+  | { issued: Issued }
+  | { refused: "invalid_grant" | "invalid_target"; check: string; revoked: RevokedToken[] };
+
+const ACCOUNT_GONE = "account: deleted or being erased";
 
 async function settle(deps: Deps, outcome: Outcome): Promise<TokenResponse> {
   if ("refused" in outcome) {
     await markRevoked(deps, outcome.revoked);
-    throw new OAuthError(outcome.refused);
+    throw new OAuthError(outcome.refused, outcome.check);
   }
   await outcome.issued.cache();
   return outcome.issued.response;
@@ -145,26 +150,38 @@ export async function exchangeCode(
   input: { code: string | null; codeVerifier: string | null; redirectUri: string | null; resource: string | null },
   now = new Date(),
 ): Promise<TokenResponse> {
-  if (!input.code || !input.codeVerifier || !input.redirectUri) throw new OAuthError("invalid_request");
+  if (!input.code || !input.codeVerifier || !input.redirectUri)
+    throw new OAuthError("invalid_request", "request: code, code_verifier and redirect_uri are required");
   const resource = input.resource === null ? null : normaliseResource(issuer, input.resource);
   const hash = codeHash(input.code);
-  if (!hash) throw new OAuthError("invalid_grant");
+  if (!hash) throw new OAuthError("invalid_grant", "code: not a code this server issues");
   // Read without a lock to learn the account: the fence comes first in the transaction, before any
   // row of the account is locked, so the exchange can never deadlock with the account's erasure.
   const seen = await findCode(deps.db, hash);
-  if (!seen) throw new OAuthError("invalid_grant");
+  if (!seen) throw new OAuthError("invalid_grant", "code: unknown");
   const outcome = await deps.db.transaction(async (tx): Promise<Outcome> => {
     const account = await lockActiveAccount(tx, seen.userId);
-    if (!account) return { refused: "invalid_grant", revoked: [] };
+    if (!account) return { refused: "invalid_grant", check: ACCOUNT_GONE, revoked: [] };
     const code = await consumeCode(tx, hash, now);
-    if (!code) return { refused: "invalid_grant", revoked: await revokeFamily(tx, seen.id, now) };
-    const valid =
-      code.clientId === client.clientId &&
-      code.expiresAt.getTime() > now.getTime() &&
-      pkceMatches(input.codeVerifier!, code.codeChallenge) &&
-      code.redirectUri === input.redirectUri;
-    if (!valid) return { refused: "invalid_grant", revoked: [] };
-    if (resource !== null && resource !== code.resource) return { refused: "invalid_target", revoked: [] };
+    if (!code)
+      return {
+        refused: "invalid_grant",
+        check: "code: already used (replay; its tokens are revoked)",
+        revoked: await revokeFamily(tx, seen.id, now),
+      };
+    const failed =
+      code.clientId !== client.clientId
+        ? "code: issued to another client"
+        : code.expiresAt.getTime() <= now.getTime()
+          ? "code: expired"
+          : !pkceMatches(input.codeVerifier!, code.codeChallenge)
+            ? "pkce: code_verifier does not match the code_challenge"
+            : code.redirectUri !== input.redirectUri
+              ? "redirect_uri: differs from the authorization request's"
+              : null;
+    if (failed !== null) return { refused: "invalid_grant", check: failed, revoked: [] };
+    if (resource !== null && resource !== code.resource)
+      return { refused: "invalid_target", check: "resource: differs from the one the code is bound to", revoked: [] };
     const issue: Issue = {
       grantId: code.grantId,
       userId: code.userId,
@@ -194,19 +211,24 @@ export async function refreshTokens(
   input: { refreshToken: string | null; scope: string | null; resource: string | null },
   now = new Date(),
 ): Promise<TokenResponse> {
-  if (!input.refreshToken) throw new OAuthError("invalid_request");
-  if (!client.grantTypes.includes("refresh_token")) throw new OAuthError("unauthorized_client");
+  if (!input.refreshToken) throw new OAuthError("invalid_request", "request: refresh_token is required");
+  if (!client.grantTypes.includes("refresh_token"))
+    throw new OAuthError("unauthorized_client", "client: not registered for the refresh_token grant");
   const resource = input.resource === null ? null : normaliseResource(issuer, input.resource);
   const hash = refreshTokenHash(input.refreshToken);
-  if (!hash) throw new OAuthError("invalid_grant");
+  if (!hash) throw new OAuthError("invalid_grant", "refresh_token: not a refresh token this server issues");
   const seen = await findToken(deps.db, hash);
-  if (!seen || seen.kind !== "refresh" || seen.clientId !== client.clientId) throw new OAuthError("invalid_grant");
-  if (resource !== null && resource !== seen.resource) throw new OAuthError("invalid_target");
+  if (!seen || seen.kind !== "refresh") throw new OAuthError("invalid_grant", "refresh_token: unknown");
+  if (seen.clientId !== client.clientId)
+    throw new OAuthError("invalid_grant", "refresh_token: issued to another client");
+  if (resource !== null && resource !== seen.resource)
+    throw new OAuthError("invalid_target", "resource: differs from the one the grant is bound to");
   const scopes = input.scope === null ? seen.scopes : grantedScopes(input.scope);
-  if (!scopes.every((s) => seen.scopes.includes(s))) throw new OAuthError("invalid_scope");
+  if (!scopes.every((s) => seen.scopes.includes(s)))
+    throw new OAuthError("invalid_scope", "scope: wider than the grant");
   const outcome = await deps.db.transaction(async (tx): Promise<Outcome> => {
     const account = await lockActiveAccount(tx, seen.userId);
-    if (!account) return { refused: "invalid_grant", revoked: [] };
+    if (!account) return { refused: "invalid_grant", check: ACCOUNT_GONE, revoked: [] };
     const issueFrom = (parent: OAuthTokenRow): Issue => ({
       grantId: parent.grantId,
       userId: parent.userId,
@@ -221,10 +243,14 @@ export async function refreshTokens(
     if (rotated) return { issued: await issueTokens(deps, tx, issueFrom(rotated), account.email, now) };
     const current = await findToken(tx, hash);
     if (!current || current.revokedAt || current.expiresAt.getTime() <= now.getTime() || !current.rotatedAt)
-      return { refused: "invalid_grant", revoked: [] };
+      return { refused: "invalid_grant", check: "refresh_token: revoked or expired", revoked: [] };
     if (await withinGrace(deps, tx, current, now))
       return { issued: await issueTokens(deps, tx, issueFrom(current), account.email, now) };
-    return { refused: "invalid_grant", revoked: await revokeGrants(tx, [current.grantId], now) };
+    return {
+      refused: "invalid_grant",
+      check: "refresh_token: reused after rotation (replay; the grant is revoked)",
+      revoked: await revokeGrants(tx, [current.grantId], now),
+    };
   });
   return settle(deps, outcome);
 }
@@ -258,20 +284,60 @@ export async function revokeToken(deps: Deps, client: OAuthClientRow, token: str
 }
 
 /**
- * Revokes grants and every token under them, race-free with the credential cache: the live access
- * tokens are marked revoked first (a Redis failure then revokes nothing in Postgres and the caller
- * may retry), then the revocation commits, then any token issued in between (returned by the
- * revocation) is marked too. Fills are SET NX, so none can bring a marked token back.
+ * Revokes grants and every token under them, race-free with the credential cache, in four steps a
+ * test can call one by one and issue tokens between (STYLE.md, lessons 3):
+ * 1. `readLive`: the grants' live access tokens;
+ * 2. `markLive`: their cache entries become revoked markers (a Redis failure then revokes nothing
+ *    in Postgres and the caller may retry);
+ * 3. `commit`: the grants and every token under them end in Postgres. Issuing touches the live
+ *    grant inside its transaction, so a token issued since step 1 either committed before (and is
+ *    revoked and returned here) or finds the grant revoked and is never issued;
+ * 4. `markIssuedMeanwhile`: the tokens step 3 returned that step 2 did not mark.
+ * Cache fills are SET NX, so none can bring a marked token back.
  */
-export async function revokeGrantsAndMark(deps: Deps, grantIds: string[], now = new Date()): Promise<RevokedToken[]> {
-  if (grantIds.length === 0) return [];
-  const live = await liveAccessTokensOfGrants(deps.db, grantIds, now);
-  await markRevoked(deps, live);
-  const revoked = await deps.db.transaction((tx) => revokeGrants(tx, grantIds, now));
-  const marked = new Set(live.map((t) => t.hash));
-  await markRevoked(
-    deps,
-    revoked.filter((t) => !marked.has(t.hash)),
-  );
-  return revoked;
+export class GrantRevocation {
+  private live: RevokedToken[] = [];
+  private revoked: RevokedToken[] = [];
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly grantIds: string[],
+    private readonly now: Date = new Date(),
+  ) {}
+
+  async readLive(): Promise<void> {
+    this.live = await liveAccessTokensOfGrants(this.deps.db, this.grantIds, this.now);
+  }
+
+  async markLive(): Promise<void> {
+    await markRevoked(this.deps, this.live);
+  }
+
+  async commit(): Promise<RevokedToken[]> {
+    this.revoked = await this.deps.db.transaction((tx) => revokeGrants(tx, this.grantIds, this.now));
+    return this.revoked;
+  }
+
+  async markIssuedMeanwhile(): Promise<void> {
+    const marked = new Set(this.live.map((t) => t.hash));
+    await markRevoked(
+      this.deps,
+      this.revoked.filter((t) => !marked.has(t.hash)),
+    );
+  }
+
+  /** All four steps in order; returns every token revoked. */
+  async run(): Promise<RevokedToken[]> {
+    if (this.grantIds.length === 0) return [];
+    await this.readLive();
+    await this.markLive();
+    await this.commit();
+    await this.markIssuedMeanwhile();
+    return this.revoked;
+  }
+}
+
+/** Revokes grants and every token under them (GrantRevocation's four steps). */
+export function revokeGrantsAndMark(deps: Deps, grantIds: string[], now = new Date()): Promise<RevokedToken[]> {
+  return new GrantRevocation(deps, grantIds, now).run();
 }

@@ -31,7 +31,7 @@ const SIZES = {
 const logs = captureLogs("info");
 /** A pool of three connections: a connection leaked by an export would soon starve it. */
 const ctx = await createTestContext(
-  { DB_POOL_SIZE: "3", EXPORT_MAX_CONCURRENT: "2", EXPORT_PAGE_TIMEOUT_MS: "1000" },
+  { DB_POOL_SIZE: "3", SEARCH_MAX_CONCURRENT: "2", EXPORT_MAX_CONCURRENT: "2", EXPORT_PAGE_TIMEOUT_MS: "1000" },
   logs.logger,
 );
 const tight = await createTestContext({ DEPENDENCY_TIMEOUT_MS: "100" });

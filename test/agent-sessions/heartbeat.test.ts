@@ -4,6 +4,7 @@ import { createApp } from "../../api/app";
 import { startFlusher } from "../../workers/flusher/flusher";
 import { flushLeases } from "../../workers/flusher/lease-flusher";
 import { createTestContext, eventually, ISO_MS, newTenant, type TestContext } from "../helpers";
+import { PrivateRedis } from "../faults/private-redis";
 import { close, dbRow, getRun, heartbeat, newSessionId, open } from "./helpers";
 
 const ctx = await createTestContext();
@@ -223,11 +224,12 @@ describe("lease cache recovery", () => {
   });
 
   it("after FLUSHDB mid-test, sessions still heartbeat correctly and epochs never go back", async () => {
-    // A Redis database of its own, so flushing it disturbs no other test.
-    const isolated: TestContext = await createTestContext({
-      REDIS_URL: "redis://127.0.0.1:6379/13",
-      SESSION_LEASE_SECONDS: "1",
-    });
+    // A redis-server of its own: FLUSHDB on any database of a Redis the test was given (or on the
+    // developer's local one) would erase what other tests and runs keep there (issue 19 defect 5).
+    const redis = new PrivateRedis();
+    await redis.start();
+    afterAll(() => redis.stop());
+    const isolated: TestContext = await createTestContext({ REDIS_URL: redis.url, SESSION_LEASE_SECONDS: "1" });
     const tenant = await newTenant(isolated);
     const live = newSessionId();
     const closed = newSessionId();

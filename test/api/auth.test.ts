@@ -480,7 +480,7 @@ describe("rate limiting", () => {
   });
 
   it("behind a trusted proxy, counts by the address the proxy appended, not the one the client sent", async () => {
-    const proxied = await createTestContext({ RATE_LIMIT: "1000", RATE_LIMIT_LOGIN: "2", TRUST_PROXY: "true" });
+    const proxied = await createTestContext({ RATE_LIMIT: "1000", RATE_LIMIT_LOGIN: "2", TRUST_PROXY: "on" });
     const user = await signup(proxied);
     await awayFromWindowEdge();
     const attempt = (spoofed: string) =>

@@ -74,6 +74,7 @@ describe("serveHttp", () => {
     const server = serveHttp({
       hostname: "127.0.0.1",
       port: 0,
+      bodyReadTimeoutMs: 10_000,
       fetch: () => {
         throw new Error("bug");
       },

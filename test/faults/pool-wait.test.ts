@@ -4,7 +4,12 @@ import { createTestContext, newTenant } from "../helpers";
 import { heartbeat, newSessionId, open } from "../agent-sessions/helpers";
 
 /** Two pooled connections, each statement bounded by 600 ms (DEPENDENCY_TIMEOUT_MS). */
-const ctx = await createTestContext({ DB_POOL_SIZE: "2", DEPENDENCY_TIMEOUT_MS: "600" });
+const ctx = await createTestContext({
+  DB_POOL_SIZE: "2",
+  SEARCH_MAX_CONCURRENT: "1",
+  EXPORT_MAX_CONCURRENT: "1",
+  DEPENDENCY_TIMEOUT_MS: "600",
+});
 
 /** A transaction that holds one pooled connection until `release` (a slow request would). */
 function holdConnection() {

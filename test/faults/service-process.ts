@@ -44,6 +44,7 @@ export class ServiceProcess {
         LOG_LEVEL: "info",
         SCHEDULERS: "off",
         DB_POOL_SIZE: "4",
+        SEARCH_MAX_CONCURRENT: "2",
         ...this.overrides,
       },
       stdin: "ignore",

@@ -43,7 +43,7 @@ afterAll(() => {
 
 const ctx = await createOAuthTestContext({
   OAUTH_CIMD: "on",
-  OAUTH_CIMD_ALLOW_LOOPBACK_HTTP: "true",
+  OAUTH_CIMD_ALLOW_LOOPBACK_HTTP: "on",
   OAUTH_CIMD_TIMEOUT_MS: "300",
   OAUTH_CIMD_MAX_BYTES: "5120",
   OAUTH_CIMD_CACHE_MIN_SECONDS: "60",
@@ -53,7 +53,7 @@ const strict = await createOAuthTestContext({ OAUTH_CIMD: "on" });
 /** CIMD off (the default). */
 const off = await createOAuthTestContext();
 /** CIMD switched off where documents would still be reachable: only the switch refuses. */
-const offReachable = await createOAuthTestContext({ OAUTH_CIMD: "off", OAUTH_CIMD_ALLOW_LOOPBACK_HTTP: "true" });
+const offReachable = await createOAuthTestContext({ OAUTH_CIMD: "off", OAUTH_CIMD_ALLOW_LOOPBACK_HTTP: "on" });
 
 const REDIRECT = "http://127.0.0.1/callback";
 let serial = 0;

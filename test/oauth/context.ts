@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { createTestContext, newTenant, type TestContext } from "../helpers";
+import type { Logger } from "../../shared/logger";
 import { errorsPlugin } from "../../api/plugins/errors";
 import { oauthRoutes } from "../../mcp/oauth/routes";
 import type { Fetch } from "../oauth-flow";
@@ -22,8 +23,9 @@ export function oauthApp(ctx: TestContext, issuer: string = ISSUER) {
 export async function createOAuthTestContext(
   overrides: Record<string, string> = {},
   issuer = ISSUER,
+  logger?: Logger,
 ): Promise<OAuthTestContext> {
-  const ctx = await createTestContext(overrides);
+  const ctx = await createTestContext(overrides, logger);
   const oauth = oauthApp(ctx, issuer);
   const fetch: Fetch = (url, init) => oauth.handle(new Request(url, init));
   return { ...ctx, oauth, fetch, base: issuer };
