@@ -1,10 +1,13 @@
-import { describe, expect, it } from "bun:test";
+import { describe, expect, it, setDefaultTimeout } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 import { saturation } from "../../shared/memories/search-ranking";
 import { CHAMPION_DEPTH } from "../../shared/memories/search-candidates";
 
 const ctx = await createTestContext();
+// Several tests write a few dozen memories through the API and fold the whole test database's
+// pending statistics: seconds on a loaded machine.
+setDefaultTimeout(60_000);
 
 type Memory = { id: string; topic: string; content: string; validTo: string | null };
 type Hit = { memory: Memory; score: number };
