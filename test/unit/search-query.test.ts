@@ -1,0 +1,91 @@
+import { describe, expect, it } from "bun:test";
+import { parseSearchQuery } from "../../shared/memories/search-query";
+import { buildSlots, idf, MAX_SLOTS, scoreMemory } from "../../shared/memories/search-ranking";
+
+describe("parseSearchQuery (web-search syntax)", () => {
+  it("keeps every wanted word, phrases among them, and collects exclusions apart", () => {
+    expect(parseSearchQuery('How do we "roll back" a deploy -staging -"feature flags" or rollout?')).toEqual({
+      wanted: "How do we roll back a deploy rollout?",
+      phrases: ["roll back"],
+      exclusions: '-staging -"feature flags"',
+    });
+  });
+
+  it("reads a one-word phrase as a word, an unclosed quote as a phrase to the end, and a lone dash as a word", () => {
+    expect(parseSearchQuery('"redis" - "connection pool')).toEqual({
+      wanted: "redis - connection pool",
+      phrases: ["connection pool"],
+      exclusions: null,
+    });
+  });
+});
+
+describe("the ranking's arithmetic (shared/memories/search-ranking.ts)", () => {
+  const stats = { documents: 100, avgTopic: 4, avgContent: 30 };
+  const posting = { topicTf: 0, contentTf: 1, topicLength: 4, contentLength: 30 };
+
+  it("weighs a rare word above a common one, and an unseen word at the most", () => {
+    expect(idf(100, 1)).toBeGreaterThan(idf(100, 50));
+    expect(idf(100, 0)).toBeGreaterThan(idf(100, 1));
+  });
+
+  it("scores every word matched above the rare word alone, above the common word alone, the parts summing to the whole, within [0, 1]", () => {
+    const slots = buildSlots(
+      [
+        { term: "kafka", qtf: 1, df: 2, fuzzy: [] },
+        { term: "lag", qtf: 1, df: 40, fuzzy: [] },
+      ],
+      stats.documents,
+    );
+    const both = scoreMemory(
+      slots,
+      new Map([
+        ["kafka", posting],
+        ["lag", posting],
+      ]),
+      stats,
+    );
+    const rare = scoreMemory(slots, new Map([["kafka", posting]]), stats);
+    const common = scoreMemory(slots, new Map([["lag", posting]]), stats);
+    expect(both).toBeGreaterThan(rare);
+    expect(rare).toBeGreaterThan(common);
+    expect(both).toBeLessThanOrEqual(1);
+    expect(common).toBeGreaterThan(0);
+    expect(rare + common).toBeCloseTo(both, 5);
+  });
+
+  it("counts a misspelt word through its closest term, weighted by similarity, and the best of several", () => {
+    const slots = buildSlots(
+      [
+        {
+          term: "postgress",
+          qtf: 1,
+          df: 0,
+          fuzzy: [
+            { term: "postgr", similarity: 0.55, df: 10 },
+            { term: "progress", similarity: 0.5, df: 10 },
+          ],
+        },
+      ],
+      stats.documents,
+    );
+    expect(slots[0]!.weight).toBeCloseTo(0.55 * idf(100, 10), 10);
+    const one = scoreMemory(slots, new Map([["postgr", posting]]), stats);
+    const both = scoreMemory(
+      slots,
+      new Map([
+        ["postgr", posting],
+        ["progress", posting],
+      ]),
+      stats,
+    );
+    expect(both).toBe(one);
+  });
+
+  it(`keeps the ${MAX_SLOTS} heaviest words of a longer query, in query order`, () => {
+    const words = Array.from({ length: MAX_SLOTS + 5 }, (_, i) => ({ term: `w${i}`, qtf: 1, df: i + 1, fuzzy: [] }));
+    const slots = buildSlots(words, 1000);
+    expect(slots.length).toBe(MAX_SLOTS);
+    expect(slots.map((s) => s.alternatives[0]!.term)).toEqual(words.slice(0, MAX_SLOTS).map((w) => w.term));
+  });
+});
