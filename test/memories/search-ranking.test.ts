@@ -99,11 +99,14 @@ describe("search ranking properties (README, Search)", () => {
 
   it("gives the same scores before and after the statistics are folded", async () => {
     const tenant = await newTenant(ctx);
-    await remember(tenant, "Alpha", "Alpha release notes are in the wiki.");
-    await remember(tenant, "Beta", "Beta testers get the release a week early.");
-    await remember(tenant, "Gamma", "Gamma ray bursts are not our problem.");
-    const query = { query: "release notes for beta testers" };
+    await remember(tenant, "Alpha", "Alpha release notes are in the wiki config.");
+    await remember(tenant, "Beta", "Beta testers get the release a week early; their config differs.");
+    // "configure" stems to a term close to "config": were the pending memories' document frequencies
+    // missed, "config" would look unseen and be replaced by its neighbours, this one included.
+    await remember(tenant, "Gamma", "Configure gamma ray alerts by hand.");
+    const query = { query: "config for the beta release" };
     const before = await search(tenant, query);
+    expect(topicsOf(before.items).sort()).toEqual(["Alpha", "Beta"]);
     await foldAll();
     expect(await search(tenant, query)).toEqual(before);
   });
