@@ -173,7 +173,9 @@ export async function championPostings(
       from memory_terms t
       join ${memories} on ${memories.id} = t.memory_id
       where t.user_id = ${f.userId} and t.term = q.term and ${eligible(f)}
-      order by t.impact desc, t.memory_id
+      -- "nulls last" as the index is declared: DESC alone means NULLS FIRST, which the index cannot
+      -- serve, and Postgres would sort every posting of the term (measured: 16k rows, 0.9 s).
+      order by t.impact desc nulls last, t.memory_id
       limit ${depth}
     ) c`
       : sql`
@@ -183,7 +185,9 @@ export async function championPostings(
       select t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length
       from memory_terms t
       where t.user_id = ${f.userId} and t.term = q.term
-      order by t.impact desc, t.memory_id
+      -- "nulls last" as the index is declared: DESC alone means NULLS FIRST, which the index cannot
+      -- serve, and Postgres would sort every posting of the term (measured: 16k rows, 0.9 s).
+      order by t.impact desc nulls last, t.memory_id
       limit ${depth}
     ) c`,
   );
