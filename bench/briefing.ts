@@ -25,6 +25,8 @@
  *                               a selector name loads it at 1 and at 64 connections; pages: the sequential
  *                               list-page and briefing latencies alone, e.g. BENCH_ONLY=pages)
  *   BENCH_PAGE_REQUESTS=200     timed sequential requests per page figure (after 20 untimed)
+ *   BENCH_TENANT_EMAIL=         measure an existing tenant (one an earlier run kept with BENCH_KEEP_DATA=1, its
+ *                               email printed at its start) instead of a new one; a level it exceeds seeds nothing
  *   BENCH_PROBE=1               sequential latency per selector + EXPLAIN (ANALYZE, BUFFERS) of its statements
  *   BENCH_WAIT_QUIET=1          before each run, wait (≤ 60 s) until other processes use < 0.15 core
  *   BENCH_PROFILE=0             run the api under `bun --cpu-prof --cpu-prof-md` (profile written to the log dir at exit)
@@ -64,7 +66,7 @@ import { pgMedians, printPgRun, pgSummaryRow, printPgSummary, type PgRunCpu } fr
 import { explainAnalyze, recordingDrizzle } from "./lib/explain";
 import { measuredRun, type PgLoad, waitQuiet, warmUp } from "./lib/load";
 import { amemEnv, spawnApi, spawnBaselinePg } from "./lib/services";
-import { createBenchUser, deleteTenantMemories, deleteTenantSessions } from "./lib/tenant";
+import { createBenchUser, deleteTenantMemories, deleteTenantSessions, reuseBenchUser } from "./lib/tenant";
 import { appendRow, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, textTable, writeRawResults } from "./lib/report";
 import { probePages, seedSessionsUpTo, type PageFigure } from "./lib/pages";
 
@@ -254,7 +256,10 @@ async function main() {
   const { proc: apiProc, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
   await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
 
-  const user = await createBenchUser(procs, serviceEnv, id);
+  const user = process.env.BENCH_TENANT_EMAIL
+    ? await reuseBenchUser(procs, serviceEnv, db, process.env.BENCH_TENANT_EMAIL, id)
+    : await createBenchUser(procs, serviceEnv, id);
+  console.log(`tenant ${user.email} (${user.id})${process.env.BENCH_TENANT_EMAIL ? ", reused" : ""}`);
   tenant = user.id;
 
   // B-pg receives a fixed memory-create body (its schema); the briefing is a GET.
