@@ -107,9 +107,9 @@ type SectionRow = { section: BriefingSectionName; total: number; items: ItemJson
  * that scope, any other name is taken as is (`scope` answers it; null for selectors without one).
  *
  * Cost (bench/README.md, "Briefing" and "List pages and briefing"): each memory section reads
- * `limit` items and at most BRIEFING_COUNT_CAP entries of its index per selector branch; each
- * commitment section reads commitments_pending_due_idx in its order, checking each commitment's
- * memory with one index-only lookup, until it has `limit` items (or BRIEFING_COUNT_CAP to count).
+ * `limit` items and at most BRIEFING_COUNT_CAP entries of its index per selector branch; the two
+ * commitment sections share one read of commitments_pending_due_idx in their order, checking each
+ * commitment's memory with one index-only lookup, that stops at BRIEFING_COUNT_CAP matches.
  */
 export async function briefingSections(
   db: Executor,
@@ -140,40 +140,42 @@ export async function briefingSections(
     (branch) => sql`m.user_id = ${q.userId} and ${CURRENT}
       and m.updated_at < ${q.staleBefore.toISOString()}::timestamptz and ${branch}`,
   );
-  // The tenant's pending commitments that the selector matches, in commitments_pending_due_idx's
-  // order (due first, then the newest commitment): each one's memory is checked by its id in the
-  // commitment-memory index (LATERAL … LIMIT 1, an index-only lookup), so a page or a capped count
-  // stops after the commitments it needs. Materialising every pending commitment and sorting them
-  // instead cost 18,000 lookups and a sort at 10⁶ memories (issue 18). A join would let the
-  // planner, which cannot know that every commitment row points at a commitment memory,
-  // underestimate the matches and scan the tenant's memories instead (seen at 100,000 memories).
-  const pending = (due: SQL) => sql`commitments c cross join lateral (
+  // The head of the tenant's pending commitments that the selector matches: the first
+  // BRIEFING_COUNT_CAP in commitments_pending_due_idx's order (due first, none due last, then the
+  // newest commitment), each one's memory checked by its id in the commitment-memory index
+  // (LATERAL … LIMIT 1, an index-only lookup). Both commitment sections read it: overdue ones
+  // come first in that order, so the head holds the first BRIEFING_COUNT_CAP of them too, and
+  // both capped counts and both pages are exact from one pass of at most BRIEFING_COUNT_CAP
+  // lookups. Materialising every pending commitment and sorting them instead cost 18,000 lookups
+  // and a sort at 10⁶ memories (issue 18); two passes, one per section, cost twice the lookups.
+  // A join would let the planner, which cannot know that every commitment row points at a
+  // commitment memory, underestimate the matches and scan the tenant's memories instead (seen at
+  // 100,000 memories).
+  const pendingHead = sql`select cm.id, c.status, c.due_at, c.created_at as commitment_created_at, c.id as commitment_id
+    from commitments c cross join lateral (
       select m.id from memories m
       where m.id = c.memory_id and m.user_id = ${q.userId} and m.memory_type = 'commitment' and ${CURRENT}
         and (${selectorCondition(q.selector, scope)})
       limit 1) cm
-    where c.user_id = ${q.userId} and ${PENDING} and ${due}`;
-  // Items: the first `limit` pending commitments in order, then their memories' columns; the
-  // commitment's own creation (created_at, id) breaks ties of due dates, as the index orders them.
+    where c.user_id = ${q.userId} and ${PENDING}
+    order by c.due_at asc, c.created_at desc, c.id desc
+    limit ${sql.raw(String(BRIEFING_COUNT_CAP))}`;
+  // Items: the first `limit` of the head, then their memories' columns. The commitment's own
+  // creation (created_at, id) breaks ties of due dates, as the index orders them.
   const fromPending =
-    (due: SQL, order: SQL): Rows =>
-    (purpose, _order, limit) =>
+    (due: SQL): Rows =>
+    (purpose, order, limit) =>
       purpose === "count"
-        ? sql`select 1 from ${pending(due)}`
+        ? sql`select 1 from briefing_pending r where ${due}`
         : sql`select ${memoryColumns}, p.status, p.due_at, p.commitment_created_at, p.commitment_id
-            from (select cm.id, c.status, c.due_at, c.created_at as commitment_created_at, c.id as commitment_id
-              from ${pending(due)} order by ${order} limit ${limit}) p
+            from (select * from briefing_pending r where ${due} order by ${order} limit ${limit}) p
             join memories m on m.id = p.id`;
-  const overdue = sql`c.due_at < ${q.now.toISOString()}::timestamptz`;
-  // Due first (none due last: ascending order's default), then the newest commitment.
-  const dueFirst = {
-    inner: sql`c.due_at asc, c.created_at desc, c.id desc`,
-    outer: sql`r.due_at asc, r.commitment_created_at desc, r.commitment_id desc`,
-  };
+  const overdue = sql`r.due_at < ${q.now.toISOString()}::timestamptz`;
+  const dueFirst = sql`r.due_at asc, r.commitment_created_at desc, r.commitment_id desc`;
 
   const sections: Record<BriefingSectionName, SQL> = {
-    commitments: sectionColumns(fromPending(sql`true`, dueFirst.inner), dueFirst.outer, q.limit),
-    overdue: sectionColumns(fromPending(overdue, dueFirst.inner), dueFirst.outer, q.limit),
+    commitments: sectionColumns(fromPending(sql`true`), dueFirst, q.limit),
+    overdue: sectionColumns(fromPending(overdue), dueFirst, q.limit),
     blockers: sectionColumns(ofType(TYPE_SECTIONS.blockers), newest, q.limit),
     recentDecisions: sectionColumns(ofType(TYPE_SECTIONS.recentDecisions), newest, q.limit),
     preferences: sectionColumns(ofType(TYPE_SECTIONS.preferences), newest, q.limit),
@@ -186,7 +188,7 @@ export async function briefingSections(
       : sql`select coalesce((select s.name from scopes s where s.user_id = ${q.userId}
           and (s.name = ${given} or ${given} = any(s.aliases)) limit 1), ${given}) as name`;
   const rows = await db.execute<SectionRow>(sql`
-    with briefing_scope as (${resolveScope})
+    with briefing_scope as (${resolveScope}), briefing_pending as materialized (${pendingHead})
     ${sql.join(
       BRIEFING_SECTIONS.map(
         (name) => sql`select ${sql.raw(`'${name}'`)} as section, ${sections[name]}, ${scope} as scope`,
