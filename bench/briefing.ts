@@ -10,15 +10,24 @@
  * expired; due dates past and future), superseded or archived, and untouched for over 90 days;
  * runs VACUUM ANALYZE; probes each selector sequentially and EXPLAINs every statement the briefing
  * sends; then loads, interleaved per round: B-pg (64 connections), and per selector the briefing at
- * 1 connection (latency) and at 64 connections (throughput). Every process it started is stopped by
- * pid at the end, on error and on SIGINT; the tenant's rows are deleted at the end
- * (BENCH_KEEP_DATA=1 keeps them).
+ * 1 connection (latency) and at 64 connections (throughput). With the `pages` operation (on unless
+ * BENCH_ONLY leaves it out) each level also tops the tenant's session runs up to the level by COPY
+ * and measures, sequentially on one connection (bench/lib/pages.ts): the memories list and the
+ * agent-sessions list at their first page and with a cursor at 90% depth, and the briefing (all),
+ * p50/p99 beside the Postgres execution (and JIT) time of the statements the service sends. Every
+ * process it started is stopped by pid at the end, on error and on SIGINT; the tenant's rows are
+ * deleted at the end (BENCH_KEEP_DATA=1 keeps them).
  *
  * env:
  *   BENCH_SECONDS=5  BENCH_WARMUP_SECONDS=2  BENCH_RUNS=3  BENCH_CONNECTIONS=64  BENCH_THREADS=2
  *   BENCH_LEVELS=10000,100000   memories of the tenant at which each set of figures is measured
  *   BENCH_ONLY=                 comma list of operations (baseline, all, scope, project, scope_project, unscoped;
- *                               a selector name loads it at 1 and at 64 connections)
+ *                               a selector name loads it at 1 and at 64 connections; pages: the sequential
+ *                               list-page and briefing latencies alone, e.g. BENCH_ONLY=pages)
+ *   BENCH_PAGE_REQUESTS=200     timed sequential requests per page figure (after 20 untimed)
+ *   BENCH_DEPENDENCY_TIMEOUT_MS= the service's DEPENDENCY_TIMEOUT_MS (statement timeout; default the service's 2,000)
+ *   BENCH_TENANT_EMAIL=         measure an existing tenant (one an earlier run kept with BENCH_KEEP_DATA=1, its
+ *                               email printed at its start) instead of a new one; a level it exceeds seeds nothing
  *   BENCH_PROBE=1               sequential latency per selector + EXPLAIN (ANALYZE, BUFFERS) of its statements
  *   BENCH_WAIT_QUIET=1          before each run, wait (≤ 60 s) until other processes use < 0.15 core
  *   BENCH_PROFILE=0             run the api under `bun --cpu-prof --cpu-prof-md` (profile written to the log dir at exit)
@@ -27,6 +36,7 @@
  *   BENCH_README=bench/README.md
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 BENCH_LEVELS=2000,5000 bun run bench:briefing
+ * Pages at scale: BENCH_ONLY=pages BENCH_LEVELS=10000,100000,1000000 BENCH_RECORD=1 bun run bench:briefing
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -44,6 +54,7 @@ import {
   benchStart,
   deleteRedisPrefix,
   dropTenantRows,
+  intEnv,
   printRunContext,
   recordWanted,
 } from "./lib/run-env";
@@ -56,8 +67,9 @@ import { pgMedians, printPgRun, pgSummaryRow, printPgSummary, type PgRunCpu } fr
 import { explainAnalyze, recordingDrizzle } from "./lib/explain";
 import { measuredRun, type PgLoad, waitQuiet, warmUp } from "./lib/load";
 import { amemEnv, spawnApi, spawnBaselinePg } from "./lib/services";
-import { createBenchUser, deleteTenantMemories } from "./lib/tenant";
-import { appendRow, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, writeRawResults } from "./lib/report";
+import { createBenchUser, deleteTenantMemories, deleteTenantSessions, reuseBenchUser } from "./lib/tenant";
+import { appendRow, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, textTable, writeRawResults } from "./lib/report";
+import { probePages, seedSessionsUpTo, type PageFigure } from "./lib/pages";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
@@ -84,6 +96,9 @@ const { raw: LEVELS_RAW, levels: LEVELS } = levelsEnv(DEFAULT_LEVELS);
 const RECORD = recordWanted(
   RUNS >= 3 && SECONDS >= DEFAULT_SECONDS && !ONLY && !PROFILE && LEVELS_RAW === DEFAULT_LEVELS,
 );
+/** `pages` is not a wrk load: it runs unless BENCH_ONLY names operations without it. */
+const PAGES = !ONLY || ONLY.has("pages");
+const PAGE_REQUESTS = intEnv("BENCH_PAGE_REQUESTS", 200, 10, 100_000);
 
 assertBenchTargets(DATABASE_URL, REDIS_URL);
 const DATABASE = benchDatabaseName(DATABASE_URL);
@@ -119,10 +134,12 @@ let tenant: string | null = null;
 
 const db = postgres(DATABASE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-briefing" } });
 
-/** Deletes a tenant's commitments (they reference its memories), then its memories and their events. */
+/** Deletes a tenant's commitments (they reference its memories), then its memories and their events, then its session runs. */
 async function deleteTenantRows(userId: string): Promise<number> {
   await db`delete from commitments where user_id = ${userId}`;
-  return deleteTenantMemories(db, userId);
+  const deleted = await deleteTenantMemories(db, userId);
+  await deleteTenantSessions(db, userId);
+  return deleted;
 }
 
 const bench = benchLifecycle(async () => {
@@ -218,6 +235,7 @@ type LevelResult = {
   seeded: number;
   seedSeconds: number;
   probe: SelectorProbe[] | null;
+  pages: PageFigure[] | null;
   runs: Map<string, Run[]>;
 };
 
@@ -233,13 +251,20 @@ async function main() {
   printRunContext(run, REDIS_URL, DATABASE_URL);
 
   const serviceEnv = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
+  // A page slower than the service's 2 s statement timeout (before issue 18's fix, at 10⁶, on a busy
+  // box) answers 503; a longer timeout shows how slow it was instead.
+  if (process.env.BENCH_DEPENDENCY_TIMEOUT_MS)
+    serviceEnv.DEPENDENCY_TIMEOUT_MS = process.env.BENCH_DEPENDENCY_TIMEOUT_MS;
   await procs.migrate(serviceEnv);
 
   const { proc: baseline, base: baseBase } = spawnBaselinePg(procs, DATABASE_URL);
   const { proc: apiProc, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
   await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
 
-  const user = await createBenchUser(procs, serviceEnv, id);
+  const user = process.env.BENCH_TENANT_EMAIL
+    ? await reuseBenchUser(procs, serviceEnv, db, process.env.BENCH_TENANT_EMAIL, id)
+    : await createBenchUser(procs, serviceEnv, id);
+  console.log(`tenant ${user.email} (${user.id})${process.env.BENCH_TENANT_EMAIL ? ", reused" : ""}`);
   tenant = user.id;
 
   // B-pg receives a fixed memory-create body (its schema); the briefing is a GET.
@@ -279,7 +304,8 @@ async function main() {
       },
     );
   }
-  applyOnly(ops, ONLY, (op) => op.selector);
+  if (ONLY && !(ONLY.size === 1 && PAGES)) applyOnly(ops, ONLY, (op) => op.selector);
+  else if (ONLY) ops.length = 0;
 
   const gen = new MemoryTextGenerator(20261123);
   const rand = prng(13);
@@ -296,8 +322,32 @@ async function main() {
       `── level ${fmtRps(level)}: seeded ${fmtRps(seeded)} memories in ${seedSeconds.toFixed(1)} s (COPY); current ${fmtRps(shape.current)}, stale ${fmtRps(shape.stale)}, pending commitments ${fmtRps(shape.pending)} (overdue ${fmtRps(shape.overdue)})`,
     );
 
+    let pages: PageFigure[] | null = null;
+    if (PAGES) {
+      const t0 = performance.now();
+      const added = await seedSessionsUpTo(db, user.id, level);
+      console.log(`session runs: added ${fmtRps(added)} by COPY in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      pages = await probePages({
+        db,
+        databaseUrl: DATABASE_URL,
+        apiBase,
+        apiKey: user.apiKey,
+        userId: user.id,
+        n: PAGE_REQUESTS,
+        warmup: 20,
+        beforeEach: WAIT_QUIET ? () => waitQuiet(foreign) : undefined,
+      });
+      for (const p of pages) {
+        console.log(
+          `pages ${p.label.padEnd(36)} p50 ${fmtMs(p.p50).padStart(8)}  p99 ${fmtMs(p.p99).padStart(8)}  (${p.n} sequential${p.failed ? `, ${p.failed}×503` : ""})  Postgres ${fmtMs(p.pgMs)}${p.jitMs > 0 ? ` of which JIT ${fmtMs(p.jitMs)}` : ""}`,
+        );
+        console.log(`    ${planSummary(p.plan)}`);
+        writeFileSync(join(logDir, `explain-${level}-${p.key}.txt`), p.plan);
+      }
+    }
+
     let probed: SelectorProbe[] | null = null;
-    if (PROBE) {
+    if (PROBE && ops.length > 0) {
       probed = await probe(apiBase, user.apiKey, user.id);
       for (const p of probed) {
         console.log(
@@ -329,7 +379,7 @@ async function main() {
         ]);
       }
     }
-    levels.push({ level, seeded, seedSeconds, probe: probed, runs });
+    levels.push({ level, seeded, seedSeconds, probe: probed, pages, runs });
     console.log("");
   }
 
@@ -349,7 +399,27 @@ async function main() {
       rows.push(pgSummaryRow(l.level, op.label, med(l, op.key), op.key === "baseline" ? null : b));
     }
   }
-  printPgSummary({ runs: RUNS, seconds: SECONDS, machine: box.label, commit: rev }, rows);
+  if (ops.length > 0) printPgSummary({ runs: RUNS, seconds: SECONDS, machine: box.label, commit: rev }, rows);
+  if (PAGES) {
+    console.log(
+      `\nlist pages and briefing, sequential on 1 connection (${PAGE_REQUESTS} requests each; Postgres: EXPLAIN ANALYZE execution, median of 5) — ${box.label}, ${rev}`,
+    );
+    console.log(
+      textTable(
+        ["level", "page", "p50", "p99", "Postgres", "of which JIT"],
+        levels.flatMap((l) =>
+          (l.pages ?? []).map((p) => [
+            fmtRps(l.level),
+            p.label,
+            fmtMs(p.p50),
+            fmtMs(p.p99),
+            fmtMs(p.pgMs),
+            fmtMs(p.jitMs),
+          ]),
+        ),
+      ),
+    );
+  }
 
   const date = started.toISOString().slice(0, 10);
   const rawPath = writeRawResults(ROOT, "briefing", started, {
@@ -370,8 +440,28 @@ async function main() {
   }
   let ok = true;
   for (const l of levels) {
+    for (const p of l.pages ?? []) {
+      ok &&= appendRow(
+        README,
+        "list-pages",
+        mdRow([
+          date,
+          rev,
+          box.label,
+          fmtRps(l.level),
+          p.label,
+          fmtMs(p.p50),
+          fmtMs(p.p99),
+          fmtMs(p.pgMs),
+          fmtMs(p.jitMs),
+        ]),
+      );
+    }
+  }
+  for (const l of levels) {
     const b = med(l, "baseline");
     for (const s of SELECTORS) {
+      if (!ops.some((o) => o.selector === s.key)) continue;
       const one = med(l, `${s.key}1`);
       const many = med(l, s.key);
       ok &&= appendRow(

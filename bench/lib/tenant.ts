@@ -25,6 +25,27 @@ export async function createBenchUser(
 }
 
 /**
+ * An existing user (a tenant kept by an earlier run's BENCH_KEEP_DATA=1) with a new API key from
+ * `amem key create`, so a later run measures the very same rows (e.g. before and after a change,
+ * without seeding 10⁶ memories twice).
+ */
+export async function reuseBenchUser(
+  procs: Procs,
+  env: Record<string, string>,
+  db: Sql,
+  email: string,
+  id: string,
+): Promise<BenchUser> {
+  const [row] = await db`select id from users where email = ${email}`;
+  if (!row) throw new Error(`no user ${email} to reuse`);
+  const args = ["key", "create", "--email", email, "--name", `bench-${id}`];
+  const created = await procs.run("cli", [process.execPath, "shared/cli/amem.ts", ...args], env, 30_000);
+  if (created.code !== 0) throw new Error(`key create failed: ${created.stderr || created.stdout}`);
+  const key = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { apiKey: string };
+  return { id: (row as { id: string }).id, email, apiKey: key.apiKey };
+}
+
+/**
  * The capture sanity check before a memories load: `body` posted through the api answers 201 (and
  * registers scope "personal"), then the same body again 409 (the duplicate check is live). Answers
  * the actor the api recorded on the memory's event, for the seeded memories' events.

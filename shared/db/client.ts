@@ -43,6 +43,10 @@ export function createDb({ url, poolSize, timeoutMs }: DbOptions) {
       // within a second instead of running on — and, for a one-statement write waiting on a row
       // lock, committing — after nobody can hear its answer. Postgres ≥ 14, Linux.
       client_connection_check_interval: CLIENT_CHECK_INTERVAL_MS,
+      // No JIT compilation: the service's statements read a page or a capped count, and JIT (on by
+      // default, triggered by the planner's cost estimate, not the work done) added 62–104 ms to
+      // a 42 ms briefing at 10⁶ memories (issue 18), and more than the whole statement elsewhere.
+      jit: "off",
     },
   });
   const gate = new WaitLimiter(poolSize, timeoutMs);

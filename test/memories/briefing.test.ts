@@ -163,6 +163,36 @@ describe("GET /api/v1/briefing sections", () => {
     expect(s.recentDecisions.items.length).toBe(2);
   });
 
+  it("orders pending commitments due first, then by the commitment's creation, newest first; none due last", async () => {
+    const tenant = await newTenant(ctx);
+    const commitment = (topic: string, dueAt?: string) =>
+      remember(tenant, { memoryType: "commitment", topic, ...(dueAt ? { dueAt } : {}) });
+    const later = "2030-01-01T00:00:00Z";
+    const first = await commitment("due later, made first", later);
+    const overdue = await commitment("overdue", "2020-01-01T00:00:00Z");
+    const second = await commitment("due later, made second", later);
+    const undatedFirst = await commitment("undated, made first");
+    const undatedSecond = await commitment("undated, made second");
+    const archived = await commitment("archived", later);
+    await ctx.request("POST", `/api/v1/memories/${archived}/archive`, { apiKey: tenant.apiKey });
+    // A revision moves the commitment to a newer memory; its place stays the commitment's.
+    const revised = await ctx.request("POST", `/api/v1/memories/${undatedFirst}/revise`, {
+      apiKey: tenant.apiKey,
+      body: { content: `revised ${crypto.randomUUID()}` },
+    });
+    expect(revised.status).toBe(201);
+    const ids = (items: { id: string }[]) => items.map((i) => i.id);
+
+    const all = (await briefing(tenant, "?sectionLimit=10")).body.sections;
+    expect(ids(all.commitments.items)).toEqual([overdue, second, first, undatedSecond, revised.body.memory.id]);
+    expect(all.commitments).toMatchObject({ count: 5, hasMore: false });
+    expect(ids(all.overdue.items)).toEqual([overdue]);
+    // A short page is the start of the same order.
+    const page = (await briefing(tenant, "?sectionLimit=2")).body.sections.commitments;
+    expect(ids(page.items)).toEqual([overdue, second]);
+    expect(page).toMatchObject({ count: 5, hasMore: true });
+  });
+
   it("rejects a due date on anything but a commitment", async () => {
     const tenant = await newTenant(ctx);
     const res = await ctx.request("POST", "/api/v1/memories", {

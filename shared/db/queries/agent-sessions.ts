@@ -1,7 +1,8 @@
-import { and, desc, eq, getTableColumns, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { agentSessions, type BriefedMemory, type Selector } from "../schema";
 import { activeUserId } from "./account-fence";
+import { keysetBefore } from "./keyset";
 
 export type AgentSessionRow = typeof agentSessions.$inferSelect;
 export type NaturalKey = { userId: string; agent: string; sessionId: string };
@@ -190,15 +191,12 @@ export type SessionListFilter = {
   after?: { lastSeenAt: Date; id: string };
 };
 
-/** Newest lastSeenAt first, keyset-paginated on (lastSeenAt, id). */
+/** Newest lastSeenAt first, keyset-paginated on (lastSeenAt, id): agent_sessions_user_last_seen_idx, from the cursor on. */
 export async function listSessions(db: Executor, f: SessionListFilter): Promise<AgentSessionRow[]> {
   const notLive = staleCondition(null, f.cutoff);
   const live = sql`not ${notLive}`;
   const after = f.after
-    ? or(
-        lt(agentSessions.lastSeenAt, f.after.lastSeenAt),
-        and(eq(agentSessions.lastSeenAt, f.after.lastSeenAt), lt(agentSessions.id, f.after.id)),
-      )
+    ? keysetBefore(agentSessions.lastSeenAt, agentSessions.id, { at: f.after.lastSeenAt, id: f.after.id })
     : undefined;
   return db
     .select()

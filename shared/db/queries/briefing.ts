@@ -39,6 +39,8 @@ const TYPE_SECTIONS = { blockers: "blocker", recentDecisions: "decision", prefer
 
 /** Current memories; literals, not parameters, so the planner matches the partial indexes' predicate. */
 const CURRENT = sql.raw(`m.valid_to is null and m.status = 'active'`);
+/** Open or waiting: commitments_pending_due_idx's predicate, as literals for the same reason. */
+const PENDING = sql.raw(`c.status in ('open', 'waiting')`);
 /** How the briefing indexes key `project`: a project-less memory is '' (projects are never empty), so it is an equality. */
 const PROJECT_KEY = sql.raw(`coalesce(m.project, '')`);
 
@@ -104,9 +106,10 @@ type SectionRow = { section: BriefingSectionName; total: number; items: ItemJson
  * statement, which also resolves the selector's scope: a registered scope's name or alias means
  * that scope, any other name is taken as is (`scope` answers it; null for selectors without one).
  *
- * Cost (bench/README.md, "Briefing"): each memory section reads `limit` items and at most
- * BRIEFING_COUNT_CAP entries of its index per selector branch; the two commitment sections share
- * one pass over the tenant's pending (open or waiting) commitments, one index lookup each.
+ * Cost (bench/README.md, "Briefing" and "List pages and briefing"): each memory section reads
+ * `limit` items and at most BRIEFING_COUNT_CAP entries of its index per selector branch; the two
+ * commitment sections share one read of commitments_pending_due_idx in their order, checking each
+ * commitment's memory with one index-only lookup, that stops at BRIEFING_COUNT_CAP matches.
  */
 export async function briefingSections(
   db: Executor,
@@ -137,20 +140,47 @@ export async function briefingSections(
     (branch) => sql`m.user_id = ${q.userId} and ${CURRENT}
       and m.updated_at < ${q.staleBefore.toISOString()}::timestamptz and ${branch}`,
   );
-  // Items: the first `limit` pending commitments in order, then their memories' columns.
+  // The head of the tenant's pending commitments that the selector matches: the first
+  // BRIEFING_COUNT_CAP in commitments_pending_due_idx's order (due first, none due last, then the
+  // newest commitment), each one's memory checked by its id in the commitment-memory index
+  // (LATERAL … LIMIT 1, an index-only lookup). Both commitment sections read it: overdue ones
+  // come first in that order, so the head holds the first BRIEFING_COUNT_CAP of them too, and
+  // both capped counts and both pages are exact from one pass of at most BRIEFING_COUNT_CAP
+  // lookups. Materialising every pending commitment and sorting them instead cost 18,000 lookups
+  // and a sort at 10⁶ memories (issue 18); two passes, one per section, cost twice the lookups.
+  // A join would let the planner, which cannot know that every commitment row points at a
+  // commitment memory, underestimate the matches and scan the tenant's memories instead (seen at
+  // 100,000 memories). The lookup names the tenant as `c.user_id`, not as the constant: for a tenant
+  // that the table's statistics do not know yet (a new one, in a table too big for its growth to
+  // trigger an autoanalyze) the planner took the constant for a one-row range of any index led by
+  // user_id and scanned the tenant's slice of memories_briefing_stale_project_idx per commitment,
+  // 1.6 ms each (300 ms for a 10⁴-memory tenant beside 10⁶ others, measured).
+
+  const pendingHead = sql`select cm.id, c.status, c.due_at, c.created_at as commitment_created_at, c.id as commitment_id
+    from commitments c cross join lateral (
+      select m.id from memories m
+      where m.id = c.memory_id and m.user_id = c.user_id and m.memory_type = 'commitment' and ${CURRENT}
+        and (${selectorCondition(q.selector, scope)})
+      limit 1) cm
+    where c.user_id = ${q.userId} and ${PENDING}
+    order by c.due_at asc, c.created_at desc, c.id desc
+    limit ${sql.raw(String(BRIEFING_COUNT_CAP))}`;
+  // Items: the first `limit` of the head, then their memories' columns. The commitment's own
+  // creation (created_at, id) breaks ties of due dates, as the index orders them.
   const fromPending =
     (due: SQL): Rows =>
     (purpose, order, limit) =>
       purpose === "count"
         ? sql`select 1 from briefing_pending r where ${due}`
-        : sql`select ${memoryColumns}, p.status, p.due_at
+        : sql`select ${memoryColumns}, p.status, p.due_at, p.commitment_created_at, p.commitment_id
             from (select * from briefing_pending r where ${due} order by ${order} limit ${limit}) p
             join memories m on m.id = p.id`;
   const overdue = sql`r.due_at < ${q.now.toISOString()}::timestamptz`;
+  const dueFirst = sql`r.due_at asc, r.commitment_created_at desc, r.commitment_id desc`;
 
   const sections: Record<BriefingSectionName, SQL> = {
-    commitments: sectionColumns(fromPending(sql`true`), sql`r.due_at asc nulls last, ${newest}`, q.limit),
-    overdue: sectionColumns(fromPending(overdue), sql`r.due_at asc, ${newest}`, q.limit),
+    commitments: sectionColumns(fromPending(sql`true`), dueFirst, q.limit),
+    overdue: sectionColumns(fromPending(overdue), dueFirst, q.limit),
     blockers: sectionColumns(ofType(TYPE_SECTIONS.blockers), newest, q.limit),
     recentDecisions: sectionColumns(ofType(TYPE_SECTIONS.recentDecisions), newest, q.limit),
     preferences: sectionColumns(ofType(TYPE_SECTIONS.preferences), newest, q.limit),
@@ -162,19 +192,8 @@ export async function briefingSections(
       ? sql`select null::text as name`
       : sql`select coalesce((select s.name from scopes s where s.user_id = ${q.userId}
           and (s.name = ${given} or ${given} = any(s.aliases)) limit 1), ${given}) as name`;
-  // The selector's pending commitments, in one pass: each one's memory is checked by its id in
-  // the commitment-memory index (LATERAL … LIMIT 1, an index-only lookup). A join would let the
-  // planner, which cannot know that every commitment row points at a commitment memory,
-  // underestimate the matches and scan the tenant's memories instead (seen at 100,000 memories).
-  const pending = sql`select m.id, m.created_at, c.status, c.due_at
-    from commitments c cross join lateral (
-      select m.id, m.created_at from memories m
-      where m.id = c.memory_id and m.user_id = ${q.userId} and m.memory_type = 'commitment' and ${CURRENT}
-        and (${selectorCondition(q.selector, scope)})
-      limit 1) m
-    where c.user_id = ${q.userId} and c.status in ('open', 'waiting')`;
   const rows = await db.execute<SectionRow>(sql`
-    with briefing_scope as (${resolveScope}), briefing_pending as materialized (${pending})
+    with briefing_scope as (${resolveScope}), briefing_pending as materialized (${pendingHead})
     ${sql.join(
       BRIEFING_SECTIONS.map(
         (name) => sql`select ${sql.raw(`'${name}'`)} as section, ${sections[name]}, ${scope} as scope`,

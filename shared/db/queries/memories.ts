@@ -1,5 +1,6 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
+import { keysetBefore } from "./keyset";
 import { memories, memoryEdges, memoryEvents, type EdgeType, type EventKind, type MemoryType } from "../schema";
 
 export type MemoryRow = Omit<typeof memories.$inferSelect, "search">;
@@ -172,7 +173,7 @@ export type MemoryListFilter = {
   after?: { createdAt: Date; id: string };
 };
 
-/** Newest first, keyset-paginated on (createdAt, id). */
+/** Newest first, keyset-paginated on (createdAt, id): memories_user_created_idx, from the cursor on. */
 export async function listMemories(db: Executor, f: MemoryListFilter): Promise<MemoryRow[]> {
   return db
     .select(memoryColumns)
@@ -182,12 +183,7 @@ export async function listMemories(db: Executor, f: MemoryListFilter): Promise<M
         memoryFilter(f),
         f.memoryType === undefined ? undefined : eq(memories.memoryType, f.memoryType),
         f.status === undefined ? undefined : eq(memories.status, f.status),
-        f.after
-          ? or(
-              lt(memories.createdAt, f.after.createdAt),
-              and(eq(memories.createdAt, f.after.createdAt), lt(memories.id, f.after.id)),
-            )
-          : undefined,
+        f.after ? keysetBefore(memories.createdAt, memories.id, { at: f.after.createdAt, id: f.after.id }) : undefined,
       ),
     )
     .orderBy(desc(memories.createdAt), desc(memories.id))

@@ -55,7 +55,8 @@ export const agentSessions = pgTable(
   },
   (t) => [
     uniqueIndex("agent_sessions_natural_key").on(t.userId, t.agent, t.sessionId),
-    index("agent_sessions_user_last_seen_idx").on(t.userId, t.lastSeenAt),
+    // The list's order (lastSeenAt, id), both keys: a keyset cursor is one range of it (issue 18).
+    index("agent_sessions_user_last_seen_idx").on(t.userId, t.lastSeenAt, t.id),
     // A tenant's rows in id order, page by page: the export (GDPR Art. 20) reads them in keyset pages.
     index("agent_sessions_user_by_id_idx").on(t.userId, t.id),
     // The sweep's three scans across all tenants (SPEC §3.9), each over a small partial index.

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { idColumn, oneOfCheck, ts } from "./columns";
 import { users } from "./users";
@@ -28,6 +29,21 @@ export const commitments = pgTable(
   (t) => [
     uniqueIndex("commitments_memory_key").on(t.memoryId),
     index("commitments_user_status_idx").on(t.userId, t.status, t.dueAt),
+    // The briefing's commitments and overdue sections in their order (due first, then newest), so
+    // each reads its page and its capped count from this range instead of every pending commitment
+    // of the tenant, materialised and sorted (shared/db/queries/briefing.ts; issue 18). Trailing
+    // memory_id and status keep the scan index-only. NULLS FIRST is Postgres's own DESC (drizzle
+    // writes NULLS LAST for a bare desc()), so the query's `created_at desc, id desc` matches it.
+    index("commitments_pending_due_idx")
+      .on(
+        t.userId,
+        t.dueAt.asc().nullsLast(),
+        t.createdAt.desc().nullsFirst(),
+        t.id.desc().nullsFirst(),
+        t.memoryId,
+        t.status,
+      )
+      .where(sql`${t.status} in ('open', 'waiting')`),
     // A tenant's rows in id order, page by page: the export (GDPR Art. 20) reads them in keyset pages.
     index("commitments_user_by_id_idx").on(t.userId, t.id),
     oneOfCheck("commitments_status_check", t.status, COMMITMENT_STATUSES),

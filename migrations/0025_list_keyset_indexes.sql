@@ -1,0 +1,3 @@
+DROP INDEX "agent_sessions_user_last_seen_idx";--> statement-breakpoint
+CREATE INDEX "commitments_pending_due_idx" ON "commitments" USING btree ("user_id","due_at","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST,"memory_id","status") WHERE "commitments"."status" in ('open', 'waiting');--> statement-breakpoint
+CREATE INDEX "agent_sessions_user_last_seen_idx" ON "agent_sessions" USING btree ("user_id","last_seen_at","id");
