@@ -18,6 +18,7 @@
  *   RETRIEVAL_MIN_SCORE=                      sends minScore with every search, and reports its recall cost
  *   BENCH_SMOKE=1                             only the committed hand-written set, nothing recorded (CI)
  *   BENCH_RECORD=1                            appends the tables to bench/README.md, "Retrieval quality"
+ * Every question's rankings (amem's and BM25's ids) go to bench/results/retrieval-<start>.json (git-ignored).
  *   BENCH_KEEP_DATA=0  BENCH_README=bench/README.md
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench_retrieval  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  */
@@ -36,6 +37,7 @@ import { waitForHttp } from "../lib/procs";
 import { apiClient } from "../lib/http";
 import { amemEnv, expectWorkersRunning, spawnApi, spawnWorkers } from "../lib/services";
 import { createBenchUser } from "../lib/tenant";
+import { writeRawResults } from "../lib/report";
 import { loadLocomo } from "./datasets/locomo";
 import { loadOwn } from "./datasets/own";
 import { storeUnit } from "./store";
@@ -144,6 +146,7 @@ async function main(): Promise<void> {
       const stored = await storeUnit(post, unit);
       memories += stored.byRef.size;
       outcomes.push(...(await evaluateUnit(post, unit, stored, MIN_SCORE)));
+      console.log(`  ${dataset.name} ${unit.key}: ${stored.byRef.size} memories, ${unit.queries.length} questions`);
     }
     results.push({
       name: dataset.name,
@@ -160,6 +163,27 @@ async function main(): Promise<void> {
 
   const report = fullReport(results, MIN_SCORE);
   console.log(`\n${report}\n`);
+  const raw = writeRawResults(ROOT, "retrieval", started, {
+    commit: rev,
+    machine: box.label,
+    minScore: MIN_SCORE,
+    datasets: results.map((r) => ({
+      name: r.name,
+      questions: r.outcomes.map((o) => ({
+        id: o.query.id,
+        query: o.query.text,
+        category: o.query.category,
+        split: o.query.split,
+        current: o.query.current,
+        gold: [...o.gold],
+        amem: o.amem,
+        bm25: o.bm25,
+        amemWithoutMinScore: o.amemWithoutMinScore,
+        latencyMs: Math.round(o.latencyMs * 10) / 10,
+      })),
+    })),
+  });
+  console.log(`per-question rankings: ${raw}`);
   if (RECORD) {
     recordReport(README, report, { date: started, commit: rev, machine: box.label, minScore: MIN_SCORE });
     console.log(`recorded in ${README}`);
