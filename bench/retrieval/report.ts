@@ -47,14 +47,15 @@ function successorFirst(ranked: string[], o: Outcome): boolean {
   return Number.isFinite(best) && o.predecessors.every((p) => rankOf(p) > best);
 }
 
-const ofSplit = (r: DatasetResult, split: Split) => r.outcomes.filter((o) => o.query.split === split);
+const ofSplit = (r: DatasetResult, split: Split | "both") =>
+  split === "both" ? r.outcomes : r.outcomes.filter((o) => o.query.split === split);
 
 function latency(outcomes: Outcome[]): string {
   const all = outcomes.map((o) => o.latencyMs);
   return `${ms(percentile(all, 50))} / ${ms(percentile(all, 99))} ms`;
 }
 
-export function headlineTable(results: DatasetResult[], split: Split): string {
+export function headlineTable(results: DatasetResult[], split: Split | "both"): string {
   const lines = [
     mdRow([
       "dataset",
@@ -138,6 +139,10 @@ export function fullReport(results: DatasetResult[], minScore: number | null): s
     "**Dev split** (what a ranking change may be tuned on)",
     "",
     headlineTable(results, "dev"),
+    "",
+    "**Both splits together**",
+    "",
+    headlineTable(results, "both"),
   ];
   for (const r of results) {
     parts.push("", `#### ${r.name}`, "", `split: ${r.splitRule}.${r.notes.map((n) => ` ${n}.`).join("")}`);
