@@ -176,6 +176,7 @@ async function main(): Promise<void> {
         split: o.query.split,
         current: o.query.current,
         gold: [...o.gold],
+        predecessors: o.predecessors,
         amem: o.amem,
         bm25: o.bm25,
         amemWithoutMinScore: o.amemWithoutMinScore,

@@ -111,7 +111,8 @@ export function detailTable(r: DatasetResult, split: Split, minScore: number | n
   const notes: string[] = [];
   const e = emptyAnswers(out);
   if (e.n > 0) notes.push(`abstention questions answered with no result: amem ${e.amem}, BM25 ${e.bm25}`);
-  const superseding = out.filter((o) => o.predecessors.length > 0);
+  // Only a current: false question can see the predecessor; with current: true it is filtered out.
+  const superseding = out.filter((o) => !o.query.current && o.predecessors.length > 0);
   if (superseding.length > 0) {
     const count = (pick: (o: Outcome) => string[]) => superseding.filter((o) => successorFirst(pick(o), o)).length;
     notes.push(
