@@ -1,0 +1,16 @@
+import type { Sql } from "postgres";
+
+/**
+ * Deletes the bench users' memories and what hangs off them (facts, proposals, commitments, edges,
+ * events), in one transaction; answers how many memories went. The users stay (as in the other
+ * benchmarks' database): their rows are tiny.
+ */
+export async function deleteTenantData(db: Sql, userIds: string[]): Promise<number> {
+  return db.begin(async (tx) => {
+    for (const table of ["fact_proposals", "proposals", "facts", "commitments", "memory_edges", "memory_events"]) {
+      await tx`delete from ${tx(table)} where user_id = any(${userIds}::uuid[])`;
+    }
+    const rows = await tx`delete from memories where user_id = any(${userIds}::uuid[]) returning 1`;
+    return rows.length;
+  });
+}
