@@ -33,7 +33,5 @@ CREATE TABLE "memory_terms" (
 );
 --> statement-breakpoint
 DROP INDEX "memories_search_idx";--> statement-breakpoint
-ALTER TABLE "memory_search_stats" ADD CONSTRAINT "memory_search_stats_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "memory_term_stats" ADD CONSTRAINT "memory_term_stats_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "memory_term_stats_trigram_idx" ON "memory_term_stats" USING gin ("user_id","term" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "memory_terms_champion_idx" ON "memory_terms" USING btree ("user_id","term","impact" DESC NULLS LAST,"memory_id","topic_tf","content_tf","topic_length","content_length");

@@ -89,8 +89,12 @@ async function deleteBulkRows(tenant: Tenant) {
       // Only rows this file inserted reference each other here: skip the per-row foreign-key checks.
       await sql`set local session_replication_role = replica`;
       for (const table of EXPORTED_TABLES) await sql`delete from ${sql(table)} where user_id = ${tenant.userId}`;
+      // The insert trigger indexed the bulk memories for search (~7 postings each): they go too.
+      for (const table of ["memory_search_pending", "memory_terms", "memory_term_stats", "memory_search_stats"]) {
+        await sql`delete from ${sql(table)} where user_id = ${tenant.userId}`;
+      }
     });
-    await admin`vacuum analyze memory_edges, commitments, facts, memories, agent_sessions, scopes`;
+    await admin`vacuum analyze memory_edges, commitments, facts, memories, agent_sessions, scopes, memory_terms`;
   } finally {
     await admin.end();
   }

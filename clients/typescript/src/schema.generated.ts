@@ -6307,8 +6307,10 @@ export interface operations {
                     cursor?: string;
                     limit?: number;
                     memoryTypes?: ("decision" | "commitment" | "blocker" | "fact" | "preference" | "pattern" | "note" | "event")[];
+                    /** @description Drop results scoring below this (0–1; scores are comparable across queries of one user) */
+                    minScore?: number;
                     project?: string;
-                    /** @description websearch syntax: words, "a phrase", -excluded, or */
+                    /** @description What to find, as a question or keywords: a memory matching any meaningful word is a candidate; "an exact phrase" must appear; -word excludes */
                     query: string;
                     scope?: string;
                 };

@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, pgTable, primaryKey, real, smallint, text, uuid } from "drizzle-orm/pg-core";
-import { users } from "./users";
 
 /**
  * The search index (README "Search"): one posting per (memory, stemmed term) with the term's
@@ -53,9 +52,10 @@ export const memoryTerms = pgTable(
 export const memoryTermStats = pgTable(
   "memory_term_stats",
   {
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id),
+    // No foreign keys on the statistics either: the fold writes every tenant's rows in one
+    // statement, and a key check takes KEY SHARE on each users row — one tenant's locked row (an
+    // erasure under way) would stall the fold for every tenant.
+    userId: uuid("user_id").notNull(),
     term: text("term").notNull(),
     df: integer("df").notNull(),
   },
@@ -67,9 +67,7 @@ export const memoryTermStats = pgTable(
 
 /** A tenant's memory count and summed field lengths (in terms), as of the last fold. */
 export const memorySearchStats = pgTable("memory_search_stats", {
-  userId: uuid("user_id")
-    .primaryKey()
-    .references(() => users.id),
+  userId: uuid("user_id").primaryKey(),
   documents: bigint("documents", { mode: "number" }).notNull(),
   topicLength: bigint("topic_length", { mode: "number" }).notNull(),
   contentLength: bigint("content_length", { mode: "number" }).notNull(),
