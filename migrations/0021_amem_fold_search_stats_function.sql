@@ -6,16 +6,24 @@
 -- upsert the same statistics rows and could deadlock; a second caller returns 0 at once.
 CREATE OR REPLACE FUNCTION amem_fold_search_stats(p_limit int) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
+  v_users uuid[];
+  v_memories uuid[];
   v_folded int;
 BEGIN
   IF NOT pg_try_advisory_xact_lock(hashtext('amem_fold_search_stats')) THEN
     RETURN 0;
   END IF;
+  -- The batch's keys first, into arrays: as a subquery of the DELETE, the planner may re-run the
+  -- locking subquery for every pending row (seen: a semi join over 520k rows, minutes per batch).
+  SELECT array_agg(q.user_id), array_agg(q.memory_id) INTO v_users, v_memories
+  FROM (SELECT user_id, memory_id FROM memory_search_pending LIMIT p_limit FOR UPDATE SKIP LOCKED) q;
+  IF v_memories IS NULL THEN
+    RETURN 0;
+  END IF;
   WITH taken AS (
     DELETE FROM memory_search_pending p
-    WHERE (p.user_id, p.memory_id) IN (
-      SELECT q.user_id, q.memory_id FROM memory_search_pending q LIMIT p_limit FOR UPDATE SKIP LOCKED
-    )
+    USING unnest(v_users, v_memories) k(user_id, memory_id)
+    WHERE p.user_id = k.user_id AND p.memory_id = k.memory_id
     RETURNING p.user_id, p.memory_id, p.topic_length, p.content_length
   ), documents AS (
     INSERT INTO memory_search_stats AS s (user_id, documents, topic_length, content_length)
