@@ -120,6 +120,25 @@ export type SearchScope = {
   exclusions: string | null;
 };
 
+/** A memory_terms row as the driver returns it. */
+type PostingRow = {
+  term: string;
+  memory_id: string;
+  topic_tf: number;
+  content_tf: number;
+  topic_length: number;
+  content_length: number;
+};
+
+const postingOf = (r: PostingRow): Posting & { term: string; memoryId: string } => ({
+  term: r.term,
+  memoryId: r.memory_id,
+  topicTf: r.topic_tf,
+  contentTf: r.content_tf,
+  topicLength: r.topic_length,
+  contentLength: r.content_length,
+});
+
 export type ChampionPosting = Posting & { term: string; memoryId: string; superseded: boolean };
 
 /** Dotted and slashed names read by their parts, as amem_search_terms reads the stored documents. */
@@ -154,15 +173,7 @@ export async function championPostings(
   eligibleOnly: boolean,
 ): Promise<ChampionPosting[]> {
   if (terms.length === 0) return [];
-  const rows = await db.execute<{
-    term: string;
-    memory_id: string;
-    topic_tf: number;
-    content_tf: number;
-    topic_length: number;
-    content_length: number;
-    superseded: boolean;
-  }>(
+  const rows = await db.execute<PostingRow & { superseded: boolean }>(
     eligibleOnly
       ? sql`
     select q.term, c.*
@@ -191,15 +202,7 @@ export async function championPostings(
       limit ${depth}
     ) c`,
   );
-  return rows.map((r) => ({
-    term: r.term,
-    memoryId: r.memory_id,
-    topicTf: r.topic_tf,
-    contentTf: r.content_tf,
-    topicLength: r.topic_length,
-    contentLength: r.content_length,
-    superseded: r.superseded,
-  }));
+  return rows.map((r) => ({ ...postingOf(r), superseded: r.superseded }));
 }
 
 /** Of these memories, the ones the search may return, whole (the page it answers with). */
@@ -219,27 +222,13 @@ export async function postingsOf(
   terms: string[],
 ): Promise<(Posting & { term: string; memoryId: string })[]> {
   if (memoryIds.length === 0 || terms.length === 0) return [];
-  const rows = await db.execute<{
-    term: string;
-    memory_id: string;
-    topic_tf: number;
-    content_tf: number;
-    topic_length: number;
-    content_length: number;
-  }>(sql`
+  const rows = await db.execute<PostingRow>(sql`
     select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length
     from memory_terms t
     where t.memory_id = any(${sql.param(memoryIds)}::uuid[]) and t.term = any(${sql.param(terms)}::text[])
       and t.user_id = ${userId}
   `);
-  return rows.map((r) => ({
-    term: r.term,
-    memoryId: r.memory_id,
-    topicTf: r.topic_tf,
-    contentTf: r.content_tf,
-    topicLength: r.topic_length,
-    contentLength: r.content_length,
-  }));
+  return rows.map(postingOf);
 }
 
 /** For each of these memories that a revision replaced, the memory that replaced it (its successor). */
