@@ -14,8 +14,7 @@ await startOrExit("api", async (config) => {
   const server = serveApi(app, config, deps.logger);
   deps.logger.info({ port: server.port, host: config.HOST }, "api listening");
 
-  const metricsServer = serveMetrics(config);
-  if (metricsServer) deps.logger.info({ port: metricsServer.port, host: config.METRICS_HOST }, "metrics listening");
+  const metricsServer = serveMetrics(config, deps.logger);
 
   onShutdown(deps.logger, async () => {
     await metricsServer?.stop();

@@ -13,8 +13,7 @@ await startOrExit("mcp", async (config) => {
   const server = serveMcp(app, config, deps.logger);
   deps.logger.info({ port: server.port, host: config.MCP_HOST, publicUrl: config.MCP_PUBLIC_URL }, "mcp listening");
 
-  const metricsServer = serveMetrics(config);
-  if (metricsServer) deps.logger.info({ port: metricsServer.port, host: config.METRICS_HOST }, "metrics listening");
+  const metricsServer = serveMetrics(config, deps.logger);
 
   onShutdown(deps.logger, async () => {
     await metricsServer?.stop();

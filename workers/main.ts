@@ -25,8 +25,7 @@ await startOrExit("workers", async (config) => {
   }
   registerWorkerCollectors(deps);
   // The workers have no HTTP port of their own: METRICS_PORT is their only /metrics.
-  const metricsServer = serveMetrics(config);
-  if (metricsServer) deps.logger.info({ port: metricsServer.port, host: config.METRICS_HOST }, "metrics listening");
+  const metricsServer = serveMetrics(config, deps.logger);
   deps.logger.info("workers started");
 
   onShutdown(deps.logger, async () => {

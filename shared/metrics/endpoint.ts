@@ -1,3 +1,4 @@
+import type { Logger } from "../logger";
 import { timingSafeEqual } from "node:crypto";
 import type { Server } from "bun";
 import type { Config } from "../config";
@@ -44,12 +45,13 @@ export async function metricsAnswer(request: Request, token: string | undefined)
 
 /**
  * The METRICS_PORT listener (api, MCP server, workers): GET /metrics and nothing else (404, 405
- * in the contract's body). Returns null when the process does not serve metrics there.
+ * in the contract's body). Returns null when the process does not serve metrics there; with a
+ * logger, says where it listens.
  */
-export function serveMetrics(config: MetricsConfig): Server<undefined> | null {
+export function serveMetrics(config: MetricsConfig, logger?: Logger): Server<undefined> | null {
   if (metricsPlacement(config) !== "separate") return null;
   collectProcessMetrics();
-  return Bun.serve({
+  const server = Bun.serve({
     hostname: config.METRICS_HOST,
     port: config.METRICS_PORT,
     development: false,
@@ -63,4 +65,6 @@ export function serveMetrics(config: MetricsConfig): Server<undefined> | null {
     },
     error: () => json(500, "internal_error"),
   });
+  logger?.info({ port: server.port, host: config.METRICS_HOST }, "metrics listening");
+  return server;
 }
