@@ -175,7 +175,7 @@ export const ConfigSchema = T.Object({
   AMEM_BRIEFING_MAX_CHARS: T.Integer({ minimum: 2_000, maximum: 100_000, default: 8_000 }),
   HOOK_BUDGET_MS: T.Integer({ minimum: 100, maximum: 60_000, default: 1_500 }),
   /**
-   * Prometheus metrics (README, "Operating amem"). `off` drops the request instrumentation and every
+   * Prometheus metrics (README, "Metrics"). `off` drops the request instrumentation and every
    * metrics endpoint (the heartbeat benchmark's baseline); the domain counters still count in memory.
    */
   METRICS: T.Union([T.Literal("on"), T.Literal("off")], { default: "on" }),

@@ -38,8 +38,8 @@ export async function fencedWrite<T>(principal: Principal, work: () => Promise<T
 }
 
 /**
- * The one way a multi-statement write of tenant data opens its transaction (README, "The write
- * fence"): refused at once when the cached credential already says the account is erasing, else
+ * The one way a multi-statement write of tenant data opens its transaction (docs/decisions/erasure.md,
+ * "The write fence"): refused at once when the cached credential already says the account is erasing, else
  * fenced in Postgres first, which is what makes erasure a fence: a write commits only if the
  * account is still active when it commits, so nothing lands after the erasure's transaction.
  */

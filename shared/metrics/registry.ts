@@ -2,8 +2,8 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
 import type { WaitLimiter } from "../concurrency/wait-limiter";
 
 /**
- * The process's one Prometheus registry and every metric family amem exports (README, "Operating
- * amem"). Module-level on purpose: one registry per process, however many apps, pools or workers a
+ * The process's one Prometheus registry and every metric family amem exports (README,
+ * "Metrics"). Module-level on purpose: one registry per process, however many apps, pools or workers a
  * process (or a test file) builds, so call sites count with one line and no handle to pass around.
  *
  * Privacy and cardinality: no label ever carries a tenant, user, credential, key, session id or

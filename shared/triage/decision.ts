@@ -3,7 +3,7 @@ import type { TriageRow } from "../db/queries/triage";
 
 export type BeginInput = { turnCount?: number; stopHookActive?: boolean };
 
-/** Why begin answers `armed: false` (SPEC §3.8; README, "Triage begin"). */
+/** Why begin answers `armed: false` (SPEC §3.8; docs/decisions/triage.md). */
 export const BEGIN_REASONS = [
   "not-live",
   "terminal",

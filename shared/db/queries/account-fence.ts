@@ -3,7 +3,7 @@ import type { Executor } from "../client";
 import { users } from "../schema";
 
 /**
- * The write fence's one statement (README, "The write fence"): the tenant's user row, locked
+ * The write fence's one statement (docs/decisions/erasure.md, "The write fence"): the tenant's user row, locked
  * FOR KEY SHARE, only while the account is active. Every write of tenant data runs it first in its
  * transaction (single-statement writes embed it as a CTE), so the write either commits before the
  * erasure's start has finished waiting for it, or sees the account erasing and writes nothing.

@@ -3,7 +3,7 @@ import type { Executor } from "../client";
 import type { Selector } from "../schema";
 
 /**
- * A section's `count` stops at this many (README "Briefing"). Counting every match made the
+ * A section's `count` stops at this many (docs/decisions/briefing.md). Counting every match made the
  * briefing's cost grow with the tenant (0.3–0.6 s at 100,000 memories); counting up to 1,000 index
  * entries costs ≈ 0.2 ms, and past 1,000 the exact figure tells an agent nothing more. `hasMore`
  * stays exact: the cap is above the largest `sectionLimit` (100).

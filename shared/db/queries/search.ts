@@ -5,7 +5,7 @@ import { memoryColumns, memoryFilter, type MemoryRow } from "./memories";
 import type { Posting } from "../../memories/search-ranking";
 
 /**
- * The search index's reads (README "Search"). Statistics are the folded figures
+ * The search index's reads (docs/decisions/search.md). Statistics are the folded figures
  * (memory_search_stats, memory_term_stats) plus the memories still pending a fold, read in one
  * statement so they are exact in its snapshot.
  */

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { bigint, index, integer, pgTable, primaryKey, real, smallint, text, uuid } from "drizzle-orm/pg-core";
 
 /**
- * The search index (README "Search"): one posting per (memory, stemmed term) with the term's
+ * The search index (docs/decisions/search.md): one posting per (memory, stemmed term) with the term's
  * frequency in each field and the memory's field lengths, so BM25F needs nothing else per match.
  * Rows are written by the memories insert trigger (shared/db/functions/amem_index_memory.sql),
  * whatever path inserts the memory, and never change: memory text is immutable except erasure,
