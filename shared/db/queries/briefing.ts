@@ -39,10 +39,20 @@ const TYPE_SECTIONS = { blockers: "blocker", recentDecisions: "decision", prefer
 
 /** Current memories; literals, not parameters, so the planner matches the partial indexes' predicate. */
 const CURRENT = sql.raw(`m.valid_to is null and m.status = 'active'`);
-/** Open or waiting: commitments_pending_due_idx's predicate, as literals for the same reason. */
-const PENDING = sql.raw(`c.status in ('open', 'waiting')`);
-/** How the briefing indexes key `project`: a project-less memory is '' (projects are never empty), so it is an equality. */
-const PROJECT_KEY = sql.raw(`coalesce(m.project, '')`);
+/**
+ * Open or waiting, of a current commitment memory (the commitment's copy of its memory's state):
+ * the commitments_briefing indexes' predicate, as literals for the same reason.
+ */
+const PENDING = sql.raw(`c.status in ('open', 'waiting') and c.memory_current`);
+
+/** Where rows keep a memory's scope and its project key (project-less keyed as '': projects are never empty, so it is an equality). */
+type SelectorColumns = { scope: SQL; projectKey: SQL };
+const OF_MEMORY: SelectorColumns = { scope: sql.raw(`m.scope`), projectKey: sql.raw(`coalesce(m.project, '')`) };
+/** A commitment's copy of its memory's scope and project (commitments.memory_scope, memory_project). */
+const OF_COMMITMENT: SelectorColumns = {
+  scope: sql.raw(`c.memory_scope`),
+  projectKey: sql.raw(`coalesce(c.memory_project, '')`),
+};
 
 const epochMs = (value: SQL) => sql`(extract(epoch from ${value}) * 1000)::float8`;
 
@@ -52,28 +62,21 @@ const epochMs = (value: SQL) => sql`(extract(epoch from ${value}) * 1000)::float
  * memories. scope_project is the strict intersection; includeUnscoped adds the scope's project-less
  * memories as a second branch (an OR would lose the index order).
  */
-function selectorBranches(selector: Selector, scope: SQL): SQL[] {
+function selectorBranches(selector: Selector, scope: SQL, columns: SelectorColumns): SQL[] {
+  const { scope: scopeColumn, projectKey } = columns;
   switch (selector.kind) {
     case "all":
       return [sql`true`];
     case "scope":
-      return [sql`m.scope = ${scope}`];
+      return [sql`${scopeColumn} = ${scope}`];
     case "project":
-      return [sql`${PROJECT_KEY} = ${selector.project}`];
+      return [sql`${projectKey} = ${selector.project}`];
     case "scope_project":
       return [
-        sql`${PROJECT_KEY} = ${selector.project} and m.scope = ${scope}`,
-        ...(selector.includeUnscoped ? [sql`${PROJECT_KEY} = '' and m.scope = ${scope}`] : []),
+        sql`${projectKey} = ${selector.project} and ${scopeColumn} = ${scope}`,
+        ...(selector.includeUnscoped ? [sql`${projectKey} = '' and ${scopeColumn} = ${scope}`] : []),
       ];
   }
-}
-
-/** The same selector as one condition, for the commitments' row-by-row check. */
-function selectorCondition(selector: Selector, scope: SQL): SQL {
-  return sql.join(
-    selectorBranches(selector, scope).map((branch) => sql`(${branch})`),
-    sql` or `,
-  );
 }
 
 /** Item columns of `m` (a memory) as the sections return them; `status` and `due_at` vary. */
@@ -106,10 +109,9 @@ type SectionRow = { section: BriefingSectionName; total: number; items: ItemJson
  * statement, which also resolves the selector's scope: a registered scope's name or alias means
  * that scope, any other name is taken as is (`scope` answers it; null for selectors without one).
  *
- * Cost (bench/README.md, "Briefing" and "List pages and briefing"): each memory section reads
- * `limit` items and at most BRIEFING_COUNT_CAP entries of its index per selector branch; the two
- * commitment sections share one read of commitments_pending_due_idx in their order, checking each
- * commitment's memory with one index-only lookup, that stops at BRIEFING_COUNT_CAP matches.
+ * Cost (bench/README.md, "Briefing" and "List pages and briefing"): each section reads `limit`
+ * items and at most BRIEFING_COUNT_CAP entries of its index per selector branch; the two commitment
+ * sections share one such read of the commitments_briefing indexes.
  */
 export async function briefingSections(
   db: Executor,
@@ -117,7 +119,7 @@ export async function briefingSections(
 ): Promise<{ scope: string | null; sections: BriefingSections }> {
   const given = "scope" in q.selector ? q.selector.scope : null;
   const scope = sql`(select name from briefing_scope)`;
-  const branches = selectorBranches(q.selector, scope);
+  const branches = selectorBranches(q.selector, scope, OF_MEMORY);
   const union = (query: (branch: SQL) => SQL) => sql.join(branches.map(query), sql` union all `);
   const newest = sql`r.created_at desc, r.id desc`;
 
@@ -141,29 +143,26 @@ export async function briefingSections(
       and m.updated_at < ${q.staleBefore.toISOString()}::timestamptz and ${branch}`,
   );
   // The head of the tenant's pending commitments that the selector matches: the first
-  // BRIEFING_COUNT_CAP in commitments_pending_due_idx's order (due first, none due last, then the
-  // newest commitment), each one's memory checked by its id in the commitment-memory index
-  // (LATERAL … LIMIT 1, an index-only lookup). Both commitment sections read it: overdue ones
-  // come first in that order, so the head holds the first BRIEFING_COUNT_CAP of them too, and
-  // both capped counts and both pages are exact from one pass of at most BRIEFING_COUNT_CAP
-  // lookups. Materialising every pending commitment and sorting them instead cost 18,000 lookups
-  // and a sort at 10⁶ memories (issue 18); two passes, one per section, cost twice the lookups.
-  // A join would let the planner, which cannot know that every commitment row points at a
-  // commitment memory, underestimate the matches and scan the tenant's memories instead (seen at
-  // 100,000 memories). The lookup names the tenant as `c.user_id`, not as the constant: for a tenant
-  // that the table's statistics do not know yet (a new one, in a table too big for its growth to
-  // trigger an autoanalyze) the planner took the constant for a one-row range of any index led by
-  // user_id and scanned the tenant's slice of memories_briefing_stale_project_idx per commitment,
-  // 1.6 ms each (300 ms for a 10⁴-memory tenant beside 10⁶ others, measured).
-
-  const pendingHead = sql`select cm.id, c.status, c.due_at, c.created_at as commitment_created_at, c.id as commitment_id
-    from commitments c cross join lateral (
-      select m.id from memories m
-      where m.id = c.memory_id and m.user_id = c.user_id and m.memory_type = 'commitment' and ${CURRENT}
-        and (${selectorCondition(q.selector, scope)})
-      limit 1) cm
-    where c.user_id = ${q.userId} and ${PENDING}
-    order by c.due_at asc, c.created_at desc, c.id desc
+  // BRIEFING_COUNT_CAP in the order of the commitments_briefing indexes (due first, none due last,
+  // then the newest commitment), read per selector branch from one range of the index for its
+  // column and merged. Both commitment sections read it: overdue ones come first in that order, so
+  // the head holds the first BRIEFING_COUNT_CAP of them too, and both capped counts and both pages
+  // are exact from one read of at most BRIEFING_COUNT_CAP index entries per branch. The memory's
+  // state comes from the commitment's copy of it (memory_current, memory_scope, memory_project,
+  // kept by triggers), so the head touches no memory: checking each commitment's memory instead
+  // cost ~1,000 index lookups into memories, p50 9.6 ms at 10⁶ memories (issue 18).
+  const pendingHead = sql`select * from (${sql.join(
+    selectorBranches(q.selector, scope, OF_COMMITMENT).map(
+      (branch) => sql`(select c.memory_id as id, c.status, c.due_at, c.created_at as commitment_created_at,
+          c.id as commitment_id
+        from commitments c
+        where c.user_id = ${q.userId} and ${PENDING} and ${branch}
+        order by c.due_at asc, c.created_at desc, c.id desc
+        limit ${sql.raw(String(BRIEFING_COUNT_CAP))})`,
+    ),
+    sql` union all `,
+  )}) h
+    order by h.due_at asc, h.commitment_created_at desc, h.commitment_id desc
     limit ${sql.raw(String(BRIEFING_COUNT_CAP))}`;
   // Items: the first `limit` of the head, then their memories' columns. The commitment's own
   // creation (created_at, id) breaks ties of due dates, as the index orders them.

@@ -93,10 +93,6 @@ export const memories = pgTable(
     index("memories_briefing_stale_project_idx")
       .on(t.userId, projectKey(t), t.updatedAt, t.id, t.scope, t.project)
       .where(current(t)),
-    // Pending commitments are checked by memory id, index-only (no heap visit per commitment).
-    index("memories_briefing_commitment_idx")
-      .on(t.id, t.userId, t.createdAt, t.scope, t.project)
-      .where(sql`${current(t)} and ${t.memoryType} = 'commitment'`),
     oneOfCheck("memories_type_check", t.memoryType, MEMORY_TYPES),
     oneOfCheck("memories_status_check", t.status, MEMORY_STATUSES),
   ],

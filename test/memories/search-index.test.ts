@@ -1,0 +1,89 @@
+import { describe, expect, it } from "bun:test";
+import type { TransactionSql } from "postgres";
+import { newId } from "../../shared/ids";
+import { createTestContext, newTenant } from "../helpers";
+
+const ctx = await createTestContext();
+
+/** Thrown to roll a test's transaction back once it has what it asserts on. */
+class Rollback<T> extends Error {
+  constructor(readonly value: T) {
+    super("rollback");
+  }
+}
+
+/** Runs `work` in a transaction that is always rolled back, and answers what it returned. */
+async function rolledBack<T>(work: (tx: TransactionSql) => Promise<T>): Promise<T> {
+  try {
+    await ctx.deps.sql.begin(async (tx) => {
+      throw new Rollback(await work(tx));
+    });
+  } catch (error) {
+    if (error instanceof Rollback) return error.value as T;
+    throw error;
+  }
+  throw new Error("unreachable");
+}
+
+/** Memories whose documents differ in the ways indexing cares about. */
+const DOCUMENTS = [
+  { topic: "Deploy pipeline", content: "The deploy pipeline runs migrations before the deploy step." },
+  { topic: "Cache", content: "Cache cache cache: repeated words count in the content field." },
+  // Stop words only: no term, but still a memory of the tenant's statistics (a pending row).
+  { topic: "the and of", content: "the a an" },
+  { topic: "Long", content: "rollback ".repeat(300) + "postgres indexes" },
+  { topic: "Topic words twice: deploy deploy", content: "A topic term that the content repeats: deploy." },
+];
+
+type Index = { postings: unknown[]; pending: unknown[] };
+
+async function indexOf(tx: TransactionSql, ids: string[]): Promise<Index> {
+  const postings = await tx`select memory_id, user_id, term, topic_tf, content_tf, topic_length, content_length, impact
+    from memory_terms where memory_id = any(${ids}::uuid[]) order by memory_id, term`;
+  const pending = await tx`select user_id, memory_id, topic_length, content_length
+    from memory_search_pending where memory_id = any(${ids}::uuid[]) order by memory_id`;
+  return { postings: [...postings], pending: [...pending] };
+}
+
+/**
+ * Inserts DOCUMENTS in one statement (the insert trigger indexes them), reads what it wrote, deletes
+ * it, indexes the same memories with the backfill and reads again; all rolled back, so no fold
+ * (which would change the statistics between the two) ever sees them.
+ */
+async function triggerAndBackfill(stats: { documents: number; topicLength: number; contentLength: number } | null) {
+  const tenant = await newTenant(ctx);
+  return rolledBack(async (tx) => {
+    if (stats)
+      await tx`insert into memory_search_stats (user_id, documents, topic_length, content_length)
+        values (${tenant.userId}, ${stats.documents}, ${stats.topicLength}, ${stats.contentLength})`;
+    const rows = DOCUMENTS.map((d) => ({ id: newId(), ...d }));
+    const ids = rows.map((r) => r.id);
+    await tx`insert into memories (id, user_id, memory_type, topic, content, content_hash, scope,
+        valid_from, recorded_at, created_at, updated_at)
+      select r.id, ${tenant.userId}, 'note', r.topic, r.content, md5(r.content), 'work', now(), now(), now(), now()
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id uuid, topic text, content text)`;
+    const byTrigger = await indexOf(tx, ids);
+    await tx`delete from memory_terms where memory_id = any(${ids}::uuid[])`;
+    await tx`delete from memory_search_pending where memory_id = any(${ids}::uuid[])`;
+    const [row] = await tx`select amem_index_memories(${tenant.userId}) as indexed`;
+    const byBackfill = await indexOf(tx, ids);
+    return { ids, byTrigger, byBackfill, indexed: row?.indexed as number };
+  });
+}
+
+describe("search index writers (amem_index_memory trigger, amem_index_memories backfill)", () => {
+  for (const [label, stats] of [
+    ["before the tenant's first fold (prior lengths)", null],
+    ["with folded statistics", { documents: 40, topicLength: 90, contentLength: 2_600 }],
+  ] as const) {
+    it(`write identical postings and pending rows for the same memories, ${label}`, async () => {
+      const { ids, byTrigger, byBackfill, indexed } = await triggerAndBackfill(stats);
+      expect(indexed).toBe(DOCUMENTS.length);
+      // Not vacuously equal: every memory has its pending row, and every one with terms its postings.
+      expect(byTrigger.pending).toHaveLength(DOCUMENTS.length);
+      const indexedMemories = new Set(byTrigger.postings.map((p) => (p as { memory_id: string }).memory_id));
+      expect(indexedMemories).toEqual(new Set(ids.filter((_, i) => i !== 2)));
+      expect(byBackfill).toEqual(byTrigger);
+    });
+  }
+});
