@@ -1,4 +1,4 @@
-import { afterAll, setDefaultTimeout } from "bun:test";
+import { afterAll } from "bun:test";
 import { preflight } from "../shared/preflight";
 import { createDb } from "../shared/db/client";
 import { applyMigrations } from "../shared/db/migrate";
@@ -17,11 +17,6 @@ if (process.env.AMEM_TEST_REDIS === "cluster") {
   console.error(`\nAMEM_TEST_REDIS must be "single" (default) or "cluster", not "${process.env.AMEM_TEST_REDIS}"\n`);
   process.exit(2);
 }
-// bun 1.4 ignores bunfig's [test] timeout (a 6 s test fails at 5 s with it set), so the default
-// is set here: on a loaded 2-core CI box, tests that start processes or wait for workers
-// routinely pass 5 s, and one such timeout fails the whole run.
-setDefaultTimeout(30_000);
-
 const { TEST_DATABASE_URL, TEST_REDIS_URL } = await import("./env");
 
 try {
