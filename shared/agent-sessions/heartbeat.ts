@@ -3,6 +3,7 @@ import { credentialLookups, leaseOutcomes } from "../metrics/registry";
 import type { Deps } from "../deps";
 import { findSessionByNaturalKey, reopenSession, type NaturalKey } from "../db/queries/agent-sessions";
 import { fencedWrite } from "../accounts/write-fence";
+import { decodeCredentialEntry } from "../auth/credential-entry";
 import {
   fillLease,
   heartbeatLease,
@@ -166,11 +167,9 @@ async function authenticateThenLease(
 
 /** An active entry of the expected owner, unexpired, within its rate limit. */
 function acceptsWrite(reply: AuthReply, auth: AuthRequest, ownerId: string): boolean {
-  const match = /^a\|[A-Za-z]\|([^|]+)\|[^|]+\|([^|]+)\|(\d+)\|/.exec(reply[0]);
-  if (!match) return false;
-  const [, owner, state, expires] = match;
-  if (owner !== ownerId || state !== "active") return false;
-  if (expires !== "0" && Number(expires) <= auth.nowMs) return false;
+  const entry = decodeCredentialEntry(reply[0]);
+  if (!entry || entry.userId !== ownerId || entry.userState !== "active") return false;
+  if (entry.expiresAtMs !== 0 && entry.expiresAtMs <= auth.nowMs) return false;
   return !(auth.limit > 0 && reply[1] > auth.limit);
 }
 

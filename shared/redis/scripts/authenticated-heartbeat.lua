@@ -9,7 +9,7 @@
 -- { entry, count, status, run, epoch, seen } with heartbeatLease's answer otherwise.
 local auth = authenticate(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3])
 if not auth then return nil end
-local owner, state, expires = string.match(auth[1], '^a|%a|([^|]+)|[^|]+|([^|]+)|(%d+)|')
+local _, owner, _, state, expires = parseCredentialEntry(auth[1])
 local limit = tonumber(ARGV[2])
 if owner ~= ARGV[4] or state ~= 'active'
   or (expires ~= '0' and tonumber(expires) <= tonumber(ARGV[1]))
