@@ -62,16 +62,25 @@ export async function heartbeatWithCredential(
   // 1. prepare
   const auth = prepareAuthentication(deps, credential, now);
   const ownerId = deps.credentialOwners.get(auth.hash);
-  if (ownerId) {
-    // 2. script
-    const key: NaturalKey = { userId: ownerId, agent: input.agent, sessionId: input.sessionId };
-    const combined = await authenticatedLeaseScript(deps, auth, key, input.lastMessageExcerpt);
-    if (combined) {
-      credentialLookups.inc({ result: "hit" });
-      return heartbeat(deps, principalFromReply(auth, combined.auth), input, now, combined.lease);
-    }
+  // 2. script: with the owner known, authentication and the lease refresh in one round trip
+  const step = ownerId
+    ? await authenticatedLeaseScript(
+        deps,
+        auth,
+        { userId: ownerId, agent: input.agent, sessionId: input.sessionId },
+        input.lastMessageExcerpt,
+      )
+    : null;
+  // Owner not known here yet, or a credential cache miss: authenticate (filling the cache), then beat.
+  if (!step) return heartbeat(deps, await authenticate(deps, credential, now), input, now);
+  credentialLookups.inc({ result: "hit" });
+  // 3. decide: the script accepted the credential and refreshed a live lease, the common case;
+  // the answer needs nothing of the entry, so the script did not send it.
+  if ("live" in step) {
+    leaseOutcomes.inc({ outcome: "live" });
+    return liveAnswer(step.live);
   }
-  return heartbeat(deps, await authenticate(deps, credential, now), input, now);
+  return heartbeat(deps, principalFromReply(auth, step.auth), input, now, step.lease);
 }
 
 /**
@@ -98,7 +107,7 @@ export async function heartbeat(
     // 3. decide
     if (lease.kind === "live") {
       leaseOutcomes.inc({ outcome: filled ? "cold_fill" : "live" });
-      return { sessionRunId: lease.runId, activationEpoch: lease.epoch, lastSeenMs: lease.seenMs, resurrected: false };
+      return liveAnswer(lease);
     }
     if (lease.kind === "stale") {
       const resurrected = await resurrect(deps, principal, key, lease, input, now);
@@ -111,13 +120,25 @@ export async function heartbeat(
   throw new AppError("unavailable", 1, "contention");
 }
 
+/** 5. answer, for a lease refreshed in Redis. */
+function liveAnswer(lease: { runId: string; epoch: number; seenMs: number }): HeartbeatAnswer {
+  return { sessionRunId: lease.runId, activationEpoch: lease.epoch, lastSeenMs: lease.seenMs, resurrected: false };
+}
+
+/**
+ * What the script step tells: `live` when the credential was accepted for the write and the lease
+ * refreshed; otherwise the credential's reply (for the principal, or the refusal) and the lease's
+ * state when the script got to it (missing or stale), absent when the credential was not accepted.
+ */
+type ScriptStep = { live: HeartbeatResult & { kind: "live" } } | { auth: AuthReply; lease?: HeartbeatResult };
+
 /** The script step for a credential whose owner is known; null on a credential cache miss. */
 async function authenticatedLeaseScript(
   deps: Deps,
   auth: AuthRequest,
   k: NaturalKey,
   excerpt: string | undefined,
-): Promise<{ auth: AuthReply; lease?: HeartbeatResult } | null> {
+): Promise<ScriptStep | null> {
   if (deps.redis.isCluster) return authenticateThenLease(deps, auth, k, excerpt);
   const lease = leaseMs(deps.config);
   const reply = await deps.redis.authenticatedHeartbeat(
@@ -136,6 +157,7 @@ async function authenticatedLeaseScript(
     excerpt ?? "",
   );
   if (reply === null) return null;
+  if (reply[0] === 1) return { live: heartbeatResult(reply) as HeartbeatResult & { kind: "live" } };
   const [entry, count, ...leaseReply] = reply;
   // No lease part: the script left the lease alone (credential not accepted for the write).
   return { auth: [entry, count], lease: leaseReply.length ? heartbeatResult(leaseReply as LeaseReply) : undefined };
@@ -151,7 +173,7 @@ async function authenticateThenLease(
   auth: AuthRequest,
   k: NaturalKey,
   excerpt: string | undefined,
-): Promise<{ auth: AuthReply; lease?: HeartbeatResult } | null> {
+): Promise<ScriptStep | null> {
   const reply = await deps.redis.authenticate(
     auth.entryKey,
     auth.lastUsedKey,
@@ -162,7 +184,8 @@ async function authenticateThenLease(
   );
   if (reply === null) return null;
   if (!acceptsWrite(reply, auth, k.userId)) return { auth: reply };
-  return { auth: reply, lease: await heartbeatLease(deps, k, auth.nowMs, excerpt) };
+  const lease = await heartbeatLease(deps, k, auth.nowMs, excerpt);
+  return lease.kind === "live" ? { live: lease } : { auth: reply, lease };
 }
 
 /** An active entry of the expected owner, unexpired, within its rate limit. */

@@ -54,7 +54,14 @@ declare module "ioredis" {
       ttlMs: number,
       hasExcerpt: "0" | "1",
       excerpt: string,
-    ): Result<null | [string, number] | [string, number, 0] | [string, number, 1 | 2, string, string, string], Context>;
+    ): Result<
+      | null
+      | [1, string, string, string]
+      | [string, number]
+      | [string, number, 0]
+      | [string, number, 2, string, string, string],
+      Context
+    >;
     leaseFill(
       leaseKey: string,
       userKeysKey: string,
