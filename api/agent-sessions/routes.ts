@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { ApiDeps } from "../client-ip";
-import { closeSession, getSession, heartbeatWithCredential, openSession } from "../../shared/agent-sessions/service";
+import { closeSession, getSession, openSession } from "../../shared/agent-sessions/service";
+import { heartbeatWithCredential } from "../../shared/agent-sessions/heartbeat";
 import { listAgentSessions } from "../../shared/agent-sessions/list";
 import { listSessionEvents } from "../../shared/agent-sessions/events";
 import { authPlugin, withCredential } from "../plugins/auth";

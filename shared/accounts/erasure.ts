@@ -9,9 +9,9 @@ import {
   cacheErasingCredential,
   credentialRateKeys,
   markCredentialsRevoked,
-  type CredentialKind,
   type Principal,
 } from "../auth/credentials";
+import type { CredentialKind, OAuthEntryFields } from "../auth/credential-entry";
 import {
   anonymiseUser,
   apiKeyHashes,
@@ -36,7 +36,6 @@ import {
   revokeAndScrubApiKeys,
 } from "../db/queries/account-erasure";
 import { accessTokensOf, deleteUserCodes, revokeUserOAuth } from "../db/queries/oauth";
-import type { OAuthEntryFields } from "../auth/credentials";
 import { deleteKeys, scanKeys } from "../redis/connections";
 
 export const ZERO_COUNTS: ErasureCounts = {

@@ -1,7 +1,6 @@
 import type { Deps } from "../deps";
 import type { AgentSessionRow, NaturalKey } from "../db/queries/agent-sessions";
 import { leaseKeyTtlMs, leaseMs } from "./lease";
-import type { AuthReply, AuthRequest } from "../auth/credentials";
 
 export type CachedLease = { runId: string; epoch: number; seenMs: number; closedMs: number };
 
@@ -34,9 +33,10 @@ export type HeartbeatResult =
   | { kind: "stale"; runId: string; epoch: number; seenMs: number }
   | { kind: "live"; runId: string; epoch: number; seenMs: number };
 
-type LeaseReply = [0] | [1 | 2, string, string, string];
+export type LeaseReply = [0] | [1 | 2, string, string, string];
 
-function toHeartbeatResult(reply: LeaseReply): HeartbeatResult {
+/** The lease Lua's reply (lib/lease-heartbeat.lua) as a result. */
+export function heartbeatResult(reply: LeaseReply): HeartbeatResult {
   if (reply[0] === 0) return { kind: "miss" };
   const [status, runId, epoch, seen] = reply;
   return { kind: status === 1 ? "live" : "stale", runId, epoch: Number(epoch), seenMs: Number(seen) };
@@ -59,66 +59,5 @@ export async function heartbeatLease(
     excerpt === undefined ? "0" : "1",
     excerpt ?? "",
   );
-  return toHeartbeatResult(reply);
-}
-
-/**
- * Authentication and lease heartbeat for a credential whose owner this process already knows.
- * Returns null on a credential cache miss; `lease` is absent when the lease was left alone
- * (credential not accepted for the write). On one Redis it is one round trip
- * (authenticated-heartbeat.lua); on a Redis Cluster the credential's keys and the lease live in
- * different slots, so it runs as its two parts, the lease step only after the credential was
- * accepted: one round trip more.
- */
-export async function authenticatedHeartbeatLease(
-  deps: Deps,
-  auth: AuthRequest,
-  k: NaturalKey,
-  excerpt: string | undefined,
-): Promise<{ auth: AuthReply; lease?: HeartbeatResult } | null> {
-  const lease = leaseMs(deps.config);
-  if (deps.redis.isCluster) {
-    const reply = await deps.redis.authenticate(
-      auth.entryKey,
-      auth.lastUsedKey,
-      auth.rateKey,
-      auth.nowMs,
-      auth.limit,
-      auth.windowSeconds,
-    );
-    if (reply === null) return null;
-    if (!acceptsWrite(reply, auth, k.userId)) return { auth: reply };
-    return { auth: reply, lease: await heartbeatLease(deps, k, auth.nowMs, excerpt) };
-  }
-  const reply = await deps.redis.authenticatedHeartbeat(
-    auth.entryKey,
-    auth.lastUsedKey,
-    auth.rateKey,
-    leaseKey(deps, k),
-    deps.keys.leaseDirtyOf(k.userId),
-    auth.nowMs,
-    auth.limit,
-    auth.windowSeconds,
-    k.userId,
-    lease,
-    leaseKeyTtlMs(lease),
-    excerpt === undefined ? "0" : "1",
-    excerpt ?? "",
-  );
-  if (reply === null) return null;
-  const [entry, count, ...leaseReply] = reply;
-  return { auth: [entry, count], lease: leaseReply.length ? toHeartbeatResult(leaseReply as LeaseReply) : undefined };
-}
-
-/**
- * The check authenticated-heartbeat.lua makes before it touches the lease, for the cluster's
- * two-part path: an active entry of the expected owner, unexpired, within its rate limit.
- */
-function acceptsWrite(reply: AuthReply, auth: AuthRequest, ownerId: string): boolean {
-  const match = /^a\|[A-Za-z]\|([^|]+)\|[^|]+\|([^|]+)\|(\d+)\|/.exec(reply[0]);
-  if (!match) return false;
-  const [, owner, state, expires] = match;
-  if (owner !== ownerId || state !== "active") return false;
-  if (expires !== "0" && Number(expires) <= auth.nowMs) return false;
-  return !(auth.limit > 0 && reply[1] > auth.limit);
+  return heartbeatResult(reply);
 }

@@ -1,5 +1,4 @@
 import { AppError } from "../errors";
-import { credentialLookups, leaseOutcomes } from "../metrics/registry";
 import { newId } from "../ids";
 import type { Deps } from "../deps";
 import type { BriefedMemory } from "../db/schema";
@@ -17,23 +16,9 @@ import {
 import type { Executor } from "../db/client";
 import { fencedWrite } from "../accounts/write-fence";
 import { normalizeSelector, type SelectorInput } from "./facets";
-import {
-  authenticatedHeartbeatLease,
-  fillLease,
-  heartbeatLease,
-  readLease,
-  type CachedLease,
-  type HeartbeatResult,
-} from "./lease-cache";
+import { fillLease, readLease, type CachedLease } from "./lease-cache";
 import { isLive, leaseCutoff, leaseMs } from "./lease";
-import {
-  assertWritable,
-  authenticate,
-  prepareAuthentication,
-  principalFromReply,
-  type Credential,
-  type Principal,
-} from "../auth/credentials";
+import type { Principal } from "../auth/credentials";
 
 export type OpenInput = {
   agent: string;
@@ -139,95 +124,6 @@ async function startupExisting(
     }
   }
   throw new AppError("unavailable", 1, "contention");
-}
-
-export type HeartbeatInput = { agent: string; sessionId: string; lastMessageExcerpt?: string };
-export type HeartbeatAnswer = {
-  sessionRunId: string;
-  activationEpoch: number;
-  lastSeenMs: number;
-  resurrected: boolean;
-};
-
-/**
- * heartbeat (SPEC §3.4). A live lease is refreshed in Redis alone (one Lua call); a closed or
- * lease-expired one is resurrected in Postgres first; a cold cache is rebuilt from Postgres.
- */
-export async function heartbeat(
-  deps: Deps,
-  principal: Principal,
-  input: HeartbeatInput,
-  now = new Date(),
-  /** The lease step already done in the authentication round trip, if it was. */
-  firstLease?: HeartbeatResult,
-): Promise<HeartbeatAnswer> {
-  assertWritable(principal);
-  const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
-  const nowMs = now.getTime();
-  let filled = false;
-  for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
-    const lease =
-      attempt === 0 && firstLease ? firstLease : await heartbeatLease(deps, key, nowMs, input.lastMessageExcerpt);
-    if (lease.kind === "live") {
-      leaseOutcomes.inc({ outcome: filled ? "cold_fill" : "live" });
-      return { sessionRunId: lease.runId, activationEpoch: lease.epoch, lastSeenMs: lease.seenMs, resurrected: false };
-    }
-    if (lease.kind === "stale") {
-      const row = await fencedWrite(principal, () =>
-        reopenSession(deps.db, {
-          ...key,
-          fenceEpoch: lease.epoch,
-          known: { epoch: lease.epoch, seenMs: lease.seenMs },
-          cutoff: leaseCutoff(deps.config, now),
-          now,
-          excerpt: input.lastMessageExcerpt,
-        }),
-      );
-      if (row) {
-        await fillLease(deps, row);
-        leaseOutcomes.inc({ outcome: "resurrected" });
-        return {
-          sessionRunId: row.id,
-          activationEpoch: row.activationEpoch,
-          lastSeenMs: row.lastSeenAt.getTime(),
-          resurrected: true,
-        };
-      }
-    }
-    // Cold cache, or another request moved the row on: rebuild the lease from Postgres and retry.
-    const row = await findSessionByNaturalKey(deps.db, key);
-    if (!row) {
-      leaseOutcomes.inc({ outcome: "not_found" });
-      throw new AppError("not_found");
-    }
-    await fillLease(deps, row);
-    filled = true;
-  }
-  throw new AppError("unavailable", 1, "contention");
-}
-
-/**
- * Heartbeat straight from the request's credential. When this process already knows the
- * credential's owner, authentication and the lease refresh share one Redis round trip; otherwise
- * (first request of a credential here, or a credential cache miss) it authenticates, then beats.
- */
-export async function heartbeatWithCredential(
-  deps: Deps,
-  credential: Credential,
-  input: HeartbeatInput,
-  now = new Date(),
-): Promise<HeartbeatAnswer> {
-  const auth = prepareAuthentication(deps, credential, now);
-  const ownerId = deps.credentialOwners.get(auth.hash);
-  if (ownerId) {
-    const key: NaturalKey = { userId: ownerId, agent: input.agent, sessionId: input.sessionId };
-    const combined = await authenticatedHeartbeatLease(deps, auth, key, input.lastMessageExcerpt);
-    if (combined) {
-      credentialLookups.inc({ result: "hit" });
-      return heartbeat(deps, principalFromReply(auth, combined.auth), input, now, combined.lease);
-    }
-  }
-  return heartbeat(deps, await authenticate(deps, credential, now), input, now);
 }
 
 export type CloseAnswer = { row: AgentSessionRow; alreadyClosed: boolean };

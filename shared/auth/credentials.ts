@@ -6,6 +6,15 @@ import { findAccessTokenCredential } from "../db/queries/oauth";
 import type { Deps } from "../deps";
 import type { UserState } from "../db/schema";
 import { credentialFills, credentialLookups, rateLimitRefusals } from "../metrics/registry";
+import {
+  decodeCredentialEntry,
+  encodeCredentialEntry,
+  REVOKED_MARKER,
+  UNKNOWN_MARKER,
+  type CredentialEntry,
+  type CredentialKind,
+  type OAuthEntryFields,
+} from "./credential-entry";
 
 export const API_KEY_PREFIX = "amem_";
 const API_KEY_SHAPE = /^amem_[0-9A-Za-z]{40}$/;
@@ -25,8 +34,6 @@ const UNKNOWN_TTL_MS = 30_000;
 const REVOKED_TTL_MS = 24 * 3_600_000;
 const RATE_WINDOW_SECONDS = 60;
 
-/** `k` API key, `t` REST bearer session, `o` OAuth access token (the MCP server's only credential). */
-export type CredentialKind = "k" | "t" | "o";
 export type { UserState };
 export type Principal = {
   userId: string;
@@ -69,62 +76,21 @@ export function assertWritable(principal: Principal): void {
   if (principal.userState !== "active") throw new AppError("account_deleted");
 }
 
-/** The grant behind an OAuth access token, cached with it so /mcp needs no Postgres read. */
-export type OAuthEntryFields = { grantId: string; clientId: string; scopes: string[]; resource: string };
-type Entry = {
-  userId: string;
-  email: string;
-  credentialId: string;
-  userState: UserState;
-  expiresAtMs: number;
-  oauth?: OAuthEntryFields;
-};
-
-/**
- * `a|<kind>|<userId>|<credentialId>|<userState>|<expiresAtMs>|<email>`; the email is last because it
- * may itself contain `|`. Carrying it lets GET /me answer without Postgres. An OAuth access token
- * (`o`) carries its grant before the email: `…|<expiresAtMs>|<grantId>|<clientId>|<scopes,>|<resource>|<email>`
- * (the resource URI-encoded, so it holds no `|`; client ids and scopes never do).
- */
-function encodeEntry(kind: CredentialKind, e: Entry): string {
-  const head = `a|${kind}|${e.userId}|${e.credentialId}|${e.userState}|${e.expiresAtMs}|`;
-  if (kind !== "o") return head + e.email;
-  const o = e.oauth!;
-  return `${head}${o.grantId}|${o.clientId}|${o.scopes.join(",")}|${encodeURIComponent(o.resource)}|${e.email}`;
-}
-
-function decodeEntry(raw: string): Entry | null {
-  if (!raw.startsWith("a|")) return null;
-  const parts = raw.split("|");
-  const [, kind, userId, credentialId, userState, expiresAtMs] = parts;
-  const entry: Entry = {
-    userId: userId!,
-    credentialId: credentialId!,
-    userState: userState as UserState,
-    expiresAtMs: Number(expiresAtMs),
-    email: parts.slice(kind === "o" ? 10 : 6).join("|"),
-  };
-  if (kind === "o") {
-    const [grantId, clientId, scopes, resource] = parts.slice(6, 10);
-    entry.oauth = {
-      grantId: grantId!,
-      clientId: clientId!,
-      scopes: scopes ? scopes.split(",") : [],
-      resource: decodeURIComponent(resource!),
-    };
-  }
-  return entry;
-}
-
 /** Caches a key or token just issued; NX, so a revocation that raced the issue keeps its marker. */
 export async function cacheIssuedCredential(
   deps: Deps,
   kind: CredentialKind,
   hash: string,
-  entry: Entry,
+  entry: CredentialEntry,
 ): Promise<void> {
   const ttl = kind !== "k" ? Math.min(ACTIVE_TTL_MS, entry.expiresAtMs - Date.now()) : ACTIVE_TTL_MS;
-  await deps.redis.set(deps.keys.credential(kind, hash), encodeEntry(kind, entry), "PX", Math.max(1, ttl), "NX");
+  await deps.redis.set(
+    deps.keys.credential(kind, hash),
+    encodeCredentialEntry(kind, entry),
+    "PX",
+    Math.max(1, ttl),
+    "NX",
+  );
 }
 
 /**
@@ -132,7 +98,7 @@ export async function cacheIssuedCredential(
  * SET NX, so a fill racing the revoke can never put the credential back.
  */
 export async function markCredentialRevoked(deps: Deps, kind: CredentialKind, hash: string): Promise<void> {
-  await deps.redis.set(deps.keys.credential(kind, hash), "r", "PX", REVOKED_TTL_MS);
+  await deps.redis.set(deps.keys.credential(kind, hash), REVOKED_MARKER, "PX", REVOKED_TTL_MS);
 }
 
 /**
@@ -144,13 +110,13 @@ export async function cacheErasingCredential(
   deps: Deps,
   kind: CredentialKind,
   hash: string,
-  entry: Omit<Entry, "userState">,
+  entry: Omit<CredentialEntry, "userState">,
 ): Promise<void> {
   const ttl = entry.expiresAtMs ? Math.min(ACTIVE_TTL_MS, entry.expiresAtMs - Date.now()) : ACTIVE_TTL_MS;
   if (ttl <= 0) return;
   await deps.redis.set(
     deps.keys.credential(kind, hash),
-    encodeEntry(kind, { ...entry, userState: "erasing" }),
+    encodeCredentialEntry(kind, { ...entry, userState: "erasing" }),
     "PX",
     ttl,
   );
@@ -163,7 +129,7 @@ export async function markCredentialsRevoked(
 ): Promise<void> {
   // Auto-pipelined: one round trip on one Redis, one per node on a cluster (entries span slots).
   await Promise.all(
-    credentials.map((c) => deps.redis.set(deps.keys.credential(c.kind, c.hash), "r", "PX", REVOKED_TTL_MS)),
+    credentials.map((c) => deps.redis.set(deps.keys.credential(c.kind, c.hash), REVOKED_MARKER, "PX", REVOKED_TTL_MS)),
   );
 }
 
@@ -193,18 +159,18 @@ async function fillFromPostgres(deps: Deps, kind: CredentialKind, hash: string, 
   const row = await findCredential(deps, kind, hash, now);
   const key = deps.keys.credential(kind, hash);
   if (!row) {
-    await deps.redis.set(key, "n", "PX", UNKNOWN_TTL_MS, "NX");
+    await deps.redis.set(key, UNKNOWN_MARKER, "PX", UNKNOWN_TTL_MS, "NX");
     credentialFills.inc({ entry: "unknown" });
     return;
   }
   if (row.revokedAt) {
-    await deps.redis.set(key, "r", "PX", REVOKED_TTL_MS, "NX");
+    await deps.redis.set(key, REVOKED_MARKER, "PX", REVOKED_TTL_MS, "NX");
     credentialFills.inc({ entry: "revoked" });
     return;
   }
   const expiresAtMs = row.expiresAt ? row.expiresAt.getTime() : 0;
   const ttl = expiresAtMs ? Math.min(ACTIVE_TTL_MS, expiresAtMs - now.getTime()) : ACTIVE_TTL_MS;
-  const entry = encodeEntry(kind, {
+  const entry = encodeCredentialEntry(kind, {
     userId: row.userId,
     email: row.email,
     credentialId: row.id,
@@ -273,8 +239,11 @@ export function principalFromReply(auth: AuthRequest, reply: AuthReply | null): 
   return principalAndEntry(auth, reply).principal;
 }
 
-function principalAndEntry(auth: AuthRequest, reply: AuthReply | null): { principal: Principal; entry: Entry } {
-  const entry = reply ? decodeEntry(reply[0]) : null;
+function principalAndEntry(
+  auth: AuthRequest,
+  reply: AuthReply | null,
+): { principal: Principal; entry: CredentialEntry } {
+  const entry = reply ? decodeCredentialEntry(reply[0]) : null;
   if (!entry || entry.userState === "deleted") throw new AppError("unauthorized");
   if (entry.expiresAtMs && entry.expiresAtMs <= auth.nowMs) throw new AppError("unauthorized");
   if (auth.limit > 0 && reply![1] > auth.limit) {

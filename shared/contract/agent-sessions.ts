@@ -1,7 +1,8 @@
 /* Agent sessions in the REST and MCP contract (SPEC §3): bodies, queries, responses and views. */
 import { Type, type Static } from "@sinclair/typebox";
 import type { listSessionEvents } from "../agent-sessions/events";
-import type { CloseAnswer, HeartbeatAnswer, OpenResult } from "../agent-sessions/service";
+import type { CloseAnswer, OpenResult } from "../agent-sessions/service";
+import type { HeartbeatAnswer } from "../agent-sessions/heartbeat";
 import type { AgentSessionRow } from "../db/queries/agent-sessions";
 import { EVENT_KINDS, SESSION_SOURCES, TRIAGE_OUTCOMES, TRIAGE_STATUSES, type SessionSource } from "../db/schema";
 import { iso, isoOrNull } from "../time";

@@ -7,12 +7,12 @@ const withLib = (libs: string[], name: string) => [...libs.map((lib) => load(`li
 
 /** Lua scripts, each registered so ioredis runs it by EVALSHA and reloads it after a Redis restart. */
 const SCRIPTS = {
-  authenticate: { numberOfKeys: 3, lua: withLib(["rate-count", "authenticate"], "authenticate") },
+  authenticate: { numberOfKeys: 3, lua: withLib(["credential-entry", "rate-count", "authenticate"], "authenticate") },
   rateCount: { numberOfKeys: 1, lua: withLib(["rate-count"], "rate-count") },
   leaseHeartbeat: { numberOfKeys: 2, lua: withLib(["lease-heartbeat"], "lease-heartbeat") },
   authenticatedHeartbeat: {
     numberOfKeys: 5,
-    lua: withLib(["rate-count", "authenticate", "lease-heartbeat"], "authenticated-heartbeat"),
+    lua: withLib(["credential-entry", "rate-count", "authenticate", "lease-heartbeat"], "authenticated-heartbeat"),
   },
   leaseFill: { numberOfKeys: 2, lua: load("lease-fill") },
   leaseAck: { lua: load("lease-ack") },
@@ -54,7 +54,14 @@ declare module "ioredis" {
       ttlMs: number,
       hasExcerpt: "0" | "1",
       excerpt: string,
-    ): Result<null | [string, number] | [string, number, 0] | [string, number, 1 | 2, string, string, string], Context>;
+    ): Result<
+      | null
+      | [1, string, string, string]
+      | [string, number]
+      | [string, number, 0]
+      | [string, number, 2, string, string, string],
+      Context
+    >;
     leaseFill(
       leaseKey: string,
       userKeysKey: string,

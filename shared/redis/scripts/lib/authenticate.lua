@@ -6,8 +6,7 @@ local function authenticate(entryKey, lastUsedKey, rateKey, now, limit, windowSe
   local entry = redis.call('GET', entryKey)
   if not entry then return nil end
   local count = 0
-  -- entry: a|<kind>|<userId>|<credentialId>|<userState>|<expiresAtMs>|<email>
-  local kind, credentialId = string.match(entry, '^a|(%a)|[^|]+|([^|]+)|')
+  local kind, _, credentialId = parseCredentialEntry(entry)
   if kind then
     if kind == 'k' then
       local previous = tonumber(redis.call('HGET', lastUsedKey, credentialId) or '0')
