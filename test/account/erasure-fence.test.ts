@@ -327,10 +327,10 @@ describe("the account write fence", () => {
       await gate;
       return minted;
     });
-    expect(await eventually(async () => mintedInTx, 5_000)).toBe(true);
+    expect(await eventually(async () => mintedInTx, 15_000)).toBe(true);
     const erasing = beginErasure(ctx.deps, principal);
     const state = async () => (await ctx.deps.sql`select state from users where id = ${tenant.userId}`)[0]!.state;
-    expect(await eventually(async () => (await state()) === "erasing", 5_000)).toBe(true);
+    expect(await eventually(async () => (await state()) === "erasing", 15_000)).toBe(true);
     commit();
     const minted = await writing;
     // The mint's own cache fill after its commit (createApiKey's), racing the erasure's rewrite.

@@ -223,11 +223,11 @@ describe("erase-account job", () => {
     await faulty.deps.redis.del(lastUsed);
     await faulty.deps.redis.set(lastUsed, "not a hash"); // the purge's HDEL fails after the commit
     const pending = erase(faulty, { bearer }); // a bearer: authenticating it never touches that key
-    expect(await eventually(async () => (await ledgerRows(faulty, tenant.userId)) === 1, 5_000)).toBe(true);
+    expect(await eventually(async () => (await ledgerRows(faulty, tenant.userId)) === 1, 15_000)).toBe(true);
     // The fault clears once the first run has failed on it (after its commit), before the retry (200 ms backoff).
     const failedOnce = async () =>
       ((await faulty.deps.jobs.queue("account").getJob(`erase-${tenant.userId}`))?.attemptsMade ?? 0) >= 1;
-    expect(await eventually(failedOnce, 5_000)).toBe(true);
+    expect(await eventually(failedOnce, 15_000)).toBe(true);
     await faulty.deps.redis.del(lastUsed);
     const res = await pending;
     expect(res.status).toBe(200);

@@ -118,7 +118,7 @@ describe("lease write-behind, step by step", () => {
           select count(*)::int as n from pg_stat_activity
           where datname = current_database() and wait_event_type = 'Lock' and query like '%jsonb_to_recordset%'`;
         return row!.n > 0;
-      }, 5_000);
+      }, 15_000);
       expect(waiting).toBe(true);
       // While it waits for `high`, the apply already holds `low`: it took the lower id first.
       await probe`begin`;

@@ -146,7 +146,7 @@ describe("lease write-behind (workers flusher)", () => {
     const persisted = await eventually(async () => {
       const row = await dbRow(flushed, opened.body.sessionRunId);
       return row?.last_seen_ms === beatAt && row.last_message_excerpt === "first excerpt";
-    }, 2_000);
+    }, 15_000);
     expect(persisted).toBe(true);
   });
 
@@ -165,7 +165,7 @@ describe("lease write-behind (workers flusher)", () => {
       await eventually(async () => {
         const row = await dbRow(flushed, opened.body.sessionRunId);
         return row?.last_message_excerpt === "excerpt 4" && row.last_seen_ms === last;
-      }, 2_000),
+      }, 15_000),
     ).toBe(true);
     // GET reflects the lease even before a flush, and agrees with Postgres after it.
     expect(Date.parse((await getRun(flushed, tenant, opened.body.sessionRunId)).lastSeenAt)).toBe(last);

@@ -62,7 +62,7 @@ describe("POST /auth/forgot-password and /auth/reset-password", () => {
       expect(res.status).toBe(202);
       expect(res.body).toEqual({ accepted: true });
     }
-    expect(await eventually(async () => mailTo(user.email, /reset/i) !== undefined, 2_000)).toBe(true);
+    expect(await eventually(async () => mailTo(user.email, /reset/i) !== undefined, 15_000)).toBe(true);
     expect(outbox.some((m) => m.to === unknown)).toBe(false);
   });
 
@@ -71,7 +71,7 @@ describe("POST /auth/forgot-password and /auth/reset-password", () => {
     const session = (await login(user.email, PASSWORD)).body.token as string;
     expect((await ctx.request("GET", "/api/v1/me", { bearer: session })).status).toBe(200);
     await ctx.request("POST", "/auth/forgot-password", { body: { email: user.email.toUpperCase() } });
-    expect(await eventually(async () => mailTo(user.email, /reset/i) !== undefined, 2_000)).toBe(true);
+    expect(await eventually(async () => mailTo(user.email, /reset/i) !== undefined, 15_000)).toBe(true);
     const token = tokenOf(mailTo(user.email, /reset/i));
 
     const reset = await ctx.request("POST", "/auth/reset-password", {
@@ -94,7 +94,7 @@ describe("POST /auth/forgot-password and /auth/reset-password", () => {
   it("rejects a short password with 400 and leaves the token usable", async () => {
     const user = await signup();
     await ctx.request("POST", "/auth/forgot-password", { body: { email: user.email } });
-    expect(await eventually(async () => mailTo(user.email, /reset/i) !== undefined, 2_000)).toBe(true);
+    expect(await eventually(async () => mailTo(user.email, /reset/i) !== undefined, 15_000)).toBe(true);
     const token = tokenOf(mailTo(user.email, /reset/i));
     const short = await ctx.request("POST", "/auth/reset-password", { body: { token, password: "short" } });
     expect(short.status).toBe(400);

@@ -26,7 +26,7 @@ function linkIn(mail: ReceivedMail) {
 /** Waits for the relay to receive a mail to `email` whose subject matches, and returns it. */
 async function mailTo(box: ReceivedMail[], email: string, subject: RegExp): Promise<ReceivedMail> {
   const find = () => box.filter((m) => m.envelopeTo.includes(email) && subject.test(m.headers.subject ?? "")).at(-1);
-  expect(await eventually(async () => find() !== undefined, 5_000)).toBe(true);
+  expect(await eventually(async () => find() !== undefined, 15_000)).toBe(true);
   return find()!;
 }
 
@@ -109,7 +109,7 @@ describe("a relay that refuses or never answers", () => {
   it("still signs the user up, and logs the refusal by its codes without the address or the token", async () => {
     const user = await signup(refusing);
     const failed = () => parsed(refusedLogs.lines).find((l) => l.msg === "mail delivery failed");
-    expect(await eventually(async () => failed() !== undefined, 5_000)).toBe(true);
+    expect(await eventually(async () => failed() !== undefined, 15_000)).toBe(true);
     expect(failed()).toMatchObject({
       level: 50,
       mail: { kind: "verify-email" },
@@ -150,7 +150,7 @@ describe("without SMTP_URL (mail delivery off)", () => {
     expect(logs.lines.join("")).not.toMatch(TOKEN_SHAPE);
     expect((await ctx.request("POST", "/auth/forgot-password", { body: { email: user.email } })).status).toBe(202);
     const dropped = () => parsed(logs.lines).filter((l) => l.msg === "mail not sent (mail delivery is off)");
-    expect(await eventually(async () => dropped().length === 2, 5_000)).toBe(true);
+    expect(await eventually(async () => dropped().length === 2, 15_000)).toBe(true);
     expect(dropped().map((l) => l.mail)).toEqual([{ kind: "verify-email" }, { kind: "reset-password" }]);
     const text = logs.lines.join("");
     expect(text).not.toMatch(TOKEN_SHAPE);
@@ -169,7 +169,7 @@ describe("MAIL_TRANSPORT=log (development only)", () => {
 
     const user = await signup(ctx);
     const written = () => parsed(logs.lines).find((l) => l.mail?.kind === "verify-email");
-    expect(await eventually(async () => written() !== undefined, 5_000)).toBe(true);
+    expect(await eventually(async () => written() !== undefined, 15_000)).toBe(true);
     const { link } = written()!.mail;
     expect(written()!.mail).toEqual({ kind: "verify-email", subject: "Verify your amem account", link });
     expect(logs.lines.join("")).not.toContain(user.email);

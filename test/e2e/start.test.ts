@@ -149,7 +149,7 @@ describe("bun run start supervises its children", () => {
     expect(apiPid).toBeGreaterThan(0);
 
     process.kill(apiPid, "SIGKILL");
-    expect(await eventually(async () => !(await ready()), 5_000, 20)).toBe(true);
+    expect(await eventually(async () => !(await ready()), 15_000, 20)).toBe(true);
     expect(await eventually(ready, 15_000, 100)).toBe(true);
     const lines = log
       .split("\n")

@@ -91,7 +91,7 @@ describe("Redis Cluster failover", () => {
       expect(beat.status).toBe(200);
       expect(beat.body).toMatchObject({ sessionRunId: runId, activationEpoch: 1, resurrected: false });
       const seenMs = Date.parse(beat.body.lastSeenAt);
-      expect(await eventually(async () => (await dbRow(ctx, runId))!.last_seen_ms >= seenMs, 5_000)).toBe(true);
+      expect(await eventually(async () => (await dbRow(ctx, runId))!.last_seen_ms >= seenMs, 15_000)).toBe(true);
     }
   }, 60_000);
 });

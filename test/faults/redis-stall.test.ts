@@ -25,6 +25,6 @@ describe("the api's job producer while Redis is connected but does not answer", 
     expect(outcomes).toEqual(["unavailable", "unavailable", "unavailable", "unavailable"]);
     expect(waited).toBeLessThan(1_500);
     // The connection is usable again once Redis answers (the timed-out remove may have run meanwhile).
-    expect(await eventually(async () => (await queue.getJobCounts().catch(() => null)) !== null, 5_000)).toBe(true);
+    expect(await eventually(async () => (await queue.getJobCounts().catch(() => null)) !== null, 15_000)).toBe(true);
   }, 15_000);
 });

@@ -115,7 +115,7 @@ describe("triage complete when a worker process dies", () => {
     // commit once the lock is released — the release waits until no statement waits on the lock.
     expect(await eventually(async () => (await lockWaiters()) > 0, 10_000)).toBe(true);
     await doomed.kill();
-    expect(await eventually(async () => (await lockWaiters()) === 0, 5_000)).toBe(true);
+    expect(await eventually(async () => (await lockWaiters()) === 0, 15_000)).toBe(true);
     await lock.release();
     expect((await finalizations(run.attemptId)).finalized).toBe(0);
 

@@ -44,7 +44,7 @@ describe("POST /api/v1/hooks/claude-code while a store is slow or down", () => {
       ["claude-code", "Stop", "timeout", 1],
     ]);
     // Redis answers again: the run was not blocked, and the next stop decides afresh.
-    expect(await eventually(async () => (await admin.ping().catch(() => null)) === "PONG", 5_000)).toBe(true);
+    expect(await eventually(async () => (await admin.ping().catch(() => null)) === "PONG", 15_000)).toBe(true);
     const run = await ctx.request("GET", `/api/v1/agent-sessions/${runId}`, { apiKey: tenant.apiKey });
     expect(run.status).toBe(200);
   }, 20_000);

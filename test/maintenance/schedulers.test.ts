@@ -50,7 +50,7 @@ describe("maintenance job schedulers", () => {
     keeper.onClose(async () => keeping.stop());
     await queue.removeJobScheduler("gc"); // lost behind the worker's back; its connection never dropped
 
-    expect(await eventually(async () => (await queue.getJobScheduler("gc")) !== undefined, 5_000, 100)).toBe(true);
+    expect(await eventually(async () => (await queue.getJobScheduler("gc")) !== undefined, 15_000, 100)).toBe(true);
     const after = await nextRuns();
     expect(Object.keys(after).sort()).toEqual([...SCHEDULED_JOBS].sort());
     for (const job of SCHEDULED_JOBS) if (job !== "gc") expect(after[job]).toBe(before[job]!);

@@ -24,7 +24,7 @@ async function holdSearchSlots(count: number) {
       }
     }),
   );
-  expect(await eventually(async () => holding === count, 2_000)).toBe(true);
+  expect(await eventually(async () => holding === count, 15_000)).toBe(true);
   return {
     release: async () => {
       release();
@@ -86,7 +86,7 @@ describe("search concurrency limit (SEARCH_MAX_CONCURRENT, SEARCH_WAIT_MS)", () 
     });
     const held = await holdSearchSlots(2);
     const search = ctx.request("POST", "/api/v1/search", { apiKey: tenant.apiKey, body: { query: "queue" } });
-    expect(await eventually(async () => ctx.deps.searchLimiter.waiting === 1, 2_000)).toBe(true);
+    expect(await eventually(async () => ctx.deps.searchLimiter.waiting === 1, 15_000)).toBe(true);
     await held.release();
     const res = await search;
     expect(res.status).toBe(200);

@@ -107,7 +107,7 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
       },
     );
     const job = await queue.add("gc", {}, { jobId: "gc-failed-once", attempts: 1 });
-    expect(await eventually(async () => job.isFailed(), 5_000)).toBe(true);
+    expect(await eventually(async () => job.isFailed(), 15_000)).toBe(true);
     await broken.close();
     closeConnection(brokenConnection);
     await startWorkers(ctx, ["maintenance"]);
@@ -137,7 +137,7 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
       attemptId: crypto.randomUUID(),
     };
     const job = await queue.add("complete-triage", payload, { jobId: "triage-failing-query", attempts: 1 });
-    expect(await eventually(async () => job.isFailed(), 5_000)).toBe(true);
+    expect(await eventually(async () => job.isFailed(), 15_000)).toBe(true);
     const stored = (await queue.getJob("triage-failing-query"))!;
     expect(stored.failedReason).toContain("PostgresError");
     await stored.remove(); // the payload itself is the erasure's business; what remains must not quote it
