@@ -1,7 +1,8 @@
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { Config } from "../../shared/config";
 import type { Logger } from "../../shared/logger";
-import { isApiKeyShaped, type Principal } from "../../shared/auth/credentials";
+import type { Principal } from "../../shared/auth/credentials";
+import { hasSecretShape } from "../../shared/ids";
 import { AppError } from "../../shared/errors";
 import { errorResponse } from "../../api/plugins/errors";
 import { MCP_SCOPES, mcpResourceOf, protectedResourceMetadataUrlOf } from "../discovery/metadata";
@@ -76,7 +77,7 @@ export function bearerGate(config: Pick<Config, "MCP_PUBLIC_URL">, verify: Acces
     if (authorization === null) return challenge(false);
     const token = /^Bearer ([^\s]+)$/i.exec(authorization)?.[1];
     if (token === undefined) return challenge(true, "credential: Authorization is not a Bearer token");
-    if (isApiKeyShaped(token)) return challenge(true, "credential: an API key (REST only)");
+    if (hasSecretShape("apiKey", token)) return challenge(true, "credential: an API key (REST only)");
     let principal: McpPrincipal;
     try {
       principal = await verify(token);

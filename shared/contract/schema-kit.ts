@@ -18,7 +18,7 @@ import {
   type TUnion,
   type TUnsafe,
 } from "@sinclair/typebox";
-import { UUID_PATTERN } from "../accounts/rules";
+import { UUID_PATTERN } from "../ids";
 import { ERROR_CODES, type ErrorCode } from "../errors";
 import { hasLengthWithin } from "../text";
 import { isUtcTimestamp } from "../time";
