@@ -1,10 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { AuthorizeParams } from "../../shared/oauth/authorize";
-
-const SCOPE_TEXT: Record<string, string> = {
-  "memory:read": "Read your memories, facts and briefings",
-  "memory:write": "Add, revise, resolve and archive memories",
-};
+import { isOAuthScope, SCOPE_DESCRIPTIONS } from "../../shared/oauth/scopes";
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -112,7 +108,7 @@ export function consentPage(input: {
         : "")
     : "";
   const scopes = input.scopes
-    .map((s) => `<li><code>${escapeHtml(s)}</code> — ${escapeHtml(SCOPE_TEXT[s] ?? s)}</li>`)
+    .map((s) => `<li><code>${escapeHtml(s)}</code> — ${escapeHtml(isOAuthScope(s) ? SCOPE_DESCRIPTIONS[s] : s)}</li>`)
     .join("");
   return page(
     "Authorize",

@@ -8,7 +8,7 @@ import {
   type OAuthClientRow,
 } from "../db/queries/oauth";
 import { lockActiveAccount } from "../db/queries/account-fence";
-import { OAUTH_SCOPES, type OAuthScope } from "../db/schema";
+import { effectiveScopes, OAUTH_SCOPES, type OAuthScope } from "./scopes";
 import { OAuthError } from "./errors";
 import { isPkceValue, mintSecret } from "../ids";
 import { redirectUriMatches } from "./redirect-uris";
@@ -120,10 +120,8 @@ export function normaliseResource(issuer: string, resource: string | undefined):
  */
 export function grantedScopes(scope: string | undefined): OAuthScope[] {
   const asked = new Set((scope ?? "").split(/\s+/).filter((s) => s && !IGNORED_SCOPES.has(s)));
-  const known = OAUTH_SCOPES.filter((s) => asked.has(s));
-  if (known.length === 0) return [...DEFAULT_SCOPES];
-  if (known.includes("memory:write") && !known.includes("memory:read")) return [...DEFAULT_SCOPES];
-  return known;
+  const known = effectiveScopes([...asked]);
+  return known.length === 0 ? [...DEFAULT_SCOPES] : known;
 }
 
 /**

@@ -20,7 +20,7 @@ import {
   type OAuthTokenRow,
   type RevokedToken,
 } from "../db/queries/oauth";
-import type { OAuthScope } from "../db/schema";
+import type { OAuthScope } from "./scopes";
 import { cacheIssuedCredential, markCredentialsRevoked } from "../auth/credentials";
 import { isPkceValue, mintSecret, SECRET_PREFIXES, secretHash, sha256Hex } from "../ids";
 import { OAuthError } from "./errors";
