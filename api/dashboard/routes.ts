@@ -4,7 +4,7 @@ import { dashboardSummary } from "../../shared/dashboard/summary";
 import { isoOrNull } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, Int, NoQuery, NullableTimestamp, strictObject } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, errors, Int, NoQuery, NullableTimestamp, strictObject } from "../../shared/contract/schema-kit";
 import { dashboardHtml } from "./page";
 import { htmlPage } from "../../shared/http/html-page";
 
@@ -39,6 +39,6 @@ export function dashboardRoutes(deps: ApiDeps) {
         const summary = await dashboardSummary(deps, principal);
         return { ...summary, lastActivityAt: isoOrNull(summary.lastActivityAt) };
       },
-      { query: NoQuery, response: { 200: Summary, ...errors(...AUTHED_ERRORS) } },
+      { query: NoQuery, response: { 200: Summary, ...errors(...AUTHED_CODES) } },
     );
 }

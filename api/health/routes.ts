@@ -14,7 +14,7 @@ const VERSION = "v1";
 export function probeRoutes(deps: Pick<Deps, "config" | "db" | "redis">) {
   return new Elysia({ name: "probes" })
     .get("/health", () => ({ status: "ok" as const }), {
-      response: { 200: strictObject({ status: t.Literal("ok") }) },
+      response: { 200: strictObject({ status: t.Literal("ok") }), ...errors("invalid_input") },
       query: NoQuery,
       detail: { tags: ["operations"], security: [] },
     })
@@ -36,7 +36,7 @@ export function probeRoutes(deps: Pick<Deps, "config" | "db" | "redis">) {
         return { status: "ready" as const };
       },
       {
-        response: { 200: strictObject({ status: t.Literal("ready") }), ...errors(503) },
+        response: { 200: strictObject({ status: t.Literal("ready") }), ...errors("invalid_input", "unavailable") },
         query: NoQuery,
         detail: {
           tags: ["operations"],
@@ -52,7 +52,7 @@ export function healthRoutes(deps: Deps) {
   return new Elysia({ name: "health" })
     .use(probeRoutes(deps))
     .get("/api/v1/version", () => ({ version: VERSION }), {
-      response: { 200: strictObject({ version: t.String() }) },
+      response: { 200: strictObject({ version: t.String() }), ...errors("invalid_input") },
       query: NoQuery,
       detail: { tags: ["operations"], security: [] },
     })
