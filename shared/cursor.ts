@@ -1,5 +1,5 @@
 import { AppError } from "./errors";
-import { isUuid } from "./accounts/rules";
+import { isUuid } from "./ids";
 
 /**
  * Opaque keyset cursor for lists ordered by a timestamp then id, both descending: the position of

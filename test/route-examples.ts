@@ -1,5 +1,5 @@
 import { Kind, type TSchema } from "@sinclair/typebox";
-import { UUID_PATTERN } from "../shared/accounts/rules";
+import { UUID_PATTERN } from "../shared/ids";
 import { EMAIL_PATTERN } from "../shared/accounts/rules";
 
 /** A route as Elysia's route table lists it, with the schemas its hooks validate. */

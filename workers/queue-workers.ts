@@ -8,6 +8,7 @@ import { JOBS, QUEUES, type JobName, type QueueName } from "../shared/queue/jobs
 import type { JobHandlers, JobRun } from "./job-handler";
 import { recordJobAttempt, recordJobStart } from "./metrics";
 import { redisConnectionErrors } from "../shared/metrics/registry";
+import { withTimeout } from "../shared/concurrency/with-timeout";
 
 const CLOSE_DEADLINE_MS = 8_000;
 
@@ -75,8 +76,7 @@ export function startQueueWorkers(deps: Deps, handlers: JobHandlers, queues: rea
     /** Lets running jobs finish, within a deadline; then forces the connections closed. */
     stop: async () => {
       const graceful = Promise.all(workers.map((w) => w.close()));
-      const timer = new Promise<"late">((r) => setTimeout(() => r("late"), CLOSE_DEADLINE_MS).unref());
-      if ((await Promise.race([graceful, timer])) === "late") await Promise.all(workers.map((w) => w.close(true)));
+      await withTimeout(CLOSE_DEADLINE_MS, () => graceful).catch(() => Promise.all(workers.map((w) => w.close(true))));
       for (const connection of connections) closeConnection(connection);
     },
   };

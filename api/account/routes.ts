@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import { AppError } from "../../shared/errors";
 import { beginErasure, erasureJobId } from "../../shared/accounts/erasure";
 import { streamAccountExport } from "./export-stream";
@@ -28,7 +28,7 @@ export function accountRoutes(deps: ApiDeps) {
       {
         body: DeleteAccountBody,
         query: NoQuery,
-        response: { 200: DeleteAccountResponse, ...errors(...AUTHED_ERRORS, 413, 415) },
+        response: { 200: DeleteAccountResponse, ...errors(...AUTHED_CODES, ...BODY_CODES) },
       },
     )
     .get(
@@ -36,6 +36,6 @@ export function accountRoutes(deps: ApiDeps) {
       // Streamed (the document of a large account does not fit one request's time or memory);
       // AccountExport still describes the body in the OpenAPI document.
       ({ principal, set }) => streamAccountExport(deps, principal.userId, String(set.headers["x-request-id"])),
-      { query: NoQuery, response: { 200: AccountExport, ...errors(...AUTHED_ERRORS) } },
+      { query: NoQuery, response: { 200: AccountExport, ...errors(...AUTHED_CODES) } },
     );
 }

@@ -5,7 +5,7 @@ import { heartbeatWithCredential } from "../../shared/agent-sessions/heartbeat";
 import { listAgentSessions } from "../../shared/agent-sessions/list";
 import { listSessionEvents } from "../../shared/agent-sessions/events";
 import { authPlugin, withCredential } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
   closedView,
   CloseResponse,
@@ -33,7 +33,7 @@ import {
 import { beginTriage } from "../../shared/triage/begin";
 import { requestTriageCompletion } from "../../shared/triage/complete";
 
-const WRITE_ERRORS = [...AUTHED_ERRORS, 410, 413, 415] as const;
+const WRITE_CODES = [...AUTHED_CODES, ...BODY_CODES, "account_deleted"] as const;
 
 /** Agent sessions, the sync path (SPEC §3.3–3.6). */
 export function agentSessionRoutes(deps: ApiDeps) {
@@ -46,18 +46,22 @@ export function agentSessionRoutes(deps: ApiDeps) {
           heartbeatView(
             await withCredential(deps, request, (credential) => heartbeatWithCredential(deps, credential, body)),
           ),
-        { body: HeartbeatBody, query: NoQuery, response: { 200: HeartbeatResponse, ...errors(...WRITE_ERRORS, 404) } },
+        {
+          body: HeartbeatBody,
+          query: NoQuery,
+          response: { 200: HeartbeatResponse, ...errors(...WRITE_CODES, "not_found") },
+        },
       )
       .use(authPlugin(deps))
       .post("/open", async ({ body, principal }) => openedView(await openSession(deps, principal, body), body.source), {
         body: OpenBody,
         query: NoQuery,
-        response: { 200: OpenResponse, ...errors(...WRITE_ERRORS, 409) },
+        response: { 200: OpenResponse, ...errors(...WRITE_CODES, "conflict") },
       })
       .post("/close", async ({ body, principal }) => closedView(await closeSession(deps, principal, body)), {
         body: NaturalKeyBody,
         query: NoQuery,
-        response: { 200: CloseResponse, ...errors(...WRITE_ERRORS, 404) },
+        response: { 200: CloseResponse, ...errors(...WRITE_CODES, "not_found") },
       })
       .post(
         "/triage/begin",
@@ -65,7 +69,7 @@ export function agentSessionRoutes(deps: ApiDeps) {
         {
           body: TriageBeginBody,
           query: NoQuery,
-          response: { 200: TriageBeginResponse, ...errors(...WRITE_ERRORS, 404) },
+          response: { 200: TriageBeginResponse, ...errors(...WRITE_CODES, "not_found") },
         },
       )
       .post(
@@ -76,24 +80,32 @@ export function agentSessionRoutes(deps: ApiDeps) {
         {
           body: TriageCompleteBody,
           query: NoQuery,
-          response: { 200: TriageCompleteResponse, ...errors(...WRITE_ERRORS, 404, 409) },
+          response: { 200: TriageCompleteResponse, ...errors(...WRITE_CODES, "not_found", "conflict") },
         },
       )
       .get("", async ({ query, principal }) => sessionPageView(await listAgentSessions(deps, principal, query)), {
         query: SessionListQuery,
-        response: { 200: SessionPage, ...errors(...AUTHED_ERRORS) },
+        response: { 200: SessionPage, ...errors(...AUTHED_CODES) },
       })
       .get(
         "/:sessionRunId/events",
         async ({ params, query, principal }) =>
           eventPageView(await listSessionEvents(deps, principal, params.sessionRunId.toLowerCase(), query)),
-        { params: RunIdParams, query: EventsQuery, response: { 200: EventPage, ...errors(...AUTHED_ERRORS, 404) } },
+        {
+          params: RunIdParams,
+          query: EventsQuery,
+          response: { 200: EventPage, ...errors(...AUTHED_CODES, "not_found") },
+        },
       )
       .get(
         "/:sessionRunId",
         async ({ params, principal }) =>
           sessionView(await getSession(deps, principal, params.sessionRunId.toLowerCase())),
-        { params: RunIdParams, query: NoQuery, response: { 200: SessionView, ...errors(...AUTHED_ERRORS, 404) } },
+        {
+          params: RunIdParams,
+          query: NoQuery,
+          response: { 200: SessionView, ...errors(...AUTHED_CODES, "not_found") },
+        },
       )
   );
 }

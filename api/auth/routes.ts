@@ -5,7 +5,7 @@ import { iso } from "../../shared/time";
 import { loggableError } from "../../shared/loggable-error";
 import { authPlugin } from "../plugins/auth";
 import type { ApiDeps } from "../client-ip";
-import { errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
   Accepted,
   ForgotPasswordBody,
@@ -33,7 +33,10 @@ export function authRoutes(deps: ApiDeps) {
       {
         body: SignupBody,
         query: NoQuery,
-        response: { 201: Identity, ...errors(400, 409, 413, 415, 429, 503) },
+        response: {
+          201: Identity,
+          ...errors("invalid_input", ...BODY_CODES, "conflict", "rate_limited", "unavailable"),
+        },
         detail: { security: [] },
       },
     )
@@ -47,7 +50,10 @@ export function authRoutes(deps: ApiDeps) {
       {
         body: LoginBody,
         query: NoQuery,
-        response: { 200: LoginResponse, ...errors(400, 401, 413, 415, 429, 503) },
+        response: {
+          200: LoginResponse,
+          ...errors("invalid_input", ...BODY_CODES, "unauthorized", "rate_limited", "unavailable"),
+        },
         detail: { security: [] },
       },
     )
@@ -60,7 +66,10 @@ export function authRoutes(deps: ApiDeps) {
       {
         body: VerifyEmailBody,
         query: NoQuery,
-        response: { 204: t.Void({ description: "Verified" }), ...errors(400, 401, 413, 415, 503) },
+        response: {
+          204: t.Void({ description: "Verified" }),
+          ...errors("invalid_input", ...BODY_CODES, "unauthorized", "unavailable"),
+        },
         detail: { security: [] },
       },
     )
@@ -77,7 +86,7 @@ export function authRoutes(deps: ApiDeps) {
       {
         body: ForgotPasswordBody,
         query: NoQuery,
-        response: { 202: Accepted, ...errors(400, 413, 415, 429) },
+        response: { 202: Accepted, ...errors("invalid_input", ...BODY_CODES, "rate_limited") },
         detail: { security: [] },
       },
     )
@@ -93,7 +102,7 @@ export function authRoutes(deps: ApiDeps) {
         query: NoQuery,
         response: {
           204: t.Void({ description: "Password changed; every bearer session revoked" }),
-          ...errors(400, 401, 413, 415, 429, 503),
+          ...errors("invalid_input", ...BODY_CODES, "unauthorized", "rate_limited", "unavailable"),
         },
         detail: { security: [] },
       },
@@ -108,7 +117,7 @@ export function authRoutes(deps: ApiDeps) {
       {
         query: NoQuery,
         detail: { security: [{ bearer: [] }] },
-        response: { 204: t.Void({ description: "Logged out" }), ...errors(400, 401, 429, 500, 503) },
+        response: { 204: t.Void({ description: "Logged out" }), ...errors(...AUTHED_CODES) },
       },
     );
 }

@@ -3,7 +3,7 @@ import { buildBriefing } from "../../shared/briefing/service";
 import { debriefPrompt } from "../../shared/briefing/debrief";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, errors } from "../../shared/contract/schema-kit";
 import { Briefing, BriefingQuery, briefingView, DebriefPrompt, DebriefQuery } from "../../shared/contract/briefing";
 
 /** Session-start briefing (SPEC §6) and the debrief continuation's prompt. */
@@ -19,14 +19,14 @@ export function briefingRoutes(deps: ApiDeps) {
         });
         return briefingView(briefing);
       },
-      { query: BriefingQuery, response: { 200: Briefing, ...errors(...AUTHED_ERRORS, 404, 410) } },
+      { query: BriefingQuery, response: { 200: Briefing, ...errors(...AUTHED_CODES, "not_found", "account_deleted") } },
     )
     .get(
       "/prompts/debrief",
       async ({ query, principal }) => ({ prompt: await debriefPrompt(deps, principal, query) }),
       {
         query: DebriefQuery,
-        response: { 200: DebriefPrompt, ...errors(...AUTHED_ERRORS, 404) },
+        response: { 200: DebriefPrompt, ...errors(...AUTHED_CODES, "not_found") },
       },
     );
 }

@@ -4,7 +4,7 @@ import { AppError } from "../../shared/errors";
 import { SCHEDULED_JOBS } from "../../shared/queue/jobs";
 import { countFailedAuthentication } from "../plugins/auth";
 import type { ApiDeps } from "../client-ip";
-import { errors, NoQuery, oneOf, strictObject } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, BODY_CODES, errors, NoQuery, oneOf, strictObject } from "../../shared/contract/schema-kit";
 
 const CronAccepted = strictObject({ job: oneOf(SCHEDULED_JOBS), jobId: t.String() });
 /** Nothing to send; an empty object is tolerated, anything in it is an unknown property (400). */
@@ -62,7 +62,7 @@ export function cronRoutes(deps: ApiDeps) {
       {
         body: CronBody,
         query: NoQuery,
-        response: { 202: CronAccepted, ...errors(400, 401, 413, 415, 429, 500, 503) },
+        response: { 202: CronAccepted, ...errors(...AUTHED_CODES, ...BODY_CODES) },
         detail: {
           summary: `Run ${job} now`,
           description:

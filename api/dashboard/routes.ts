@@ -4,9 +4,9 @@ import { dashboardSummary } from "../../shared/dashboard/summary";
 import { isoOrNull } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, Int, NoQuery, NullableTimestamp, strictObject } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, errors, Int, NoQuery, NullableTimestamp, strictObject } from "../../shared/contract/schema-kit";
 import { dashboardHtml } from "./page";
-import { newNonce, pageHeaders } from "../html-page";
+import { htmlPage } from "../../shared/http/html-page";
 
 /** An object with exactly these keys, each a count. */
 const countsOf = (keys: readonly string[]) =>
@@ -31,14 +31,7 @@ const Summary = strictObject({
 /** The dashboard summary (seed 4.8, SPEC §9) and the browser page that shows it. */
 export function dashboardRoutes(deps: ApiDeps) {
   return new Elysia({ name: "dashboard-routes", detail: { tags: ["dashboard"] } })
-    .get(
-      "/dashboard",
-      () => {
-        const nonce = newNonce();
-        return new Response(dashboardHtml(nonce), { headers: pageHeaders(nonce) });
-      },
-      { query: NoQuery, detail: { hide: true } },
-    )
+    .get("/dashboard", () => htmlPage(dashboardHtml, { scripts: true }), { query: NoQuery, detail: { hide: true } })
     .use(authPlugin(deps))
     .get(
       "/api/dashboard/summary",
@@ -46,6 +39,6 @@ export function dashboardRoutes(deps: ApiDeps) {
         const summary = await dashboardSummary(deps, principal);
         return { ...summary, lastActivityAt: isoOrNull(summary.lastActivityAt) };
       },
-      { query: NoQuery, response: { 200: Summary, ...errors(...AUTHED_ERRORS) } },
+      { query: NoQuery, response: { 200: Summary, ...errors(...AUTHED_CODES) } },
     );
 }

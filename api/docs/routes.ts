@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { dirname, join } from "node:path";
-import { newNonce, pageHeaders } from "../html-page";
+import { htmlPage } from "../../shared/http/html-page";
 import { NoQuery } from "../../shared/contract/schema-kit";
 
 /**
@@ -56,12 +56,13 @@ export function docsRoutes(specPath: string) {
   return new Elysia({ name: "docs-routes", detail: { hide: true } })
     .get(
       "/docs",
-      () => {
-        const nonce = newNonce();
-        // Scalar renders icons as data: images and its Vue templates set style attributes.
-        const headers = pageHeaders(nonce, { img: ["'self'", "data:"], inlineStyleAttributes: true });
-        return new Response(docsHtml(nonce, specPath), { headers });
-      },
+      // Scalar renders icons as data: images and its Vue templates set style attributes.
+      () =>
+        htmlPage((nonce) => docsHtml(nonce, specPath), {
+          scripts: true,
+          img: ["'self'", "data:"],
+          inlineStyleAttributes: true,
+        }),
       { query: NoQuery },
     )
     .get(

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { readFacts } from "../../shared/memories/facts";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, errors } from "../../shared/contract/schema-kit";
 import { FactList, factListView, FactsQuery } from "../../shared/contract/facts";
 
 /** Bi-temporal fact reads (SPEC §4.3): `validAt` is world time, `knownAt` system time; both default to now. */
@@ -11,6 +11,6 @@ export function factRoutes(deps: ApiDeps) {
     .use(authPlugin(deps))
     .get("/api/v1/facts", async ({ query, principal }) => factListView(await readFacts(deps, principal, query)), {
       query: FactsQuery,
-      response: { 200: FactList, ...errors(...AUTHED_ERRORS) },
+      response: { 200: FactList, ...errors(...AUTHED_CODES) },
     });
 }

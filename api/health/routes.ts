@@ -3,22 +3,9 @@ import type { Deps } from "../../shared/deps";
 import { migrationsApplied } from "../../shared/db/migrate";
 import { AppError } from "../../shared/errors";
 import { errors, NoQuery, strictObject } from "../../shared/contract/schema-kit";
+import { withTimeout } from "../../shared/concurrency/with-timeout";
 
 const VERSION = "v1";
-
-async function within<T>(ms: number, work: Promise<T>): Promise<T> {
-  let timer: Timer | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error("timeout")), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * Liveness (process up) and readiness (Postgres, Redis and migrations OK), answered the same way by
@@ -27,7 +14,7 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T> {
 export function probeRoutes(deps: Pick<Deps, "config" | "db" | "redis">) {
   return new Elysia({ name: "probes" })
     .get("/health", () => ({ status: "ok" as const }), {
-      response: { 200: strictObject({ status: t.Literal("ok") }) },
+      response: { 200: strictObject({ status: t.Literal("ok") }), ...errors("invalid_input") },
       query: NoQuery,
       detail: { tags: ["operations"], security: [] },
     })
@@ -36,11 +23,11 @@ export function probeRoutes(deps: Pick<Deps, "config" | "db" | "redis">) {
       async () => {
         const timeout = deps.config.DEPENDENCY_TIMEOUT_MS;
         const [postgres, redis] = await Promise.all([
-          within(timeout, migrationsApplied(deps.db)).then(
+          withTimeout(timeout, () => migrationsApplied(deps.db)).then(
             (ok) => ok,
             () => false,
           ),
-          within(timeout, deps.redis.ping()).then(
+          withTimeout(timeout, () => deps.redis.ping()).then(
             (pong) => pong === "PONG",
             () => false,
           ),
@@ -49,7 +36,7 @@ export function probeRoutes(deps: Pick<Deps, "config" | "db" | "redis">) {
         return { status: "ready" as const };
       },
       {
-        response: { 200: strictObject({ status: t.Literal("ready") }), ...errors(503) },
+        response: { 200: strictObject({ status: t.Literal("ready") }), ...errors("invalid_input", "unavailable") },
         query: NoQuery,
         detail: {
           tags: ["operations"],
@@ -65,7 +52,7 @@ export function healthRoutes(deps: Deps) {
   return new Elysia({ name: "health" })
     .use(probeRoutes(deps))
     .get("/api/v1/version", () => ({ version: VERSION }), {
-      response: { 200: strictObject({ version: t.String() }) },
+      response: { 200: strictObject({ version: t.String() }), ...errors("invalid_input") },
       query: NoQuery,
       detail: { tags: ["operations"], security: [] },
     })

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import { Identity, identityView } from "../../shared/contract/auth";
 
 /** Who is calling (seed 4.4). */
@@ -10,6 +10,6 @@ export function meRoutes(deps: ApiDeps) {
     "/me",
     // Answered from the authenticated credential alone: no Postgres on this path.
     ({ principal }) => identityView(principal),
-    { query: NoQuery, response: { 200: Identity, ...errors(...AUTHED_ERRORS) }, detail: { tags: ["account"] } },
+    { query: NoQuery, response: { 200: Identity, ...errors(...AUTHED_CODES) }, detail: { tags: ["account"] } },
   );
 }

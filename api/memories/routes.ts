@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { createMemory } from "../../shared/memories/capture";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
   ArchiveBody,
   CaptureBody,
@@ -27,7 +27,7 @@ import {
 import { getMemory, listTenantMemories, memoryHistory } from "../../shared/memories/read";
 import { archiveMemory, resolveMemory, reviseMemory } from "../../shared/memories/revise";
 
-const WRITE_ERRORS = [...AUTHED_ERRORS, 409, 410, 413, 415] as const;
+const WRITE_CODES = [...AUTHED_CODES, ...BODY_CODES, "account_deleted"] as const;
 
 /** Memory capture (seed 4.8, SPEC §4.2) and the versioned memory API (SPEC §4.3). */
 export function memoryRoutes(deps: ApiDeps) {
@@ -45,7 +45,11 @@ export function memoryRoutes(deps: ApiDeps) {
         );
         return status(201, captureView(row));
       },
-      { body: CaptureBody, query: NoQuery, response: { 201: CaptureResponse, ...errors(...WRITE_ERRORS) } },
+      {
+        body: CaptureBody,
+        query: NoQuery,
+        response: { 201: CaptureResponse, ...errors(...WRITE_CODES, "duplicate_memory") },
+      },
     )
     .post(
       "/api/v1/memories",
@@ -58,7 +62,11 @@ export function memoryRoutes(deps: ApiDeps) {
         );
         return status(201, createdMemoryView(created, body.facts !== undefined));
       },
-      { body: CreateMemoryBody, query: NoQuery, response: { 201: CreatedMemory, ...errors(...WRITE_ERRORS) } },
+      {
+        body: CreateMemoryBody,
+        query: NoQuery,
+        response: { 201: CreatedMemory, ...errors(...WRITE_CODES, "duplicate_memory") },
+      },
     )
     .get(
       "/api/v1/memories",
@@ -69,7 +77,7 @@ export function memoryRoutes(deps: ApiDeps) {
         });
         return memoryPageView(page);
       },
-      { query: ListMemoriesQuery, response: { 200: MemoryPage, ...errors(...AUTHED_ERRORS) } },
+      { query: ListMemoriesQuery, response: { 200: MemoryPage, ...errors(...AUTHED_CODES) } },
     )
     .post(
       "/api/v1/memories/:id/revise",
@@ -86,7 +94,7 @@ export function memoryRoutes(deps: ApiDeps) {
         params: MemoryIdParams,
         body: ReviseBody,
         query: NoQuery,
-        response: { 201: CreatedMemory, ...errors(...WRITE_ERRORS, 404) },
+        response: { 201: CreatedMemory, ...errors(...WRITE_CODES, "not_found", "conflict", "duplicate_memory") },
       },
     )
     .post(
@@ -100,7 +108,7 @@ export function memoryRoutes(deps: ApiDeps) {
         params: MemoryIdParams,
         body: ResolveBody,
         query: NoQuery,
-        response: { 200: Resolved, ...errors(...WRITE_ERRORS, 404) },
+        response: { 200: Resolved, ...errors(...WRITE_CODES, "not_found", "invalid_transition") },
       },
     )
     .post(
@@ -111,7 +119,7 @@ export function memoryRoutes(deps: ApiDeps) {
         params: MemoryIdParams,
         body: ArchiveBody,
         query: NoQuery,
-        response: { 200: MemoryView, ...errors(...WRITE_ERRORS, 404) },
+        response: { 200: MemoryView, ...errors(...WRITE_CODES, "not_found") },
       },
     )
     .get(
@@ -119,11 +127,19 @@ export function memoryRoutes(deps: ApiDeps) {
       async ({ params, principal }) => {
         return memoryHistoryView(await memoryHistory(deps, principal, params.id.toLowerCase()));
       },
-      { params: MemoryIdParams, query: NoQuery, response: { 200: MemoryHistory, ...errors(...AUTHED_ERRORS, 404) } },
+      {
+        params: MemoryIdParams,
+        query: NoQuery,
+        response: { 200: MemoryHistory, ...errors(...AUTHED_CODES, "not_found") },
+      },
     )
     .get(
       "/api/v1/memories/:id",
       async ({ params, principal }) => memoryView(await getMemory(deps, principal, params.id.toLowerCase())),
-      { params: MemoryIdParams, query: NoQuery, response: { 200: MemoryView, ...errors(...AUTHED_ERRORS, 404) } },
+      {
+        params: MemoryIdParams,
+        query: NoQuery,
+        response: { 200: MemoryView, ...errors(...AUTHED_CODES, "not_found") },
+      },
     );
 }

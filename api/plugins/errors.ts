@@ -1,29 +1,10 @@
 import { Elysia } from "elysia";
-import { AppError, type ErrorCode } from "../../shared/errors";
+import { AppError, ERROR_STATUS, type ErrorCode } from "../../shared/errors";
 import { isDependencyUnavailable, unavailableCause } from "../../shared/unavailable";
 import { unavailableAnswers } from "../../shared/metrics/registry";
 import type { Logger } from "../../shared/logger";
 import { loggableError } from "../../shared/loggable-error";
 import { UnreadBodyError } from "../../shared/http/json-body";
-
-/** The exhaustive code → HTTP status map (SPEC §1.1). */
-export const ERROR_STATUS: Record<ErrorCode, number> = {
-  invalid_input: 400,
-  invalid_json: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  duplicate_memory: 409,
-  invalid_transition: 409,
-  account_deleted: 410,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  internal_error: 500,
-  unavailable: 503,
-};
 
 /** The only place an error becomes a response: exactly `{"error": code}`, nothing echoed. */
 export function errorResponse(code: ErrorCode, headers: Record<string, string> = {}): Response {

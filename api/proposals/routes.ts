@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { decideFactProposal, decideProposal, listFactProposals, listProposals } from "../../shared/proposals/service";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
   Applied,
   DecideBody,
@@ -15,7 +15,7 @@ import {
   Rejected,
 } from "../../shared/contract/proposals";
 
-const DECIDE_ERRORS = [...AUTHED_ERRORS, 404, 409, 410, 413, 415] as const;
+const DECIDE_CODES = [...AUTHED_CODES, ...BODY_CODES, "account_deleted", "not_found", "invalid_transition"] as const;
 
 /**
  * Consolidation proposals (seed 2.5/4.7, SPEC §7) and fact proposals: listed newest first, decided
@@ -26,7 +26,7 @@ export function proposalRoutes(deps: ApiDeps) {
     .use(authPlugin(deps))
     .get("/proposals", async ({ query, principal }) => proposalListView(await listProposals(deps, principal, query)), {
       query: ProposalListQuery,
-      response: { 200: ProposalList, ...errors(...AUTHED_ERRORS) },
+      response: { 200: ProposalList, ...errors(...AUTHED_CODES) },
     })
     .post(
       "/proposals/:id/apply",
@@ -38,7 +38,7 @@ export function proposalRoutes(deps: ApiDeps) {
         params: ProposalIdParams,
         body: DecideBody,
         query: NoQuery,
-        response: { 200: Applied, ...errors(...DECIDE_ERRORS) },
+        response: { 200: Applied, ...errors(...DECIDE_CODES, "conflict") },
       },
     )
     .post(
@@ -51,13 +51,13 @@ export function proposalRoutes(deps: ApiDeps) {
         params: ProposalIdParams,
         body: DecideBody,
         query: NoQuery,
-        response: { 200: Rejected, ...errors(...DECIDE_ERRORS) },
+        response: { 200: Rejected, ...errors(...DECIDE_CODES) },
       },
     )
     .get(
       "/fact-proposals",
       async ({ query, principal }) => factProposalListView(await listFactProposals(deps, principal, query)),
-      { query: ProposalListQuery, response: { 200: FactProposalList, ...errors(...AUTHED_ERRORS) } },
+      { query: ProposalListQuery, response: { 200: FactProposalList, ...errors(...AUTHED_CODES) } },
     )
     .post(
       "/fact-proposals/:id/apply",
@@ -69,7 +69,7 @@ export function proposalRoutes(deps: ApiDeps) {
         params: ProposalIdParams,
         body: DecideBody,
         query: NoQuery,
-        response: { 200: Applied, ...errors(...DECIDE_ERRORS) },
+        response: { 200: Applied, ...errors(...DECIDE_CODES, "conflict") },
       },
     )
     .post(
@@ -82,7 +82,7 @@ export function proposalRoutes(deps: ApiDeps) {
         params: ProposalIdParams,
         body: DecideBody,
         query: NoQuery,
-        response: { 200: Rejected, ...errors(...DECIDE_ERRORS) },
+        response: { 200: Rejected, ...errors(...DECIDE_CODES) },
       },
     );
 }

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { createScope, deleteScope, listScopesOf, updateScope } from "../../shared/scopes/service";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
   CreateScopeBody,
   Scope,
@@ -13,7 +13,7 @@ import {
   UpdateScopeBody,
 } from "../../shared/contract/scopes";
 
-const WRITE_ERRORS = [...AUTHED_ERRORS, 409, 410, 413, 415] as const;
+const WRITE_CODES = [...AUTHED_CODES, ...BODY_CODES, "account_deleted", "conflict"] as const;
 
 /** Scopes (seed 4.6 list; SPEC §5 management): names and aliases are unique together per tenant. */
 export function scopeRoutes(deps: ApiDeps) {
@@ -21,12 +21,12 @@ export function scopeRoutes(deps: ApiDeps) {
     .use(authPlugin(deps))
     .get("", async ({ principal }) => scopeListView(await listScopesOf(deps, principal)), {
       query: NoQuery,
-      response: { 200: ScopeList, ...errors(...AUTHED_ERRORS) },
+      response: { 200: ScopeList, ...errors(...AUTHED_CODES) },
     })
     .post("", async ({ body, principal, status }) => status(201, scopeView(await createScope(deps, principal, body))), {
       body: CreateScopeBody,
       query: NoQuery,
-      response: { 201: Scope, ...errors(...WRITE_ERRORS) },
+      response: { 201: Scope, ...errors(...WRITE_CODES) },
     })
     .patch(
       "/:id",
@@ -36,7 +36,7 @@ export function scopeRoutes(deps: ApiDeps) {
         params: ScopeIdParams,
         body: UpdateScopeBody,
         query: NoQuery,
-        response: { 200: Scope, ...errors(...WRITE_ERRORS, 404) },
+        response: { 200: Scope, ...errors(...WRITE_CODES, "not_found") },
       },
     )
     .delete(
@@ -48,7 +48,10 @@ export function scopeRoutes(deps: ApiDeps) {
       {
         params: ScopeIdParams,
         query: NoQuery,
-        response: { 204: t.Void({ description: "Deleted" }), ...errors(...AUTHED_ERRORS, 404, 410) },
+        response: {
+          204: t.Void({ description: "Deleted" }),
+          ...errors(...AUTHED_CODES, "not_found", "account_deleted"),
+        },
       },
     );
 }

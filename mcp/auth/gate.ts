@@ -1,10 +1,12 @@
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { Config } from "../../shared/config";
 import type { Logger } from "../../shared/logger";
-import { isApiKeyShaped, type Principal } from "../../shared/auth/credentials";
+import type { Principal } from "../../shared/auth/credentials";
+import { hasSecretShape } from "../../shared/ids";
 import { AppError } from "../../shared/errors";
 import { errorResponse } from "../../api/plugins/errors";
-import { MCP_SCOPES, mcpResourceOf, protectedResourceMetadataUrlOf } from "../discovery/metadata";
+import { mcpResourceOf, protectedResourceMetadataUrlOf } from "../discovery/metadata";
+import { effectiveScopes, OAUTH_SCOPES } from "../../shared/oauth/scopes";
 
 /**
  * Who an OAuth access token stands for: the account (the same Principal API keys and session
@@ -39,13 +41,6 @@ export function principalOf(authInfo: AuthInfo | undefined): McpPrincipal {
   return principal;
 }
 
-/** `memory:write` implies `memory:read` (the spec's "servers MUST account for scope hierarchies"). */
-function effectiveScopes(scopes: readonly string[]): string[] {
-  const effective = new Set(scopes.filter((s) => (MCP_SCOPES as readonly string[]).includes(s)));
-  if (effective.has("memory:write")) effective.add("memory:read");
-  return MCP_SCOPES.filter((s) => effective.has(s));
-}
-
 /**
  * The bearer gate in front of `/mcp` (SPEC §10, research §1.2, §1.9). Only OAuth access tokens
  * issued for this resource pass; everything else is 401 with the challenge that starts discovery:
@@ -59,7 +54,7 @@ function effectiveScopes(scopes: readonly string[]): string[] {
 export function bearerGate(config: Pick<Config, "MCP_PUBLIC_URL">, verify: AccessTokenVerifier, logger?: Logger) {
   const resource = mcpResourceOf(config);
   const resourceMetadataUrl = protectedResourceMetadataUrlOf(config);
-  const scope = MCP_SCOPES.join(" ");
+  const scope = OAUTH_SCOPES.join(" ");
   // Which check refused the token, at debug level (issue 19 defect 10); never the token itself.
   const challenge = (invalidToken: boolean, check?: string) => {
     if (check !== undefined)
@@ -76,7 +71,7 @@ export function bearerGate(config: Pick<Config, "MCP_PUBLIC_URL">, verify: Acces
     if (authorization === null) return challenge(false);
     const token = /^Bearer ([^\s]+)$/i.exec(authorization)?.[1];
     if (token === undefined) return challenge(true, "credential: Authorization is not a Bearer token");
-    if (isApiKeyShaped(token)) return challenge(true, "credential: an API key (REST only)");
+    if (hasSecretShape("apiKey", token)) return challenge(true, "credential: an API key (REST only)");
     let principal: McpPrincipal;
     try {
       principal = await verify(token);

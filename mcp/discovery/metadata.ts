@@ -1,8 +1,5 @@
 import type { Config } from "../../shared/config";
-
-/** The scopes the MCP server knows; `memory:write` implies `memory:read` (scope hierarchy, research §1.8). */
-export const MCP_SCOPES = ["memory:read", "memory:write"] as const;
-export type McpScope = (typeof MCP_SCOPES)[number];
+import { OAUTH_SCOPES } from "../../shared/oauth/scopes";
 
 /**
  * The authorization server's endpoints, relative to the issuer (MCP_PUBLIC_URL). The OAuth routes
@@ -42,7 +39,7 @@ export function protectedResourceMetadata(config: Pick<Config, "MCP_PUBLIC_URL">
   return {
     resource: mcpResourceOf(config),
     authorization_servers: [issuerOf(config)],
-    scopes_supported: [...MCP_SCOPES],
+    scopes_supported: [...OAUTH_SCOPES],
     bearer_methods_supported: ["header"],
     resource_name: "amem",
   };
@@ -73,7 +70,7 @@ export function authorizationServerMetadata(
     code_challenge_methods_supported: ["S256"],
     token_endpoint_auth_methods_supported: clientAuthMethods,
     revocation_endpoint_auth_methods_supported: clientAuthMethods,
-    scopes_supported: [...MCP_SCOPES],
+    scopes_supported: [...OAUTH_SCOPES],
     authorization_response_iss_parameter_supported: true,
     ...(options.clientIdMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
   };

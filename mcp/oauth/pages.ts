@@ -1,33 +1,6 @@
-import { randomBytes } from "node:crypto";
 import type { AuthorizeParams } from "../../shared/oauth/authorize";
-
-const SCOPE_TEXT: Record<string, string> = {
-  "memory:read": "Read your memories, facts and briefings",
-  "memory:write": "Add, revise, resolve and archive memories",
-};
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-}
-
-/**
- * Headers of a login, consent or error page: a CSP that runs no script at all, styles only with
- * the response's nonce, forms posted only to this origin and — because browsers apply form-action
- * to the redirect that follows a post — to the client's redirect target; never framed (clickjacking
- * a consent button), nothing cached, no referrer (the query holds the PKCE challenge and state).
- */
-function pageHeaders(nonce: string, formTargets: string[]): Record<string, string> {
-  return {
-    "content-type": "text/html; charset=utf-8",
-    "content-security-policy":
-      `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'none'; base-uri 'none'; ` +
-      `form-action 'self' ${formTargets.join(" ")}; frame-ancestors 'none'`.replace(/ ;/g, ";"),
-    "x-frame-options": "DENY",
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
-    "cache-control": "no-store",
-  };
-}
+import { isOAuthScope, SCOPE_DESCRIPTIONS } from "../../shared/oauth/scopes";
+import { escapeHtml, htmlPage } from "../../shared/http/html-page";
 
 const STYLE = `
 body{font-family:system-ui,-apple-system,sans-serif;margin:0;background:#f5f5f4;color:#1c1917}
@@ -50,12 +23,15 @@ function page(
   formTargets: string[] = [],
   extra: Record<string, string> = {},
 ) {
-  const nonce = randomBytes(18).toString("base64");
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+  // No script at all; forms post to this origin and the client's redirect target.
+  return htmlPage(
+    (nonce) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)} · amem</title><style nonce="${nonce}">${STYLE}</style></head>
-<body><main>${body}</main></body></html>`;
-  return new Response(html, { status, headers: { ...pageHeaders(nonce, formTargets), ...extra } });
+<body><main>${body}</main></body></html>`,
+    { img: ["'none'"], formTargets },
+    { status, headers: extra },
+  );
 }
 
 function hiddenFields(params: AuthorizeParams, csrf: string): string {
@@ -112,7 +88,7 @@ export function consentPage(input: {
         : "")
     : "";
   const scopes = input.scopes
-    .map((s) => `<li><code>${escapeHtml(s)}</code> — ${escapeHtml(SCOPE_TEXT[s] ?? s)}</li>`)
+    .map((s) => `<li><code>${escapeHtml(s)}</code> — ${escapeHtml(isOAuthScope(s) ? SCOPE_DESCRIPTIONS[s] : s)}</li>`)
     .join("");
   return page(
     "Authorize",

@@ -2,7 +2,7 @@ import { ResourceNotFoundError, ResourceTemplate, type McpServer } from "@modelc
 import { memoryView } from "../../shared/contract/memories";
 import type { Deps } from "../../shared/deps";
 import { getMemory, listTenantMemories } from "../../shared/memories/read";
-import { isUuid } from "../../shared/accounts/rules";
+import { isUuid } from "../../shared/ids";
 import { AppError } from "../../shared/errors";
 import type { McpPrincipal } from "../auth/gate";
 import { requireScope } from "../tools/tool";

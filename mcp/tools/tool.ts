@@ -9,6 +9,7 @@ import type {
 } from "@modelcontextprotocol/server";
 import type { Deps } from "../../shared/deps";
 import { AppError, type ErrorCode } from "../../shared/errors";
+import { allowsScope, type OAuthScope } from "../../shared/oauth/scopes";
 import { isDependencyUnavailable, unavailableCause } from "../../shared/unavailable";
 import { mcpToolCalls, unavailableAnswers } from "../../shared/metrics/registry";
 import { loggableError } from "../../shared/loggable-error";
@@ -61,12 +62,12 @@ export function checked<T extends TSchema>(schema: T): StandardSchemaWithJSON<St
   };
 }
 
-export type ToolScope = "memory:read" | "memory:write";
+export type ToolScope = OAuthScope;
 
 /** Scope challenge for a tool (the SDK answers HTTP 403 insufficient_scope before running it). */
 export function requireScope(scope: ToolScope): ScopeChallengeHandler {
   return ({ authInfo }) =>
-    authInfo === undefined || authInfo.scopes.includes(scope) ? undefined : { scopes: [scope] };
+    authInfo === undefined || allowsScope(authInfo.scopes, scope) ? undefined : { scopes: [scope] };
 }
 
 export type ToolDefinition<I extends TSchema, O extends TSchema> = {

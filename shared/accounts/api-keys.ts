@@ -3,7 +3,8 @@ import { newId } from "../ids";
 import { apiKeyIdsOf, findLiveApiKey, insertApiKey, listApiKeys, revokeApiKey } from "../db/queries/api-keys";
 import type { Executor } from "../db/client";
 import type { Deps } from "../deps";
-import { cacheIssuedCredential, markCredentialRevoked, mintApiKey } from "../auth/credentials";
+import { cacheIssuedCredential, markCredentialRevoked } from "../auth/credentials";
+import { mintApiKey } from "../ids";
 
 /**
  * Inserts a key for the user, only while the account is active (410 account_deleted otherwise);

@@ -9,8 +9,6 @@ export const EMAIL_MAX = 254;
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 256;
 export const KEY_NAME_MAX = 64;
-export const UUID_PATTERN =
-  "^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12})$";
 
 export function isEmail(value: string): boolean {
   return hasLengthWithin(value, 3, EMAIL_MAX) && new RegExp(EMAIL_PATTERN).test(value);
@@ -20,7 +18,4 @@ export function isPassword(value: string): boolean {
 }
 export function isKeyName(value: string): boolean {
   return hasLengthWithin(value, 1, KEY_NAME_MAX);
-}
-export function isUuid(value: string): boolean {
-  return new RegExp(UUID_PATTERN).test(value);
 }

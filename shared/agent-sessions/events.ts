@@ -3,7 +3,7 @@ import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import { findSessionById } from "../db/queries/agent-sessions";
 import { countRunEvents, listRunEvents } from "../db/queries/memories";
-import { isUuid } from "../accounts/rules";
+import { isUuid } from "../ids";
 
 /** At most this many of a run's events are listed (SPEC §3.6); the run's per-run ceiling. */
 export const RUN_EVENT_CEILING = 500;

@@ -1,5 +1,5 @@
 import { AppError } from "../errors";
-import { randomBase62, sha256Hex } from "../ids";
+import { hasSecretShape, isRandomToken, sha256Hex } from "../ids";
 import { findApiKeyCredential } from "../db/queries/api-keys";
 import { findBearerCredential } from "../db/queries/user-sessions";
 import { findAccessTokenCredential } from "../db/queries/oauth";
@@ -16,16 +16,6 @@ import {
   type OAuthEntryFields,
 } from "./credential-entry";
 
-export const API_KEY_PREFIX = "amem_";
-const API_KEY_SHAPE = /^amem_[0-9A-Za-z]{40}$/;
-const BEARER_SHAPE = /^[A-Za-z0-9_-]{43}$/;
-/**
- * OAuth access tokens (shared/oauth/tokens.ts mints them): 48 characters with a `_` after `amem_at`,
- * so they match neither shape above (REST refuses them) and neither of those matches this (/mcp
- * refuses API keys and REST bearers).
- */
-export const ACCESS_TOKEN_PREFIX = "amem_at_";
-const ACCESS_TOKEN_SHAPE = /^amem_at_[0-9A-Za-z]{40}$/;
 /** How long an active credential stays cached; every change to it rewrites the entry anyway. */
 const ACTIVE_TTL_MS = 10 * 60_000;
 /** Unknown secrets are remembered briefly so random guesses cannot hammer Postgres. */
@@ -48,17 +38,6 @@ export type Principal = {
    */
   actor?: string;
 };
-
-/** True for a string of the API key's shape (presented on /mcp, it is refused without a lookup). */
-export function isApiKeyShaped(secret: string): boolean {
-  return API_KEY_SHAPE.test(secret);
-}
-
-/** A new API key secret: `amem_` + 40 base62 characters, and what is stored of it. */
-export function mintApiKey() {
-  const key = API_KEY_PREFIX + randomBase62(40);
-  return { key, keyHash: sha256Hex(key), prefix: key.slice(API_KEY_PREFIX.length, API_KEY_PREFIX.length + 8) };
-}
 
 /** What an OAuth access token carries beyond the principal: its client, scopes, audience and expiry. */
 export type OAuthPrincipal = Principal & {
@@ -186,12 +165,12 @@ async function fillFromPostgres(deps: Deps, kind: CredentialKind, hash: string, 
 export function credentialFromHeaders(headers: Headers): Credential {
   const apiKey = headers.get("x-api-key");
   if (apiKey !== null) {
-    if (!API_KEY_SHAPE.test(apiKey)) throw new AppError("unauthorized");
+    if (!hasSecretShape("apiKey", apiKey)) throw new AppError("unauthorized");
     return { kind: "k", secret: apiKey };
   }
   const authorization = headers.get("authorization");
   const match = authorization ? /^Bearer ([^\s]+)$/i.exec(authorization) : null;
-  if (!match || !BEARER_SHAPE.test(match[1]!)) throw new AppError("unauthorized");
+  if (!match || !isRandomToken(match[1]!)) throw new AppError("unauthorized");
   return { kind: "t", secret: match[1]! };
 }
 
@@ -291,7 +270,7 @@ async function resolveCredential(deps: Deps, credential: Credential, now: Date) 
  * unauthorized. The caller checks the audience (`resource`) and the scopes it needs.
  */
 export async function authenticateAccessToken(deps: Deps, token: string, now = new Date()): Promise<OAuthPrincipal> {
-  if (!ACCESS_TOKEN_SHAPE.test(token)) throw new AppError("unauthorized");
+  if (!hasSecretShape("accessToken", token)) throw new AppError("unauthorized");
   const { principal, entry } = await resolveCredential(deps, { kind: "o", secret: token }, now);
   if (!entry.oauth) throw new AppError("unauthorized");
   return {

@@ -6,7 +6,8 @@ import { createApiKey, revokeApiKeyById } from "../accounts/api-keys";
 import { findUserByEmail } from "../db/queries/users";
 import { AppError } from "../errors";
 import { createLogger } from "../logger";
-import { isEmail, isKeyName, isPassword, isUuid } from "../accounts/rules";
+import { isEmail, isKeyName, isPassword } from "../accounts/rules";
+import { isUuid } from "../ids";
 
 const USAGE = `usage:
   bun run amem user create --email E [--password P]   → {"id","email","apiKey"}

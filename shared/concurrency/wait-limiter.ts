@@ -1,4 +1,5 @@
 import { AppError } from "../errors";
+import { withTimeout } from "./with-timeout";
 
 /**
  * At most `limit` tasks run at once in this process; a task beyond waits its turn (first come,
@@ -9,7 +10,7 @@ import { AppError } from "../errors";
  */
 export class WaitLimiter {
   private running = 0;
-  private readonly queue: { start: () => void; timer: ReturnType<typeof setTimeout> }[] = [];
+  private readonly queue: { start: () => void }[] = [];
 
   constructor(
     readonly limit: number,
@@ -41,20 +42,22 @@ export class WaitLimiter {
       this.running++;
       return Promise.resolve();
     }
-    return new Promise((resolve, reject) => {
-      const waiter = {
-        // The releasing task hands its slot over, so `running` does not change.
-        start: () => {
-          clearTimeout(waiter.timer);
-          resolve();
-        },
-        timer: setTimeout(() => {
-          this.queue.splice(this.queue.indexOf(waiter), 1);
-          reject(new AppError("unavailable", 1, "wait_limit"));
-        }, this.maxWaitMs),
-      };
-      this.queue.push(waiter);
-    });
+    const wait = (deadline: AbortSignal) =>
+      new Promise<void>((resolve) => {
+        // Past the deadline the waiter leaves the queue (in the same event that rejects the wait),
+        // so no released slot is handed to it.
+        const leave = () => this.queue.splice(this.queue.indexOf(waiter), 1);
+        const waiter = {
+          // The releasing task hands its slot over, so `running` does not change.
+          start: () => {
+            deadline.removeEventListener("abort", leave);
+            resolve();
+          },
+        };
+        deadline.addEventListener("abort", leave, { once: true });
+        this.queue.push(waiter);
+      });
+    return withTimeout(this.maxWaitMs, wait, () => new AppError("unavailable", 1, "wait_limit"));
   }
 
   private release(): void {

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { OAUTH_SCOPES } from "../db/schema";
+import { OAUTH_SCOPES } from "../oauth/scopes";
 import { isoOrNull, iso } from "../time";
 import type { GrantRow } from "../oauth/grants";
 import { Int, strictObject, Text, Timestamp, UnionEnum } from "./schema-kit";

@@ -18,8 +18,8 @@ import {
   type TUnion,
   type TUnsafe,
 } from "@sinclair/typebox";
-import { UUID_PATTERN } from "../accounts/rules";
-import { ERROR_CODES, type ErrorCode } from "../errors";
+import { UUID_PATTERN } from "../ids";
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../errors";
 import { hasLengthWithin } from "../text";
 import { isUtcTimestamp } from "../time";
 
@@ -126,16 +126,38 @@ export function UnionEnum<const V extends readonly string[]>(values: V): TUnsafe
 /** For routes that take no query parameters: any parameter is an unknown one (400). */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
-/** The document lists every code, so a generated client types `error` as their union (clients/typescript). */
-export const ErrorBody = strictObject(
-  // The UnionEnum kind without its `default`: a default error code would be a false statement.
-  { error: Type.Unsafe<ErrorCode>({ [Kind]: "UnionEnum", type: "string", enum: ERROR_CODES }) },
-  { description: 'Every error: exactly {"error": code}' },
-);
-
-/** The error responses a route can give, for the OpenAPI document. */
-export function errors(...statuses: number[]): Record<number, TSchema> {
-  return Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
+/** `{"error": code}` for the given codes (the UnionEnum kind without its `default`: a default error code would be a false statement). */
+function errorBody(codes: readonly ErrorCode[]): TSchema {
+  return strictObject(
+    { error: Type.Unsafe<ErrorCode>({ [Kind]: "UnionEnum", type: "string", enum: codes }) },
+    { description: 'Every error: exactly {"error": code}' },
+  );
 }
-/** Errors any authenticated route can give. */
-export const AUTHED_ERRORS = [400, 401, 429, 500, 503] as const;
+
+/**
+ * The error responses of a route, declared by the codes it can answer: each status (from
+ * ERROR_STATUS) lists its codes, in the vocabulary's order, so the OpenAPI document and the client
+ * generated from it say which `{"error": code}` each route gives.
+ */
+export function errors(...codes: ErrorCode[]): Record<number, TSchema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of ERROR_CODES.filter((c) => codes.includes(c))) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries([...byStatus].map(([status, listed]) => [status, errorBody(listed)]));
+}
+/** What any authenticated route can answer: a bad query or path, no credential, the rate limit, a fault, a store away. */
+export const AUTHED_CODES = [
+  "invalid_input",
+  "unauthorized",
+  "rate_limited",
+  "internal_error",
+  "unavailable",
+] as const satisfies readonly ErrorCode[];
+/** What any route that reads a JSON body can answer besides (shared/http/json-body.ts). */
+export const BODY_CODES = [
+  "invalid_json",
+  "payload_too_large",
+  "unsupported_media_type",
+] as const satisfies readonly ErrorCode[];

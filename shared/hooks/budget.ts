@@ -3,6 +3,7 @@ import type { Logger } from "../logger";
 import { loggableError } from "../loggable-error";
 import { isDependencyUnavailable } from "../unavailable";
 import { hookMisses } from "../metrics/registry";
+import { withTimeout } from "../concurrency/with-timeout";
 
 /** Why a hook answered with no decision. */
 export type MissCause = "timeout" | "unavailable";
@@ -16,27 +17,28 @@ export type Budgeted<T> = { done: true; value: T } | { done: false; cause: MissC
  * that are the caller's (401, 410, 400) are thrown as usual.
  */
 export async function withinBudget<T>(budgetMs: number, logger: Logger, work: () => Promise<T>): Promise<Budgeted<T>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
   const running = work();
-  const overBudget = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), budgetMs);
-  });
+  const overBudget = Symbol("over budget");
   try {
-    const first = await Promise.race([running.then((value) => ({ value })), overBudget]);
-    if (first === "timeout") {
-      running.catch((error) => {
-        if (!isDependencyUnavailable(error))
-          logger.error({ err: loggableError(error) }, "hook work failed after its budget");
+    return {
+      done: true,
+      value: await withTimeout(
+        budgetMs,
+        () => running,
+        () => overBudget,
+      ),
+    };
+  } catch (error) {
+    if (error === overBudget) {
+      running.catch((late) => {
+        if (!isDependencyUnavailable(late))
+          logger.error({ err: loggableError(late) }, "hook work failed after its budget");
       });
       return { done: false, cause: "timeout" };
     }
-    return { done: true, value: first.value };
-  } catch (error) {
     if (isDependencyUnavailable(error) || (error instanceof AppError && error.code === "unavailable"))
       return { done: false, cause: "unavailable" };
     throw error;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

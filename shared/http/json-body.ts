@@ -1,5 +1,6 @@
 import { AppError, type ErrorCode } from "../errors";
 import { isStorableText } from "../text";
+import { withTimeout } from "../concurrency/with-timeout";
 
 export type JsonBodyLimits = {
   /** Bytes; more is 413 (SPEC §1). */
@@ -71,15 +72,6 @@ export class JsonDepthScanner {
   }
 }
 
-/** Resolves "expired" after `ms`; `cancel` clears the timer once the read is over. */
-function deadline(ms: number): { expired: Promise<"expired">; cancel: () => void } {
-  let timer: Timer | undefined;
-  const expired = new Promise<"expired">((resolve) => {
-    timer = setTimeout(() => resolve("expired"), ms);
-  });
-  return { expired, cancel: () => clearTimeout(timer) };
-}
-
 /**
  * Reads a body that declared its length (already checked against the limit before reading): Bun's
  * native read of the whole body, then the depth scan over the bytes. Reading it as a stream costs
@@ -87,22 +79,16 @@ function deadline(ms: number): { expired: Promise<"expired">; cancel: () => void
  * heartbeat benchmark — for nothing: the size is known, only the read time needs a bound.
  */
 async function readDeclared(request: Request, limits: JsonBodyLimits): Promise<Uint8Array> {
-  const { expired, cancel } = deadline(limits.readTimeoutMs);
-  const read = request.arrayBuffer();
-  try {
-    const next = await Promise.race([read, expired]);
-    if (next === "expired") {
-      // The read settles (rejects) when the answer closes the connection.
-      read.catch(() => {});
-      throw new UnreadBodyError("invalid_json");
-    }
-    const bytes = new Uint8Array(next);
-    if (bytes.byteLength > limits.limitBytes) throw new AppError("payload_too_large");
-    if (!new JsonDepthScanner(limits.maxDepth).feed(bytes)) throw new AppError("invalid_input");
-    return bytes;
-  } finally {
-    cancel();
-  }
+  // Past the deadline the read is abandoned; it settles (rejects) when the answer closes the connection.
+  const read = await withTimeout(
+    limits.readTimeoutMs,
+    () => request.arrayBuffer(),
+    () => new UnreadBodyError("invalid_json"),
+  );
+  const bytes = new Uint8Array(read);
+  if (bytes.byteLength > limits.limitBytes) throw new AppError("payload_too_large");
+  if (!new JsonDepthScanner(limits.maxDepth).feed(bytes)) throw new AppError("invalid_input");
+  return bytes;
 }
 
 /**
@@ -118,25 +104,23 @@ async function readStreamed(body: ReadableStream<Uint8Array>, limits: JsonBodyLi
   const chunks: Uint8Array[] = [];
   const scanner = new JsonDepthScanner(limits.maxDepth);
   let total = 0;
-  const { expired, cancel } = deadline(limits.readTimeoutMs);
-  const refuse = (code: ErrorCode): never => {
+  const refusal = (code: ErrorCode): UnreadBodyError => {
     reader.cancel().catch(() => {});
-    throw new UnreadBodyError(code);
+    return new UnreadBodyError(code);
   };
-  try {
+  const read = async (signal: AbortSignal): Promise<Uint8Array> => {
     for (;;) {
-      const next = await Promise.race([reader.read(), expired]);
-      if (next === "expired") return refuse("invalid_json");
-      if (next.done) break;
+      const next = await reader.read();
+      // Past the deadline the reader is cancelled: what it still yields is dropped.
+      if (signal.aborted || next.done) break;
       total += next.value.byteLength;
-      if (total > limits.limitBytes) return refuse("payload_too_large");
-      if (!scanner.feed(next.value)) return refuse("invalid_input");
+      if (total > limits.limitBytes) throw refusal("payload_too_large");
+      if (!scanner.feed(next.value)) throw refusal("invalid_input");
       chunks.push(next.value);
     }
-  } finally {
-    cancel();
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  };
+  return withTimeout(limits.readTimeoutMs, read, () => refusal("invalid_json"));
 }
 
 /** Any string (or property name) in the value that Postgres text cannot store as sent. */

@@ -8,9 +8,9 @@ import {
   type OAuthClientRow,
 } from "../db/queries/oauth";
 import { lockActiveAccount } from "../db/queries/account-fence";
-import { OAUTH_SCOPES, type OAuthScope } from "../db/schema";
+import { effectiveScopes, OAUTH_SCOPES, type OAuthScope } from "./scopes";
 import { OAuthError } from "./errors";
-import { mintCode } from "./tokens";
+import { isPkceValue, mintSecret } from "../ids";
 import { redirectUriMatches } from "./redirect-uris";
 import {
   isUrlClientId,
@@ -37,7 +37,6 @@ export type AuthorizeParams = Partial<Record<(typeof AUTHORIZE_PARAMS)[number], 
 export const DEFAULT_SCOPES: OAuthScope[] = [...OAUTH_SCOPES];
 /** Accepted and ignored: refresh tokens come with the `refresh_token` grant type, not with a scope. */
 const IGNORED_SCOPES = new Set(["offline_access"]);
-const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
 
 /**
  * A problem with `client_id` or `redirect_uri`: the user sees an error page and is never
@@ -121,10 +120,8 @@ export function normaliseResource(issuer: string, resource: string | undefined):
  */
 export function grantedScopes(scope: string | undefined): OAuthScope[] {
   const asked = new Set((scope ?? "").split(/\s+/).filter((s) => s && !IGNORED_SCOPES.has(s)));
-  const known = OAUTH_SCOPES.filter((s) => asked.has(s));
-  if (known.length === 0) return [...DEFAULT_SCOPES];
-  if (known.includes("memory:write") && !known.includes("memory:read")) return [...DEFAULT_SCOPES];
-  return known;
+  const known = effectiveScopes([...asked]);
+  return known.length === 0 ? [...DEFAULT_SCOPES] : known;
 }
 
 /**
@@ -195,7 +192,7 @@ export function checkAuthorizationRequest(
   if (!params.code_challenge) throw new OAuthError("invalid_request", "pkce: code_challenge missing");
   if (params.code_challenge_method !== "S256")
     throw new OAuthError("invalid_request", "pkce: code_challenge_method is not S256");
-  if (!CODE_CHALLENGE.test(params.code_challenge))
+  if (!isPkceValue(params.code_challenge))
     throw new OAuthError("invalid_request", "pkce: code_challenge is not a base64url SHA-256");
   const resource = normaliseResource(issuer, params.resource);
   return {
@@ -234,7 +231,7 @@ export async function approveAuthorization(
   request: ValidAuthorization,
   now = new Date(),
 ): Promise<string> {
-  const code = mintCode();
+  const code = mintSecret("code");
   await deps.db.transaction(async (tx) => {
     if (!(await lockActiveAccount(tx, userId)))
       throw new OAuthError("access_denied", "account: deleted or being erased");

@@ -1,10 +1,8 @@
 import type { Deps } from "../deps";
-import { randomToken, sha256Hex } from "../ids";
-import { UUID_PATTERN } from "../accounts/rules";
+import { isRandomToken, isUuid, randomToken, sha256Hex } from "../ids";
 
 /** How long the login page remembers a signed-in browser. */
 export const BROWSER_SESSION_SECONDS = 3_600;
-const UUID = new RegExp(UUID_PATTERN);
 
 /**
  * A browser signed in on the login page: cookie `<userId>.<secret>`, remembered in Redis under the
@@ -31,7 +29,7 @@ export async function browserSessionUser(deps: Deps, cookie: string | undefined)
   const dot = cookie.indexOf(".");
   const userId = cookie.slice(0, dot);
   const secret = cookie.slice(dot + 1);
-  if (dot < 0 || !UUID.test(userId) || !/^[A-Za-z0-9_-]{43}$/.test(secret)) return null;
+  if (dot < 0 || !isUuid(userId) || !isRandomToken(secret)) return null;
   const found = await deps.redis.exists(deps.keys.oauthBrowser(userId, sha256Hex(secret)));
   return found ? userId : null;
 }

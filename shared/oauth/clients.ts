@@ -1,5 +1,5 @@
 import type { Deps } from "../deps";
-import { sha256Hex } from "../ids";
+import { mintSecret, newClientId, sha256Hex } from "../ids";
 import { timingSafeEqual } from "node:crypto";
 import { findClient, insertClient, type OAuthClientRow } from "../db/queries/oauth";
 import {
@@ -11,7 +11,6 @@ import {
   type OAuthGrantType,
 } from "../db/schema";
 import { OAuthError } from "./errors";
-import { mintClientSecret, newClientId } from "./tokens";
 import { isAllowedRedirectUri, looksNative } from "./redirect-uris";
 import { isUrlClientId, MetadataDocumentError, resolveMetadataDocumentClient } from "./metadata-documents";
 
@@ -91,7 +90,7 @@ export type RegisteredClient = {
 /** POST /register: stores the client (a confidential one with the SHA-256 of its secret). */
 export async function registerClient(deps: Deps, body: unknown, now = new Date()): Promise<RegisteredClient> {
   const metadata = validateClientMetadata(body);
-  const secret = metadata.tokenEndpointAuthMethod === "none" ? null : mintClientSecret();
+  const secret = metadata.tokenEndpointAuthMethod === "none" ? null : mintSecret("clientSecret");
   const row = await insertClient(deps.db, {
     clientId: newClientId(),
     secretHash: secret?.hash ?? null,

@@ -20,12 +20,10 @@ import {
   type OAuthTokenRow,
   type RevokedToken,
 } from "../db/queries/oauth";
-import type { OAuthScope } from "../db/schema";
+import type { OAuthScope } from "./scopes";
 import { cacheIssuedCredential, markCredentialsRevoked } from "../auth/credentials";
-import { sha256Hex } from "../ids";
+import { isPkceValue, mintSecret, SECRET_PREFIXES, secretHash, sha256Hex } from "../ids";
 import { OAuthError } from "./errors";
-import { codeHash, mintAccessToken, mintRefreshToken, refreshTokenHash } from "./tokens";
-import { ACCESS_TOKEN_PREFIX } from "../auth/credentials";
 import { grantedScopes, normaliseResource } from "./authorize";
 
 /** The token endpoint's answer (RFC 6749 §5.1). */
@@ -37,11 +35,9 @@ export type TokenResponse = {
   scope: string;
 };
 
-const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
-
 /** RFC 7636 §4.6: BASE64URL(SHA256(code_verifier)) must equal the stored S256 challenge. */
 export function pkceMatches(verifier: string, challenge: string): boolean {
-  return CODE_VERIFIER.test(verifier) && createHash("sha256").update(verifier).digest("base64url") === challenge;
+  return isPkceValue(verifier) && createHash("sha256").update(verifier).digest("base64url") === challenge;
 }
 
 type Issue = {
@@ -65,8 +61,8 @@ async function issueTokens(deps: Deps, tx: Executor, issue: Issue, email: string
   if (!(await touchLiveGrant(tx, issue.grantId, now)))
     throw new OAuthError("invalid_grant", "grant: revoked while the token was being issued");
   await markClientUsed(tx, issue.clientId, now);
-  const access = mintAccessToken();
-  const refresh = issue.withRefresh ? mintRefreshToken() : null;
+  const access = mintSecret("accessToken");
+  const refresh = issue.withRefresh ? mintSecret("refreshToken") : null;
   const accessExpires = new Date(now.getTime() + deps.config.OAUTH_ACCESS_TTL_SECONDS * 1000);
   const common = {
     grantId: issue.grantId,
@@ -153,7 +149,7 @@ export async function exchangeCode(
   if (!input.code || !input.codeVerifier || !input.redirectUri)
     throw new OAuthError("invalid_request", "request: code, code_verifier and redirect_uri are required");
   const resource = input.resource === null ? null : normaliseResource(issuer, input.resource);
-  const hash = codeHash(input.code);
+  const hash = secretHash("code", input.code);
   if (!hash) throw new OAuthError("invalid_grant", "code: not a code this server issues");
   // Read without a lock to learn the account: the fence comes first in the transaction, before any
   // row of the account is locked, so the exchange can never deadlock with the account's erasure.
@@ -215,7 +211,7 @@ export async function refreshTokens(
   if (!client.grantTypes.includes("refresh_token"))
     throw new OAuthError("unauthorized_client", "client: not registered for the refresh_token grant");
   const resource = input.resource === null ? null : normaliseResource(issuer, input.resource);
-  const hash = refreshTokenHash(input.refreshToken);
+  const hash = secretHash("refreshToken", input.refreshToken);
   if (!hash) throw new OAuthError("invalid_grant", "refresh_token: not a refresh token this server issues");
   const seen = await findToken(deps.db, hash);
   if (!seen || seen.kind !== "refresh") throw new OAuthError("invalid_grant", "refresh_token: unknown");
@@ -269,8 +265,8 @@ async function withinGrace(deps: Deps, tx: Executor, token: OAuthTokenRow, now: 
  * (the endpoint answers 200 all the same, §2.2).
  */
 export async function revokeToken(deps: Deps, client: OAuthClientRow, token: string, now = new Date()): Promise<void> {
-  const isAccess = token.startsWith(ACCESS_TOKEN_PREFIX);
-  const hash = isAccess ? sha256Hex(token) : refreshTokenHash(token);
+  const isAccess = token.startsWith(SECRET_PREFIXES.accessToken);
+  const hash = isAccess ? sha256Hex(token) : secretHash("refreshToken", token);
   if (!hash) return;
   const row = await findToken(deps.db, hash);
   if (!row || row.clientId !== client.clientId) return;

@@ -7,17 +7,10 @@ import { failedOnUnavailableDependency } from "./failure";
 import { JOBS, type JobName, type JobPayload, type JobResult, type QueueName } from "./jobs";
 import { blockingConnection, closeConnection, producerConnection, queuePrefix } from "./connection";
 import type { ConnectionOptions } from "bullmq";
+import { withTimeout } from "../concurrency/with-timeout";
 
-const TIMED_OUT = Symbol("timed out");
-
-/** Resolves to TIMED_OUT once `ms` passes; the timer never keeps the process alive. */
-function deadline(ms: number): { promise: Promise<typeof TIMED_OUT>; cancel: () => void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const promise = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, ms));
-  });
-  return { promise, cancel: () => clearTimeout(timer) };
-}
+/** What a wait past its bound answers: 503 with Retry-After, counted as a job wait. */
+const jobWaitExpired = () => new AppError("unavailable", 1, "job_wait");
 
 /** Job options shared by every job: transient faults retried with backoff, results kept for an age. */
 export function jobOptions(config: Config): JobsOptions {
@@ -165,9 +158,18 @@ export class JobQueues {
     jobId: string,
     ms: number,
   ): Promise<{ done: true; value: unknown } | { done: false; unavailable: boolean }> {
-    return new Promise((resolve, reject) => {
+    return withTimeout(ms, (deadline) => this.jobOutcome(queue, events, jobId, deadline), jobWaitExpired);
+  }
+
+  private jobOutcome(
+    queue: Queue,
+    events: QueueEvents,
+    jobId: string,
+    deadline: AbortSignal,
+  ): Promise<{ done: true; value: unknown } | { done: false; unavailable: boolean }> {
+    return new Promise((resolve) => {
       const finish = (settle: () => void) => {
-        clearTimeout(timer);
+        deadline.removeEventListener("abort", stopListening);
         (events as unknown as NodeJS.EventEmitter).off(`completed:${jobId}`, onCompleted);
         (events as unknown as NodeJS.EventEmitter).off(`failed:${jobId}`, onFailed);
         (events as unknown as NodeJS.EventEmitter).off(`delayed:${jobId}`, onDelayed);
@@ -183,7 +185,9 @@ export class JobQueues {
           (job) => failedOnUnavailableDependency(job?.failedReason) && onUnavailable(),
           () => {}, // Redis is away: the deadline decides
         );
-      const timer = setTimeout(() => finish(() => reject(new AppError("unavailable", 1, "job_wait"))), Math.max(0, ms));
+      // Past the deadline withTimeout answers; the job's events are no longer awaited.
+      const stopListening = () => finish(() => {});
+      deadline.addEventListener("abort", stopListening, { once: true });
       // Per-job event names are how BullMQ signals one job's end; its typings list only the generic ones.
       const perJob = events as unknown as NodeJS.EventEmitter;
       perJob.on(`completed:${jobId}`, onCompleted);
@@ -207,17 +211,8 @@ export class JobQueues {
     });
   }
 
-  private async withinBudget<T>(work: Promise<T>, ms: number): Promise<T> {
-    const timer = deadline(ms);
-    // The abandoned promise may still reject later (Redis away); that must not go unhandled.
-    work.catch(() => {});
-    try {
-      const outcome = await Promise.race([work, timer.promise]);
-      if (outcome === TIMED_OUT) throw new AppError("unavailable", 1, "job_wait");
-      return outcome;
-    } finally {
-      timer.cancel();
-    }
+  private withinBudget<T>(work: Promise<T>, ms: number): Promise<T> {
+    return withTimeout(ms, () => work, jobWaitExpired);
   }
 
   async close(): Promise<void> {

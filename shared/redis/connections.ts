@@ -1,5 +1,6 @@
 import Redis, { Cluster, type ClusterOptions, type RedisOptions } from "ioredis";
 import { defineScripts, type ScriptedRedis } from "./scripts";
+import { withTimeout } from "../concurrency/with-timeout";
 
 const CLUSTER_SCHEME = "redis+cluster://";
 
@@ -112,12 +113,13 @@ export function createRequestRedis(target: RedisTarget, timeoutMs: number): Scri
 /** Connects and waits until ready, or throws within `timeoutMs`. */
 export async function connectRedis(redis: ScriptedRedis, timeoutMs: number): Promise<void> {
   if (redis.status === "ready") return;
-  const timer = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error("redis connect timeout")), timeoutMs).unref(),
-  );
   const ready =
     redis.status === "wait" ? redis.connect() : new Promise<void>((resolve) => redis.once("ready", () => resolve()));
-  await Promise.race([ready, timer]);
+  await withTimeout(
+    timeoutMs,
+    () => ready,
+    () => new Error("redis connect timeout"),
+  );
 }
 
 /** The servers a SCAN must walk: every master of a cluster, or the one Redis. */

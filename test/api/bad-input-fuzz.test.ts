@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { ERROR_CODES } from "../../shared/errors";
-import { ERROR_STATUS } from "../../api/plugins/errors";
+import { ERROR_STATUS } from "../../shared/errors";
 import { createTestContext, newTenant } from "../helpers";
 import { head, rawRequest, serveOnLoopback, type RawResponse } from "../raw-http";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
 import { ERROR_CODES as CLIENT_ERROR_CODES, isAmemError } from "../../clients/typescript/src/client";
-import { errorCodesOf, GENERATED_PATH, generateSource } from "../../clients/typescript/scripts/generate";
+import { checkErrorResponses, GENERATED_PATH, generateSource } from "../../clients/typescript/scripts/generate";
 import { ERROR_CODES } from "../../shared/errors";
 import { createTestContext } from "../helpers";
 
@@ -32,12 +32,12 @@ describe("clients/typescript/src/schema.generated.ts", () => {
     expect(committed).toBe(expected);
   });
 
-  it("types errors with exactly the service's error codes (shared/errors.ts), taken from the document", async () => {
-    expect(errorCodesOf(await currentDocument())).toEqual([...ERROR_CODES]);
+  it("types errors with exactly the service's error codes (shared/errors.ts), and the document's error responses check", async () => {
+    checkErrorResponses(await currentDocument());
     expect([...CLIENT_ERROR_CODES]).toEqual([...ERROR_CODES]);
   });
 
-  it("refuses a document whose error responses list no codes, so a lost enum cannot generate `error: string`", () => {
+  it("refuses a document whose error response lists no codes (a lost enum would generate `error: string`) or a code of another status", () => {
     const document = {
       paths: {
         "/x": {
@@ -51,7 +51,11 @@ describe("clients/typescript/src/schema.generated.ts", () => {
         },
       },
     };
-    expect(() => errorCodesOf(document)).toThrow("expected one list of error codes in the document, found 0");
+    expect(() => checkErrorResponses(document)).toThrow("error response without codes: GET /x 400");
+    document.paths["/x"].get.responses["400"].content["application/json"].schema.properties.error = {
+      enum: ["invalid_input", "unauthorized"],
+    };
+    expect(() => checkErrorResponses(document)).toThrow("codes not answered with this status: GET /x 400 unauthorized");
   });
 });
 

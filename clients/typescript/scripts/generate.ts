@@ -4,6 +4,7 @@ import { createApp } from "../../../api/app";
 import { loadConfig } from "../../../shared/config";
 import { createDeps } from "../../../shared/deps";
 import { createLogger } from "../../../shared/logger";
+import { ERROR_CODES, ERROR_STATUS } from "../../../shared/errors";
 
 /** Where the generated types live; `bun run client:generate` rewrites it, CI checks it is current. */
 export const GENERATED_PATH = join(import.meta.dir, "..", "src", "schema.generated.ts");
@@ -21,26 +22,31 @@ type ErrorResponse = {
 type Document = { paths: Record<string, Record<string, { responses?: Record<string, ErrorResponse> }>> };
 
 /**
- * The error codes the document lists on its error responses (every one declares the same
- * `{"error": code}` body). Refuses a document whose error responses disagree, or that lists none.
+ * Checks that every error response of the document lists the `{"error": code}` codes its route
+ * answers with that status, each one of the service's codes with that status (shared/errors.ts).
+ * Refuses a document with an error response that lists none, so a lost enum cannot generate
+ * `error: string`, or one that lists a code under another status.
  */
-export function errorCodesOf(document: Document): string[] {
-  const lists = new Set<string>();
-  for (const operations of Object.values(document.paths))
-    for (const operation of Object.values(operations))
+export function checkErrorResponses(document: Document): void {
+  const known: Record<string, number> = ERROR_STATUS;
+  for (const [path, operations] of Object.entries(document.paths))
+    for (const [method, operation] of Object.entries(operations))
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         if (Number(status) < 400) continue;
-        const codes = response.content?.["application/json"]?.schema?.properties?.error?.enum;
-        if (codes) lists.add(JSON.stringify(codes));
+        const codes = response.content?.["application/json"]?.schema?.properties?.error?.enum ?? [];
+        const where = `${method.toUpperCase()} ${path} ${status}`;
+        if (codes.length === 0) throw new Error(`error response without codes: ${where}`);
+        const wrong = codes.filter((code) => known[code] !== Number(status));
+        if (wrong.length > 0) throw new Error(`codes not answered with this status: ${where} ${wrong.join(", ")}`);
       }
-  if (lists.size !== 1) throw new Error(`expected one list of error codes in the document, found ${lists.size}`);
-  return JSON.parse([...lists][0]!);
 }
 
 /** The generated file's text for an OpenAPI document: its types, and the error codes as a const tuple. */
 export async function generateSource(document: Document): Promise<string> {
   const nodes = await openapiTS(document as never, { alphabetize: true });
-  const codes = errorCodesOf(document);
+  checkErrorResponses(document);
+  // Each route lists its own codes; a client meets all of them (405 on any path), so it knows the whole vocabulary.
+  const codes = ERROR_CODES;
   return `${HEADER}
 ${astToString(nodes)}
 /** Every \`{"error": code}\` the api answers with, as its document lists them. */

@@ -2,7 +2,8 @@ import { index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { idColumn, ts } from "./columns";
 import { users } from "./users";
 import { allOfCheck, oauthClients } from "./oauth-clients";
-import { OAUTH_SCOPES, oauthGrants, type OAuthScope } from "./oauth-grants";
+import { oauthGrants } from "./oauth-grants";
+import { OAUTH_SCOPES, type OAuthScope } from "../../oauth/scopes";
 
 /**
  * Authorization codes: only the SHA-256 is kept. Single use: the exchange marks `used_at` first

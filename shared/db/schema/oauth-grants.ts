@@ -3,10 +3,7 @@ import { index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { idColumn, ts } from "./columns";
 import { users } from "./users";
 import { allOfCheck, oauthClients } from "./oauth-clients";
-
-/** What an OAuth token may do on the MCP server: read memories, or write them too. */
-export const OAUTH_SCOPES = ["memory:read", "memory:write"] as const;
-export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+import { OAUTH_SCOPES, type OAuthScope } from "../../oauth/scopes";
 
 /**
  * A user's consent to one client: the scopes and the resource (audience) its tokens carry. One

@@ -3,7 +3,8 @@ import { index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { idColumn, oneOfCheck, ts } from "./columns";
 import { users } from "./users";
 import { allOfCheck, oauthClients } from "./oauth-clients";
-import { OAUTH_SCOPES, oauthGrants, type OAuthScope } from "./oauth-grants";
+import { oauthGrants } from "./oauth-grants";
+import { OAUTH_SCOPES, type OAuthScope } from "../../oauth/scopes";
 
 export const OAUTH_TOKEN_KINDS = ["access", "refresh"] as const;
 export type OAuthTokenKind = (typeof OAUTH_TOKEN_KINDS)[number];

@@ -1,0 +1,88 @@
+import type { ErrorCode } from "../shared/errors";
+import { SCHEDULED_JOBS } from "../shared/queue/jobs";
+
+/**
+ * The `{"error": code}` answers each route declares in the OpenAPI document, written out once more
+ * on purpose: a change to what a route can answer shows up here in review, and
+ * test/api/declared-errors.test.ts holds the document, and every answer the routes give, to it.
+ * Keys are Elysia route paths (`:param`).
+ */
+const AUTHED: ErrorCode[] = ["invalid_input", "unauthorized", "rate_limited", "internal_error", "unavailable"];
+const BODY: ErrorCode[] = ["invalid_json", "payload_too_large", "unsupported_media_type"];
+
+export const DECLARED_ERRORS: Record<string, ErrorCode[]> = {
+  // Public probes: a query parameter is an unknown one (400).
+  "GET /health": ["invalid_input"],
+  "GET /ready": ["invalid_input", "unavailable"],
+  "GET /api/v1/version": ["invalid_input"],
+  "POST /auth/signup": [...BODY, "invalid_input", "conflict", "rate_limited", "unavailable"],
+  "POST /auth/login": [...BODY, "invalid_input", "unauthorized", "rate_limited", "unavailable"],
+  "POST /auth/verify-email": [...BODY, "invalid_input", "unauthorized", "unavailable"],
+  "POST /auth/forgot-password": [...BODY, "invalid_input", "rate_limited"],
+  "POST /auth/reset-password": [...BODY, "invalid_input", "unauthorized", "rate_limited", "unavailable"],
+  "POST /auth/logout": [...AUTHED],
+  "POST /api/v1/api-keys": [...AUTHED, ...BODY, "account_deleted"],
+  "GET /api/v1/api-keys": [...AUTHED],
+  "DELETE /api/v1/api-keys/:id": [...AUTHED, "not_found"],
+  "GET /api/v1/me": [...AUTHED],
+  "POST /api/v1/agent-sessions/heartbeat": [...AUTHED, ...BODY, "not_found", "account_deleted"],
+  "POST /api/v1/agent-sessions/open": [...AUTHED, ...BODY, "conflict", "account_deleted"],
+  "POST /api/v1/agent-sessions/close": [...AUTHED, ...BODY, "not_found", "account_deleted"],
+  "POST /api/v1/agent-sessions/triage/begin": [...AUTHED, ...BODY, "not_found", "account_deleted"],
+  "POST /api/v1/agent-sessions/triage/complete": [...AUTHED, ...BODY, "not_found", "conflict", "account_deleted"],
+  "GET /api/v1/agent-sessions": [...AUTHED],
+  "GET /api/v1/agent-sessions/:sessionRunId/events": [...AUTHED, "not_found"],
+  "GET /api/v1/agent-sessions/:sessionRunId": [...AUTHED, "not_found"],
+  "POST /api/memories": [...AUTHED, ...BODY, "duplicate_memory", "account_deleted"],
+  "POST /api/v1/memories": [...AUTHED, ...BODY, "duplicate_memory", "account_deleted"],
+  "GET /api/v1/memories": [...AUTHED],
+  "POST /api/v1/memories/:id/revise": [
+    ...AUTHED,
+    ...BODY,
+    "not_found",
+    "conflict",
+    "duplicate_memory",
+    "account_deleted",
+  ],
+  "POST /api/v1/memories/:id/resolve": [...AUTHED, ...BODY, "not_found", "invalid_transition", "account_deleted"],
+  "POST /api/v1/memories/:id/archive": [...AUTHED, ...BODY, "not_found", "account_deleted"],
+  "GET /api/v1/memories/:id/history": [...AUTHED, "not_found"],
+  "GET /api/v1/memories/:id": [...AUTHED, "not_found"],
+  "POST /api/v1/search": [...AUTHED, ...BODY],
+  "GET /api/v1/facts": [...AUTHED],
+  "GET /api/v1/scopes": [...AUTHED],
+  "POST /api/v1/scopes": [...AUTHED, ...BODY, "conflict", "account_deleted"],
+  "PATCH /api/v1/scopes/:id": [...AUTHED, ...BODY, "not_found", "conflict", "account_deleted"],
+  "DELETE /api/v1/scopes/:id": [...AUTHED, "not_found", "account_deleted"],
+  "GET /api/v1/briefing": [...AUTHED, "not_found", "account_deleted"],
+  "GET /api/v1/prompts/debrief": [...AUTHED, "not_found"],
+  "DELETE /api/v1/account": [...AUTHED, ...BODY],
+  "GET /api/v1/export": [...AUTHED],
+  "GET /api/v1/proposals": [...AUTHED],
+  "POST /api/v1/proposals/:id/apply": [
+    ...AUTHED,
+    ...BODY,
+    "not_found",
+    "conflict",
+    "invalid_transition",
+    "account_deleted",
+  ],
+  "POST /api/v1/proposals/:id/reject": [...AUTHED, ...BODY, "not_found", "invalid_transition", "account_deleted"],
+  "GET /api/v1/fact-proposals": [...AUTHED],
+  "POST /api/v1/fact-proposals/:id/apply": [
+    ...AUTHED,
+    ...BODY,
+    "not_found",
+    "conflict",
+    "invalid_transition",
+    "account_deleted",
+  ],
+  "POST /api/v1/fact-proposals/:id/reject": [...AUTHED, ...BODY, "not_found", "invalid_transition", "account_deleted"],
+  "GET /api/dashboard/summary": [...AUTHED],
+  "GET /api/v1/oauth/grants": [...AUTHED],
+  "DELETE /api/v1/oauth/grants/:clientId": [...AUTHED, "not_found"],
+  "POST /api/v1/hooks/claude-code": [...AUTHED, ...BODY, "account_deleted"],
+  "POST /api/v1/hooks/codex": [...AUTHED, ...BODY, "account_deleted"],
+  // Present when CRON_SECRET is set.
+  ...Object.fromEntries(SCHEDULED_JOBS.map((job) => [`POST /api/internal/cron/${job}`, [...AUTHED, ...BODY]])),
+};

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "bun:test";
+import { join } from "node:path";
+import { isTimeout, withTimeout } from "../../shared/concurrency/with-timeout";
+import { runProcess } from "../process";
+
+const never = () => new Promise<never>(() => {});
+
+describe("withTimeout", () => {
+  it("rejects at the bound, not before, with the signal's TimeoutError", async () => {
+    const startedAt = performance.now();
+    const error = await withTimeout(100, never).catch((e: unknown) => e);
+    // Timers may fire a millisecond early; the bound is what matters, not a tight upper limit.
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(95);
+    expect(isTimeout(error)).toBe(true);
+  });
+
+  it("rejects with what onTimeout makes, when given", async () => {
+    const marker = new Error("over budget");
+    expect(await withTimeout(20, never, () => marker).catch((e: unknown) => e)).toBe(marker);
+  });
+
+  it("resolves and rejects as the work does before the bound", async () => {
+    expect(await withTimeout(10_000, async () => "answer")).toBe("answer");
+    const failure = new Error("work failed");
+    expect(
+      await withTimeout(10_000, async () => {
+        throw failure;
+      }).catch((e: unknown) => e),
+    ).toBe(failure);
+  });
+
+  it("passes the deadline's signal to the work, aborted once the bound passes", async () => {
+    let seen: AbortSignal | undefined;
+    let abortedInside = false;
+    const error = await withTimeout(30, (signal) => {
+      seen = signal;
+      return new Promise<never>((_, reject) =>
+        signal.addEventListener("abort", () => {
+          abortedInside = true;
+          reject(new Error("stopped by the signal"));
+        }),
+      );
+    }).catch((e: unknown) => e);
+    expect(abortedInside).toBe(true);
+    expect(seen?.aborted).toBe(true);
+    expect(isTimeout(seen?.reason)).toBe(true);
+    expect(isTimeout(error)).toBe(true);
+  });
+
+  it("handles the late rejection of work abandoned at the bound", async () => {
+    let rejectLate!: (e: Error) => void;
+    const late = new Promise<never>((_, reject) => (rejectLate = reject));
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      expect(isTimeout(await withTimeout(10, () => late).catch((e: unknown) => e))).toBe(true);
+      rejectLate(new Error("late"));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  it(
+    "leaves no timer that keeps the process alive once the work has settled",
+    async () => {
+      // A bound of ten minutes: a process that waited on it would outlive the test by far.
+      const script = `import { withTimeout } from ${JSON.stringify(join(import.meta.dir, "../../shared/concurrency/with-timeout.ts"))};
+console.log(await withTimeout(600_000, async () => "settled"));`;
+      const run = await runProcess([process.execPath, "-e", script], { env: { PATH: process.env.PATH ?? "" } });
+      expect({ exitCode: run.exitCode, stdout: run.stdout.trim(), stderr: run.stderr }).toEqual({
+        exitCode: 0,
+        stdout: "settled",
+        stderr: "",
+      });
+      expect(run.ms).toBeLessThan(60_000);
+    },
+    { timeout: 120_000 },
+  );
+});
