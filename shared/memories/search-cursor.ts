@@ -47,12 +47,13 @@ export function searchFingerprint(q: {
   memoryTypes?: string[];
   current: boolean;
   minScore: number;
+  plainWords?: boolean;
 }): string {
   const types = q.memoryTypes ? [...q.memoryTypes].sort() : null;
-  return sha256Hex(JSON.stringify([q.query, q.scope ?? null, q.project ?? null, types, q.current, q.minScore])).slice(
-    0,
-    16,
-  );
+  // Read as plain words, the same text is another search; the plain reading is added only when
+  // set, so cursors issued before it existed stay valid.
+  const key = [q.query, q.scope ?? null, q.project ?? null, types, q.current, q.minScore];
+  return sha256Hex(JSON.stringify(q.plainWords ? [...key, "plain"] : key)).slice(0, 16);
 }
 
 /** Opaque to clients: base64url of the position, the first page's plan and the search's fingerprint. */

@@ -20,6 +20,8 @@ export type SearchQuery = {
   minScore?: number;
   limit?: number;
   cursor?: string;
+  /** Read the query as plain words (free text from an agent's message): see parseSearchQuery. */
+  plainWords?: boolean;
 };
 
 export type SearchPage = { items: { memory: MemoryRow; score: number }[]; nextCursor: string | null };
@@ -45,7 +47,7 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   const minScore = input.minScore ?? 0;
   const fingerprint = searchFingerprint({ ...input, current, minScore });
   const after = input.cursor === undefined ? undefined : decodeSearchCursor(input.cursor, fingerprint);
-  const parsed = parseSearchQuery(input.query);
+  const parsed = parseSearchQuery(input.query, { plainWords: input.plainWords });
   const plan = after?.plan ?? (await searchPlan(deps, principal.userId, parsed.wanted));
   if (plan.slots.length === 0) return { items: [], nextCursor: null };
 
