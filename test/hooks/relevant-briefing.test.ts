@@ -4,7 +4,11 @@ import { flushLeases } from "../../workers/flusher/lease-flusher";
 import { newSessionId } from "../agent-sessions/helpers";
 import { fixture, hook, runIdOf } from "./helpers";
 
-const ctx = await createTestContext();
+// The hook's budget is not what these tests are about: a loaded machine must not turn a briefing
+// into the budget's empty answer.
+const ctx = await createTestContext({ HOOK_BUDGET_MS: "30000" });
+/** Several hooks and a flush per test. */
+const SLOW_MS = 90_000;
 const HEADING = "## Relevant to this project's last session";
 
 async function remember(tenant: Tenant, body: Record<string, unknown>): Promise<string> {
@@ -79,7 +83,7 @@ describe("SessionStart briefs with the last run's excerpt as its query", () => {
     expect(context).not.toContain(m.fonts);
     const run = await ctx.request("GET", `/api/v1/agent-sessions/${runIdOf(context)}`, { apiKey: tenant.apiKey });
     expect(run.body.briefedMemories).toEqual([{ id: m.lag, topic: "Billing consumer lag", status: "active" }]);
-  });
+  }, SLOW_MS);
 
   it("has no relevant section without a previous run, nor from a run in another project", async () => {
     const tenant = await newTenant(ctx);
@@ -95,7 +99,7 @@ describe("SessionStart briefs with the last run's excerpt as its query", () => {
     const resume = { ...(await fixture("claude-code/2.1/SessionStart")), session_id: sessionId, source: "resume" };
     const res = await hook(ctx, "claude-code", tenant.apiKey, { ...resume, cwd: "/home/lin/work/amem" });
     expect(res.body.hookSpecificOutput.additionalContext).not.toContain(HEADING);
-  });
+  }, SLOW_MS);
 
   it("reads the excerpt as plain words: a -word or a quoted phrase in it excludes or requires nothing", async () => {
     const tenant = await newTenant(ctx);
@@ -104,5 +108,5 @@ describe("SessionStart briefs with the last run's excerpt as its query", () => {
     const lines = section(await sessionStart(tenant, newSessionId(), "/home/lin/work/amem"), HEADING);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`\`${m.lag}\``);
-  });
+  }, SLOW_MS);
 });
