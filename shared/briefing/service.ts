@@ -21,7 +21,7 @@ export type BriefingQuery = {
   sectionLimit?: number;
   agent?: string;
   sessionId?: string;
-  /** What the session is about, in plain words: adds the `relevant` section (README "Briefing"). */
+  /** What the session is about, in plain words: adds the `relevant` section (shared/briefing/relevant.ts). */
   query?: string;
 };
 

@@ -11,6 +11,8 @@ import { createTestContext } from "../helpers";
 import { TEST_DATABASE_URL } from "../env";
 
 const ctx = await createTestContext();
+/** The second test sleeps 4 s by design; a loaded machine adds to it. */
+const TEST_TIMEOUT_MS = 60_000;
 // Short, to keep the run short, but not so short that a connect on a loaded box hits it (connect_timeout is 2 s here).
 const SERVICE_TIMEOUT_MS = 2_000;
 
@@ -29,42 +31,52 @@ describe("the migrator's Postgres connections", () => {
     const sql = postgres(admin.toString(), { max: 1, onnotice: () => {} });
     await sql.unsafe(`drop database if exists "${url.pathname.slice(1)}" with (force)`);
     await sql.end();
-  });
+  }, TEST_TIMEOUT_MS);
 
-  it("run without a statement timeout, while the service's keep DEPENDENCY_TIMEOUT_MS", async () => {
-    const migrator = migratorDb(TEST_DATABASE_URL, SERVICE_TIMEOUT_MS);
-    try {
-      const setting = sql`select setting from pg_settings where name = 'statement_timeout'`;
-      expect(await timeoutOf(() => migrator.db.execute(setting))).toBe(0);
-      expect(await timeoutOf(() => ctx.deps.db.execute(setting))).toBe(ctx.config.DEPENDENCY_TIMEOUT_MS);
-    } finally {
-      await migrator.client.end();
-    }
-  });
+  it(
+    "run without a statement timeout, while the service's keep DEPENDENCY_TIMEOUT_MS",
+    async () => {
+      const migrator = migratorDb(TEST_DATABASE_URL, SERVICE_TIMEOUT_MS);
+      try {
+        const setting = sql`select setting from pg_settings where name = 'statement_timeout'`;
+        expect(await timeoutOf(() => migrator.db.execute(setting))).toBe(0);
+        expect(await timeoutOf(() => ctx.deps.db.execute(setting))).toBe(ctx.config.DEPENDENCY_TIMEOUT_MS);
+      } finally {
+        await migrator.client.end();
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it("apply a migration that runs longer than the service's statement timeout", async () => {
-    await ensureDatabase(url.toString());
-    // A stand-in for a backfill on a large table: one statement of twice the service's bound.
-    const sleepMs = 2 * SERVICE_TIMEOUT_MS;
-    mkdirSync(join(folder, "meta"));
-    writeFileSync(
-      join(folder, "0000_backfill.sql"),
-      `select pg_sleep(${sleepMs / 1000});\ncreate table backfilled (id int);\n`,
-    );
-    writeFileSync(
-      join(folder, "meta/_journal.json"),
-      JSON.stringify({
-        version: "7",
-        dialect: "postgresql",
-        entries: [{ idx: 0, version: "7", when: 1_700_000_000_000, tag: "0000_backfill", breakpoints: true }],
-      }),
-    );
-    await applyMigrations(url.toString(), { timeoutMs: SERVICE_TIMEOUT_MS, migrationsFolder: folder });
-    const check = postgres(url.toString(), { max: 1, onnotice: () => {} });
-    try {
-      expect([...(await check`select to_regclass('backfilled') is not null as created`)]).toEqual([{ created: true }]);
-    } finally {
-      await check.end();
-    }
-  });
+  it(
+    "apply a migration that runs longer than the service's statement timeout",
+    async () => {
+      await ensureDatabase(url.toString());
+      // A stand-in for a backfill on a large table: one statement of twice the service's bound.
+      const sleepMs = 2 * SERVICE_TIMEOUT_MS;
+      mkdirSync(join(folder, "meta"));
+      writeFileSync(
+        join(folder, "0000_backfill.sql"),
+        `select pg_sleep(${sleepMs / 1000});\ncreate table backfilled (id int);\n`,
+      );
+      writeFileSync(
+        join(folder, "meta/_journal.json"),
+        JSON.stringify({
+          version: "7",
+          dialect: "postgresql",
+          entries: [{ idx: 0, version: "7", when: 1_700_000_000_000, tag: "0000_backfill", breakpoints: true }],
+        }),
+      );
+      await applyMigrations(url.toString(), { timeoutMs: SERVICE_TIMEOUT_MS, migrationsFolder: folder });
+      const check = postgres(url.toString(), { max: 1, onnotice: () => {} });
+      try {
+        expect([...(await check`select to_regclass('backfilled') is not null as created`)]).toEqual([
+          { created: true },
+        ]);
+      } finally {
+        await check.end();
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

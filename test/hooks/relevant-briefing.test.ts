@@ -67,46 +67,59 @@ async function memories(tenant: Tenant) {
 }
 
 describe("SessionStart briefs with the last run's excerpt as its query", () => {
-  it("lists the memories relevant to what the agent's previous run in the project was doing, and records them as briefed", async () => {
-    const tenant = await newTenant(ctx);
-    const m = await memories(tenant);
-    await previousRun(
-      tenant,
-      "/home/lin/work/amem",
-      "I looked into the kafka consumer lag of billing; partitions next.",
-    );
-    const sessionId = newSessionId();
-    const context = await sessionStart(tenant, sessionId, "/home/lin/work/amem");
-    const lines = section(context, HEADING);
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`\`${m.lag}\``);
-    expect(context).not.toContain(m.fonts);
-    const run = await ctx.request("GET", `/api/v1/agent-sessions/${runIdOf(context)}`, { apiKey: tenant.apiKey });
-    expect(run.body.briefedMemories).toEqual([{ id: m.lag, topic: "Billing consumer lag", status: "active" }]);
-  }, SLOW_MS);
+  it(
+    "lists the memories relevant to what the agent's previous run in the project was doing, and records them as briefed",
+    async () => {
+      const tenant = await newTenant(ctx);
+      const m = await memories(tenant);
+      await previousRun(
+        tenant,
+        "/home/lin/work/amem",
+        "I looked into the kafka consumer lag of billing; partitions next.",
+      );
+      const sessionId = newSessionId();
+      const context = await sessionStart(tenant, sessionId, "/home/lin/work/amem");
+      const lines = section(context, HEADING);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`\`${m.lag}\``);
+      expect(context).not.toContain(m.fonts);
+      const run = await ctx.request("GET", `/api/v1/agent-sessions/${runIdOf(context)}`, { apiKey: tenant.apiKey });
+      expect(run.body.briefedMemories).toEqual([{ id: m.lag, topic: "Billing consumer lag", status: "active" }]);
+    },
+    SLOW_MS,
+  );
 
-  it("has no relevant section without a previous run, nor from a run in another project", async () => {
-    const tenant = await newTenant(ctx);
-    await memories(tenant);
-    expect(await sessionStart(tenant, newSessionId(), "/home/lin/work/amem")).not.toContain(HEADING);
-    await previousRun(tenant, "/home/lin/work/other", "I looked into the kafka consumer lag of billing.");
-    expect(await sessionStart(tenant, newSessionId(), "/home/lin/work/amem")).not.toContain(HEADING);
-    // The starting session's own excerpt is not a previous run's.
-    const sessionId = newSessionId();
-    await sessionStart(tenant, sessionId, "/home/lin/work/amem");
-    await ctx.deps.sql`update agent_sessions set last_message_excerpt = 'kafka consumer lag billing', excerpt_at = now()
+  it(
+    "has no relevant section without a previous run, nor from a run in another project",
+    async () => {
+      const tenant = await newTenant(ctx);
+      await memories(tenant);
+      expect(await sessionStart(tenant, newSessionId(), "/home/lin/work/amem")).not.toContain(HEADING);
+      await previousRun(tenant, "/home/lin/work/other", "I looked into the kafka consumer lag of billing.");
+      expect(await sessionStart(tenant, newSessionId(), "/home/lin/work/amem")).not.toContain(HEADING);
+      // The starting session's own excerpt is not a previous run's.
+      const sessionId = newSessionId();
+      await sessionStart(tenant, sessionId, "/home/lin/work/amem");
+      await ctx.deps
+        .sql`update agent_sessions set last_message_excerpt = 'kafka consumer lag billing', excerpt_at = now()
       where user_id = ${tenant.userId} and session_id = ${sessionId}`;
-    const resume = { ...(await fixture("claude-code/2.1/SessionStart")), session_id: sessionId, source: "resume" };
-    const res = await hook(ctx, "claude-code", tenant.apiKey, { ...resume, cwd: "/home/lin/work/amem" });
-    expect(res.body.hookSpecificOutput.additionalContext).not.toContain(HEADING);
-  }, SLOW_MS);
+      const resume = { ...(await fixture("claude-code/2.1/SessionStart")), session_id: sessionId, source: "resume" };
+      const res = await hook(ctx, "claude-code", tenant.apiKey, { ...resume, cwd: "/home/lin/work/amem" });
+      expect(res.body.hookSpecificOutput.additionalContext).not.toContain(HEADING);
+    },
+    SLOW_MS,
+  );
 
-  it("reads the excerpt as plain words: a -word or a quoted phrase in it excludes or requires nothing", async () => {
-    const tenant = await newTenant(ctx);
-    const m = await memories(tenant);
-    await previousRun(tenant, "/home/lin/work/amem", `Don't "fix the kafka lag" with -billing -consumer; run it -f.`);
-    const lines = section(await sessionStart(tenant, newSessionId(), "/home/lin/work/amem"), HEADING);
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`\`${m.lag}\``);
-  }, SLOW_MS);
+  it(
+    "reads the excerpt as plain words: a -word or a quoted phrase in it excludes or requires nothing",
+    async () => {
+      const tenant = await newTenant(ctx);
+      const m = await memories(tenant);
+      await previousRun(tenant, "/home/lin/work/amem", `Don't "fix the kafka lag" with -billing -consumer; run it -f.`);
+      const lines = section(await sessionStart(tenant, newSessionId(), "/home/lin/work/amem"), HEADING);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`\`${m.lag}\``);
+    },
+    SLOW_MS,
+  );
 });

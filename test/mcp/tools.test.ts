@@ -199,7 +199,8 @@ describe("search, resolve, briefing, get_facts through MCP", () => {
     const viaRest = briefingView(await buildBriefing(ctx.deps, principalOf(user), args, new Date(viaMcp.generatedAt)));
     expect(viaMcp).toEqual(viaRest);
     expect(viaMcp.sections.relevant.items.map((i: { id: string }) => i.id)).toEqual([created.memory.id]);
-  });
+    // Two briefings and a search each: more than bun's 5 s default on a loaded machine.
+  }, 60_000);
 
   it("reads facts at a point in world time", async () => {
     const { client } = await signedIn();
