@@ -1,6 +1,5 @@
 import { afterAll } from "bun:test";
 import { preflight } from "../shared/preflight";
-import { createDb } from "../shared/db/client";
 import { applyMigrations } from "../shared/db/migrate";
 import { PrivateCluster } from "./private-cluster";
 
@@ -25,6 +24,4 @@ try {
   console.error(`\namem tests need Postgres and Redis:\n${(error as Error).message}\n`);
   process.exit(2);
 }
-const { db, client } = createDb({ url: TEST_DATABASE_URL, poolSize: 2, timeoutMs: 5_000 });
-await applyMigrations(db);
-await client.end();
+await applyMigrations(TEST_DATABASE_URL, { timeoutMs: 5_000 });

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { SELECTOR_KINDS } from "../../shared/db/schema";
-import { Briefing, briefingView } from "../../shared/contract/briefing";
+import { Briefing, BriefingText, briefingView } from "../../shared/contract/briefing";
 import { Agent, Int, oneOf, Project, ScopeName, SessionId, strictObject } from "../../shared/contract/schema-kit";
 import type { Deps } from "../../shared/deps";
 import { buildBriefing } from "../../shared/briefing/service";
@@ -14,6 +14,7 @@ export const BriefingInput = strictObject({
   sectionLimit: Type.Optional(Int({ minimum: 1, maximum: 100 })),
   agent: Type.Optional(Agent),
   sessionId: Type.Optional(SessionId),
+  query: Type.Optional(BriefingText),
 });
 
 /** GET /api/v1/briefing through MCP: the four selectors exactly as seed §2.3. */
@@ -22,7 +23,7 @@ export const briefingTool = (deps: Deps) =>
     name: "briefing",
     title: "Session briefing",
     description:
-      "Get what to know before starting work: open commitments, overdue ones, open blockers, recent decisions, preferences and memories due for review, each section newest first with a count. Call it at the start of a session. Selector (kind): all (default, every memory), scope (requires scope), project (requires project), scope_project (requires both; includeUnscoped adds the project's memories from any scope). A field the kind does not take is invalid_input. sectionLimit (≤ 100, default 5) bounds each section. Naming the agent session (agent + sessionId) records the delivery on that run once.",
+      "Get what to know before starting work: open commitments, overdue ones, open blockers, recent decisions, preferences and memories due for review, each section newest first with a count. Call it at the start of a session. Selector (kind): all (default, every memory), scope (requires scope), project (requires project), scope_project (requires both; includeUnscoped adds the project's memories from any scope). A field the kind does not take is invalid_input. sectionLimit (≤ 100, default 5) bounds each section. Naming the agent session (agent + sessionId) records the delivery on that run once. query (what the session is about, in plain words) adds a relevant section: the memories the search ranks highest for it, without those already listed.",
     input: BriefingInput,
     output: Briefing,
     scope: "memory:read",

@@ -3,9 +3,10 @@ import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import { fencedWrite } from "../accounts/write-fence";
 import type { BriefedMemory, Selector } from "../db/schema";
-import { briefingSections, type BriefingSections } from "../db/queries/briefing";
+import { BRIEFING_SECTIONS, briefingSections, type BriefingSections } from "../db/queries/briefing";
 import { stampBriefingDelivered } from "../db/queries/agent-sessions";
 import { normalizeSelector } from "../agent-sessions/facets";
+import { relevantSection, type RelevantSection } from "./relevant";
 
 export const DEFAULT_SECTION_LIMIT = 5;
 /** Current memories untouched for this long are offered for review. */
@@ -20,6 +21,16 @@ export type BriefingQuery = {
   sectionLimit?: number;
   agent?: string;
   sessionId?: string;
+  /** What the session is about, in plain words: adds the `relevant` section (shared/briefing/relevant.ts). */
+  query?: string;
+};
+
+export type Briefing = {
+  generatedAt: Date;
+  selector: Selector;
+  sections: BriefingSections;
+  /** Only when the query names one: a briefing without it is the same as before it existed. */
+  relevant?: RelevantSection;
 };
 
 /**
@@ -71,26 +82,40 @@ export async function recordBriefingDelivered(
 /**
  * GET /briefing (SPEC §6). Naming a run (agent + sessionId, both or neither) records the delivery:
  * the first time only, `briefingDeliveredAt` is stamped and the delivered items become its
- * `briefedMemories`.
+ * `briefedMemories`. A `query` adds the `relevant` section (shared/briefing/relevant.ts), ranked
+ * beside the other sections' statement and then stripped of what they already carry.
  */
 export async function buildBriefing(
   deps: Deps,
   principal: Principal,
   q: BriefingQuery,
   now = new Date(),
-): Promise<{ generatedAt: Date; selector: Selector; sections: BriefingSections }> {
+): Promise<Briefing> {
   if ((q.agent === undefined) !== (q.sessionId === undefined)) throw new AppError("invalid_input");
   const given = selectorOf(q);
-  const { scope, sections } = await briefingSections(deps.db, {
-    userId: principal.userId,
-    selector: given,
-    limit: q.sectionLimit ?? DEFAULT_SECTION_LIMIT,
-    now,
-    staleBefore: new Date(now.getTime() - STALE_AFTER_DAYS * 86_400_000),
-  });
+  const limit = q.sectionLimit ?? DEFAULT_SECTION_LIMIT;
+  const [{ scope, sections }, relevantOf] = await Promise.all([
+    briefingSections(deps.db, {
+      userId: principal.userId,
+      selector: given,
+      limit,
+      now,
+      staleBefore: new Date(now.getTime() - STALE_AFTER_DAYS * 86_400_000),
+    }),
+    q.query === undefined
+      ? undefined
+      : relevantSection(deps, principal, {
+          query: q.query,
+          limit,
+          maxAlreadyBriefed: BRIEFING_SECTIONS.length * limit,
+        }),
+  ]);
+  const relevant = relevantOf
+    ? await relevantOf(new Set(Object.values(sections).flatMap((s) => s.items.map((i) => i.id))))
+    : undefined;
   if (q.agent !== undefined && q.sessionId !== undefined) {
     const delivered = new Map<string, BriefedMemory>();
-    for (const { items } of Object.values(sections)) {
+    for (const { items } of [...Object.values(sections), ...(relevant ? [relevant] : [])]) {
       for (const item of items)
         if (delivered.size < BRIEFED_MAX)
           delivered.set(item.id, { id: item.id, topic: item.topic, status: item.status });
@@ -103,5 +128,6 @@ export async function buildBriefing(
       now,
     );
   }
-  return { generatedAt: now, selector: scope === null ? given : ({ ...given, scope } as Selector), sections };
+  const selector = scope === null ? given : ({ ...given, scope } as Selector);
+  return relevant ? { generatedAt: now, selector, sections, relevant } : { generatedAt: now, selector, sections };
 }

@@ -1,5 +1,4 @@
 import { loadConfig } from "../config";
-import { createDb } from "../db/client";
 import { applyMigrations } from "../db/migrate";
 import { preflight } from "../preflight";
 
@@ -7,12 +6,7 @@ import { preflight } from "../preflight";
 export async function migrateFromEnv(): Promise<void> {
   const config = loadConfig();
   await preflight(config.DATABASE_URL, config.REDIS_URL, config.DEPENDENCY_TIMEOUT_MS, config.REDIS_CLUSTER_NODES);
-  const { db, client } = createDb({ url: config.DATABASE_URL, poolSize: 2, timeoutMs: config.DEPENDENCY_TIMEOUT_MS });
-  try {
-    await applyMigrations(db);
-  } finally {
-    await client.end({ timeout: 2 });
-  }
+  await applyMigrations(config.DATABASE_URL, { timeoutMs: config.DEPENDENCY_TIMEOUT_MS });
 }
 
 if (import.meta.main) {

@@ -5,7 +5,14 @@ import { gatePool } from "./pool-gate";
 import { trackPoolGate } from "../metrics/registry";
 import * as schema from "./schema";
 
-export type DbOptions = { url: string; poolSize: number; timeoutMs: number };
+export type DbOptions = {
+  url: string;
+  poolSize: number;
+  /** Connect, reconnect and pool-wait bounds, and the statement timeout unless `statementTimeoutMs` says otherwise. */
+  timeoutMs: number;
+  /** Postgres's statement_timeout on every connection; 0 for none (the migrator). Default: `timeoutMs`. */
+  statementTimeoutMs?: number;
+};
 
 /**
  * Seconds postgres.js waits before reconnecting a connection that closed with an error; a query
@@ -28,7 +35,7 @@ const CLIENT_CHECK_INTERVAL_MS = 1_000;
  * Postgres outage or a saturated pool turns into a fast 503 instead of a request that hangs.
  * `client` is the raw pool (tests, migrations' reserved connection); services use `db`.
  */
-export function createDb({ url, poolSize, timeoutMs }: DbOptions) {
+export function createDb({ url, poolSize, timeoutMs, statementTimeoutMs = timeoutMs }: DbOptions) {
   const client = postgres(url, {
     max: poolSize,
     connect_timeout: Math.max(1, Math.ceil(timeoutMs / 1000)),
@@ -37,7 +44,7 @@ export function createDb({ url, poolSize, timeoutMs }: DbOptions) {
     max_lifetime: 60 * 30,
     onnotice: () => {},
     connection: {
-      statement_timeout: timeoutMs,
+      statement_timeout: statementTimeoutMs,
       application_name: "amem",
       // A statement whose client died (a worker killed mid-job, an api process gone) is abandoned
       // within a second instead of running on — and, for a one-statement write waiting on a row
@@ -55,5 +62,16 @@ export function createDb({ url, poolSize, timeoutMs }: DbOptions) {
   return { db, client };
 }
 export type Db = ReturnType<typeof createDb>["db"];
+
+/**
+ * The migrator's pool (two connections: the advisory lock's and the migrations'). Like the
+ * service's in every bound but one: no statement timeout. A migration may rewrite or backfill a
+ * whole table, which takes as long as the table is large; with the service's timeout (a request's
+ * bound, DEPENDENCY_TIMEOUT_MS) a backfill on a large table was cancelled midway and the deploy
+ * failed. Waiting for the migration lock is unbounded for the same reason.
+ */
+export function migratorDb(url: string, timeoutMs: number) {
+  return createDb({ url, poolSize: 2, timeoutMs, statementTimeoutMs: 0 });
+}
 /** A query function's executor: the pool or a transaction, so callers choose the boundary. */
 export type Executor = Pick<Db, "select" | "insert" | "update" | "delete" | "execute" | "$with" | "with">;

@@ -1,21 +1,33 @@
 import { sql } from "drizzle-orm";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { fileURLToPath } from "node:url";
-import type { Db } from "./client";
+import { migratorDb, type Db } from "./client";
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../migrations", import.meta.url));
 /** Serialises concurrent migrators (several processes starting at once). */
 const MIGRATION_LOCK = 7_301_426_011;
 
-/** Applies pending migrations; the advisory lock is held on a reserved connection meanwhile (needs a pool of ≥ 2). */
-export async function applyMigrations(db: Db): Promise<void> {
-  const lock = await db.$client.reserve();
+/**
+ * Applies pending migrations on a pool of its own (migratorDb: no statement timeout), so no caller
+ * can hand it the service's time-bounded connections; the advisory lock is held on a reserved
+ * connection meanwhile. `migrationsFolder` is for tests.
+ */
+export async function applyMigrations(
+  url: string,
+  options: { timeoutMs: number; migrationsFolder?: string },
+): Promise<void> {
+  const { db, client } = migratorDb(url, options.timeoutMs);
   try {
-    await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
-    await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    const lock = await db.$client.reserve();
+    try {
+      await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
+      await migrate(db, { migrationsFolder: options.migrationsFolder ?? MIGRATIONS_FOLDER });
+    } finally {
+      await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
+      lock.release();
+    }
   } finally {
-    await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
-    lock.release();
+    await client.end({ timeout: 2 });
   }
 }
 

@@ -1,8 +1,10 @@
 import type { BriefedMemory, Selector } from "../db/schema";
-import type { BriefingSectionName, BriefingSections } from "../db/queries/briefing";
+import type { BriefingItem, BriefingSectionName, BriefingSections } from "../db/queries/briefing";
+import type { RelevantSection } from "../briefing/relevant";
 import { iso } from "../time";
 
-const TITLES: Record<BriefingSectionName, string> = {
+const TITLES: Record<BriefingSectionName | "relevant", string> = {
+  relevant: "Relevant to this project's last session",
   commitments: "Open commitments",
   overdue: "Overdue",
   blockers: "Blockers",
@@ -10,10 +12,16 @@ const TITLES: Record<BriefingSectionName, string> = {
   preferences: "Preferences",
   staleCandidates: "Untouched for 90 days (review: still true?)",
 };
-const ORDER: readonly BriefingSectionName[] = [
+/**
+ * Most urgent first. The memories relevant to where the last session left off come after what is
+ * due and what blocks, before the newest decisions: they are the ones this session most likely
+ * needs, and a budget that runs out should drop the general lists first.
+ */
+const ORDER: readonly (BriefingSectionName | "relevant")[] = [
   "overdue",
   "commitments",
   "blockers",
+  "relevant",
   "recentDecisions",
   "preferences",
   "staleCandidates",
@@ -57,6 +65,7 @@ function oneLine(text: string): string {
 export function renderBriefingMarkdown(input: {
   selector: Selector;
   sections: BriefingSections;
+  relevant?: RelevantSection;
   maxChars: number;
 }): RenderedBriefing {
   const headerOf = (sessionRunId: string) =>
@@ -72,9 +81,11 @@ export function renderBriefingMarkdown(input: {
   let left = 0;
   let full = false;
   for (const name of ORDER) {
-    const section = input.sections[name];
-    if (section.items.length === 0) continue;
-    const title = `\n## ${TITLES[name]} (${section.total} in all)`;
+    const section: { items: BriefingItem[]; total?: number } | undefined =
+      name === "relevant" ? input.relevant : input.sections[name];
+    if (section === undefined || section.items.length === 0) continue;
+    // The relevant section has no count: it is a ranking cut by score, not a set.
+    const title = `\n## ${TITLES[name]}${section.total === undefined ? "" : ` (${section.total} in all)`}`;
     for (const [index, item] of section.items.entries()) {
       const due = item.dueAt ? `, due ${iso(item.dueAt).slice(0, 10)}` : "";
       const line = `- ${oneLine(item.topic)} [${item.memoryType}, ${item.status}${due}] \`${item.id}\``;

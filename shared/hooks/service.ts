@@ -9,6 +9,7 @@ import { debriefPrompt } from "../briefing/debrief";
 import { beginTriage } from "../triage/begin";
 import { requestTriageCompletion } from "../triage/complete";
 import { renderBriefingMarkdown } from "./briefing-markdown";
+import { lastRunExcerpt } from "../db/queries/briefing";
 import type { HookEvent } from "./payload";
 
 /** The harnesses amem has hook endpoints for, and the `agent` their runs are recorded under. */
@@ -74,6 +75,8 @@ async function unlessMissing<T>(work: () => Promise<T>): Promise<T | undefined> 
  * `startup` and `clear` (a new session id) open as startup, `compact` too (the same live row comes
  * back unchanged); `resume` as resume. A startup whose facets changed (the hook URL now names
  * another project) is 409 for open; the hook resumes the run instead, so the agent keeps its run id.
+ * The briefing's query is the last message excerpt of the agent's previous run in the project, so
+ * the session starts with the memories relevant to where that run left off (none without one).
  */
 async function sessionStart(
   deps: Deps,
@@ -86,12 +89,21 @@ async function sessionStart(
   const project = target.project ?? projectOfCwd(event.cwd);
   const facets = { project, scope: target.scope };
   const selector = selectorOf(facets);
-  const briefing = await buildBriefing(deps, principal, selector, now);
+  const excerpt = await lastRunExcerpt(deps.db, {
+    userId: principal.userId,
+    agent,
+    project,
+    exceptSessionId: event.session_id,
+  });
+  // Heartbeat through the REST api stores up to 4,000 characters; the briefing reads the first 1,000.
+  const query = excerpt === undefined ? undefined : excerptOf(excerpt);
+  const briefing = await buildBriefing(deps, principal, query === undefined ? selector : { ...selector, query }, now);
   const base = { agent, sessionId: event.session_id, ...facets, selector };
   const source = event.source === "resume" ? "resume" : "startup";
   const rendered = renderBriefingMarkdown({
     selector: briefing.selector,
     sections: briefing.sections,
+    relevant: briefing.relevant,
     maxChars: deps.config.AMEM_BRIEFING_MAX_CHARS,
   });
   let opened: Awaited<ReturnType<typeof openSession>>;

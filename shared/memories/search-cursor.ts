@@ -32,12 +32,18 @@ const CursorPayload = Type.Object(
     ),
     /** The fingerprint of the search the cursor continues. */
     f: Type.String(),
+    /**
+     * The quoted phrases (their indexes in the query) the first page relaxed to their words
+     * because no memory contained them; absent: none. Later pages keep that decision even once a
+     * memory holding the phrase is written, so they continue the same ranking.
+     */
+    r: Type.Optional(Type.Array(Type.Integer({ minimum: 0, maximum: 1000 }), { maxItems: 1000, uniqueItems: true })),
   },
   { additionalProperties: false },
 );
 type CursorPayload = Static<typeof CursorPayload>;
 
-export type SearchPosition = { score: number; id: string; offset: number; plan: SearchPlan };
+export type SearchPosition = { score: number; id: string; offset: number; plan: SearchPlan; relaxed: number[] };
 
 /** What a cursor is bound to: the search, not the page size. */
 export function searchFingerprint(q: {
@@ -47,12 +53,13 @@ export function searchFingerprint(q: {
   memoryTypes?: string[];
   current: boolean;
   minScore: number;
+  plainWords?: boolean;
 }): string {
   const types = q.memoryTypes ? [...q.memoryTypes].sort() : null;
-  return sha256Hex(JSON.stringify([q.query, q.scope ?? null, q.project ?? null, types, q.current, q.minScore])).slice(
-    0,
-    16,
-  );
+  // Read as plain words, the same text is another search; the plain reading is added only when
+  // set, so cursors issued before it existed stay valid.
+  const key = [q.query, q.scope ?? null, q.project ?? null, types, q.current, q.minScore];
+  return sha256Hex(JSON.stringify(q.plainWords ? [...key, "plain"] : key)).slice(0, 16);
 }
 
 /** Opaque to clients: base64url of the position, the first page's plan and the search's fingerprint. */
@@ -66,6 +73,7 @@ export function encodeSearchCursor(position: SearchPosition, fingerprint: string
     ac: position.plan.stats.avgContent,
     w: position.plan.slots.map((s) => [s.weight, s.alternatives.map((a) => [a.term, a.weight])]),
     f: fingerprint,
+    ...(position.relaxed.length > 0 && { r: position.relaxed }),
   };
   return Buffer.from(JSON.stringify(payload)).toString("base64url");
 }
@@ -89,6 +97,7 @@ export function decodeSearchCursor(cursor: string, fingerprint: string): SearchP
     score: payload.s,
     id: payload.i.toLowerCase(),
     offset: payload.o,
+    relaxed: payload.r ?? [],
     plan: {
       stats: { documents: payload.n, avgTopic: payload.at, avgContent: payload.ac },
       slots: payload.w.map(([weight, alternatives]) => ({

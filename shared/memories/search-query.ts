@@ -16,7 +16,15 @@ export type ParsedQuery = {
   exclusions: string | null;
 };
 
-export function parseSearchQuery(query: string): ParsedQuery {
+/**
+ * `plainWords`: free text that nobody wrote as a search (a message excerpt, a task description) is
+ * read as words only — no phrase, no exclusion, no operator — so that `don't "use" -f` neither
+ * requires nor excludes anything: its quotes and dashes are punctuation, which the term reader
+ * (amem_search_terms) drops as it does in stored memories.
+ */
+export function parseSearchQuery(query: string, options: { plainWords?: boolean } = {}): ParsedQuery {
+  if (options.plainWords)
+    return { wanted: query.split(/\s+/).filter(Boolean).join(" "), phrases: [], exclusions: null };
   const wanted: string[] = [];
   const phrases: string[] = [];
   const excluded: string[] = [];

@@ -4,7 +4,7 @@ import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import type { MemoryType } from "../db/schema";
 import type { MemoryRow } from "../db/queries/memories";
-import { eligibleMemories, fuzzyTerms, queryTermStats, type SearchScope } from "../db/queries/search";
+import { eligibleMemories, fuzzyTerms, phrasesFound, queryTermStats, type SearchScope } from "../db/queries/search";
 import { rankCandidates, type Candidate } from "./search-candidates";
 import { parseSearchQuery } from "./search-query";
 import { buildSlots, FUZZY_MAX_TERMS, FUZZY_MIN_SIMILARITY, type CorpusStats } from "./search-ranking";
@@ -20,6 +20,8 @@ export type SearchQuery = {
   minScore?: number;
   limit?: number;
   cursor?: string;
+  /** Read the query as plain words (free text from an agent's message): see parseSearchQuery. */
+  plainWords?: boolean;
 };
 
 export type SearchPage = { items: { memory: MemoryRow; score: number }[]; nextCursor: string | null };
@@ -45,9 +47,13 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   const minScore = input.minScore ?? 0;
   const fingerprint = searchFingerprint({ ...input, current, minScore });
   const after = input.cursor === undefined ? undefined : decodeSearchCursor(input.cursor, fingerprint);
-  const parsed = parseSearchQuery(input.query);
+  const parsed = parseSearchQuery(input.query, { plainWords: input.plainWords });
   const plan = after?.plan ?? (await searchPlan(deps, principal.userId, parsed.wanted));
   if (plan.slots.length === 0) return { items: [], nextCursor: null };
+  // A quoted phrase no memory contains would empty the answer: it is relaxed to its words, which
+  // stay wanted (a person quoting a half-remembered wording still finds the memory). The first
+  // page decides; its cursor carries the decision, so later pages rank the same search.
+  const relaxed = after?.relaxed ?? (await unmatchedPhrases(deps, principal.userId, parsed.phrases));
 
   const scope: SearchScope = {
     userId: principal.userId,
@@ -55,7 +61,7 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     project: input.project,
     memoryTypes: input.memoryTypes,
     current,
-    phrases: parsed.phrases,
+    phrases: parsed.phrases.filter((_, i) => !relaxed.includes(i)),
     exclusions: parsed.exclusions,
   };
   const offset = after?.offset ?? 0;
@@ -83,11 +89,17 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     nextCursor:
       page.length > limit && last
         ? encodeSearchCursor(
-            { score: last.score, id: last.memory.id, offset: offset + items.length, plan },
+            { score: last.score, id: last.memory.id, offset: offset + items.length, plan, relaxed },
             fingerprint,
           )
         : null,
   };
+}
+
+/** The indexes of the phrases no memory of the tenant contains. */
+async function unmatchedPhrases(deps: Deps, userId: string, phrases: string[]): Promise<number[]> {
+  const found = await phrasesFound(deps.db, userId, phrases);
+  return phrases.flatMap((_, i) => (found[i] ? [] : [i]));
 }
 
 const isUnfiltered = (s: SearchScope) =>

@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { createDb } from "../../shared/db/client";
 import { applyMigrations } from "../../shared/db/migrate";
 import { createTestContext, newTenant } from "../helpers";
 import { armedRun } from "../triage/helpers";
@@ -17,11 +16,7 @@ import { WorkerProcess } from "./worker-process";
 const pg = new PrivatePostgres();
 await pg.start();
 await pg.createDatabase("amem");
-{
-  const { db, client } = createDb({ url: pg.url(), poolSize: 2, timeoutMs: 5_000 });
-  await applyMigrations(db);
-  await client.end();
-}
+await applyMigrations(pg.url(), { timeoutMs: 5_000 });
 const ctx = await createTestContext({ DATABASE_URL: pg.url() });
 const api = new ApiProcess(ctx.config, { DB_POOL_SIZE: "10" });
 const workers = new WorkerProcess(ctx.config);

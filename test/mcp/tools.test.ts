@@ -6,6 +6,8 @@ import { newId } from "../../shared/ids";
 import { principalOf } from "../helpers";
 import { searchMemories } from "../../shared/memories/search";
 import { searchResultsView } from "../../shared/contract/memories";
+import { briefingView } from "../../shared/contract/briefing";
+import { buildBriefing } from "../../shared/briefing/service";
 import { connectClient, createMcpTestContext, type McpUser } from "./helpers";
 
 // Every token is a real OAuth access token checked by authenticateAccessToken (helpers.ts).
@@ -187,6 +189,18 @@ describe("search, resolve, briefing, get_facts through MCP", () => {
     expect(both.selector).toEqual({ kind: "scope_project", scope: "personal", project: "p1", includeUnscoped: false });
     expect(refused(await call(client, "briefing", { kind: "all", project: "p1" })).code).toBe("invalid_input");
   });
+
+  it("briefs with a query as GET /api/v1/briefing does: the relevant section from the same ranking", async () => {
+    const { client, user } = await signedIn();
+    const word = `quokka${crypto.randomUUID().slice(0, 8)}`;
+    const created = await remember(client, { memoryType: "fact", content: `the ${word} cache is warmed nightly` });
+    const args = { query: `is the ${word} cache warm?` };
+    const viaMcp = ok(await call(client, "briefing", args));
+    const viaRest = briefingView(await buildBriefing(ctx.deps, principalOf(user), args, new Date(viaMcp.generatedAt)));
+    expect(viaMcp).toEqual(viaRest);
+    expect(viaMcp.sections.relevant.items.map((i: { id: string }) => i.id)).toEqual([created.memory.id]);
+    // Two briefings and a search each: more than bun's 5 s default on a loaded machine.
+  }, 60_000);
 
   it("reads facts at a point in world time", async () => {
     const { client } = await signedIn();

@@ -20,6 +20,16 @@ describe("parseSearchQuery (web-search syntax)", () => {
   });
 });
 
+describe("parseSearchQuery with plainWords (free text, e.g. a message excerpt)", () => {
+  it("reads quotes, dashes and operators as words: nothing is required or excluded", () => {
+    expect(parseSearchQuery(`don't "use" -f or "the -x flag`, { plainWords: true })).toEqual({
+      wanted: `don't "use" -f or "the -x flag`,
+      phrases: [],
+      exclusions: null,
+    });
+  });
+});
+
 describe("the ranking's arithmetic (shared/memories/search-ranking.ts)", () => {
   const stats = { documents: 100, avgTopic: 4, avgContent: 30 };
   const posting = { topicTf: 0, contentTf: 1, topicLength: 4, contentLength: 30 };

@@ -2655,6 +2655,7 @@ export interface operations {
                 includeUnscoped?: "true" | "false";
                 kind?: "all" | "scope" | "project" | "scope_project";
                 project?: string;
+                query?: string;
                 scope?: string;
                 sectionLimit?: number;
                 sessionId?: string;
@@ -2764,6 +2765,26 @@ export interface operations {
                                     memoryType: string;
                                     project: string | null;
                                     scope: string;
+                                    status: string;
+                                    topic: string;
+                                    /** @description ISO 8601 UTC with Z, millisecond precision */
+                                    updatedAt: string;
+                                }[];
+                            };
+                            /** @description Only with `query`: the memories most relevant to it, best first, with their search score. */
+                            relevant?: {
+                                /** @description More memories passed the cut than sectionLimit */
+                                hasMore: boolean;
+                                items: {
+                                    /** @description ISO 8601 UTC with Z, millisecond precision */
+                                    createdAt: string;
+                                    /** @description ISO 8601 UTC with Z, millisecond precision */
+                                    dueAt: string | null;
+                                    id: string;
+                                    memoryType: string;
+                                    project: string | null;
+                                    scope: string;
+                                    score: number;
                                     status: string;
                                     topic: string;
                                     /** @description ISO 8601 UTC with Z, millisecond precision */

@@ -1,6 +1,6 @@
-import { sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, isNotNull, ne, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import type { Selector } from "../schema";
+import { agentSessions, type Selector } from "../schema";
 
 /**
  * A section's `count` stops at this many (docs/decisions/briefing.md). Counting every match made the
@@ -216,4 +216,33 @@ function toSections(rows: SectionRow[]): BriefingSections {
     };
   }
   return sections;
+}
+
+/**
+ * The last message excerpt of the agent's most recent other run in the project (`project`
+ * undefined: runs without one): what the agent was doing when it last worked here, which the
+ * SessionStart briefing ranks memories for. One backward read of agent_sessions_last_excerpt_idx,
+ * stopped at the first run that is not the one starting. An excerpt still in the lease's
+ * write-behind window (FLUSH_INTERVAL_MS) is not seen; a run's last one has been flushed long
+ * before the next session starts.
+ */
+export async function lastRunExcerpt(
+  db: Executor,
+  q: { userId: string; agent: string; project: string | undefined; exceptSessionId: string },
+): Promise<string | undefined> {
+  const rows = await db
+    .select({ excerpt: agentSessions.lastMessageExcerpt })
+    .from(agentSessions)
+    .where(
+      and(
+        eq(agentSessions.userId, q.userId),
+        eq(agentSessions.agent, q.agent),
+        sql`coalesce(${agentSessions.project}, '') = ${q.project ?? ""}`,
+        isNotNull(agentSessions.lastMessageExcerpt),
+        ne(agentSessions.sessionId, q.exceptSessionId),
+      ),
+    )
+    .orderBy(desc(agentSessions.excerptAt))
+    .limit(1);
+  return rows[0]?.excerpt ?? undefined;
 }

@@ -205,6 +205,31 @@ export async function championPostings(
   return rows.map((r) => ({ ...postingOf(r), superseded: r.superseded }));
 }
 
+/**
+ * For each phrase, whether any memory of the tenant contains it (in any state). Checked on the
+ * postings of the phrase's rarest term (by the folded statistics; a term they do not know yet is
+ * the rarest, its postings only the pending memories'), each posting's memory tested for the
+ * phrase until one has it: the cost follows that term's document frequency, and the `search`
+ * document has no index of its own.
+ */
+export async function phrasesFound(db: Executor, userId: string, phrases: string[]): Promise<boolean[]> {
+  if (phrases.length === 0) return [];
+  const rows = await db.execute<{ i: number; found: boolean }>(sql`
+    select p.i::int as i, exists (
+      select 1 from memory_terms t join ${memories} on ${memories.id} = t.memory_id
+      where t.user_id = ${userId} and ${memories.userId} = ${userId}
+        and t.term = (
+          select q.lexeme from unnest(amem_search_terms(p.phrase)) q
+          left join memory_term_stats s on s.user_id = ${userId} and s.term = q.lexeme
+          order by coalesce(s.df, 0), q.lexeme limit 1)
+        and ${memories.search} @@ phraseto_tsquery('english', p.phrase)
+    ) as found
+    from unnest(${sql.param(phrases.map(splitNames))}::text[]) with ordinality p(phrase, i)
+  `);
+  const found = new Map(rows.map((r) => [r.i, r.found]));
+  return phrases.map((_, index) => found.get(index + 1) ?? false);
+}
+
 /** Of these memories, the ones the search may return, whole (the page it answers with). */
 export async function eligibleMemories(db: Executor, f: SearchScope, ids: string[]): Promise<MemoryRow[]> {
   if (ids.length === 0) return [];

@@ -67,6 +67,13 @@ export const agentSessions = pgTable(
     index("agent_sessions_closed_excerpt_idx")
       .on(t.closedAt)
       .where(sql`${t.lastMessageExcerpt} is not null and ${t.closedAt} is not null`),
+    // SessionStart's query: the freshest excerpt of the agent's other runs in the project, one
+    // range read from its end (shared/db/queries/briefing.ts, lastRunExcerpt). Partial: only runs
+    // with an excerpt, and the sweep clears those a week after they close. A project-less run is
+    // keyed '' (projects are never empty): `project is null` would not keep the index's order.
+    index("agent_sessions_last_excerpt_idx")
+      .on(t.userId, t.agent, sql`coalesce(${t.project}, '')`, t.excerptAt)
+      .where(sql`${t.lastMessageExcerpt} is not null`),
     oneOfCheck("agent_sessions_source_check", t.source, SESSION_SOURCES),
     oneOfCheck("agent_sessions_triage_status_check", t.triageStatus, TRIAGE_STATUSES),
     check("agent_sessions_epoch_check", sql`${t.activationEpoch} between 1 and 9007199254740991`),

@@ -1,0 +1,1 @@
+CREATE INDEX "agent_sessions_last_excerpt_idx" ON "agent_sessions" USING btree ("user_id","agent",coalesce("project", ''),"excerpt_at") WHERE "agent_sessions"."last_message_excerpt" is not null;

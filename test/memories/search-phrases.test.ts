@@ -1,0 +1,80 @@
+import { describe, expect, it } from "bun:test";
+import { createTestContext, newTenant, type Tenant } from "../helpers";
+
+const ctx = await createTestContext();
+/** A loaded machine (the suite shares two cores) runs these well past bun's 5 s default. */
+const TEST_TIMEOUT_MS = 60_000;
+
+async function remember(tenant: Tenant, topic: string, content: string): Promise<string> {
+  const res = await ctx.request("POST", "/api/v1/memories", {
+    apiKey: tenant.apiKey,
+    body: { memoryType: "fact", topic, content },
+  });
+  expect(res.status).toBe(201);
+  return res.body.memory.id;
+}
+
+async function search(tenant: Tenant, body: Record<string, unknown>) {
+  const res = await ctx.request("POST", "/api/v1/search", { apiKey: tenant.apiKey, body });
+  expect(res.status).toBe(200);
+  return res.body as { items: { memory: { id: string }; score: number }[]; nextCursor: string | null };
+}
+
+const ids = (page: { items: { memory: { id: string } }[] }) => page.items.map((i) => i.memory.id);
+
+describe("POST /api/v1/search quoted phrases", () => {
+  it(
+    "requires a phrase that some memory of the tenant contains",
+    async () => {
+      const tenant = await newTenant(ctx);
+      const exact = await remember(tenant, "Pool", "The connection pool size is 10 per process.");
+      await remember(tenant, "Sizes", "A pool of 10 connections is the size we chose.");
+      expect(ids(await search(tenant, { query: '"connection pool size"' }))).toEqual([exact]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "relaxes a phrase that no memory contains to its words, keeping the other phrases",
+    async () => {
+      const tenant = await newTenant(ctx);
+      const a = await remember(tenant, "Pool", "The connection pool size is 10 per process.");
+      const b = await remember(tenant, "Sizes", "A pool of 10 connections is the size we chose.");
+      expect(ids(await search(tenant, { query: '"size of the pool connection"' })).sort()).toEqual([a, b].sort());
+      // The first phrase is nowhere, so it is relaxed; the second is in one memory, so it still filters.
+      expect(ids(await search(tenant, { query: '"size of the pool connection" "connections is the size"' }))).toEqual([
+        b,
+      ]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "keeps the first page's relaxation on later pages, even once a memory with the phrase is written",
+    async () => {
+      const tenant = await newTenant(ctx);
+      const written: string[] = [];
+      for (const [i, text] of [
+        "The replica lag alarm fires after 30 seconds of lag.",
+        "Lag on the replica is measured by the alarm script.",
+        "An alarm for replica lag pages the on-call engineer.",
+      ].entries())
+        written.push(await remember(tenant, `Replica ${i}`, text));
+      const query = { query: 'what about "alarm replica lag"', limit: 1 };
+      const first = await search(tenant, query);
+      expect(first.items).toHaveLength(1);
+      // Now a memory holds the phrase: a fresh search requires it, a continued one does not.
+      const holder = await remember(tenant, "Phrase", "Our alarm replica lag threshold is 30 seconds.");
+      expect(ids(await search(tenant, { ...query, limit: 10 }))).toEqual([holder]);
+      const seen = ids(first);
+      for (let cursor = first.nextCursor, pages = 0; cursor !== null && pages < 10; pages++) {
+        const page = await search(tenant, { ...query, cursor });
+        seen.push(...ids(page));
+        cursor = page.nextCursor;
+      }
+      expect(seen.filter((id) => id !== holder).sort()).toEqual([...written].sort());
+      expect(new Set(seen).size).toBe(seen.length);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
