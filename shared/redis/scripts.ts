@@ -78,7 +78,7 @@ declare module "ioredis" {
     leaseAck(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Result<number, Context>;
     hashAck(hashKey: string, ...fieldValuePairs: string[]): Result<number, Context>;
     leaseDropExcerpt(leaseKey: string, runId: string, epoch: number): Result<0 | 1, Context>;
-    quietStop(quietKey: string, nowMs: number): Result<[string, string], Context>;
+    quietStop(quietKey: string): Result<[string, string], Context>;
     quietStopRecord(
       quietKey: string,
       userKeysKey: string,

@@ -17,11 +17,11 @@ import { quietKeyTtlMs } from "./quiet-hold";
  * shared/triage/quiet-hold.ts); the rest cannot turn a refusal into an arm (a complete only moves a
  * pending attempt on, and an event after it moves the generation; a close or the closer's expiry
  * leaves the run not live until a new epoch, which the snapshot is checked against). So a stop
- * whose snapshot is of the run and epoch its heartbeat just answered, read at the current
- * generation with no write in flight, gets the refusal Postgres would give; anything else — no
- * state (Redis flushed or restarted), another generation, a hold, a decision that is not a refusal
- * — goes to Postgres, and a refusal read there is kept only if the generation did not move during
- * the read.
+ * whose snapshot is of the run and epoch its heartbeat just answered, kept at the current
+ * generation, gets the refusal Postgres would give; anything else — no state (Redis flushed or
+ * restarted), another generation, a decision that is not a refusal — goes to Postgres, and a
+ * refusal read there is kept only if the generation did not move during the read and no write
+ * holds the state (a write whose release never came holds it until QUIET_HOLD_MS).
  */
 
 /** The part of a refused row that begin's decision reads, for a live run with no untriaged event. */
@@ -44,18 +44,14 @@ function decodeSnapshot(text: string): QuietSnapshot | null {
   return { runId, epoch: Number(epoch), triageStatus, armedAtMs: Number(armedAtMs), openedAtMs: Number(openedAtMs) };
 }
 
-/** What Redis holds for a session: a snapshot usable now, and the generation to keep a new one under (null: none may be kept). */
-export type QuietRead = { snapshot: QuietSnapshot | null; generation: string | null };
+/** What Redis holds for a session: a snapshot still current, and the generation to keep a new one under. */
+export type QuietRead = { snapshot: QuietSnapshot | null; generation: string };
 
-export async function readQuietStop(deps: Deps, key: NaturalKey, nowMs: number): Promise<QuietRead> {
+export async function readQuietStop(deps: Deps, key: NaturalKey): Promise<QuietRead> {
   const [snapshot, generation] = await deps.redis.quietStop(
     deps.keys.triageQuiet(key.userId, key.agent, key.sessionId),
-    nowMs,
   );
-  return {
-    snapshot: snapshot === "" ? null : decodeSnapshot(snapshot),
-    generation: generation === "" ? null : generation,
-  };
+  return { snapshot: snapshot === "" ? null : decodeSnapshot(snapshot), generation };
 }
 
 /**
@@ -123,7 +119,7 @@ export async function beginUnlessQuiet(
 ): Promise<BeginAnswer> {
   const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
   const nowMs = now.getTime();
-  const read = await readQuietStop(deps, key, nowMs);
+  const read = await readQuietStop(deps, key);
   if (read.snapshot) {
     const reason = quietRefusal(deps.config, read.snapshot, run, nowMs);
     if (reason)
@@ -133,7 +129,7 @@ export async function beginUnlessQuiet(
   // on makes the record below a no-op.
   const observed = await beginTriageObserved(deps, principal, { ...input, stopHookActive: false }, now);
   const row = observed.refusedOn;
-  if (read.generation !== null && row && keepable(row)) {
+  if (row && keepable(row)) {
     // Keeping it is an optimisation: a Redis failure here changes nothing about this answer.
     await recordQuietStop(deps, key, read.generation, row, nowMs).catch(() => false);
   }

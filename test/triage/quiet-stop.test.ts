@@ -7,11 +7,11 @@ import type { HookEvent } from "../../shared/hooks/payload";
 import type { Deps } from "../../shared/deps";
 import { beginTriageObserved } from "../../shared/triage/begin";
 import { readQuietStop, recordQuietStop } from "../../shared/triage/quiet-stop";
-import { attributeWrite } from "../../shared/agent-sessions/attribution";
+import { attributeWrite, settleAttributedLease } from "../../shared/agent-sessions/attribution";
 import { tenantWrite } from "../../shared/accounts/write-fence";
 import { insertMemoryEvent, insertMemoryUnlessDuplicate } from "../../shared/db/queries/memories";
 import { newId, sha256Hex } from "../../shared/ids";
-import { AGENT, openRun, remember } from "./helpers";
+import { AGENT, begin, openRun, remember } from "./helpers";
 
 const ctx = await createTestContext();
 
@@ -42,8 +42,57 @@ async function attempts(c: TestContext, runId: string): Promise<number> {
 async function quietRun(tenant: Tenant) {
   const run = await openRun(ctx, tenant);
   expect(await stop(tenant, run.sessionId)).toEqual({ kind: "none" });
-  expect((await readQuietStop(ctx.deps, key(tenant, run.sessionId), Date.now())).snapshot).not.toBeNull();
+  expect((await readQuietStop(ctx.deps, key(tenant, run.sessionId))).snapshot).not.toBeNull();
   return run;
+}
+
+/**
+ * A memory write attributed to the run, stopped before its commit (its event inserted, its hold
+ * taken): `commit` lets it commit and answers its attribution, unsettled.
+ */
+async function heldWrite(tenant: Tenant, runId: string) {
+  const principal = principalOf(tenant);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let ready!: () => void;
+  const holding = new Promise<void>((resolve) => (ready = resolve));
+  const written = tenantWrite(ctx.deps, principal, async (tx) => {
+    const now = new Date();
+    const attribution = await attributeWrite(tx, ctx.deps, principal, { sessionRunId: runId, project: null }, now);
+    const content = crypto.randomUUID();
+    const memory = await insertMemoryUnlessDuplicate(tx, {
+      id: newId(),
+      userId: tenant.userId,
+      memoryType: "note",
+      topic: "raced",
+      content,
+      contentHash: sha256Hex(content),
+      project: null,
+      tags: [],
+      scope: "personal",
+      sessionRunId: runId,
+      now,
+    });
+    await insertMemoryEvent(tx, {
+      id: newId(),
+      userId: tenant.userId,
+      kind: "remember",
+      memoryId: memory!.id,
+      sessionRunId: runId,
+      actor: "test",
+      now,
+    });
+    ready();
+    await gate;
+    return attribution;
+  });
+  await Promise.race([holding, written]);
+  return {
+    commit: () => {
+      release();
+      return written;
+    },
+  };
 }
 
 describe("the Stop hook's triage begin from Redis (shared/triage/quiet-stop.ts)", () => {
@@ -63,11 +112,16 @@ describe("the Stop hook's triage begin from Redis (shared/triage/quiet-stop.ts)"
     expect(await attempts(ctx, run.runId)).toBe(1);
   });
 
-  it("falls back to Postgres when the Redis state is gone (flushed) and still arms", async () => {
+  it("falls back to Postgres when the Redis state is gone (flushed), and a write in flight across it still arms", async () => {
     const tenant = await newTenant(ctx);
     const run = await quietRun(tenant);
-    await remember(ctx, tenant, run.runId);
-    await deletePrefix(ctx.deps); // leases, credentials and the quiet state: what a flush leaves
+    const write = await heldWrite(tenant, run.runId);
+    await deletePrefix(ctx.deps); // leases, credentials, the quiet state and the write's hold: what a flush leaves
+    // No state: Postgres answers (the event is not committed yet) and the refusal is kept anew.
+    expect(await stop(tenant, run.sessionId)).toEqual({ kind: "none" });
+    expect((await readQuietStop(ctx.deps, key(tenant, run.sessionId))).snapshot).not.toBeNull();
+    const attribution = await write.commit();
+    await settleAttributedLease(ctx.deps, attribution, new Date()); // the release moves the generation on
     expect((await stop(tenant, run.sessionId)).kind).toBe("block");
     expect(await attempts(ctx, run.runId)).toBe(1);
   });
@@ -78,64 +132,35 @@ describe("the Stop hook's triage begin from Redis (shared/triage/quiet-stop.ts)"
     const k = key(tenant, run.sessionId);
     const principal = principalOf(tenant);
     // The stop's steps, with a write landing between its Postgres read and its record.
-    const read = await readQuietStop(ctx.deps, k, Date.now());
+    const read = await readQuietStop(ctx.deps, k);
     const seen = await beginTriageObserved(ctx.deps, principal, { agent: AGENT, sessionId: run.sessionId });
     expect(seen.answer).toMatchObject({ armed: false, reason: "debounce" });
     await remember(ctx, tenant, run.runId);
-    expect(await recordQuietStop(ctx.deps, k, read.generation!, seen.refusedOn!, Date.now())).toBe(false);
+    expect(await recordQuietStop(ctx.deps, k, read.generation, seen.refusedOn!, Date.now())).toBe(false);
     expect((await stop(tenant, run.sessionId)).kind).toBe("block");
+  });
+
+  it("does not keep a refusal read while another begin armed: the arm is never answered as idle", async () => {
+    const tenant = await newTenant(ctx);
+    const run = await quietRun(tenant);
+    const k = key(tenant, run.sessionId);
+    const read = await readQuietStop(ctx.deps, k);
+    const seen = await beginTriageObserved(ctx.deps, principalOf(tenant), { agent: AGENT, sessionId: run.sessionId });
+    expect(seen.answer).toMatchObject({ armed: false, reason: "debounce" });
+    // A begin through the API with enough turns arms meanwhile (TRIAGE_MIN_TURNS, default 3).
+    expect((await begin(ctx, tenant, { sessionId: run.sessionId, turnCount: 3 })).body.armed).toBe(true);
+    expect(await recordQuietStop(ctx.deps, k, read.generation, seen.refusedOn!, Date.now())).toBe(false);
   });
 
   it("does not answer from Redis while a write may commit, even when its release never comes", async () => {
     const tenant = await newTenant(ctx);
     const run = await quietRun(tenant);
-    const principal = principalOf(tenant);
-    let stopped!: () => void;
-    const stopDone = new Promise<void>((resolve) => (stopped = resolve));
-    let held!: () => void;
-    const holding = new Promise<void>((resolve) => (held = resolve));
-    // A write that stops before its commit, while a stop runs; its process then "dies": no settle.
-    const write = tenantWrite(ctx.deps, principal, async (tx) => {
-      const attribution = await attributeWrite(
-        tx,
-        ctx.deps,
-        principal,
-        { sessionRunId: run.runId, project: null },
-        new Date(),
-      );
-      const content = crypto.randomUUID();
-      const memory = await insertMemoryUnlessDuplicate(tx, {
-        id: newId(),
-        userId: tenant.userId,
-        memoryType: "note",
-        topic: "raced",
-        content,
-        contentHash: sha256Hex(content),
-        project: null,
-        tags: [],
-        scope: "personal",
-        sessionRunId: run.runId,
-        now: new Date(),
-      });
-      await insertMemoryEvent(tx, {
-        id: newId(),
-        userId: tenant.userId,
-        kind: "remember",
-        memoryId: memory!.id,
-        sessionRunId: run.runId,
-        actor: "test",
-        now: new Date(),
-      });
-      held();
-      await stopDone;
-      return attribution;
-    });
-    await holding;
+    const write = await heldWrite(tenant, run.runId);
     // Postgres does not show the event yet: this stop refuses, and must not keep that refusal.
     expect(await stop(tenant, run.sessionId)).toEqual({ kind: "none" });
-    stopped();
-    await write;
+    await write.commit(); // and its process "dies": no settle, the hold stays until it lapses
     expect((await stop(tenant, run.sessionId)).kind).toBe("block");
+    expect(await attempts(ctx, run.runId)).toBe(1);
   });
 
   it("never loses an arm when writes race stops on many sessions", async () => {
