@@ -11,7 +11,9 @@ import { attributeWrite, settleAttributedLease } from "../../shared/agent-sessio
 import { tenantWrite } from "../../shared/accounts/write-fence";
 import { insertMemoryEvent, insertMemoryUnlessDuplicate } from "../../shared/db/queries/memories";
 import { newId, sha256Hex } from "../../shared/ids";
-import { AGENT, begin, openRun, remember } from "./helpers";
+import { AGENT, begin, openRun, remember, triageRow } from "./helpers";
+import { sweepSessions } from "../../shared/agent-sessions/sweep";
+import { createLogger } from "../../shared/logger";
 
 const ctx = await createTestContext();
 
@@ -161,6 +163,22 @@ describe("the Stop hook's triage begin from Redis (shared/triage/quiet-stop.ts)"
     await write.commit(); // and its process "dies": no settle, the hold stays until it lapses
     expect((await stop(tenant, run.sessionId)).kind).toBe("block");
     expect(await attempts(ctx, run.runId)).toBe(1);
+  });
+
+  it("does not answer a refusal kept at an earlier epoch: a run closed, expired by the closer and resurrected arms", async () => {
+    const tenant = await newTenant(ctx);
+    const run = await quietRun(tenant);
+    await remember(ctx, tenant, run.runId);
+    expect((await stop(tenant, run.sessionId)).kind).toBe("block");
+    expect(await stop(tenant, run.sessionId)).toEqual({ kind: "none" }); // "pending-fresh", kept
+    const principal = principalOf(tenant);
+    await handleHookEvent(ctx.deps, principal, "claude-code", { name: "SessionEnd", session_id: run.sessionId }, {});
+    // The closer retires the pending attempt; the run's event stays outside its watermark.
+    expect((await sweepSessions(ctx.deps, createLogger("silent"))).attemptsExpired).toBeGreaterThanOrEqual(1);
+    expect((await triageRow(ctx, run.runId)).triage_status).toBe("expired");
+    // The heartbeat resurrects the run (a new epoch): Postgres decides, and arms again.
+    expect((await stop(tenant, run.sessionId)).kind).toBe("block");
+    expect(await attempts(ctx, run.runId)).toBe(2);
   });
 
   it("never loses an arm when writes race stops on many sessions", async () => {
