@@ -12,8 +12,8 @@ import { tenantWrite } from "../../shared/accounts/write-fence";
 import { insertMemoryEvent, insertMemoryUnlessDuplicate } from "../../shared/db/queries/memories";
 import { newId, sha256Hex } from "../../shared/ids";
 import { AGENT, begin, openRun, remember, triageRow } from "./helpers";
-import { sweepSessions } from "../../shared/agent-sessions/sweep";
-import { createLogger } from "../../shared/logger";
+import { expirePendingAttempts } from "../../shared/db/queries/session-sweep";
+import { findSessionById } from "../../shared/db/queries/agent-sessions";
 
 const ctx = await createTestContext();
 
@@ -173,8 +173,10 @@ describe("the Stop hook's triage begin from Redis (shared/triage/quiet-stop.ts)"
     expect(await stop(tenant, run.sessionId)).toEqual({ kind: "none" }); // "pending-fresh", kept
     const principal = principalOf(tenant);
     await handleHookEvent(ctx.deps, principal, "claude-code", { name: "SessionEnd", session_id: run.sessionId }, {});
-    // The closer retires the pending attempt; the run's event stays outside its watermark.
-    expect((await sweepSessions(ctx.deps, createLogger("silent"))).attemptsExpired).toBeGreaterThanOrEqual(1);
+    // The closer retires the pending attempt (its step of the sweep, on this run only: the sweep
+    // itself scans every tenant); the run's event stays outside its watermark.
+    const closed = await findSessionById(ctx.deps.db, tenant.userId, run.runId);
+    expect(await expirePendingAttempts(ctx.deps.db, [closed!], new Date())).toBe(1);
     expect((await triageRow(ctx, run.runId)).triage_status).toBe("expired");
     // The heartbeat resurrects the run (a new epoch): Postgres decides, and arms again.
     expect((await stop(tenant, run.sessionId)).kind).toBe("block");
