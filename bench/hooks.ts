@@ -4,7 +4,9 @@
  *
  * (a) The **Stop** path of a live session with nothing to debrief (heartbeat with the excerpt, then
  *     triage begin, which refuses with "debounce": no memory event, fewer turns and minutes than
- *     TRIAGE_MIN_*), at 64 connections, against **B-redis** and the raw heartbeat (same sessions,
+ *     TRIAGE_MIN_*; a session's first Stop reads that refusal from Postgres and keeps it in Redis,
+ *     the next ones answer from Redis — shared/triage/quiet-stop.ts; the warm-up covers the first
+ *     Stops of a round's sessions), at 64 connections, against **B-redis** and the raw heartbeat (same sessions,
  *     same excerpt) in the same rounds. The load rotates over BENCH_SESSIONS sessions, opened fresh
  *     for each round (a session older than TRIAGE_MIN_ELAPSED_MINUTES would arm and block), with
  *     wrk's threads spread over the list so that no two requests in flight lock the same row.
