@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { createDb } from "../../shared/db/client";
 import { applyMigrations } from "../../shared/db/migrate";
 import { createTestContext, eventually, newTenant, type Tenant } from "../helpers";
 import { ApiProcess } from "./api-process";
@@ -16,11 +15,7 @@ import { PrivateRedis } from "./private-redis";
 const pg = new PrivatePostgres();
 await pg.start();
 await pg.createDatabase("amem");
-{
-  const { db, client } = createDb({ url: pg.url(), poolSize: 2, timeoutMs: 5_000 });
-  await applyMigrations(db);
-  await client.end();
-}
+await applyMigrations(pg.url(), { timeoutMs: 5_000 });
 const redis = new PrivateRedis();
 await redis.start();
 const ctx = await createTestContext({ DATABASE_URL: pg.url(), REDIS_URL: redis.url });
