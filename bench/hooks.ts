@@ -4,7 +4,9 @@
  *
  * (a) The **Stop** path of a live session with nothing to debrief (heartbeat with the excerpt, then
  *     triage begin, which refuses with "debounce": no memory event, fewer turns and minutes than
- *     TRIAGE_MIN_*), at 64 connections, against **B-redis** and the raw heartbeat (same sessions,
+ *     TRIAGE_MIN_*; a session's first Stop reads that refusal from Postgres and keeps it in Redis,
+ *     the next ones answer from Redis — shared/triage/quiet-stop.ts; each round's sessions get
+ *     their first Stop before the load, so it measures the steady state), at 64 connections, against **B-redis** and the raw heartbeat (same sessions,
  *     same excerpt) in the same rounds. The load rotates over BENCH_SESSIONS sessions, opened fresh
  *     for each round (a session older than TRIAGE_MIN_ELAPSED_MINUTES would arm and block), with
  *     wrk's threads spread over the list so that no two requests in flight lock the same row.
@@ -240,6 +242,23 @@ async function openSessions(apiBase: string, apiKey: string, tag: string, count:
 async function missesLogged(apiPid: number): Promise<number> {
   await Bun.sleep(100);
   return procs.countLogLines(apiPid, MISS_LINE);
+}
+
+/**
+ * One Stop per session (16 at a time), each answered exactly `{}`: a session's first Stop reads
+ * triage begin's refusal from Postgres and keeps it in Redis (shared/triage/quiet-stop.ts), so the
+ * measured load is the steady state whatever share of the round's sessions the warm-up reaches.
+ */
+async function primeStops(apiBase: string, apiKey: string, sessionIds: string[]): Promise<void> {
+  await forEachConcurrently(sessionIds, 16, async (sessionId) => {
+    const answer = await expectStatus(
+      await api(apiBase, "/api/v1/hooks/claude-code", { method: "POST", apiKey, body: stopBody(sessionId) }),
+      200,
+      "first Stop hook",
+    );
+    if (JSON.stringify(answer) !== "{}")
+      throw new Error(`first Stop of ${sessionId} answered ${JSON.stringify(answer).slice(0, 300)}`);
+  });
 }
 
 type Latency = { p50: number; p99: number; n: number };
@@ -532,8 +551,10 @@ async function main() {
       writeFileSync(files.heartbeat, `${ids.map(heartbeatBody).join("\n")}\n`);
       writeFileSync(files.stop, `${ids.map(stopBody).join("\n")}\n`);
       roundFiles.set(round, files);
+      const opened = performance.now();
+      if (stopOps.some((op) => op.key === "stop")) await primeStops(apiBase, user.apiKey, ids);
       console.log(
-        `        (round ${round}: opened ${SESSIONS} sessions in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+        `        (round ${round}: opened ${SESSIONS} sessions in ${((opened - t0) / 1000).toFixed(1)} s, their first Stop in ${((performance.now() - opened) / 1000).toFixed(1)} s)`,
       );
       for (const op of stopOps) await measure(op, round, stopRuns.get(op.key)!);
     }

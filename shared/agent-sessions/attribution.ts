@@ -11,9 +11,16 @@ import {
 } from "../db/queries/agent-sessions";
 import { fillLease, heartbeatLease, readLease } from "./lease-cache";
 import { isLive, leaseCutoff, leaseMs } from "./lease";
+import { holdQuietStops, releaseQuietStops, type QuietHold } from "../triage/quiet-hold";
 
 /** The run a write is attributed to, and what the lease needs once the write has committed. */
-export type Attribution = { runId: string | null; run: AgentSessionRow | null; resurrected: boolean };
+export type Attribution = {
+  runId: string | null;
+  run: AgentSessionRow | null;
+  resurrected: boolean;
+  /** The Stop hook's quiet state of the run, held until the write is settled (shared/triage/quiet-hold.ts). */
+  quietHold?: QuietHold;
+};
 const UNATTRIBUTED: Attribution = { runId: null, run: null, resurrected: false };
 
 /**
@@ -60,13 +67,17 @@ export async function attributeWrite(
     resurrected = true;
   }
   await rearmTriage(tx, run.id);
-  return { runId: run.id, run, resurrected };
+  // Before the commit: a stop must not answer "nothing to debrief" from Redis once this event may exist.
+  const quietHold = await holdQuietStops(deps, run, now.getTime());
+  return { runId: run.id, run, resurrected, quietHold };
 }
 
 /** After the write committed: a resurrected run's new epoch goes to Redis; a live one's lease is refreshed. */
 export async function settleAttributedLease(deps: Deps, attribution: Attribution, now: Date): Promise<void> {
   const run = attribution.run;
   if (!run) return;
+  // Unreleased, the hold lapses after QUIET_HOLD_MS; the committed write stands either way.
+  if (attribution.quietHold) await releaseQuietStops(deps, attribution.quietHold).catch(() => {});
   if (attribution.resurrected) return fillLease(deps, run);
   const beat = await heartbeatLease(deps, run, now.getTime(), undefined);
   if (beat.kind === "miss") {

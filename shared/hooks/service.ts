@@ -8,6 +8,7 @@ import { buildBriefing, recordBriefingDelivered, type BriefingQuery } from "../b
 import { debriefPrompt } from "../briefing/debrief";
 import { beginTriage } from "../triage/begin";
 import { requestTriageCompletion } from "../triage/complete";
+import { beginUnlessQuiet } from "../triage/quiet-stop";
 import { renderBriefingMarkdown } from "./briefing-markdown";
 import { lastRunExcerpt } from "../db/queries/briefing";
 import type { HookEvent } from "./payload";
@@ -125,7 +126,8 @@ async function sessionStart(
  * stop after a block (`stop_hook_active`) never blocks again: it completes the pending attempt, if
  * there is one, and lets the agent stop. An attempt left pending by an interrupted continuation is
  * completed by the next ordinary stop once begin hands it back (older than
- * TRIAGE_MIN_ATTEMPT_AGE_SECONDS). A session amem has no row for (its SessionStart hook missed) is
+ * TRIAGE_MIN_ATTEMPT_AGE_SECONDS). A refusal Postgres already gave and nothing has changed since is
+ * answered from Redis (shared/triage/quiet-stop.ts). A session amem has no row for (its SessionStart hook missed) is
  * opened as a resume first.
  */
 async function stop(
@@ -150,7 +152,11 @@ async function stop(
       await completeQuietly(deps, principal, { ...key, attemptId: run.triageAttemptId });
     return NONE;
   }
-  const begun = await beginTriage(deps, principal, { ...key, stopHookActive: false }, now);
+  // Most stops have nothing to debrief: with a heartbeat's live run, begin's refusal comes from
+  // Redis when nothing changed since Postgres last gave it (shared/triage/quiet-stop.ts).
+  const begun = beat
+    ? await beginUnlessQuiet(deps, principal, key, beat, now)
+    : await beginTriage(deps, principal, { ...key, stopHookActive: false }, now);
   if (begun.armed) return { kind: "block", reason: await debriefPrompt(deps, principal, key) };
   if (begun.reason === "pending" && begun.attemptId)
     await completeQuietly(deps, principal, { ...key, attemptId: begun.attemptId });

@@ -48,6 +48,13 @@ export function redisKeys(prefix: string) {
     lease: (userId: string, agent: string, sessionId: string) =>
       `${tenant(userId)}:lease:${userId}:${agent}:${sessionId}`,
     /**
+     * What the Stop hook needs to refuse a triage begin without Postgres (shared/triage/quiet-stop.ts):
+     * the last refusal Postgres gave, the generation it was read at, and the writes in flight. In the
+     * lease's slot; listed in the user's key index like the lease.
+     */
+    triageQuiet: (userId: string, agent: string, sessionId: string) =>
+      `${tenant(userId)}:triage-quiet:${userId}:${agent}:${sessionId}`,
+    /**
      * The user's keys that erasure must delete and cannot name from Postgres (lease hashes, OAuth
      * browser sessions): written in the same slot as each key, so the purge needs no SCAN.
      */

@@ -18,6 +18,9 @@ const SCRIPTS = {
   leaseAck: { lua: load("lease-ack") },
   leaseDropExcerpt: { numberOfKeys: 1, lua: load("lease-drop-excerpt") },
   hashAck: { numberOfKeys: 1, lua: load("hash-ack") },
+  quietStop: { numberOfKeys: 1, lua: load("quiet-stop") },
+  quietStopRecord: { numberOfKeys: 2, lua: load("quiet-stop-record") },
+  quietStopHold: { numberOfKeys: 2, lua: load("quiet-stop-hold") },
 } as const;
 
 declare module "ioredis" {
@@ -75,6 +78,24 @@ declare module "ioredis" {
     leaseAck(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Result<number, Context>;
     hashAck(hashKey: string, ...fieldValuePairs: string[]): Result<number, Context>;
     leaseDropExcerpt(leaseKey: string, runId: string, epoch: number): Result<0 | 1, Context>;
+    quietStop(quietKey: string): Result<[string, string], Context>;
+    quietStopRecord(
+      quietKey: string,
+      userKeysKey: string,
+      generation: string,
+      nowMs: number,
+      snapshot: string,
+      ttlMs: number,
+    ): Result<0 | 1, Context>;
+    quietStopHold(
+      quietKey: string,
+      userKeysKey: string,
+      mode: "hold" | "release",
+      generation: string,
+      token: string,
+      deadlineMs: number,
+      ttlMs: number,
+    ): Result<1, Context>;
   }
 }
 

@@ -18,6 +18,7 @@ import { isLive, leaseMs } from "../agent-sessions/lease";
 import { RUN_EVENT_CEILING } from "../agent-sessions/events";
 import { decideBegin, type BeginDecision, type BeginInput, type BeginReason } from "./decision";
 import type { TriageStatus } from "../db/schema";
+import { holdQuietStops, releaseQuietStops } from "./quiet-hold";
 
 export type BeginAnswer = {
   sessionRunId: string;
@@ -38,6 +39,22 @@ export async function beginTriage(
   input: BeginInput & { agent: string; sessionId: string },
   now = new Date(),
 ): Promise<BeginAnswer> {
+  return (await beginTriageObserved(deps, principal, input, now)).answer;
+}
+
+/** A begin's answer and, when it refused on its unlocked read, the row that read saw. */
+export type ObservedBegin = { answer: BeginAnswer; refusedOn?: TriageRow & { untriaged: boolean } };
+
+/**
+ * Triage begin, also answering the row a refusal was decided on: what the Stop hook keeps in Redis
+ * to refuse the next stops without Postgres (shared/triage/quiet-stop.ts).
+ */
+export async function beginTriageObserved(
+  deps: Deps,
+  principal: Principal,
+  input: BeginInput & { agent: string; sessionId: string },
+  now = new Date(),
+): Promise<ObservedBegin> {
   assertWritable(principal);
   const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
   const lease = await readLease(deps, key);
@@ -67,8 +84,28 @@ export async function beginTriage(
       input,
     ),
   );
-  if (early) return early;
+  if (early) return { answer: early, refusedOn: seen };
 
+  // This step may arm: the Stop hook's quiet state for the session is held until it is done, so no
+  // refusal read meanwhile is kept (shared/triage/quiet-hold.ts).
+  const hold = await holdQuietStops(deps, key, now.getTime());
+  try {
+    return { answer: await lockedBegin(deps, principal, key, input, now, liveNow, refusal) };
+  } finally {
+    // A release that fails leaves the hold to lapse (QUIET_HOLD_MS); the begin's answer stands.
+    await releaseQuietStops(deps, hold).catch(() => {});
+  }
+}
+
+function lockedBegin(
+  deps: Deps,
+  principal: Principal,
+  key: NaturalKey,
+  input: BeginInput,
+  now: Date,
+  liveNow: (row: TriageRow) => boolean,
+  refusal: (row: TriageRow, decision: BeginDecision) => BeginAnswer | null,
+): Promise<BeginAnswer> {
   return tenantWrite(deps, principal, async (tx) => {
     const row = await lockSessionForTriage(tx, key);
     if (!row) throw new AppError("not_found");
