@@ -23,10 +23,10 @@ const NAV = [
 function Screen({ path, onErased }: { path: string; onErased: (e: Erased) => void }) {
   const parts = path.replace(/\/+$/, "").split("/").slice(2);
   const [section, id] = parts;
-  if (section === "memories" && id) return <MemoryDetail id={id} />;
+  if (section === "memories" && id) return <MemoryDetail key={id} id={id} />;
   if (section === "memories") return <Memories />;
   if (section === "proposals") return <Proposals />;
-  if (section === "agents" && id) return <SessionRun id={id} />;
+  if (section === "agents" && id) return <SessionRun key={id} id={id} />;
   if (section === "agents") return <Agents />;
   if (section === "scopes") return <Scopes />;
   if (section === "access") return <Access onErased={onErased} />;

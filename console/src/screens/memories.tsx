@@ -36,13 +36,14 @@ export function Memories() {
     setError(null);
     try {
       const searching = search.trim() !== "";
-      setMode(searching ? "search" : "list");
       const page = searching
         ? await searchPage(more ? cursor : null)
         : await listPage(more ? cursor : null).then((p) => ({
             nextCursor: p.nextCursor,
             items: p.items.map((memory) => ({ memory })),
           }));
+      // Mode and rows change together: a list never shows under the search results' label.
+      setMode(searching ? "search" : "list");
       setRows((r) => (more && r ? [...r, ...page.items] : page.items));
       setCursor(page.nextCursor);
     } catch (e) {

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Memory, query } from "../api";
 import { ErrorLine, Link, Loading, Page, useLoad, When } from "../ui";
 
@@ -30,33 +30,41 @@ export function Proposals() {
   );
   const [selected, setSelected] = useState(0);
   const [error, setError] = useState<unknown>(null);
-  const items = list.data?.proposals ?? [];
+  // Decided here: hidden from the waiting list at once, before the reload answers.
+  const [decided, setDecided] = useState<ReadonlySet<string>>(new Set());
+  const items = (list.data?.proposals ?? []).filter((p) => !(p.status === "proposed" && decided.has(p.id)));
 
   const decide = async (p: Proposal | undefined, verdict: "apply" | "reject") => {
-    if (!p || p.status !== "proposed") return;
+    if (!p || p.status !== "proposed" || decided.has(p.id)) return;
     setError(null);
     try {
       await api("POST", `${PATHS[kind]}/${p.id}/${verdict}`);
+      setDecided((d) => new Set(d).add(p.id));
       list.reload();
     } catch (e) {
       setError(e);
     }
   };
 
+  // The listener is registered once and reads the latest list through a ref: a listener closed
+  // over an earlier render could act on a proposal already decided (effects run after paint).
+  const latest = useRef({ items, selected, decide });
+  latest.current = { items, selected, decide };
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement;
       if (e.ctrlKey || e.metaKey || e.altKey || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
-      if (e.key === "j") setSelected((s) => Math.min(s + 1, items.length - 1));
-      else if (e.key === "k") setSelected((s) => Math.max(s - 1, 0));
-      else if (e.key === "a") void decide(items[selected], "apply");
-      else if (e.key === "r") void decide(items[selected], "reject");
+      const { items: now, selected: at, decide: act } = latest.current;
+      if (e.key === "j") setSelected(Math.min(at + 1, now.length - 1));
+      else if (e.key === "k") setSelected(Math.max(at - 1, 0));
+      else if (e.key === "a") void act(now[at], "apply");
+      else if (e.key === "r") void act(now[at], "reject");
       else return;
       e.preventDefault();
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
-  });
+  }, []);
   useEffect(() => {
     if (selected >= items.length) setSelected(Math.max(0, items.length - 1));
   }, [items.length]);
