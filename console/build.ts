@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 /** Where the built console lives (git-ignored); the api serves it under /app/assets/. */
@@ -36,7 +36,18 @@ export async function buildConsole(): Promise<ConsoleManifest> {
   await Bun.write(join(staging, "manifest.json"), JSON.stringify(manifest));
   renameSync(join(staging, "manifest.json"), MANIFEST);
   rmSync(staging, { recursive: true, force: true });
+  pruneOldBuilds(manifest);
   return manifest;
+}
+
+/** Earlier builds' files, once old enough that no page served before this build still asks for them. */
+function pruneOldBuilds(current: ConsoleManifest): void {
+  const keep = new Set([current.script, current.style, "manifest.json"]);
+  const cutoffMs = Date.now() - 3_600_000;
+  for (const name of readdirSync(CONSOLE_DIST)) {
+    const path = join(CONSOLE_DIST, name);
+    if (!keep.has(name) && statSync(path).mtimeMs < cutoffMs) rmSync(path, { force: true });
+  }
 }
 
 /** The manifest of the last build, building first when there is none (a clean clone). */

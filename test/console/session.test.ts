@@ -185,6 +185,14 @@ describe("GET /app and GET /dashboard", () => {
     expect([asset.status, asset.headers.get("content-type")]).toEqual([200, "text/javascript; charset=utf-8"]);
   });
 
+  it("the first screen's JavaScript (the one bundle) is at most 200 KB compressed", async () => {
+    const page = await ctx.request("GET", "/app");
+    const scripts = [...page.text.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts.length).toBe(1);
+    const res = await ctx.request("GET", scripts[0]!);
+    expect(Bun.gzipSync(new TextEncoder().encode(res.text)).length).toBeLessThanOrEqual(200 * 1024);
+  });
+
   it("serves the page under /app/* (history navigation) and 404s an unknown asset", async () => {
     expect((await ctx.request("GET", "/app/memories/abc")).status).toBe(200);
     const missing = await ctx.request("GET", "/app/assets/nope-123.js");
