@@ -10,9 +10,10 @@ import { sha256Hex } from "../../shared/ids";
 import { enforceRateLimit } from "../../shared/rate-limit";
 import { isoOrNull } from "../../shared/time";
 import { LoginBody } from "../../shared/contract/auth";
-import { ConsoleMemoryDetail, ConsoleSession } from "../../shared/contract/console";
+import { ActivityQuery, ConsoleActivity, ConsoleMemoryDetail, ConsoleSession } from "../../shared/contract/console";
+import { consoleActivity } from "../../shared/console/activity";
 import { MemoryIdParams, memoryView } from "../../shared/contract/memories";
-import { AUTHED_ERRORS, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_ERRORS, errors, NoQuery, Text } from "../../shared/contract/schema-kit";
 import type { ApiDeps } from "../client-ip";
 import { newNonce, pageHeaders } from "../html-page";
 import { authPlugin } from "../plugins/auth";
@@ -59,7 +60,7 @@ export function consoleRoutes(deps: ApiDeps) {
       // One wildcard for the page's own paths (history navigation) and its assets: /app/assets/<name>.
       // The mailed links land here too: /app/verify-email?token=… and /app/reset-password?token=….
       .get("/app/*", ({ params }) => (params["*"].startsWith("assets/") ? asset(params["*"].slice(7)) : page()), {
-        query: t.Object({ token: t.Optional(t.String({ maxLength: 128 })) }, { additionalProperties: false }),
+        query: t.Object({ token: t.Optional(Text({ maxLength: 128 })) }, { additionalProperties: false }),
         detail: { hide: true },
       })
       .post(
@@ -128,6 +129,15 @@ export function consoleRoutes(deps: ApiDeps) {
           params: MemoryIdParams,
           query: NoQuery,
           response: { 200: ConsoleMemoryDetail, ...errors(...AUTHED_ERRORS, 404) },
+        },
+      )
+      .get(
+        "/api/console/activity",
+        async ({ principal, query }) => consoleActivity(deps, principal, Number(query.days ?? "30")),
+        {
+          query: ActivityQuery,
+          response: { 200: ConsoleActivity, ...errors(...AUTHED_ERRORS) },
+          detail: { description: "The Overview's charts: memories and runs per day, open commitments by due date" },
         },
       )
   );

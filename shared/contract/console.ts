@@ -1,7 +1,11 @@
 import { Type } from "@sinclair/typebox";
-import { COMMITMENT_STATUSES } from "../db/schema";
+import { ACTIVITY_RANGES } from "../console/activity";
+import { COMMITMENT_STATUSES, MEMORY_TYPES, TRIAGE_STATUSES } from "../db/schema";
 import { MemoryView } from "./memories";
-import { NullableTimestamp, strictObject, UnionEnum } from "./schema-kit";
+import { Int, NullableTimestamp, oneOf, strictObject, UnionEnum } from "./schema-kit";
+
+const MemoryTypeOut = UnionEnum([...MEMORY_TYPES]);
+const TriageStatusOut = UnionEnum([...TRIAGE_STATUSES]);
 
 /* The console's own endpoints (issue 21): its cookie session and the views its screens need. */
 
@@ -24,4 +28,18 @@ export const ConsoleMemoryDetail = strictObject({
     }),
     Type.Null(),
   ]),
+});
+
+const Count = Int({ minimum: 0 });
+export const ActivityQuery = Type.Object(
+  { days: Type.Optional(oneOf(ACTIVITY_RANGES)) },
+  { additionalProperties: false },
+);
+export const ConsoleActivity = strictObject({
+  days: Type.Array(Type.String({ description: "The range's UTC days, oldest first (YYYY-MM-DD)" })),
+  memories: Type.Array(strictObject({ day: Type.String(), memoryType: MemoryTypeOut, count: Count })),
+  sessions: Type.Array(
+    strictObject({ day: Type.String(), agent: Type.String(), triageStatus: TriageStatusOut, count: Count }),
+  ),
+  commitments: strictObject({ overdue: Count, thisWeek: Count, later: Count, noDueDate: Count }),
 });

@@ -51,6 +51,22 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       await signIn(h, page, user);
       await waitForText(page, ".stat", "Current memories");
       await waitForText(page, ".stat-value", "1");
+      // The per-day chart (from the aggregate endpoint) counts the memory written today, for each range.
+      for (const days of ["7", "90"]) {
+        await page.select("select[name=days]", days);
+        await page.waitForFunction(
+          (n: number) =>
+            document
+              .querySelectorAll("figure.chart")[0]
+              ?.querySelector("p.axis")
+              ?.textContent?.startsWith(new Date(Date.now() - (n - 1) * 86_400_000).toISOString().slice(0, 10)),
+          {},
+          Number(days),
+        );
+        await waitForText(page, "figure.chart .legend", "decision");
+        const label = await page.$eval("figure.chart svg", (e: any) => e.getAttribute("aria-label"));
+        expect(label).toBe("Memories written per day, by type: 1 in the range");
+      }
       await screenshots(page, "overview");
       await expectAccessible(page, "overview");
       await clickText(page, "button", "Sign out");
