@@ -1,4 +1,5 @@
 import { describe, expect, it } from "bun:test";
+import { join } from "node:path";
 import { createTestContext, insertBearer, newTenant, type TestContext } from "../helpers";
 import { consoleCsrfToken } from "../../shared/auth/console-session";
 
@@ -176,8 +177,16 @@ describe("GET /app and GET /dashboard", () => {
     expect(res.status).toBe(200);
     const csp = res.headers.get("content-security-policy")!;
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)![1]!;
-    expect(csp).toContain("frame-ancestors 'none'");
-    expect(csp).not.toContain("unsafe-inline");
+    expect(csp).toBe(
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    );
+    expect([res.headers.get("cache-control"), res.headers.get("x-content-type-options")]).toEqual([
+      "no-store",
+      "nosniff",
+    ]);
+    // A fresh nonce per response, and the page itself renders nothing from the API.
+    expect((await ctx.request("GET", "/app")).headers.get("content-security-policy")).not.toBe(csp);
+    expect(res.text).not.toContain("innerHTML");
     expect(res.text).toContain(`<script type="module" nonce="${nonce}" src="/app/assets/`);
     expect(res.text).toContain(`<link rel="stylesheet" nonce="${nonce}" href="/app/assets/`);
     const script = /src="(\/app\/assets\/[^"]+\.js)"/.exec(res.text)![1]!;
@@ -199,6 +208,19 @@ describe("GET /app and GET /dashboard", () => {
     expect([missing.status, missing.body]).toEqual([404, { error: "not_found" }]);
     const traversal = await ctx.request("GET", "/app/assets/..%2F..%2Fpackage.json");
     expect(traversal.status).toBe(404);
+  });
+
+  it("the console's sources render API values as text: no innerHTML, no dangerouslySetInnerHTML", async () => {
+    const glob = new Bun.Glob("**/*.{ts,tsx}");
+    const offenders: string[] = [];
+    for await (const file of glob.scan(join(import.meta.dir, "..", "..", "console", "src")))
+      if (
+        /innerHTML|outerHTML|insertAdjacentHTML|document\.write/.test(
+          await Bun.file(join(import.meta.dir, "..", "..", "console", "src", file)).text(),
+        )
+      )
+        offenders.push(file);
+    expect(offenders).toEqual([]);
   });
 
   it("redirects the old /dashboard to /app", async () => {
