@@ -167,3 +167,12 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   await page.setViewport({ width: 1280, height: 860 });
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }
+
+/** The current screen in the system's dark mode (prefers-color-scheme): a screenshot and the axe scan (contrast). */
+export async function checkDarkMode(page: Page, name: string): Promise<void> {
+  await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await page.screenshot({ path: join(ARTIFACTS, `${name}-dark-desktop.png`), fullPage: true });
+  await expectAccessible(page, `${name} (dark)`);
+  await page.emulateMediaFeatures([]);
+}

@@ -2,6 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { newTenant, type Tenant } from "../helpers";
 import { propose } from "../proposals/helpers";
 import {
+  checkDarkMode,
   clickText,
   expectAccessible,
   fill,
@@ -69,6 +70,7 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       }
       await screenshots(page, "overview");
       await expectAccessible(page, "overview");
+      await checkDarkMode(page, "overview");
       await clickText(page, "button", "Sign out");
       await page.waitForSelector("input[name=email]");
       await waitForText(page, "[role=status]", "You are signed out.");
@@ -120,6 +122,7 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       expect(page.url()).not.toContain(written.id);
       await screenshots(page, "memory-detail");
       await expectAccessible(page, "memory-detail");
+      await checkDarkMode(page, "memory-detail");
       // The first version says it was superseded.
       await page.goto(`${h.url}/app/memories/${written.id}`);
       await waitForText(page, "[data-testid=memory-status]", "superseded");
