@@ -30,9 +30,12 @@ export type ConsoleHarness = {
   ctx: TestContext;
   url: string;
   browser: () => Browser;
+  /** The api process's recent log lines (JSON). */
+  apiLog: () => string;
 };
 
-export async function startConsole(): Promise<ConsoleHarness> {
+/** `overrides`: the api process's environment beyond the test context's (MAIL_TRANSPORT, ...). */
+export async function startConsole(overrides: Record<string, string> = {}): Promise<ConsoleHarness> {
   const ctx = await createTestContext();
   const port = freePort();
   const api = new ServiceProcess("api/main.ts", "api listening", ctx.config, {
@@ -40,6 +43,7 @@ export async function startConsole(): Promise<ConsoleHarness> {
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     RATE_LIMIT: "off",
     MCP_PUBLIC_URL: ctx.config.MCP_PUBLIC_URL,
+    ...overrides,
   });
   let browser: Browser | undefined;
   beforeAll(async () => {
@@ -51,7 +55,7 @@ export async function startConsole(): Promise<ConsoleHarness> {
     await browser?.close();
     await api.stop();
   });
-  return { ctx, url: `http://127.0.0.1:${port}`, browser: () => browser! };
+  return { ctx, url: `http://127.0.0.1:${port}`, browser: () => browser!, apiLog: () => api.output };
 }
 
 /**

@@ -45,6 +45,8 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       await page.goto(`${h.url}/app`);
       await page.waitForSelector("input[name=email]");
       expect(await page.$eval("h1", (e) => e.textContent)).toBe("Sign in");
+      // Without mail (MAIL_TRANSPORT off here) there is no sign-up or reset to offer (test/console/sign-up.test.ts has them).
+      expect(await page.$eval("main", (m: any) => m.textContent)).not.toContain("Create an account");
       await screenshots(page, "sign-in");
       await expectAccessible(page, "sign-in");
       const user = await newTenant(ctx);
