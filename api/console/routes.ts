@@ -13,9 +13,9 @@ import { LoginBody } from "../../shared/contract/auth";
 import { ActivityQuery, ConsoleActivity, ConsoleMemoryDetail, ConsoleSession } from "../../shared/contract/console";
 import { consoleActivity } from "../../shared/console/activity";
 import { MemoryIdParams, memoryView } from "../../shared/contract/memories";
-import { AUTHED_ERRORS, errors, NoQuery, Text } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, errors, NoQuery, Text } from "../../shared/contract/schema-kit";
 import type { ApiDeps } from "../client-ip";
-import { newNonce, pageHeaders } from "../html-page";
+import { htmlPage } from "../../shared/http/html-page";
 import { authPlugin } from "../plugins/auth";
 import { consoleHtml } from "./page";
 
@@ -36,8 +36,8 @@ export function consoleRoutes(deps: ApiDeps) {
   let manifest: Promise<ConsoleManifest> | undefined;
   const page = async () => {
     manifest ??= ensureConsoleBuilt();
-    const nonce = newNonce();
-    return new Response(consoleHtml(nonce, await manifest, mail), { headers: pageHeaders(nonce) });
+    const built = await manifest;
+    return htmlPage((nonce) => consoleHtml(nonce, built, mail), { scripts: true });
   };
 
   const asset = (file: string) => {
@@ -81,7 +81,19 @@ export function consoleRoutes(deps: ApiDeps) {
         {
           body: LoginBody,
           query: NoQuery,
-          response: { 200: ConsoleSession, ...errors(400, 401, 403, 413, 415, 429, 503) },
+          response: {
+            200: ConsoleSession,
+            ...errors(
+              "invalid_input",
+              "invalid_json",
+              "unauthorized",
+              "forbidden",
+              "payload_too_large",
+              "unsupported_media_type",
+              "rate_limited",
+              "unavailable",
+            ),
+          },
           detail: {
             security: [],
             description: "Signs a browser in: sets the HttpOnly console cookie and answers the CSRF token",
@@ -101,7 +113,7 @@ export function consoleRoutes(deps: ApiDeps) {
             csrfToken: fromCookie ? consoleCsrfToken(token) : null,
           };
         },
-        { query: NoQuery, response: { 200: ConsoleSession, ...errors(...AUTHED_ERRORS) } },
+        { query: NoQuery, response: { 200: ConsoleSession, ...errors(...AUTHED_CODES) } },
       )
       .delete(
         "/api/console/session",
@@ -112,7 +124,7 @@ export function consoleRoutes(deps: ApiDeps) {
         },
         {
           query: NoQuery,
-          response: { 204: t.Void({ description: "Signed out" }), ...errors(...AUTHED_ERRORS, 403) },
+          response: { 204: t.Void({ description: "Signed out" }), ...errors(...AUTHED_CODES) },
           detail: { description: "Signs out: ends the session behind the cookie and clears it" },
         },
       )
@@ -128,7 +140,7 @@ export function consoleRoutes(deps: ApiDeps) {
         {
           params: MemoryIdParams,
           query: NoQuery,
-          response: { 200: ConsoleMemoryDetail, ...errors(...AUTHED_ERRORS, 404) },
+          response: { 200: ConsoleMemoryDetail, ...errors(...AUTHED_CODES, "not_found") },
         },
       )
       .get(
@@ -136,7 +148,7 @@ export function consoleRoutes(deps: ApiDeps) {
         async ({ principal, query }) => consoleActivity(deps, principal, Number(query.days ?? "30")),
         {
           query: ActivityQuery,
-          response: { 200: ConsoleActivity, ...errors(...AUTHED_ERRORS) },
+          response: { 200: ConsoleActivity, ...errors(...AUTHED_CODES) },
           detail: { description: "The Overview's charts: memories and runs per day, open commitments by due date" },
         },
       )

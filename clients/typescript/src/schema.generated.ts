@@ -868,7 +868,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "invalid_input";
                     };
                 };
             };
@@ -880,7 +880,19 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -892,7 +904,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "rate_limited";
                     };
                 };
             };
@@ -904,7 +916,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "internal_error";
                     };
                 };
             };
@@ -916,7 +928,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "unavailable";
                     };
                 };
             };
@@ -991,7 +1003,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "invalid_input";
                     };
                 };
             };
@@ -1003,7 +1015,19 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -1015,7 +1039,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "not_found";
                     };
                 };
             };
@@ -1027,7 +1051,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "rate_limited";
                     };
                 };
             };
@@ -1039,7 +1063,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "internal_error";
                     };
                 };
             };
@@ -1051,7 +1075,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "unavailable";
                     };
                 };
             };
@@ -1088,7 +1112,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "invalid_input";
                     };
                 };
             };
@@ -1100,7 +1124,19 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -1112,7 +1148,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "rate_limited";
                     };
                 };
             };
@@ -1124,7 +1160,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "internal_error";
                     };
                 };
             };
@@ -1136,7 +1172,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "unavailable";
                     };
                 };
             };
@@ -1180,7 +1216,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "invalid_input" | "invalid_json";
                     };
                 };
             };
@@ -1192,7 +1228,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "unauthorized";
                     };
                 };
             };
@@ -1204,7 +1240,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "forbidden";
                     };
                 };
             };
@@ -1216,7 +1252,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "payload_too_large";
                     };
                 };
             };
@@ -1228,7 +1264,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "unsupported_media_type";
                     };
                 };
             };
@@ -1240,7 +1276,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "rate_limited";
                     };
                 };
             };
@@ -1252,7 +1288,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "unavailable";
                     };
                 };
             };
@@ -1285,7 +1321,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "invalid_input";
                     };
                 };
             };
@@ -1297,7 +1333,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "unauthorized";
                     };
                 };
             };
@@ -1309,7 +1345,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "forbidden";
                     };
                 };
             };
@@ -1321,7 +1357,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "rate_limited";
                     };
                 };
             };
@@ -1333,7 +1369,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "internal_error";
                     };
                 };
             };
@@ -1345,7 +1381,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "duplicate_memory" | "invalid_transition" | "account_deleted" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+                        error: "unavailable";
                     };
                 };
             };
@@ -1437,6 +1473,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -1541,6 +1589,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -1693,6 +1753,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -1859,6 +1931,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1990,6 +2074,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2101,6 +2197,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2202,6 +2310,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -2344,6 +2464,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -2525,6 +2657,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2676,6 +2820,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2818,6 +2974,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -2975,6 +3143,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3065,6 +3245,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -3184,6 +3376,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -3446,6 +3650,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3694,6 +3910,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3795,6 +4023,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3881,6 +4121,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -4031,6 +4283,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -4198,6 +4462,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4295,6 +4571,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -4436,6 +4724,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4555,6 +4855,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4670,6 +4982,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -4805,6 +5129,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -4967,6 +5303,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5091,6 +5439,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -5280,6 +5640,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5423,6 +5795,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -5610,6 +5994,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5762,6 +6158,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5841,6 +6249,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -5938,6 +6358,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -6061,6 +6493,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6147,6 +6591,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -6301,6 +6757,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6450,6 +6918,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6539,6 +7019,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -6674,6 +7166,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6789,6 +7293,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -6979,6 +7495,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -7298,6 +7826,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
