@@ -325,12 +325,19 @@ describe("guarantees across the console", () => {
     async () => {
       const page = await newPage(h);
       await signIn(h, page);
+      await page.waitForFunction(() => document.querySelectorAll("main [aria-live]").length === 0, {
+        timeout: WAIT_MS,
+      });
       const cookie = (await page.browserContext().cookies()).find((c) => c.name === "amem_console")!;
       expect([cookie.httpOnly, cookie.sameSite]).toEqual([true, "Lax"]);
       // Ended elsewhere (another tab's sign-out, expiry, revocation): the bearer session is gone.
       const out = await ctx.request("POST", "/auth/logout", { bearer: cookie.value });
       expect(out.status).toBe(204);
-      await clickText(page, "nav a", "Memories");
+      // The next call the page makes (a link to another screen) finds the session gone. A request of the
+      // Overview still in flight may find it first; either way the page must land on sign-in.
+      await page.evaluate(() =>
+        [...document.querySelectorAll("nav a")].find((a: any) => a.textContent === "Memories")?.click(),
+      );
       await page.waitForSelector("input[name=email]");
       await waitForText(page, "[role=status]", "Your session has ended.");
       await page.browserContext().close();
