@@ -24,6 +24,7 @@ import { proposalRoutes } from "./proposals/routes";
 import { dashboardRoutes } from "./dashboard/routes";
 import { oauthGrantRoutes } from "./oauth/routes";
 import { hookRoutes } from "./hooks/routes";
+import { consoleRoutes } from "./console/routes";
 
 /** errors → metrics → request context → strict query → openapi → features (each feature applies auth to its own routes). */
 export function createApp(sharedDeps: Deps) {
@@ -65,7 +66,8 @@ export function createApp(sharedDeps: Deps) {
     .use(proposalRoutes(deps))
     .use(dashboardRoutes(deps))
     .use(oauthGrantRoutes(deps))
-    .use(hookRoutes(deps));
+    .use(hookRoutes(deps))
+    .use(consoleRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   documentedRoutes = app.routes as readonly RouteLike[];
   routeTable = app.routes;

@@ -7,7 +7,15 @@ import { SCHEDULED_JOBS } from "../shared/queue/jobs";
  * test/api/declared-errors.test.ts holds the document, and every answer the routes give, to it.
  * Keys are Elysia route paths (`:param`).
  */
-const AUTHED: ErrorCode[] = ["invalid_input", "unauthorized", "rate_limited", "internal_error", "unavailable"];
+// forbidden: a console session cookie without its CSRF token (shared/auth/console-session.ts).
+const AUTHED: ErrorCode[] = [
+  "invalid_input",
+  "unauthorized",
+  "forbidden",
+  "rate_limited",
+  "internal_error",
+  "unavailable",
+];
 const BODY: ErrorCode[] = ["invalid_json", "payload_too_large", "unsupported_media_type"];
 
 export const DECLARED_ERRORS: Record<string, ErrorCode[]> = {
@@ -79,6 +87,11 @@ export const DECLARED_ERRORS: Record<string, ErrorCode[]> = {
   ],
   "POST /api/v1/fact-proposals/:id/reject": [...AUTHED, ...BODY, "not_found", "invalid_transition", "account_deleted"],
   "GET /api/dashboard/summary": [...AUTHED],
+  "POST /api/console/session": [...BODY, "invalid_input", "unauthorized", "forbidden", "rate_limited", "unavailable"],
+  "GET /api/console/session": [...AUTHED],
+  "DELETE /api/console/session": [...AUTHED],
+  "GET /api/console/memories/:id": [...AUTHED, "not_found"],
+  "GET /api/console/activity": [...AUTHED],
   "GET /api/v1/oauth/grants": [...AUTHED],
   "DELETE /api/v1/oauth/grants/:clientId": [...AUTHED, "not_found"],
   "POST /api/v1/hooks/claude-code": [...AUTHED, ...BODY, "account_deleted"],

@@ -25,3 +25,7 @@ try {
   process.exit(2);
 }
 await applyMigrations(TEST_DATABASE_URL, { timeoutMs: 5_000 });
+
+// The console's bundle, from the sources under test (the api serves dist/console; a clean clone has none).
+const { buildConsole } = await import("../console/build");
+await buildConsole();

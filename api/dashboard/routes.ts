@@ -5,8 +5,6 @@ import { isoOrNull } from "../../shared/time";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
 import { AUTHED_CODES, errors, Int, NoQuery, NullableTimestamp, strictObject } from "../../shared/contract/schema-kit";
-import { dashboardHtml } from "./page";
-import { htmlPage } from "../../shared/http/html-page";
 
 /** An object with exactly these keys, each a count. */
 const countsOf = (keys: readonly string[]) =>
@@ -28,17 +26,14 @@ const Summary = strictObject({
   lastActivityAt: NullableTimestamp,
 });
 
-/** The dashboard summary (seed 4.8, SPEC §9) and the browser page that shows it. */
+/** The dashboard summary (seed 4.8, SPEC §9); the console's Overview shows it (the page moved to /app). */
 export function dashboardRoutes(deps: ApiDeps) {
-  return new Elysia({ name: "dashboard-routes", detail: { tags: ["dashboard"] } })
-    .get("/dashboard", () => htmlPage(dashboardHtml, { scripts: true }), { query: NoQuery, detail: { hide: true } })
-    .use(authPlugin(deps))
-    .get(
-      "/api/dashboard/summary",
-      async ({ principal }) => {
-        const summary = await dashboardSummary(deps, principal);
-        return { ...summary, lastActivityAt: isoOrNull(summary.lastActivityAt) };
-      },
-      { query: NoQuery, response: { 200: Summary, ...errors(...AUTHED_CODES) } },
-    );
+  return new Elysia({ name: "dashboard-routes", detail: { tags: ["dashboard"] } }).use(authPlugin(deps)).get(
+    "/api/dashboard/summary",
+    async ({ principal }) => {
+      const summary = await dashboardSummary(deps, principal);
+      return { ...summary, lastActivityAt: isoOrNull(summary.lastActivityAt) };
+    },
+    { query: NoQuery, response: { 200: Summary, ...errors(...AUTHED_CODES) } },
+  );
 }

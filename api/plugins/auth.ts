@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
-import { authenticate, credentialFromHeaders, type Credential } from "../../shared/auth/credentials";
+import { authenticate, type Credential } from "../../shared/auth/credentials";
+import { credentialFromRequest } from "../../shared/auth/console-session";
 import { AppError } from "../../shared/errors";
 import { enforceRateLimit } from "../../shared/rate-limit";
 import type { ApiDeps } from "../client-ip";
@@ -15,7 +16,7 @@ export async function countFailedAuthentication(deps: ApiDeps, request: Request)
 
 /**
  * Runs `use` with the request's credential: `X-API-Key` first (a bad key never falls back to the
- * bearer), else `Authorization: Bearer`. A refused credential is counted (countFailedAuthentication).
+ * bearer), else `Authorization: Bearer`, else the console's session cookie (CSRF-checked). A refused credential is counted (countFailedAuthentication).
  */
 export async function withCredential<T>(
   deps: ApiDeps,
@@ -23,7 +24,7 @@ export async function withCredential<T>(
   use: (credential: Credential) => Promise<T>,
 ): Promise<T> {
   try {
-    return await use(credentialFromHeaders(request.headers));
+    return await use(credentialFromRequest(request));
   } catch (error) {
     if (error instanceof AppError && error.code === "unauthorized") await countFailedAuthentication(deps, request);
     throw error;

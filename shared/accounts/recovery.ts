@@ -35,7 +35,7 @@ export async function sendVerificationMail(deps: Deps, email: string, token: str
     to: email,
     subject: "Verify your amem account",
     intro: "Open this link within 24 hours to verify the email address of your amem account:",
-    link: `${deps.config.PUBLIC_URL}/auth/verify-email?token=${token}`,
+    link: `${deps.config.PUBLIC_URL}/app/verify-email?token=${token}`,
   });
 }
 
@@ -68,7 +68,7 @@ export async function requestPasswordReset(deps: Deps, email: string): Promise<v
     intro:
       "Open this link within one hour to choose a new amem password. If you did not ask for it, ignore this " +
       "mail: your password stays as it is.",
-    link: `${deps.config.PUBLIC_URL}/auth/reset-password?token=${token}`,
+    link: `${deps.config.PUBLIC_URL}/app/reset-password?token=${token}`,
   });
 }
 

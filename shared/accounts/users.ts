@@ -62,7 +62,7 @@ export async function login(deps: Deps, email: string, password: string) {
     userState: "active",
     expiresAtMs: expiresAt.getTime(),
   });
-  return { token, expiresAt };
+  return { token, expiresAt, userId: user.id, email: minted.email };
 }
 
 export async function logout(deps: Deps, principal: Principal): Promise<void> {

@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from "../config";
 import { createLogger } from "../logger";
 import { migrateFromEnv } from "./migrate";
 import { supervise } from "./supervisor";
+import { buildConsole } from "../../console/build";
 
 /**
  * `bun run start`: migrations, then the api, the workers and the MCP server as child processes of
@@ -16,6 +17,8 @@ try {
       "METRICS_PORT: bun run start runs three processes on one environment; unset it, or run api, workers and mcp each with its own",
     ]);
   await migrateFromEnv();
+  // Rebuilt on every start, so a pulled change to the console is what the api serves.
+  await buildConsole();
 } catch (error) {
   console.error(`amem: ${(error as Error).message}`);
   process.exit(1);

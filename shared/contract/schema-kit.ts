@@ -147,10 +147,15 @@ export function errors(...codes: ErrorCode[]): Record<number, TSchema> {
   }
   return Object.fromEntries([...byStatus].map(([status, listed]) => [status, errorBody(listed)]));
 }
-/** What any authenticated route can answer: a bad query or path, no credential, the rate limit, a fault, a store away. */
+/**
+ * What any authenticated route can answer: a bad query or path, no credential, a console cookie
+ * without its CSRF token on a state-changing call (shared/auth/console-session.ts), the rate
+ * limit, a fault, a store away.
+ */
 export const AUTHED_CODES = [
   "invalid_input",
   "unauthorized",
+  "forbidden",
   "rate_limited",
   "internal_error",
   "unavailable",

@@ -18,3 +18,8 @@ export function commitmentTransition(from: CommitmentStatus, to: CommitmentStatu
   if (!ALLOWED[from].includes(to)) throw new AppError("invalid_transition");
   return true;
 }
+
+/** Where a commitment in `from` may move next (the console offers exactly these). */
+export function commitmentMoves(from: CommitmentStatus): readonly CommitmentStatus[] {
+  return ALLOWED[from];
+}

@@ -23,7 +23,7 @@ describe("POST /auth/verify-email", () => {
   it("verifies the email with the token mailed at signup, once", async () => {
     const user = await signup();
     const mail = mailTo(user.email, /verify/i);
-    expect(mail?.link).toStartWith(`${ctx.config.PUBLIC_URL}/auth/verify-email?token=`);
+    expect(mail?.link).toStartWith(`${ctx.config.PUBLIC_URL}/app/verify-email?token=`);
     const res = await ctx.request("POST", "/auth/verify-email", { body: { token: tokenOf(mail) } });
     expect(res.status).toBe(204);
     const rows = await ctx.deps.sql`select email_verified_at is not null as verified from users where id = ${user.id}`;

@@ -73,7 +73,7 @@ describe("mail through the SMTP relay (SMTP_URL)", () => {
     expect(mail.headers.to).toBe(user.email);
     expect(mail.headers.subject).toBe("Verify your amem account");
     const { link, token } = linkIn(mail);
-    expect(link).toBe(`${ctx.config.PUBLIC_URL}/auth/verify-email?token=${token}`);
+    expect(link).toBe(`${ctx.config.PUBLIC_URL}/app/verify-email?token=${token}`);
 
     const verified = await ctx.request("POST", "/auth/verify-email", { body: { token } });
     expect(verified.status).toBe(204);
@@ -90,7 +90,7 @@ describe("mail through the SMTP relay (SMTP_URL)", () => {
     const mail = await mailTo(inbox.mails, user.email, /reset/i);
     expect(mail.headers.subject).toBe("Reset your amem password");
     const { link, token } = linkIn(mail);
-    expect(link).toBe(`${ctx.config.PUBLIC_URL}/auth/reset-password?token=${token}`);
+    expect(link).toBe(`${ctx.config.PUBLIC_URL}/app/reset-password?token=${token}`);
 
     const reset = await ctx.request("POST", "/auth/reset-password", {
       body: { token, password: "a brand new password" },

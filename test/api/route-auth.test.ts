@@ -7,6 +7,7 @@ import { issueVerificationToken } from "../../shared/accounts/recovery";
 import { insertMailToken } from "../../shared/db/queries/mail-tokens";
 import { passwordResetTokens } from "../../shared/db/schema";
 import { newId, randomToken, sha256Hex } from "../../shared/ids";
+import { CONSOLE_COOKIE, consoleCsrfToken } from "../../shared/auth/console-session";
 
 /**
  * Authorization checked from the route table itself (STYLE.md, lesson 1): whatever order features
@@ -25,6 +26,13 @@ const PUBLIC_ROUTES: Record<string, ((ctx: TestContext) => Promise<unknown>) | n
   "GET /docs": null,
   [`GET ${SCALAR_PATH}`]: null,
   "GET /dashboard": null,
+  "GET /app": null,
+  "GET /app/*": null,
+  "POST /api/console/session": async (ctx) => {
+    const email = `${crypto.randomUUID()}@example.test`;
+    await createUser(ctx.deps, { email, password: "correct horse battery" });
+    return { email, password: "correct horse battery" };
+  },
   "POST /auth/signup": null,
   "POST /auth/forgot-password": null,
   "POST /auth/login": async (ctx) => {
@@ -49,6 +57,8 @@ const PUBLIC_ROUTES: Record<string, ((ctx: TestContext) => Promise<unknown>) | n
     return { token, password: "another horse battery" };
   },
 };
+/** Public routes that answer a redirect (the old dashboard moved to the console). */
+const REDIRECTS = new Set(["GET /dashboard"]);
 const isPublic = (route: TableRoute) => describeRoute(route) in PUBLIC_ROUTES;
 const CRON_PREFIX = "/api/internal/cron/";
 function describeRoute(route: TableRoute): string {
@@ -75,6 +85,15 @@ async function send(ctx: TestContext, route: TableRoute, credentials: Credential
 async function tenantWithBearer(ctx: TestContext) {
   const user = await createUser(ctx.deps, { email: `${crypto.randomUUID()}@example.test`, withApiKey: true });
   return { apiKey: user.apiKey!, bearer: await insertBearer(ctx, user.id, 3_600_000) };
+}
+
+/**
+ * A browser signed in to the console: the cookie carries a bearer session token (what
+ * POST /api/console/session sets; test/console/session.test.ts checks that route), and its CSRF token.
+ */
+async function consoleBrowser(ctx: TestContext) {
+  const { bearer } = await tenantWithBearer(ctx);
+  return { cookie: `${CONSOLE_COOKIE}=${bearer}`, csrf: consoleCsrfToken(bearer) };
 }
 
 for (const variant of VARIANTS) {
@@ -121,6 +140,27 @@ for (const variant of VARIANTS) {
       expect(rejected).toEqual([]);
     });
 
+    it("every authenticated route accepts the console's session cookie with its CSRF token", async () => {
+      const rejected: string[] = [];
+      for (const route of authenticated) {
+        const console = await consoleBrowser(ctx);
+        const res = await send(ctx, route, { headers: { cookie: console.cookie, "x-csrf-token": console.csrf } });
+        if (res.status === 401 || res.status === 403) rejected.push(`${describeRoute(route)} → ${res.status}`);
+      }
+      expect(rejected).toEqual([]);
+    });
+
+    it("every state-changing authenticated route refuses the console cookie without its CSRF token (403)", async () => {
+      const accepted: string[] = [];
+      const console = await consoleBrowser(ctx);
+      for (const route of authenticated.filter((r) => !["GET", "HEAD", "OPTIONS"].includes(r.method))) {
+        const res = await send(ctx, route, { headers: { cookie: console.cookie } });
+        if (res.status !== 403 || res.text !== '{"error":"forbidden"}')
+          accepted.push(`${describeRoute(route)} → ${res.status}`);
+      }
+      expect(accepted).toEqual([]);
+    });
+
     it("the cron secret is no credential on any other authenticated route", async () => {
       const accepted: string[] = [];
       for (const route of authenticated) {
@@ -140,7 +180,8 @@ for (const variant of VARIANTS) {
       for (const route of routes.filter(isPublic)) {
         const prepare = PUBLIC_ROUTES[describeRoute(route)];
         const res = await send(ctx, route, {}, prepare ? await prepare(ctx) : undefined);
-        if (res.status < 200 || res.status > 299) locked.push(`${describeRoute(route)} → ${res.status}`);
+        const highest = REDIRECTS.has(describeRoute(route)) ? 399 : 299;
+        if (res.status < 200 || res.status > highest) locked.push(`${describeRoute(route)} → ${res.status}`);
       }
       expect(locked).toEqual([]);
     });

@@ -5,6 +5,57 @@
  */
 
 export interface paths {
+    "/api/console/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The Overview's charts: memories and runs per day, open commitments by due date */
+        get: operations["getApiConsoleActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/memories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getApiConsoleMemoriesById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getApiConsoleSession"];
+        put?: never;
+        /** @description Signs a browser in: sets the HttpOnly console cookie and answers the CSRF token */
+        post: operations["postApiConsoleSession"];
+        /** @description Signs out: ends the session behind the cookie and clears it */
+        delete: operations["deleteApiConsoleSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dashboard/summary": {
         parameters: {
             query?: never;
@@ -762,6 +813,580 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getApiConsoleActivity: {
+        parameters: {
+            query?: {
+                days?: "7" | "30" | "90";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        commitments: {
+                            later: number;
+                            noDueDate: number;
+                            overdue: number;
+                            thisWeek: number;
+                        };
+                        days: string[];
+                        memories: {
+                            count: number;
+                            day: string;
+                            /**
+                             * @default decision
+                             * @enum {string}
+                             */
+                            memoryType: "decision" | "commitment" | "blocker" | "fact" | "preference" | "pattern" | "note" | "event";
+                        }[];
+                        sessions: {
+                            agent: string;
+                            count: number;
+                            day: string;
+                            /**
+                             * @default idle
+                             * @enum {string}
+                             */
+                            triageStatus: "idle" | "pending" | "completed" | "expired" | "overflowed";
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_input";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal_error";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getApiConsoleMemoriesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        commitment: {
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            dueAt: string | null;
+                            /** @description The statuses the state machine allows next */
+                            moves: ("open" | "waiting" | "resolved" | "expired")[];
+                            /**
+                             * @default open
+                             * @enum {string}
+                             */
+                            status: "open" | "waiting" | "resolved" | "expired";
+                        } | null;
+                        memory: {
+                            content: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            createdAt: string;
+                            id: string;
+                            /**
+                             * @default decision
+                             * @enum {string}
+                             */
+                            memoryType: "decision" | "commitment" | "blocker" | "fact" | "preference" | "pattern" | "note" | "event";
+                            project: string | null;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            recordedAt: string;
+                            scope: string;
+                            sessionRunId: string | null;
+                            /**
+                             * @default active
+                             * @enum {string}
+                             */
+                            status: "active" | "archived";
+                            tags: string[];
+                            topic: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            updatedAt: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            validFrom: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            validTo: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_input";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal_error";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getApiConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Send as X-CSRF-Token on every state-changing call made with the console cookie; null without one */
+                        csrfToken: string | null;
+                        email: string;
+                        userId: string;
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_input";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal_error";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    postApiConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Send as X-CSRF-Token on every state-changing call made with the console cookie; null without one */
+                        csrfToken: string | null;
+                        email: string;
+                        userId: string;
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_input" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    deleteApiConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    description: unknown;
+                    type: unknown;
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_input";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal_error";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                    };
+                };
+            };
+        };
+    };
     getApiDashboardSummary: {
         parameters: {
             query?: never;
@@ -848,6 +1473,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -952,6 +1589,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -1104,6 +1753,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -1270,6 +1931,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1401,6 +2074,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1512,6 +2197,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1613,6 +2310,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -1755,6 +2464,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -1936,6 +2657,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2087,6 +2820,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2229,6 +2974,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -2386,6 +3143,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2476,6 +3245,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -2595,6 +3376,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -2857,6 +3650,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3105,6 +3910,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3206,6 +4023,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3292,6 +4121,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -3442,6 +4283,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -3609,6 +4462,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3706,6 +4571,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -3847,6 +4724,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3966,6 +4855,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4081,6 +4982,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -4216,6 +5129,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -4378,6 +5303,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4502,6 +5439,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -4691,6 +5640,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4834,6 +5795,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -5021,6 +5994,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5173,6 +6158,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5252,6 +6249,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -5349,6 +6358,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -5472,6 +6493,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5558,6 +6591,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -5712,6 +6757,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5861,6 +6918,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5950,6 +7019,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -6085,6 +7166,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6200,6 +7293,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -6390,6 +7495,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };
@@ -6709,6 +7826,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
                     };
                 };
             };

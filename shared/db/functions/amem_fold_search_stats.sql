@@ -1,6 +1,7 @@
 -- amem_fold_search_stats: moves up to p_limit memories from memory_search_pending into their
 -- tenants' statistics (memory_search_stats: memory count and summed field lengths;
--- memory_term_stats: document frequency per term) in one transaction, so a search that reads the
+-- memory_term_stats: document frequency per term; memory_activity: memories written per UTC day and
+-- type, the console's Overview chart) in one transaction, so a search that reads the
 -- statistics plus what is still pending sees exact figures in any snapshot. Returns how many
 -- memories it folded. One fold runs at a time (a transaction-scoped advisory lock): two folds would
 -- upsert the same statistics rows and could deadlock; a second caller returns 0 at once.
@@ -37,6 +38,13 @@ BEGIN
     SELECT t.user_id, t.term, count(*) FROM taken k JOIN memory_terms t ON t.memory_id = k.memory_id
     GROUP BY t.user_id, t.term
     ON CONFLICT (user_id, term) DO UPDATE SET df = s.df + excluded.df
+  ), activity AS (
+    -- Erasure rewrites a memory's text but keeps its row, so the join always finds it.
+    INSERT INTO memory_activity AS a (user_id, day, memory_type, written)
+    SELECT k.user_id, (m.created_at AT TIME ZONE 'UTC')::date, m.memory_type, count(*)
+    FROM taken k JOIN memories m ON m.id = k.memory_id
+    GROUP BY 1, 2, 3
+    ON CONFLICT (user_id, day, memory_type) DO UPDATE SET written = a.written + excluded.written
   )
   SELECT count(*) INTO v_folded FROM taken;
   RETURN v_folded;

@@ -11,6 +11,7 @@ import {
   memories,
   memorySearchPending,
   memorySearchStats,
+  memoryActivity,
   memoryTerms,
   memoryTermStats,
   passwordResetTokens,
@@ -155,6 +156,8 @@ export async function eraseSearchIndex(db: Executor, userId: string): Promise<vo
   await db.delete(memoryTerms).where(eq(memoryTerms.userId, userId));
   await db.delete(memoryTermStats).where(eq(memoryTermStats.userId, userId));
   await db.delete(memorySearchStats).where(eq(memorySearchStats.userId, userId));
+  // The console's daily counts come from the same fold (after its pending rows, for the same reason).
+  await db.delete(memoryActivity).where(eq(memoryActivity.userId, userId));
 }
 
 export async function eraseFacts(db: Executor, userId: string): Promise<number> {

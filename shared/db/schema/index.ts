@@ -15,3 +15,4 @@ export * from "./oauth-grants";
 export * from "./oauth-codes";
 export * from "./oauth-tokens";
 export * from "./memory-search";
+export * from "./memory-activity";

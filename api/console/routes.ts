@@ -1,0 +1,156 @@
+import { Elysia, t } from "elysia";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { CONSOLE_DIST, ensureConsoleBuilt, type ConsoleManifest } from "../../console/build";
+import { login, logout } from "../../shared/accounts/users";
+import { CONSOLE_COOKIE, consoleCsrfToken, consoleSessionToken } from "../../shared/auth/console-session";
+import { consoleMemoryDetail } from "../../shared/console/memory-detail";
+import { AppError } from "../../shared/errors";
+import { sha256Hex } from "../../shared/ids";
+import { enforceRateLimit } from "../../shared/rate-limit";
+import { isoOrNull } from "../../shared/time";
+import { LoginBody } from "../../shared/contract/auth";
+import { ActivityQuery, ConsoleActivity, ConsoleMemoryDetail, ConsoleSession } from "../../shared/contract/console";
+import { consoleActivity } from "../../shared/console/activity";
+import { MemoryIdParams, memoryView } from "../../shared/contract/memories";
+import { AUTHED_CODES, errors, NoQuery, Text } from "../../shared/contract/schema-kit";
+import type { ApiDeps } from "../client-ip";
+import { htmlPage } from "../../shared/http/html-page";
+import { authPlugin } from "../plugins/auth";
+import { consoleHtml } from "./page";
+
+const ASSET_NAME = /^[A-Za-z0-9_-]+\.(js|css)$/;
+const ASSET_TYPES = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" } as const;
+
+/**
+ * The console (issue 21): its page under /app, its bundled assets, and its cookie session.
+ * Everything else the console shows comes from the REST API, which accepts the session cookie as
+ * a credential (shared/auth/console-session.ts), so the console has no private data paths.
+ */
+export function consoleRoutes(deps: ApiDeps) {
+  const secure = deps.config.PUBLIC_URL.startsWith("https:");
+  const publicOrigin = new URL(deps.config.PUBLIC_URL).origin;
+  const mail = deps.config.MAIL_TRANSPORT !== "off";
+  const cookie = (value: string, maxAgeSeconds: number) =>
+    `${CONSOLE_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
+  let manifest: Promise<ConsoleManifest> | undefined;
+  const page = async () => {
+    manifest ??= ensureConsoleBuilt();
+    const built = await manifest;
+    return htmlPage((nonce) => consoleHtml(nonce, built, mail), { scripts: true });
+  };
+
+  const asset = (file: string) => {
+    const match = ASSET_NAME.exec(file);
+    const path = join(CONSOLE_DIST, file);
+    if (!match || !existsSync(path)) throw new AppError("not_found");
+    return new Response(Bun.file(path), {
+      headers: {
+        "content-type": ASSET_TYPES[match[1] as "js" | "css"],
+        "cache-control": "public, max-age=31536000, immutable",
+        "x-content-type-options": "nosniff",
+      },
+    });
+  };
+
+  return (
+    new Elysia({ name: "console-routes", detail: { tags: ["console"] } })
+      .get("/dashboard", ({ redirect }) => redirect("/app", 302), { query: NoQuery, detail: { hide: true } })
+      .get("/app", page, { query: NoQuery, detail: { hide: true } })
+      // One wildcard for the page's own paths (history navigation) and its assets: /app/assets/<name>.
+      // The mailed links land here too: /app/verify-email?token=… and /app/reset-password?token=….
+      .get("/app/*", ({ params }) => (params["*"].startsWith("assets/") ? asset(params["*"].slice(7)) : page()), {
+        query: t.Object({ token: t.Optional(Text({ maxLength: 128 })) }, { additionalProperties: false }),
+        detail: { hide: true },
+      })
+      .post(
+        "/api/console/session",
+        async ({ body, request, set }) => {
+          // A cross-site page may not sign a browser into another account (login CSRF): a browser
+          // always sends Origin on a POST, and it must be this service's.
+          const origin = request.headers.get("origin");
+          if (origin !== null && origin !== publicOrigin && origin !== new URL(request.url).origin)
+            throw new AppError("forbidden");
+          await enforceRateLimit(deps, `login:${deps.clientIp(request)}`, deps.config.RATE_LIMIT_LOGIN);
+          const session = await login(deps, body.email, body.password);
+          const maxAge = Math.max(1, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000));
+          set.headers["set-cookie"] = cookie(session.token, maxAge);
+          set.headers["cache-control"] = "no-store";
+          return { userId: session.userId, email: session.email, csrfToken: consoleCsrfToken(session.token) };
+        },
+        {
+          body: LoginBody,
+          query: NoQuery,
+          response: {
+            200: ConsoleSession,
+            ...errors(
+              "invalid_input",
+              "invalid_json",
+              "unauthorized",
+              "forbidden",
+              "payload_too_large",
+              "unsupported_media_type",
+              "rate_limited",
+              "unavailable",
+            ),
+          },
+          detail: {
+            security: [],
+            description: "Signs a browser in: sets the HttpOnly console cookie and answers the CSRF token",
+          },
+        },
+      )
+      .use(authPlugin(deps))
+      .get(
+        "/api/console/session",
+        ({ principal, request, set }) => {
+          set.headers["cache-control"] = "no-store";
+          const token = consoleSessionToken(request.headers);
+          const fromCookie = token !== null && sha256Hex(token) === principal.credentialHash;
+          return {
+            userId: principal.userId,
+            email: principal.email,
+            csrfToken: fromCookie ? consoleCsrfToken(token) : null,
+          };
+        },
+        { query: NoQuery, response: { 200: ConsoleSession, ...errors(...AUTHED_CODES) } },
+      )
+      .delete(
+        "/api/console/session",
+        async ({ principal, set }) => {
+          if (principal.credentialKind === "t") await logout(deps, principal);
+          set.headers["set-cookie"] = cookie("", 0);
+          set.status = 204;
+        },
+        {
+          query: NoQuery,
+          response: { 204: t.Void({ description: "Signed out" }), ...errors(...AUTHED_CODES) },
+          detail: { description: "Signs out: ends the session behind the cookie and clears it" },
+        },
+      )
+      .get(
+        "/api/console/memories/:id",
+        async ({ params, principal }) => {
+          const detail = await consoleMemoryDetail(deps, principal, params.id.toLowerCase());
+          return {
+            memory: memoryView(detail.memory),
+            commitment: detail.commitment && { ...detail.commitment, dueAt: isoOrNull(detail.commitment.dueAt) },
+          };
+        },
+        {
+          params: MemoryIdParams,
+          query: NoQuery,
+          response: { 200: ConsoleMemoryDetail, ...errors(...AUTHED_CODES, "not_found") },
+        },
+      )
+      .get(
+        "/api/console/activity",
+        async ({ principal, query }) => consoleActivity(deps, principal, Number(query.days ?? "30")),
+        {
+          query: ActivityQuery,
+          response: { 200: ConsoleActivity, ...errors(...AUTHED_CODES) },
+          detail: { description: "The Overview's charts: memories and runs per day, open commitments by due date" },
+        },
+      )
+  );
+}

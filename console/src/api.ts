@@ -1,0 +1,90 @@
+/** The one way the console talks to the api: same origin, the HttpOnly cookie, the CSRF header. */
+
+let csrfToken: string | null = null;
+let onSignedOut: (() => void) | null = null;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+  ) {
+    super(code);
+  }
+}
+
+/** Remembers the session's CSRF token (it comes from the api, never from storage). */
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
+/** Called once when any call answers 401: the session expired, was ended or the account is gone. */
+export function whenSignedOut(handler: () => void): void {
+  onSignedOut = handler;
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (method !== "GET" && csrfToken) headers["x-csrf-token"] = csrfToken;
+  const res = await fetch(path, {
+    method,
+    headers,
+    credentials: "same-origin",
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!res.ok) {
+    const code = await res
+      .json()
+      .then((b: { error?: string }) => b.error ?? "error")
+      .catch(() => "error");
+    if (res.status === 401 && path !== "/api/console/session") onSignedOut?.();
+    throw new ApiError(res.status, code);
+  }
+  if (res.status === 204) return undefined as T;
+  return (await res.json()) as T;
+}
+
+/** A query string from the set values only. */
+export function query(params: Record<string, string | number | undefined | null>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : "";
+}
+
+/** What a person should read for an error code. */
+export function explain(error: unknown): string {
+  if (!(error instanceof ApiError)) return "Something went wrong. Check your connection and try again.";
+  const text: Record<string, string> = {
+    unauthorized: "Not signed in, or the email and password do not match.",
+    forbidden: "That was refused. Reload the page and try again.",
+    not_found: "Not found (it may have been deleted).",
+    conflict: "That conflicts with something that exists already.",
+    duplicate_memory: "An identical memory exists already.",
+    invalid_transition: "That status change is not allowed.",
+    invalid_input: "Some input is not valid.",
+    rate_limited: "Too many attempts; wait a minute.",
+    account_deleted: "This account is being deleted.",
+    unavailable: "The service is busy; try again in a moment.",
+  };
+  return text[error.code] ?? `Error: ${error.code}`;
+}
+
+export type Memory = {
+  id: string;
+  memoryType: string;
+  topic: string;
+  content: string;
+  scope: string;
+  project: string | null;
+  tags: string[];
+  status: string;
+  validFrom: string;
+  validTo: string | null;
+  recordedAt: string;
+  createdAt: string;
+  updatedAt: string;
+  sessionRunId: string | null;
+};
+
+export const MEMORY_TYPES = ["decision", "commitment", "blocker", "fact", "preference", "pattern", "note", "event"];

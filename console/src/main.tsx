@@ -1,0 +1,142 @@
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError, setCsrfToken, whenSignedOut } from "./api";
+import { Link, Loading, navigate, usePath } from "./ui";
+import { SignIn, type Session } from "./screens/sign-in";
+import { Overview } from "./screens/overview";
+import { Memories } from "./screens/memories";
+import { MemoryDetail } from "./screens/memory-detail";
+import { Proposals } from "./screens/proposals";
+import { Agents, SessionRun } from "./screens/agents";
+import { Scopes } from "./screens/scopes";
+import { Access, type Erased } from "./screens/access";
+
+const NAV = [
+  ["/app", "Overview"],
+  ["/app/memories", "Memories"],
+  ["/app/proposals", "Proposals"],
+  ["/app/agents", "Agents"],
+  ["/app/scopes", "Scopes"],
+  ["/app/access", "Access"],
+] as const;
+
+function Screen({ path, onErased }: { path: string; onErased: (e: Erased) => void }) {
+  const parts = path.replace(/\/+$/, "").split("/").slice(2);
+  const [section, id] = parts;
+  if (section === "memories" && id) return <MemoryDetail key={id} id={id} />;
+  if (section === "memories") return <Memories />;
+  if (section === "proposals") return <Proposals />;
+  if (section === "agents" && id) return <SessionRun key={id} id={id} />;
+  if (section === "agents") return <Agents />;
+  if (section === "scopes") return <Scopes />;
+  if (section === "access") return <Access onErased={onErased} />;
+  return <Overview />;
+}
+
+function App() {
+  const path = usePath();
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [erased, setErased] = useState<Erased | null>(null);
+
+  useEffect(() => {
+    whenSignedOut(() => {
+      setCsrfToken(null);
+      setSession(null);
+      setNotice("Your session has ended. Sign in again.");
+    });
+    api<Session>("GET", "/api/console/session").then(
+      (s) => {
+        setCsrfToken(s.csrfToken);
+        setSession(s);
+      },
+      (e) => {
+        if (!(e instanceof ApiError) || e.status !== 401) setNotice("The service did not answer; reload to try again.");
+        setSession(null);
+      },
+    );
+  }, []);
+
+  if (session === undefined) return <Loading />;
+  if (erased) {
+    return (
+      <main id="main" class="narrow">
+        <h1>Account deleted</h1>
+        <p>You are signed out. This is what was erased:</p>
+        <dl class="counts" aria-label="Erased counts">
+          {Object.entries(erased).map(([k, v]) => (
+            <div key={k}>
+              <dt>{k}</dt>
+              <dd>{String(v)}</dd>
+            </div>
+          ))}
+        </dl>
+      </main>
+    );
+  }
+  if (session === null)
+    return (
+      <SignIn
+        notice={notice}
+        onSignedIn={(s) => {
+          setCsrfToken(s.csrfToken);
+          setNotice(null);
+          setSession(s);
+        }}
+      />
+    );
+
+  const signOut = async () => {
+    try {
+      await api("DELETE", "/api/console/session");
+    } finally {
+      setCsrfToken(null);
+      setSession(null);
+      setNotice("You are signed out.");
+      navigate("/app");
+    }
+  };
+  const active = (href: string) =>
+    href === "/app" ? path.replace(/\/+$/, "") === "/app" : path === href || path.startsWith(`${href}/`);
+
+  return (
+    <div class="shell">
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">amem</span>
+        <nav aria-label="Console">
+          <ul>
+            {NAV.map(([href, label]) => (
+              <li key={href}>
+                <Link href={href} class={active(href) ? "current" : undefined}>
+                  <span aria-current={active(href) ? "page" : undefined}>{label}</span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="who">
+          <span class="muted" data-testid="signed-in-as">
+            {session.email}
+          </span>
+          <button type="button" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Screen
+          path={path}
+          onErased={(e) => {
+            setCsrfToken(null);
+            setErased(e);
+          }}
+        />
+      </main>
+    </div>
+  );
+}
+
+render(<App />, document.getElementById("root")!);

@@ -1,0 +1,246 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, type Memory, MEMORY_TYPES, query } from "../api";
+import { ErrorLine, Link, Loading, navigate, Page, When } from "../ui";
+
+type Filters = { memoryType: string; scope: string; project: string; status: string; current: string };
+const EMPTY: Filters = { memoryType: "", scope: "", project: "", status: "", current: "true" };
+type Row = { memory: Memory; score?: number };
+
+/** The list (cursor pages), the search box (the service's ranking, scores shown) and create. */
+export function Memories() {
+  const [filters, setFilters] = useState<Filters>(EMPTY);
+  const [search, setSearch] = useState("");
+  const [rows, setRows] = useState<Row[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [mode, setMode] = useState<"list" | "search">("list");
+  const [error, setError] = useState<unknown>(null);
+  const [creating, setCreating] = useState(false);
+
+  const listPage = (after: string | null) =>
+    api<{ items: Memory[]; nextCursor: string | null }>(
+      "GET",
+      `/api/v1/memories${query({ ...filters, limit: 50, cursor: after })}`,
+    );
+  const searchPage = (after: string | null) =>
+    api<{ items: { memory: Memory; score: number }[]; nextCursor: string | null }>("POST", "/api/v1/search", {
+      query: search,
+      ...(filters.scope ? { scope: filters.scope } : {}),
+      ...(filters.project ? { project: filters.project } : {}),
+      ...(filters.memoryType ? { memoryTypes: [filters.memoryType] } : {}),
+      current: filters.current !== "false",
+      limit: 25,
+      ...(after ? { cursor: after } : {}),
+    });
+
+  const load = async (more: boolean) => {
+    setError(null);
+    try {
+      const searching = search.trim() !== "";
+      const page = searching
+        ? await searchPage(more ? cursor : null)
+        : await listPage(more ? cursor : null).then((p) => ({
+            nextCursor: p.nextCursor,
+            items: p.items.map((memory) => ({ memory })),
+          }));
+      // Mode and rows change together: a list never shows under the search results' label.
+      setMode(searching ? "search" : "list");
+      setRows((r) => (more && r ? [...r, ...page.items] : page.items));
+      setCursor(page.nextCursor);
+    } catch (e) {
+      setError(e);
+      if (!more) setRows([]);
+    }
+  };
+  useEffect(() => {
+    void load(false);
+  }, []);
+
+  const set = (k: keyof Filters) => (e: Event) =>
+    setFilters((f) => ({ ...f, [k]: (e.currentTarget as HTMLInputElement).value }));
+
+  return (
+    <Page
+      title="Memories"
+      actions={
+        <button type="button" class="primary" onClick={() => setCreating((c) => !c)} aria-expanded={creating}>
+          New memory
+        </button>
+      }
+    >
+      {creating && <CreateMemory />}
+      <form
+        class="filters"
+        role="search"
+        aria-label="Find memories"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void load(false);
+        }}
+      >
+        <label class="grow">
+          Search
+          <input
+            type="search"
+            name="q"
+            placeholder="words, &quot;a phrase&quot;, -exclude"
+            value={search}
+            onInput={(e) => setSearch(e.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Type
+          <select name="memoryType" value={filters.memoryType} onChange={set("memoryType")}>
+            <option value="">any</option>
+            {MEMORY_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Scope
+          <input name="scope" value={filters.scope} onInput={set("scope")} size={10} />
+        </label>
+        <label>
+          Project
+          <input name="project" value={filters.project} onInput={set("project")} size={10} />
+        </label>
+        <label>
+          Status
+          <select name="status" value={filters.status} onChange={set("status")}>
+            <option value="">any</option>
+            <option value="active">active</option>
+            <option value="archived">archived</option>
+          </select>
+        </label>
+        <label>
+          Versions
+          <select name="current" value={filters.current} onChange={set("current")}>
+            <option value="true">current only</option>
+            <option value="false">superseded only</option>
+            <option value="">all</option>
+          </select>
+        </label>
+        <button type="submit">Apply</button>
+      </form>
+      <ErrorLine error={error} />
+      {rows === null ? (
+        <Loading />
+      ) : rows.length === 0 ? (
+        <p class="muted">No memories match.</p>
+      ) : (
+        <ul class="cards" aria-label={mode === "search" ? "Search results" : "Memories"}>
+          {rows.map(({ memory: m, score }) => (
+            <li key={m.id} class="card">
+              <div class="card-head">
+                <Link href={`/app/memories/${m.id}`}>{m.topic}</Link>
+                {score !== undefined && (
+                  <span class="score" title="Search score (0–1)">
+                    score {score.toFixed(3)}
+                  </span>
+                )}
+              </div>
+              <p class="excerpt">{m.content.length > 240 ? `${m.content.slice(0, 240)}…` : m.content}</p>
+              <p class="meta">
+                <span class={`tag t-${m.memoryType}`}>{m.memoryType}</span> <span>{m.scope}</span>
+                {m.project && <span> · {m.project}</span>}
+                {m.status === "archived" && <span> · archived</span>}
+                {m.validTo && <span> · superseded</span>}
+                {m.tags.map((t) => (
+                  <span key={t} class="chip">
+                    {t}
+                  </span>
+                ))}{" "}
+                · <When at={m.createdAt} />
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+      {cursor && (
+        <button type="button" onClick={() => load(true)}>
+          More
+        </button>
+      )}
+    </Page>
+  );
+}
+
+function CreateMemory() {
+  const [form, setForm] = useState({ memoryType: "note", topic: "", content: "", scope: "", project: "", tags: "", dueAt: "" });
+  const [error, setError] = useState<unknown>(null);
+  const set = (k: keyof typeof form) => (e: Event) =>
+    setForm((f) => ({ ...f, [k]: (e.currentTarget as HTMLInputElement).value }));
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const tags = form.tags
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean);
+      const created = await api<{ memory: Memory }>("POST", "/api/v1/memories", {
+        memoryType: form.memoryType,
+        topic: form.topic,
+        content: form.content,
+        ...(form.scope ? { scope: form.scope } : {}),
+        ...(form.project ? { project: form.project } : {}),
+        ...(tags.length ? { tags } : {}),
+        ...(form.memoryType === "commitment" && form.dueAt ? { dueAt: new Date(form.dueAt).toISOString() } : {}),
+      });
+      navigate(`/app/memories/${created.memory.id}`);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <form class="panel stack" aria-label="New memory" onSubmit={submit}>
+      <h2>New memory</h2>
+      <div class="row">
+        <label>
+          Type
+          <select name="memoryType" value={form.memoryType} onChange={set("memoryType")}>
+            {MEMORY_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="grow">
+          Topic
+          <input name="topic" required maxLength={256} value={form.topic} onInput={set("topic")} />
+        </label>
+      </div>
+      <label>
+        Content
+        <textarea name="content" required rows={4} maxLength={8000} value={form.content} onInput={set("content")} />
+      </label>
+      <div class="row">
+        <label>
+          Scope
+          <input name="scope" value={form.scope} onInput={set("scope")} />
+        </label>
+        <label>
+          Project
+          <input name="project" value={form.project} onInput={set("project")} />
+        </label>
+        <label>
+          Tags (comma-separated)
+          <input name="tags" value={form.tags} onInput={set("tags")} />
+        </label>
+        {form.memoryType === "commitment" && (
+          <label>
+            Due
+            <input type="datetime-local" name="dueAt" value={form.dueAt} onInput={set("dueAt")} />
+          </label>
+        )}
+      </div>
+      <ErrorLine error={error} />
+      <button type="submit" class="primary">
+        Save memory
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,203 @@
+import { useState } from "preact/hooks";
+import { api, type Memory } from "../api";
+import { diffLines } from "../diff";
+import { ErrorLine, Link, Loading, navigate, Page, useLoad, When } from "../ui";
+
+type Detail = { memory: Memory; commitment: { status: string; dueAt: string | null; moves: string[] } | null };
+type History = {
+  memories: Memory[];
+  edges: { id: string; fromId: string; toId: string; edgeType: string; createdAt: string }[];
+  events: { id: string; kind: string; memoryId: string; sessionRunId: string | null; actor: string; createdAt: string }[];
+};
+
+/** One memory: content, commitment status (legal moves only), the supersede history with diffs, actions. */
+export function MemoryDetail({ id }: { id: string }) {
+  const detail = useLoad(() => api<Detail>("GET", `/api/console/memories/${encodeURIComponent(id)}`), id);
+  const history = useLoad(() => api<History>("GET", `/api/v1/memories/${encodeURIComponent(id)}/history`), id);
+  const [revising, setRevising] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  if (detail.loading && !detail.data) return <Loading />;
+  if (!detail.data)
+    return (
+      <Page title="Memory">
+        <ErrorLine error={detail.error} />
+      </Page>
+    );
+  const { memory: m, commitment } = detail.data;
+  const act = async (run: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await run();
+      detail.reload();
+      history.reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  return (
+    <Page title={m.topic}>
+      <p class="meta">
+        <span class={`tag t-${m.memoryType}`}>{m.memoryType}</span> scope <strong>{m.scope}</strong>
+        {m.project && (
+          <>
+            {" "}
+            · project <strong>{m.project}</strong>
+          </>
+        )}{" "}
+        · <span data-testid="memory-status">{m.validTo ? "superseded" : m.status}</span> · created <When at={m.createdAt} />
+      </p>
+      {m.tags.length > 0 && (
+        <p>
+          {m.tags.map((t) => (
+            <span key={t} class="chip">
+              {t}
+            </span>
+          ))}
+        </p>
+      )}
+      <pre class="content" data-testid="memory-content">
+        {m.content}
+      </pre>
+      {m.sessionRunId && (
+        <p>
+          Written in session run <Link href={`/app/agents/${m.sessionRunId}`}>{m.sessionRunId.slice(0, 8)}</Link>
+        </p>
+      )}
+      {commitment && (
+        <section class="panel" aria-labelledby="commitment-title">
+          <h2 id="commitment-title">Commitment</h2>
+          <p>
+            Status <strong data-testid="commitment-status">{commitment.status}</strong> · due <When at={commitment.dueAt} />
+          </p>
+          {!m.validTo && m.status === "active" && (
+            <div class="row" role="group" aria-label="Change status">
+              {commitment.moves.map((to) => (
+                <button
+                  key={to}
+                  type="button"
+                  onClick={() => act(() => api("POST", `/api/v1/memories/${m.id}/resolve`, { status: to }))}
+                >
+                  Mark {to}
+                </button>
+              ))}
+            </div>
+          )}
+        </section>
+      )}
+      {!m.validTo && m.status === "active" && (
+        <div class="row actions">
+          <button type="button" onClick={() => setRevising((r) => !r)} aria-expanded={revising}>
+            Revise
+          </button>
+          <button
+            type="button"
+            class="danger"
+            onClick={() => {
+              if (confirm("Archive this memory? It stays in the history.")) void act(() => api("POST", `/api/v1/memories/${m.id}/archive`));
+            }}
+          >
+            Archive
+          </button>
+        </div>
+      )}
+      <ErrorLine error={error} />
+      {revising && <Revise memory={m} />}
+      <HistoryView history={history.data} current={m.id} />
+    </Page>
+  );
+}
+
+function Revise({ memory }: { memory: Memory }) {
+  const [topic, setTopic] = useState(memory.topic);
+  const [content, setContent] = useState(memory.content);
+  const [edgeType, setEdgeType] = useState("supersedes");
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    try {
+      const next = await api<{ memory: Memory } | Memory>("POST", `/api/v1/memories/${memory.id}/revise`, {
+        topic,
+        content,
+        edgeType,
+      });
+      const successor = "memory" in next ? next.memory : next;
+      navigate(`/app/memories/${successor.id}`);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <form class="panel stack" aria-label="Revise memory" onSubmit={submit}>
+      <h2>Revise</h2>
+      <p class="muted">Saving writes a successor; this version stays in the history.</p>
+      <label>
+        Topic
+        <input name="topic" required value={topic} onInput={(e) => setTopic(e.currentTarget.value)} />
+      </label>
+      <label>
+        Content
+        <textarea name="content" required rows={6} value={content} onInput={(e) => setContent(e.currentTarget.value)} />
+      </label>
+      <label>
+        Relation
+        <select name="edgeType" value={edgeType} onChange={(e) => setEdgeType(e.currentTarget.value)}>
+          <option value="supersedes">supersedes (replaces)</option>
+          <option value="updates">updates (refines)</option>
+        </select>
+      </label>
+      <ErrorLine error={error} />
+      <button type="submit" class="primary">
+        Save revision
+      </button>
+    </form>
+  );
+}
+
+function HistoryView({ history, current }: { history: History | undefined; current: string }) {
+  if (!history) return null;
+  const versions = [...history.memories].sort((a, b) => a.recordedAt.localeCompare(b.recordedAt));
+  return (
+    <section aria-labelledby="history-title">
+      <h2 id="history-title">History</h2>
+      <ol class="history" data-testid="history">
+        {versions.map((v, i) => {
+          const before = versions[i - 1];
+          return (
+            <li key={v.id} class={v.id === current ? "current" : undefined}>
+              <p>
+                <Link href={`/app/memories/${v.id}`}>{v.topic}</Link> · <When at={v.recordedAt} />
+                {v.id === current && <span class="chip">this version</span>}
+                {v.validTo && <span class="chip">superseded</span>}
+              </p>
+              {before && (
+                <pre class="diff" aria-label={`Changes from the previous version`}>
+                  {diffLines(before.content, v.content).map((d, k) => (
+                    <span key={k} class={d.kind}>
+                      {d.kind === "added" ? "+ " : d.kind === "removed" ? "- " : "  "}
+                      {d.text}
+                      {"\n"}
+                    </span>
+                  ))}
+                </pre>
+              )}
+            </li>
+          );
+        })}
+      </ol>
+      {history.events.length > 0 && (
+        <details>
+          <summary>Events ({history.events.length})</summary>
+          <ul>
+            {history.events.map((e) => (
+              <li key={e.id}>
+                {e.kind} by {e.actor} · <When at={e.createdAt} />
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,151 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, type Memory, query } from "../api";
+import { ErrorLine, Link, Loading, Page, useLoad, When } from "../ui";
+
+type Proposal = {
+  id: string;
+  fromId: string;
+  toId: string;
+  edgeType?: string;
+  memoryType?: string;
+  rationale: string;
+  similarity: number;
+  status: string;
+  createdAt: string;
+  decidedAt: string | null;
+};
+type Kind = "memory" | "fact";
+const PATHS: Record<Kind, string> = { memory: "/api/v1/proposals", fact: "/api/v1/fact-proposals" };
+
+/**
+ * The consolidation queue (SPEC §7): both sides of each proposal, similarity and rationale;
+ * apply / reject by button or keyboard (j/k move, a apply, r reject).
+ */
+export function Proposals() {
+  const [kind, setKind] = useState<Kind>("memory");
+  const [status, setStatus] = useState("proposed");
+  const list = useLoad(
+    () => api<{ proposals: Proposal[] }>("GET", `${PATHS[kind]}${query({ status, limit: 100 })}`),
+    `${kind}|${status}`,
+  );
+  const [selected, setSelected] = useState(0);
+  const [error, setError] = useState<unknown>(null);
+  // Decided here: hidden from the waiting list at once, before the reload answers.
+  const [decided, setDecided] = useState<ReadonlySet<string>>(new Set());
+  const items = (list.data?.proposals ?? []).filter((p) => !(p.status === "proposed" && decided.has(p.id)));
+
+  const decide = async (p: Proposal | undefined, verdict: "apply" | "reject") => {
+    if (!p || p.status !== "proposed" || decided.has(p.id)) return;
+    setError(null);
+    try {
+      await api("POST", `${PATHS[kind]}/${p.id}/${verdict}`);
+      setDecided((d) => new Set(d).add(p.id));
+      list.reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  // The listener is registered once and reads the latest list through a ref: a listener closed
+  // over an earlier render could act on a proposal already decided (effects run after paint).
+  const latest = useRef({ items, selected, decide });
+  latest.current = { items, selected, decide };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement;
+      if (e.ctrlKey || e.metaKey || e.altKey || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
+      const { items: now, selected: at, decide: act } = latest.current;
+      if (e.key === "j") setSelected(Math.min(at + 1, now.length - 1));
+      else if (e.key === "k") setSelected(Math.max(at - 1, 0));
+      else if (e.key === "a") void act(now[at], "apply");
+      else if (e.key === "r") void act(now[at], "reject");
+      else return;
+      e.preventDefault();
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, []);
+  useEffect(() => {
+    if (selected >= items.length) setSelected(Math.max(0, items.length - 1));
+  }, [items.length]);
+
+  return (
+    <Page title="Proposals">
+      <div class="row filters">
+        <label>
+          Kind
+          <select name="kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as Kind)}>
+            <option value="memory">memory proposals</option>
+            <option value="fact">fact proposals</option>
+          </select>
+        </label>
+        <label>
+          Status
+          <select name="status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <option value="proposed">waiting</option>
+            <option value="applied">applied</option>
+            <option value="rejected">rejected</option>
+          </select>
+        </label>
+        <p class="muted keys" id="proposal-keys">
+          Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>a</kbd> apply, <kbd>r</kbd> reject
+        </p>
+      </div>
+      <ErrorLine error={error ?? list.error} />
+      {list.loading && !list.data ? (
+        <Loading />
+      ) : items.length === 0 ? (
+        <p class="muted">Nothing here.</p>
+      ) : (
+        <ol class="cards" aria-label="Proposals" aria-describedby="proposal-keys">
+          {items.map((p, i) => (
+            <li key={p.id} class={`card proposal${i === selected ? " selected" : ""}`} aria-current={i === selected ? "true" : undefined}>
+              <p class="meta">
+                {p.edgeType && <strong>{p.edgeType}</strong>} · similarity <span class="score">{p.similarity.toFixed(3)}</span> ·{" "}
+                <When at={p.createdAt} /> · {p.status}
+              </p>
+              <p class="rationale">{p.rationale}</p>
+              {kind === "memory" ? (
+                <div class="sides">
+                  <Side id={p.fromId} label="From" />
+                  <Side id={p.toId} label="Into" />
+                </div>
+              ) : (
+                <p class="muted">
+                  Facts {p.fromId.slice(0, 8)} → {p.toId.slice(0, 8)}
+                </p>
+              )}
+              {p.status === "proposed" && (
+                <div class="row">
+                  <button type="button" class="primary" onClick={() => decide(p, "apply")}>
+                    Apply
+                  </button>
+                  <button type="button" onClick={() => decide(p, "reject")}>
+                    Reject
+                  </button>
+                </div>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+    </Page>
+  );
+}
+
+function Side({ id, label }: { id: string; label: string }) {
+  const m = useLoad(() => api<Memory>("GET", `/api/v1/memories/${id}`), id);
+  return (
+    <div class="side">
+      <p class="muted">{label}</p>
+      {m.data ? (
+        <>
+          <Link href={`/app/memories/${id}`}>{m.data.topic}</Link>
+          <p class="excerpt">{m.data.content}</p>
+        </>
+      ) : (
+        <ErrorLine error={m.error} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,106 @@
+import { useState } from "preact/hooks";
+import { api } from "../api";
+import { ErrorLine, Loading, Page, useLoad, When } from "../ui";
+
+type Scope = { id: string; name: string; aliases: string[]; createdAt: string };
+const splitAliases = (s: string) =>
+  s
+    .split(",")
+    .map((a) => a.trim())
+    .filter(Boolean);
+
+/** Scopes (SPEC §5): create, rename, aliases, delete. */
+export function Scopes() {
+  const list = useLoad(() => api<{ scopes: Scope[] }>("GET", "/api/v1/scopes"), "scopes");
+  const [name, setName] = useState("");
+  const [aliases, setAliases] = useState("");
+  const [error, setError] = useState<unknown>(null);
+  const run = async (call: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await call();
+      list.reload();
+      return true;
+    } catch (e) {
+      setError(e);
+      return false;
+    }
+  };
+  return (
+    <Page title="Scopes">
+      <form
+        class="row panel"
+        aria-label="New scope"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const aliasList = splitAliases(aliases);
+          if (await run(() => api("POST", "/api/v1/scopes", { name, ...(aliasList.length ? { aliases: aliasList } : {}) }))) {
+            setName("");
+            setAliases("");
+          }
+        }}
+      >
+        <label>
+          Name
+          <input name="name" required pattern="[a-z0-9][a-z0-9\-]*" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label>
+          Aliases (comma-separated)
+          <input name="aliases" value={aliases} onInput={(e) => setAliases(e.currentTarget.value)} />
+        </label>
+        <button type="submit" class="primary">
+          Create scope
+        </button>
+      </form>
+      <ErrorLine error={error ?? list.error} />
+      {!list.data ? (
+        <Loading />
+      ) : (
+        <ul class="cards" aria-label="Scopes">
+          {list.data.scopes.map((s) => (
+            <ScopeRow key={s.id} scope={s} run={run} />
+          ))}
+        </ul>
+      )}
+    </Page>
+  );
+}
+
+function ScopeRow({ scope, run }: { scope: Scope; run: (call: () => Promise<unknown>) => Promise<boolean> }) {
+  const [name, setName] = useState(scope.name);
+  const [aliases, setAliases] = useState(scope.aliases.join(", "));
+  return (
+    <li class="card">
+      <form
+        class="row"
+        aria-label={`Scope ${scope.name}`}
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run(() => api("PATCH", `/api/v1/scopes/${scope.id}`, { name, aliases: splitAliases(aliases) }));
+        }}
+      >
+        <label>
+          Name
+          <input name="name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label class="grow">
+          Aliases
+          <input name="aliases" value={aliases} onInput={(e) => setAliases(e.currentTarget.value)} />
+        </label>
+        <span class="muted">
+          created <When at={scope.createdAt} />
+        </span>
+        <button type="submit">Save</button>
+        <button
+          type="button"
+          class="danger"
+          onClick={() => {
+            if (confirm(`Delete scope ${scope.name}?`)) void run(() => api("DELETE", `/api/v1/scopes/${scope.id}`));
+          }}
+        >
+          Delete
+        </button>
+      </form>
+    </li>
+  );
+}

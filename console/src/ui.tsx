@@ -1,0 +1,99 @@
+import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { explain } from "./api";
+
+/** A moment as the reader's locale writes it; the ISO value in the title. */
+export function When({ at }: { at: string | null }) {
+  if (!at) return <span class="muted">—</span>;
+  return (
+    <time dateTime={at} title={at}>
+      {new Date(at).toLocaleString()}
+    </time>
+  );
+}
+
+export function ErrorLine({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <p class="error" role="alert">
+      {explain(error)}
+    </p>
+  );
+}
+
+export function Loading() {
+  return (
+    <p class="muted" aria-live="polite">
+      Loading…
+    </p>
+  );
+}
+
+/** Loads once per change of `key`; `reload` runs it again. */
+export function useLoad<T>(load: () => Promise<T>, key: string) {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (data) => live && setState({ data, loading: false }),
+      (error) => live && setState({ error, loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [key, round]);
+  return { ...state, reload: () => setRound((r) => r + 1) };
+}
+
+export function Page({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {
+  useEffect(() => {
+    document.title = `${title} · amem console`;
+  }, [title]);
+  return (
+    <section aria-labelledby="page-title">
+      <div class="page-head">
+        <h1 id="page-title">{title}</h1>
+        {actions}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+/** A link inside the app: history navigation, no reload. */
+export function Link({ href, children, class: cls }: { href: string; children: ComponentChildren; class?: string }) {
+  return (
+    <a
+      href={href}
+      class={cls}
+      onClick={(e) => {
+        if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        navigate(href);
+      }}
+    >
+      {children}
+    </a>
+  );
+}
+
+const listeners = new Set<() => void>();
+export function navigate(href: string): void {
+  history.pushState(null, "", href);
+  for (const l of listeners) l();
+}
+export function usePath(): string {
+  const [path, setPath] = useState(location.pathname);
+  useEffect(() => {
+    const update = () => setPath(location.pathname);
+    listeners.add(update);
+    addEventListener("popstate", update);
+    return () => {
+      listeners.delete(update);
+      removeEventListener("popstate", update);
+    };
+  }, []);
+  return path;
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "bun:test";
+import { eventually } from "../helpers";
+import { clickText, fill, newPage, startConsole, TEST_MS, WAIT_MS, waitForText, watchProblems } from "./harness";
+
+/*
+ * Sign-up, email verification and password reset in the console, where mail is configured: the api
+ * runs with MAIL_TRANSPORT=log (development), so the test reads each mailed link from its log and
+ * opens it in the browser as the recipient would.
+ */
+const h = await startConsole({ MAIL_TRANSPORT: "log" });
+
+/** The link of the newest mailed `kind` written to the api's log after `seen` such links. */
+async function mailedLink(kind: string, seen: number): Promise<string> {
+  const links = () =>
+    h
+      .apiLog()
+      .split("\n")
+      .filter((line) => line.includes('"mail written to the log'))
+      .map((line) => JSON.parse(line).mail as { kind: string; link: string })
+      .filter((mail) => mail.kind === kind)
+      .map((mail) => mail.link);
+  expect(await eventually(async () => links().length > seen, WAIT_MS, 100)).toBe(true);
+  return links()[seen]!;
+}
+
+describe("sign-up and password reset in the console (mail configured)", () => {
+  it(
+    "creates an account, verifies it from the mailed link, signs in; resets the password from the mailed link",
+    async () => {
+      const page = await newPage(h);
+      const problems = watchProblems(page);
+      const email = `${crypto.randomUUID()}@example.test`;
+      await page.goto(`${h.url}/app`);
+      await clickText(page, "button", "Create an account");
+      await fill(page, "input[name=email]", email);
+      await fill(page, "input[name=password]", "first horse battery");
+      await clickText(page, "form button[type=submit]", "Create an account");
+      await waitForText(page, "[role=status]", "Account created.");
+
+      const verification = await mailedLink("verify-email", 0);
+      expect(new URL(verification).pathname).toBe("/app/verify-email");
+      await page.goto(verification);
+      await waitForText(page, "[role=status]", "Your email address is verified.");
+
+      await fill(page, "input[name=email]", email);
+      await fill(page, "input[name=password]", "first horse battery");
+      await clickText(page, "form button[type=submit]", "Sign in");
+      await waitForText(page, "[data-testid=signed-in-as]", email);
+      await clickText(page, "button", "Sign out");
+
+      await clickText(page, "button", "Forgot your password?");
+      await fill(page, "input[name=email]", email);
+      await clickText(page, "form button[type=submit]", "Reset your password");
+      await waitForText(page, "[role=status]", "a reset link is on its way");
+      const reset = await mailedLink("reset-password", 0);
+      expect(new URL(reset).pathname).toBe("/app/reset-password");
+      await page.goto(reset);
+      await waitForText(page, "h1", "Choose a new password");
+      await fill(page, "input[name=password]", "second horse battery");
+      await clickText(page, "form button[type=submit]", "Choose a new password");
+      await waitForText(page, "[role=status]", "Password changed.");
+
+      await fill(page, "input[name=email]", email);
+      await fill(page, "input[name=password]", "second horse battery");
+      await clickText(page, "form button[type=submit]", "Sign in");
+      await waitForText(page, "[data-testid=signed-in-as]", email);
+      expect(problems).toEqual([]);
+      await page.browserContext().close();
+    },
+    TEST_MS,
+  );
+});
