@@ -55,6 +55,8 @@ import { countRedisCommands, round2, scriptNames, type CommandCount } from "./li
 import { ForeignCpu } from "./lib/cpu";
 import { waitQuiet } from "./lib/load";
 import { amemEnv, cpuProfileFlags, spawnApi } from "./lib/services";
+import { loadConfig } from "../shared/config";
+import { queuePrefix } from "../shared/queue/connection";
 import { createBenchUser } from "./lib/tenant";
 import { appendRow, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, textTable, writeRawResults } from "./lib/report";
 
@@ -110,8 +112,16 @@ let tenant: string | null = null;
 const BASELINE_PREFIX = `${PREFIX}:bq`;
 const db = postgres(DATABASE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-triage" } });
 const redisConnection = { url: REDIS_URL, maxRetriesPerRequest: 1, enableOfflineQueue: true };
-/** The bench's own view of both queues: drain checks and worker counts (never enqueues). */
-const serviceQueue = new Queue("triage", { connection: redisConnection, prefix: `${PREFIX}:q` });
+/**
+ * The bench's own view of both queues: drain checks and worker counts (never enqueues). The service's
+ * queue prefix comes from the service's own function over the environment the service is given, so
+ * the bench counts the workers where they register (it counted under `<prefix>:q` after the Redis
+ * Cluster change moved them to `<prefix>:{q}`, and no worker ever registered).
+ */
+const serviceQueue = new Queue("triage", {
+  connection: redisConnection,
+  prefix: queuePrefix(loadConfig(amemEnv(DATABASE_URL, REDIS_URL, PREFIX))),
+});
 const baselineQueue = new Queue("bench-queue", { connection: redisConnection, prefix: BASELINE_PREFIX });
 serviceQueue.on("error", () => {});
 baselineQueue.on("error", () => {});
