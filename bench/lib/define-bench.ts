@@ -141,8 +141,8 @@ export function defineBench(spec: BenchSpec) {
       return db;
     },
 
-    /** The user whose rows `tenantRows` deletes at the end. */
-    set tenant(userId: string) {
+    /** Names the user whose rows `tenantRows` deletes at the end. */
+    setTenant(userId: string): void {
       tenant = userId;
     },
 
