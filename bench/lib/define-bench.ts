@@ -40,6 +40,8 @@ export type BenchSpec = {
   database?: string;
   /** false: the benchmark does not load with wrk (it neither needs it nor prints wrk's note). */
   wrk?: boolean;
+  /** true: the benchmark measures in its own process (no services, no data: no run context to print). */
+  inProcess?: boolean;
   /** The processes wrk shares the cores with, for the run's note. */
   sharing?: string;
   /** The bench's own knobs at smoke size (variable → value). */
@@ -207,7 +209,7 @@ export function defineBench(spec: BenchSpec) {
         console.log(`machine: nproc=${box.nproc}, ${box.model}; commit ${rev}`);
         if (describe) console.log(describe());
         if (spec.wrk !== false) printRunContext(run, knobs.REDIS_URL, knobs.DATABASE_URL, spec.sharing);
-        else
+        else if (!spec.inProcess)
           console.log(
             `logs: ${run.logDir}; Redis ${knobs.REDIS_URL} prefix ${run.PREFIX}; Postgres ${knobs.DATABASE_URL}`,
           );
