@@ -50,7 +50,7 @@ import type { WrkResult, WrkTarget } from "./lib/wrk";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, prng } from "./lib/memory-text";
 import { briefingTenantMemories, briefingTenantShape, copySeed, seedUpTo } from "./lib/seed";
-import { levelsEnv, planSummary } from "./lib/pg";
+import { planSummary } from "./lib/pg";
 import { pgMedians, printPgRun, pgSummaryRow, printPgSummary, type PgRunCpu } from "./lib/pg-figures";
 import { explainAnalyze, recordingDrizzle } from "./lib/explain";
 import { measuredRun, type PgLoad, waitQuiet, warmUp } from "./lib/load";
@@ -62,17 +62,28 @@ import { probePages, seedSessionsUpTo, type PageFigure } from "./lib/pages";
 // ---- settings -------------------------------------------------------------------------------
 
 const DEFAULT_SECONDS = 5;
-const DEFAULT_LEVELS = "10000,100000";
 const bench = defineBench({
+  levels: "10000,100000",
   name: "briefing",
   title: "briefing",
   seconds: DEFAULT_SECONDS,
-  smoke: { BENCH_LEVELS: "300", BENCH_PAGE_REQUESTS: "10" },
-  comparable: () => LEVELS_RAW === DEFAULT_LEVELS,
+  smoke: { BENCH_PAGE_REQUESTS: "10" },
   tenantRows: { what: "memories", delete: deleteTenantRows },
 });
-const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, ONLY, DATABASE, DATABASE_URL } = bench;
-const { raw: LEVELS_RAW, levels: LEVELS } = levelsEnv(DEFAULT_LEVELS);
+const {
+  LEVELS,
+  SECONDS,
+  WARMUP,
+  RUNS,
+  CONNECTIONS,
+  THREADS,
+  PROBE,
+  WAIT_QUIET,
+  PROFILE,
+  ONLY,
+  DATABASE,
+  DATABASE_URL,
+} = bench;
 /** `pages` is not a wrk load: it runs unless BENCH_ONLY names operations without it. */
 const PAGES = !ONLY || ONLY.has("pages");
 const PAGE_REQUESTS = intEnv("BENCH_PAGE_REQUESTS", 200, 10, 100_000);
@@ -212,7 +223,7 @@ async function main(start: BenchStart) {
 
   const { proc: baseline, base: baseBase } = spawnBaselinePg(procs, DATABASE_URL);
   const { proc: apiProc, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
-  await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
+  await procs.waitForReady([baseline, `${baseBase}/health`], [apiProc, `${apiBase}/ready`]);
 
   const user = process.env.BENCH_TENANT_EMAIL
     ? await reuseBenchUser(procs, serviceEnv, db, process.env.BENCH_TENANT_EMAIL, id)

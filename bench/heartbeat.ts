@@ -28,12 +28,12 @@ import { applyOnly, FOREIGN_LIMIT } from "./lib/run-env";
 import { type BenchStart, defineBench } from "./lib/define-bench";
 import Redis from "ioredis";
 import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
-import { freePort, rssBytes, STARTUP_MS, waitForHttp } from "./lib/procs";
+import { rssBytes } from "./lib/procs";
 import { countRedisCommands, postgresBackendsUsed, sequentialLatency, type CommandCount } from "./lib/probe";
 import { ForeignCpu } from "./lib/cpu";
 import { apiClient, expectStatus } from "./lib/http";
 import { waitQuiet } from "./lib/load";
-import { spawnApi } from "./lib/services";
+import { spawnApi, spawnBaselineRedis } from "./lib/services";
 import { createBenchUser } from "./lib/tenant";
 import { PrivateCluster } from "../test/private-cluster";
 import { redisKeys } from "../shared/redis/keys";
@@ -77,12 +77,7 @@ async function main(start: BenchStart) {
   await procs.migrate(serviceEnv);
 
   // Services.
-  const basePort = freePort();
-  const baseline = procs.spawnService("baseline-redis", [bun, "bench/baseline-redis.ts"], {
-    PORT: String(basePort),
-    REDIS_URL,
-    REDIS_PREFIX: PREFIX,
-  });
+  const { proc: baseline, base: baseBase } = spawnBaselineRedis(procs, REDIS_URL, PREFIX);
   const {
     proc: apiProc,
     port: apiPort,
@@ -91,21 +86,20 @@ async function main(start: BenchStart) {
   // The same api without metrics, loaded in the same rounds (the overhead is their difference).
   const offApi = METRICS_COMPARE ? spawnApi(procs, { ...serviceEnv, METRICS: "off" }, null) : null;
   const workers = procs.spawnService("workers", [bun, "workers/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
-  const baseBase = `http://127.0.0.1:${basePort}`;
-  await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
+  await procs.waitForReady([baseline, `${baseBase}/health`], [apiProc, `${apiBase}/ready`]);
   let base2: { proc: Bun.Subprocess; url: string } | null = null;
   if (INVESTIGATE) {
-    const port = freePort();
-    const proc = procs.spawnService("baseline-redis-2rt", [bun, "bench/baseline-redis.ts"], {
-      PORT: String(port),
+    const { proc, base } = spawnBaselineRedis(
+      procs,
       REDIS_URL,
-      REDIS_PREFIX: PREFIX,
-      BASELINE_ROUND_TRIPS: "2",
-    });
-    base2 = { proc, url: `http://127.0.0.1:${port}` };
-    await waitForHttp(`${base2.url}/health`, proc, STARTUP_MS);
+      PREFIX,
+      { BASELINE_ROUND_TRIPS: "2" },
+      "baseline-redis-2rt",
+    );
+    base2 = { proc, url: base };
+    await procs.waitForReady([proc, `${base}/health`]);
   }
-  if (offApi) await waitForHttp(`${offApi.base}/ready`, offApi.proc, STARTUP_MS);
+  if (offApi) await procs.waitForReady([offApi.proc, `${offApi.base}/ready`]);
   await Bun.sleep(500);
   if (workers.exitCode !== null) throw new Error(`workers exited:\n${procs.logTail(workers.pid)}`);
 
@@ -208,7 +202,7 @@ async function main(start: BenchStart) {
     const clusterEnv = { ...bench.serviceEnv(), REDIS_URL: cluster.url, REDIS_PREFIX: `${PREFIX}c` };
     const onCluster = spawnApi(procs, clusterEnv, null);
     procs.spawnService("workers-cluster", [bun, "workers/main.ts"], { ...clusterEnv, PORT: String(onCluster.port) });
-    await waitForHttp(`${onCluster.base}/health`, onCluster.proc, STARTUP_MS);
+    await procs.waitForReady([onCluster.proc, `${onCluster.base}/health`]);
     const clusterUser = await createBenchUser(procs, clusterEnv, `${id}c`);
     await expectOk(
       await api(onCluster.base, "/api/v1/agent-sessions/open", {

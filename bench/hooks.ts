@@ -53,28 +53,26 @@ import { HOOK_AGENTS } from "../shared/hooks/service";
 import { applyOnly, FOREIGN_LIMIT, intEnv } from "./lib/run-env";
 import { type BenchStart, defineBench } from "./lib/define-bench";
 import type { WrkResult, WrkTarget } from "./lib/wrk";
-import { freePort, STARTUP_MS, waitForHttp } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { apiClient, expectStatus, forEachConcurrently } from "./lib/http";
 import { MemoryTextGenerator, prng } from "./lib/memory-text";
 import { briefingTenantMemories, briefingTenantShape, copySeed, seedUpTo } from "./lib/seed";
-import { levelsEnv, vacuumMemories } from "./lib/pg";
+import { vacuumMemories } from "./lib/pg";
 import { printPgRun, type PgRunCpu } from "./lib/pg-figures";
 import { measuredRun, type PgLoad, waitQuiet, warmUp } from "./lib/load";
-import { expectWorkersRunning, spawnApi, spawnBaselinePg, spawnWorkers } from "./lib/services";
+import { expectWorkersRunning, spawnApi, spawnBaselinePg, spawnBaselineRedis, spawnWorkers } from "./lib/services";
 import { createBenchUser, deleteTenantMemories, deleteTenantSessions } from "./lib/tenant";
 import { fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, percentile, textTable } from "./lib/report";
 
 // ---- settings -------------------------------------------------------------------------------
 
 const DEFAULT_SECONDS = 5;
-const DEFAULT_LEVELS = "10000,100000";
 const bench = defineBench({
+  levels: "10000,100000",
   name: "hooks",
   title: "hooks",
   seconds: DEFAULT_SECONDS,
-  smoke: { BENCH_LEVELS: "300", BENCH_SESSIONS: "64" },
-  comparable: () => LEVELS_RAW === DEFAULT_LEVELS,
+  smoke: { BENCH_SESSIONS: "64" },
   tenantRows: {
     what: "memories (and their commitments, the session runs)",
     delete: async (db, userId) => {
@@ -85,10 +83,22 @@ const bench = defineBench({
     },
   },
 });
-const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, ONLY, DATABASE, REDIS_URL, ROOT } =
-  bench;
+const {
+  LEVELS,
+  SECONDS,
+  WARMUP,
+  RUNS,
+  CONNECTIONS,
+  THREADS,
+  PROBE,
+  WAIT_QUIET,
+  PROFILE,
+  ONLY,
+  DATABASE,
+  REDIS_URL,
+  ROOT,
+} = bench;
 const SESSIONS = intEnv("BENCH_SESSIONS", 1024, 1, 100_000);
-const { raw: LEVELS_RAW, levels: LEVELS } = levelsEnv(DEFAULT_LEVELS);
 
 const AGENT = HOOK_AGENTS["claude-code"];
 const PROJECT = "webapp";
@@ -323,21 +333,13 @@ async function main(start: BenchStart) {
   if (!readFileSync(join(ROOT, "shared/hooks/budget.ts"), "utf8").includes(`"${MISS_LINE}"`))
     throw new Error(`shared/hooks/budget.ts no longer logs "${MISS_LINE}": update MISS_LINE`);
   const serviceEnv = bench.serviceEnv();
-  const bun = process.execPath;
   await procs.migrate(serviceEnv);
 
-  const redisPort = freePort();
-  const bRedis = procs.spawnService("baseline-redis", [bun, "bench/baseline-redis.ts"], {
-    PORT: String(redisPort),
-    REDIS_URL,
-    REDIS_PREFIX: PREFIX,
-  });
+  const { proc: bRedis, base: redisBase } = spawnBaselineRedis(procs, REDIS_URL, PREFIX);
   const { proc: bPg, base: pgBase } = spawnBaselinePg(procs, bench.DATABASE_URL);
   const { proc: apiProc, port: apiPort, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
   const workers = spawnWorkers(procs, serviceEnv, apiPort);
-  const redisBase = `http://127.0.0.1:${redisPort}`;
-  await procs.waitForServers(bRedis, redisBase, apiProc, apiBase);
-  await waitForHttp(`${pgBase}/health`, bPg, STARTUP_MS);
+  await procs.waitForReady([bRedis, `${redisBase}/health`], [apiProc, `${apiBase}/ready`], [bPg, `${pgBase}/health`]);
   await expectWorkersRunning(procs, workers);
 
   const user = await createBenchUser(procs, serviceEnv, id);

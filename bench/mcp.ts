@@ -38,7 +38,7 @@ import { applyOnly, intEnv } from "./lib/run-env";
 import { type BenchStart, defineBench } from "./lib/define-bench";
 import { join } from "node:path";
 import { parseCheck, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
-import { rssBytes, STARTUP_MS, waitForHttp } from "./lib/procs";
+import { rssBytes } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
 import { seedPersonalMemories, seedUpTo } from "./lib/seed";
@@ -221,14 +221,7 @@ async function main(start: BenchStart) {
     { ...serviceEnv, OAUTH_ACCESS_TTL_SECONDS: "86400" },
     PROFILE ? logDir : null,
   );
-  try {
-    await waitForHttp(`${apiBase}/ready`, apiProc, STARTUP_MS);
-    await waitForHttp(`${mcpBase}/ready`, mcpProc, STARTUP_MS);
-  } catch (error) {
-    throw new Error(
-      `${(error as Error).message}\n--- api log ---\n${procs.logTail(apiProc.pid)}\n--- mcp log ---\n${procs.logTail(mcpProc.pid)}`,
-    );
-  }
+  await procs.waitForReady([apiProc, `${apiBase}/ready`], [mcpProc, `${mcpBase}/ready`]);
   await expectWorkersRunning(procs, workers);
 
   // Tenant, API key, and an access token through the real OAuth flow.

@@ -39,7 +39,7 @@ import { rssBytes } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
 import { seedPersonalMemories, seedUpTo } from "./lib/seed";
-import { levelsEnv, planSummary, vacuumMemories } from "./lib/pg";
+import { planSummary, vacuumMemories } from "./lib/pg";
 import { pgMedians, printPgRun, pgSummaryRow, printPgSummary, type PgMedians, type PgRunCpu } from "./lib/pg-figures";
 import { explainAnalyze, recordingDrizzle } from "./lib/explain";
 import { apiClient, expectStatus } from "./lib/http";
@@ -51,18 +51,28 @@ import { fmtMb, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median } from "./lib/repo
 // ---- settings -------------------------------------------------------------------------------
 
 const DEFAULT_SECONDS = 6;
-const DEFAULT_LEVELS = "10000,100000";
 const bench = defineBench({
+  levels: "10000,100000",
   name: "memories",
   title: "memories",
   seconds: DEFAULT_SECONDS,
-  smoke: { BENCH_LEVELS: "300" },
-  comparable: () => LEVELS_RAW === DEFAULT_LEVELS,
   tenantRows: { what: "memories", delete: deleteTenantMemories },
 });
-const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, ONLY, DATABASE, DATABASE_URL, ROOT } =
-  bench;
-const { raw: LEVELS_RAW, levels: LEVELS } = levelsEnv(DEFAULT_LEVELS);
+const {
+  LEVELS,
+  SECONDS,
+  WARMUP,
+  RUNS,
+  CONNECTIONS,
+  THREADS,
+  PROBE,
+  WAIT_QUIET,
+  PROFILE,
+  ONLY,
+  DATABASE,
+  DATABASE_URL,
+  ROOT,
+} = bench;
 
 const CAPTURE_TAG = "bench-capture";
 const SCRIPT_CAPTURE = join(ROOT, "bench/wrk/capture.lua");
@@ -166,7 +176,7 @@ async function main(start: BenchStart) {
   const { proc: baseline, base: baseBase } = spawnBaselinePg(procs, DATABASE_URL);
   const { proc: apiProc, port: apiPort, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
   const workers = spawnWorkers(procs, serviceEnv, apiPort);
-  await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
+  await procs.waitForReady([baseline, `${baseBase}/health`], [apiProc, `${apiBase}/ready`]);
   await expectWorkersRunning(procs, workers);
 
   // Tenant and key.

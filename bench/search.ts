@@ -30,31 +30,28 @@ import postgres from "postgres";
 import { assertBenchTargets, intEnv } from "./lib/run-env";
 import { type BenchStart, defineBench } from "./lib/define-bench";
 import { spawnApi } from "./lib/services";
-import { STARTUP_MS, waitForHttp } from "./lib/procs";
+import { STARTUP_MS } from "./lib/procs";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
 import { seedPersonalMemories, seedUpTo } from "./lib/seed";
-import { levelsEnv } from "./lib/pg";
 import { createBenchUser, deleteTenantMemories, memoryCount } from "./lib/tenant";
 import { apiClient, expectStatus } from "./lib/http";
 import { fmtMs, mdRow, percentile } from "./lib/report";
 
-const DEFAULT_LEVELS = "10000,100000,1000000";
 const bench = defineBench({
+  levels: "10000,100000,1000000",
   name: "search",
   title: "search",
   wrk: false,
   database: "amem_bench_search",
   smoke: {
-    BENCH_LEVELS: "300",
     BENCH_SMALL: "100",
     BENCH_REPEAT: "1",
     BENCH_ALONE_DATABASE_URL: "postgres://postgres@127.0.0.1:5432/amem_ci_bench_search_alone",
   },
-  comparable: () => LEVELS_RAW === DEFAULT_LEVELS && REPEAT >= 10 && SMALL === 1000,
+  comparable: () => REPEAT >= 10 && SMALL === 1000,
 });
-const { REDIS_URL } = bench;
+const { REDIS_URL, LEVELS } = bench;
 const ALONE_URL = process.env.BENCH_ALONE_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench_search_alone";
-const { raw: LEVELS_RAW, levels: LEVELS } = levelsEnv(DEFAULT_LEVELS);
 const REPEAT = intEnv("BENCH_REPEAT", 10, 1, 1000);
 const SMALL = intEnv("BENCH_SMALL", 1000, 10, 100_000);
 const SEED_ONLY = process.env.BENCH_SEED_ONLY === "1";
@@ -188,8 +185,7 @@ async function main(start: BenchStart) {
 
   const { proc, base } = spawnApi(procs, env, null);
   const { proc: aloneProc, base: aloneBase } = spawnApi(procs, aloneEnv, null);
-  await waitForHttp(`${base}/ready`, proc, STARTUP_MS);
-  await waitForHttp(`${aloneBase}/ready`, aloneProc, STARTUP_MS);
+  await procs.waitForReady([proc, `${base}/ready`], [aloneProc, `${aloneBase}/ready`]);
   const target = (label: string, b: string, apiKey: string): Target => ({
     label,
     base: b,

@@ -267,7 +267,7 @@ async function main(start: BenchStart) {
   });
   const { proc: apiProc, base: apiBase } = spawnApi(procs, serviceEnv, profileDir("api"));
   const baseBase = `http://127.0.0.1:${basePort}`;
-  await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
+  await procs.waitForReady([baseline, `${baseBase}/health`], [apiProc, `${apiBase}/ready`]);
 
   const workers: Workers = { service: [], baseline: [] };
   /** (Re)starts both sides' worker processes for a configuration, one at a time (the baseline worker creates its table). */

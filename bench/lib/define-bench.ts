@@ -14,6 +14,7 @@ import {
   printRunContext,
   recordWanted,
 } from "./run-env";
+import { levelsEnv } from "./pg";
 import { amemEnv } from "./services";
 import { findWrk } from "./wrk";
 
@@ -44,6 +45,11 @@ export type BenchSpec = {
   inProcess?: boolean;
   /** The processes wrk shares the cores with, for the run's note. */
   sharing?: string;
+  /**
+   * The tenant sizes (BENCH_LEVELS) when unset, for a benchmark measured at several; a smoke run
+   * measures at 300, and only a run at these defaults is recorded at BENCH_RECORD=auto.
+   */
+  levels?: string;
   /** The bench's own knobs at smoke size (variable → value). */
   smoke?: Record<string, string>;
   /** Said in the banner of a smoke run. */
@@ -84,13 +90,19 @@ export const smokeDatabaseUrl = (name: string): string =>
 export function defineBench(spec: BenchSpec) {
   const smoke = isSmoke();
   if (smoke) {
-    const defaults = { ...SMOKE_KNOBS, BENCH_DATABASE_URL: smokeDatabaseUrl(spec.name), ...spec.smoke };
+    const defaults = {
+      ...SMOKE_KNOBS,
+      BENCH_DATABASE_URL: smokeDatabaseUrl(spec.name),
+      ...(spec.levels ? { BENCH_LEVELS: "300" } : {}),
+      ...spec.smoke,
+    };
     for (const [name, value] of Object.entries(defaults)) process.env[name] ??= value;
     process.env.BENCH_RECORD = "0";
   }
   const defaultSeconds = spec.seconds ?? 10;
   process.env.BENCH_DATABASE_URL ??= `postgres://postgres@127.0.0.1:5432/${spec.database ?? "amem_bench"}`;
   const knobs = benchKnobs(defaultSeconds);
+  const levels = spec.levels ? levelsEnv(spec.levels) : null;
   assertBenchTargets(knobs.DATABASE_URL, knobs.REDIS_URL);
   const DATABASE = benchDatabaseName(knobs.DATABASE_URL);
   const run = benchRun(ROOT);
@@ -123,6 +135,8 @@ export function defineBench(spec: BenchSpec) {
 
   return {
     ...knobs,
+    /** The tenant sizes to measure at (BENCH_LEVELS), increasing; none unless the spec has `levels`. */
+    LEVELS: levels?.levels ?? [],
     ROOT,
     README: process.env.BENCH_README ?? join(ROOT, "bench/README.md"),
     SMOKE: smoke,
@@ -218,6 +232,7 @@ export function defineBench(spec: BenchSpec) {
           knobs.SECONDS >= defaultSeconds &&
           !knobs.ONLY &&
           !knobs.PROFILE &&
+          levels?.raw === spec.levels &&
           (spec.comparable?.() ?? true);
         await body({ box, rev, started, record: recordWanted(auto) });
       });

@@ -85,15 +85,18 @@ export class Procs {
     if (migrate.code !== 0) throw new Error(`migrate failed: ${migrate.stderr || migrate.stdout}`);
   }
 
-  /** Waits for the baseline's /health and the api's /ready; a failure carries the tail of both logs. */
-  async waitForServers(baseline: Bun.Subprocess, baseUrl: string, api: Bun.Subprocess, apiUrl: string): Promise<void> {
+  /**
+   * Waits for each server's check URL (a baseline's /health, the api's or the MCP server's /ready)
+   * to answer 200; a failure carries the tail of every one of their logs.
+   */
+  async waitForReady(...servers: [proc: Bun.Subprocess, url: string][]): Promise<void> {
     try {
-      await waitForHttp(`${baseUrl}/health`, baseline, STARTUP_MS);
-      await waitForHttp(`${apiUrl}/ready`, api, STARTUP_MS);
+      for (const [proc, url] of servers) await waitForHttp(url, proc, STARTUP_MS);
     } catch (error) {
-      throw new Error(
-        `${(error as Error).message}\n--- api log ---\n${this.logTail(api.pid)}\n--- baseline log ---\n${this.logTail(baseline.pid)}`,
+      const logs = servers.map(
+        ([proc]) => `--- ${this.tracked.get(proc.pid)?.name} log ---\n${this.logTail(proc.pid)}`,
       );
+      throw new Error(`${(error as Error).message}\n${logs.join("\n")}`);
     }
   }
 

@@ -24,7 +24,7 @@
  */
 import { join } from "node:path";
 import { type BenchStart, defineBench } from "../lib/define-bench";
-import { STARTUP_MS, waitForHttp } from "../lib/procs";
+
 import { apiClient } from "../lib/http";
 import { expectWorkersRunning, spawnApi, spawnWorkers } from "../lib/services";
 import { createBenchUser } from "../lib/tenant";
@@ -100,11 +100,7 @@ async function main(start: BenchStart): Promise<void> {
   await procs.migrate(serviceEnv);
   const { proc: apiProc, port: apiPort, base } = spawnApi(procs, serviceEnv, null);
   const workers = spawnWorkers(procs, serviceEnv, apiPort);
-  try {
-    await waitForHttp(`${base}/ready`, apiProc, STARTUP_MS);
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n--- api log ---\n${procs.logTail(apiProc.pid)}`);
-  }
+  await procs.waitForReady([apiProc, `${base}/ready`]);
   await expectWorkersRunning(procs, workers);
 
   const api = apiClient(30_000);
