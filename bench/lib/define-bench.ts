@@ -10,6 +10,7 @@ import {
   commit,
   deleteRedisPrefix,
   dropTenantRows,
+  isSmoke,
   machine,
   printRunContext,
   recordWanted,
@@ -79,9 +80,6 @@ const SMOKE_KNOBS: Record<string, string> = {
 };
 /** The service's budgets in a smoke run: a busy box answers late, it does not fail the check. */
 const SMOKE_SERVICE_ENV = { DEPENDENCY_TIMEOUT_MS: "15000", HOOK_BUDGET_MS: "15000" };
-
-/** Whether this process is a smoke run (BENCH_SMOKE=1). */
-export const isSmoke = (): boolean => process.env.BENCH_SMOKE === "1";
 
 /** The smoke database of a benchmark: its own, on the local server, never the test database. */
 export const smokeDatabaseUrl = (name: string): string =>
