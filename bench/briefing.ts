@@ -423,10 +423,7 @@ async function main(start: BenchStart) {
         return [
           "briefing",
           mdRow([
-            date,
-            rev,
-            box.label,
-            `${RUNS}×${SECONDS} s`,
+            ...start.runHead,
             fmtRps(l.level),
             s.label,
             fmtMs(one.p50),

@@ -496,10 +496,7 @@ async function main(start: BenchStart) {
     [
       "heartbeat",
       mdRow([
-        date,
-        rev,
-        box.label,
-        runsLabel,
+        ...start.runHead,
         fmtRps(hb.rps),
         fmtMs(hb.p50),
         fmtMs(hb.p99),
@@ -515,10 +512,7 @@ async function main(start: BenchStart) {
     [
       "me",
       mdRow([
-        date,
-        rev,
-        box.label,
-        runsLabel,
+        ...start.runHead,
         fmtRps(me.rps),
         fmtMs(me.p50),
         fmtMs(me.p99),

@@ -328,7 +328,7 @@ async function probeStart(apiBase: string, apiKey: string, apiPid: number, brief
 // ---- main -----------------------------------------------------------------------------------
 
 async function main(start: BenchStart) {
-  const { box, rev, started } = start;
+  const { box, rev } = start;
   // The miss count reads the api's log: a renamed log line would silently count zero.
   if (!readFileSync(join(ROOT, "shared/hooks/budget.ts"), "utf8").includes(`"${MISS_LINE}"`))
     throw new Error(`shared/hooks/budget.ts no longer logs "${MISS_LINE}": update MISS_LINE`);
@@ -648,7 +648,6 @@ async function main(start: BenchStart) {
     console.log("");
   }
 
-  const date = started.toISOString().slice(0, 10);
   bench.writeRaw(start, {
     settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, SESSIONS, LEVELS },
     stop: {
@@ -664,7 +663,6 @@ async function main(start: BenchStart) {
     })),
   });
   if (PROFILE) console.log(`api CPU profile: written to ${logDir} when the api exits (below)`);
-  const runsLabel = `${RUNS}×${SECONDS} s`;
   bench.recordRows(start, () => [
     ...(stopOps.length === 0
       ? []
@@ -672,10 +670,7 @@ async function main(start: BenchStart) {
           [
             "hooks-stop",
             mdRow([
-              date,
-              rev,
-              box.label,
-              runsLabel,
+              ...start.runHead,
               fmtRps(SESSIONS),
               fmtRps(stopM.rps),
               fmtMs(stopM.p50),
@@ -703,10 +698,7 @@ async function main(start: BenchStart) {
       return [
         "hooks-start",
         mdRow([
-          date,
-          rev,
-          box.label,
-          runsLabel,
+          ...start.runHead,
           fmtRps(l.level),
           fmtMs(one.p50),
           fmtMs(one.p99),

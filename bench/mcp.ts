@@ -209,7 +209,7 @@ async function probeOnce(op: Op): Promise<{ ms: number; contentType: string; byt
 let wrkRun = 0;
 
 async function main(start: BenchStart) {
-  const { box, rev, started } = start;
+  const { box, rev } = start;
   const serviceEnv = bench.serviceEnv();
   await procs.migrate(serviceEnv);
 
@@ -565,8 +565,6 @@ async function main(start: BenchStart) {
   );
   console.log(`RSS max: api ${fmtMb(rssMax.api)}, mcp ${fmtMb(rssMax.mcp)}`);
 
-  const date = started.toISOString().slice(0, 10);
-  const runsLabel = `${RUNS}×${SECONDS} s`;
   bench.writeRaw(start, {
     settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, MEMORIES },
     probes,
@@ -578,10 +576,7 @@ async function main(start: BenchStart) {
     verdicts.map((v): [string, string] => [
       "mcp",
       mdRow([
-        date,
-        rev,
-        box.label,
-        runsLabel,
+        ...start.runHead,
         fmtRps(MEMORIES),
         v.pair.what,
         ops.find((o) => o.key === v.pair.mcp)!.era ?? "—",

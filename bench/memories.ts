@@ -168,7 +168,7 @@ type LevelResult = {
 let wrkRun = 0;
 
 async function main(start: BenchStart) {
-  const { box, rev, started } = start;
+  const { box, rev } = start;
   const serviceEnv = bench.serviceEnv();
 
   await procs.migrate(serviceEnv);
@@ -343,8 +343,6 @@ async function main(start: BenchStart) {
   }
   console.log(`api RSS max ${fmtMb(rssMax)}`);
 
-  const date = started.toISOString().slice(0, 10);
-  const runsLabel = `${RUNS}×${SECONDS} s`;
   bench.writeRaw(
     start,
     {
@@ -370,10 +368,7 @@ async function main(start: BenchStart) {
         [
           "memories-capture",
           mdRow([
-            date,
-            rev,
-            box.label,
-            runsLabel,
+            ...start.runHead,
             fmtRps(l.level),
             fmtRps(c.rps),
             fmtMs(c.p50),
@@ -388,10 +383,7 @@ async function main(start: BenchStart) {
         [
           "memories-search",
           mdRow([
-            date,
-            rev,
-            box.label,
-            runsLabel,
+            ...start.runHead,
             fmtRps(l.level),
             fmtRps(s.rps),
             fmtMs(s.p50),

@@ -242,7 +242,7 @@ async function waitForWorkers(queue: Queue, expected: number, procsOf: Bun.Subpr
 let wrkRun = 0;
 
 async function main(start: BenchStart) {
-  const { box, rev, started } = start;
+  const { box, rev } = start;
   const serviceEnv = {
     ...bench.serviceEnv(),
     SCHEDULERS: "off",
@@ -596,8 +596,6 @@ async function main(start: BenchStart) {
   );
   console.log(textTable(["workers", "operation", "app", "workers", "redis", "postgres", "total"], cpuRows));
 
-  const date = started.toISOString().slice(0, 10);
-  const runsLabel = `${RUNS}×${SECONDS} s`;
   bench.writeRaw(start, {
     settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, CONFIGS },
     probe,
@@ -617,10 +615,7 @@ async function main(start: BenchStart) {
       return [
         "triage",
         mdRow([
-          date,
-          rev,
-          box.label,
-          runsLabel,
+          ...start.runHead,
           c.label,
           fmtRps(s.rps),
           fmtMs(s.p50),

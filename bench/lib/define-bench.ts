@@ -64,8 +64,17 @@ export type BenchSpec = {
   tenantRows?: { what: string; delete: (db: Sql, userId: string) => Promise<number> };
 };
 
-/** What main is handed: the machine, the commit, the start time, and whether this run is recorded. */
-export type BenchStart = { box: ReturnType<typeof machine>; rev: string; started: Date; record: boolean };
+/**
+ * What main is handed: the machine, the commit, the start time, whether this run is recorded, and
+ * the cells every recorded row starts with (date, commit, machine, runs × seconds).
+ */
+export type BenchStart = {
+  box: ReturnType<typeof machine>;
+  rev: string;
+  started: Date;
+  record: boolean;
+  runHead: string[];
+};
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const SMOKE_KNOBS: Record<string, string> = {
@@ -232,7 +241,8 @@ export function defineBench(spec: BenchSpec) {
           !knobs.PROFILE &&
           levels?.raw === spec.levels &&
           (spec.comparable?.() ?? true);
-        await body({ box, rev, started, record: recordWanted(auto) });
+        const runHead = [started.toISOString().slice(0, 10), rev, box.label, `${knobs.RUNS}×${knobs.SECONDS} s`];
+        await body({ box, rev, started, record: recordWanted(auto), runHead });
       });
     },
   };
