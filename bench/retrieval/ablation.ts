@@ -24,19 +24,17 @@
  * BENCH_REDIS_URL, BENCH_KEEP_DATA; BENCH_SMOKE=1: the committed hand-written set only, for CI).
  * Per-question rankings go to bench/results/retrieval-ablation-<start>.json.
  */
-import { join } from "node:path";
 import { type BenchStart, defineBench } from "../lib/define-bench";
 import { apiClient } from "../lib/http";
 import { expectWorkersRunning, spawnApi, spawnWorkers } from "../lib/services";
 import { createBenchUser } from "../lib/tenant";
 import { mdRow } from "../lib/report";
-import { loadLocomo } from "./datasets/locomo";
-import { loadOwn } from "./datasets/own";
+import { presentDatasets } from "./datasets/present";
 import { storeUnit } from "./store";
 import { analyze, Bm25Index } from "./bm25";
 import { meanScores, scoreRanking, type Scores } from "./metrics";
 import { deleteTenantData } from "./cleanup";
-import type { Dataset, QuerySpec, Split } from "./types";
+import type { QuerySpec, Split } from "./types";
 
 const bench = defineBench({
   name: "retrieval-ablation",
@@ -46,11 +44,6 @@ const bench = defineBench({
   smokeNote: "hand-written set only",
 });
 const { ROOT, SMOKE, KEEP_DATA, DATABASE } = bench;
-const DATA_DIR = process.env.RETRIEVAL_DATA_DIR ?? join(ROOT, "bench/retrieval/data");
-const OWN_SET = join(ROOT, "bench/retrieval/data-own/agent-memories.json");
-const ONLY = process.env.RETRIEVAL_DATASETS
-  ? new Set(process.env.RETRIEVAL_DATASETS.split(",").map((s) => s.trim()))
-  : null;
 
 /** The search's largest page: the pool every candidate re-ranks. */
 const POOL = 50;
@@ -80,19 +73,6 @@ bench.atCleanup(async () => {
     console.error(`warning: could not delete the bench users' memories (${(error as Error).message})`);
   }
 });
-
-function loadDatasets(): Dataset[] {
-  const found: Dataset[] = [];
-  const own = loadOwn(OWN_SET);
-  if (typeof own === "string") console.log(own);
-  else found.push(own);
-  if (!SMOKE) {
-    const locomo = loadLocomo(DATA_DIR);
-    if (typeof locomo === "string") console.log(locomo);
-    else found.push(...locomo);
-  }
-  return ONLY ? found.filter((d) => ONLY.has(d.name)) : found;
-}
 
 /** (k − 1) / (span − 1) of the shortest window holding one of each of the k query terms present; 0 for k < 2. */
 function proximity(tokens: string[], terms: Set<string>): number {
@@ -181,7 +161,7 @@ function macroMrr(asked: Asked[], variant: Variant, split: Split, datasets: stri
 }
 
 async function main(start: BenchStart): Promise<void> {
-  const datasets = loadDatasets();
+  const datasets = presentDatasets(ROOT, SMOKE);
   if (datasets.length === 0) throw new Error("no dataset to run");
   const serviceEnv = bench.serviceEnv();
   await procs.migrate(serviceEnv);

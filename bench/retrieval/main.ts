@@ -22,20 +22,17 @@
  *   BENCH_KEEP_DATA=0  BENCH_README=bench/README.md
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench_retrieval  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  */
-import { join } from "node:path";
 import { type BenchStart, defineBench } from "../lib/define-bench";
 
 import { apiClient } from "../lib/http";
 import { expectWorkersRunning, spawnApi, spawnWorkers } from "../lib/services";
 import { createBenchUser } from "../lib/tenant";
-import { loadLocomo } from "./datasets/locomo";
-import { loadOwn } from "./datasets/own";
+import { presentDatasets } from "./datasets/present";
 import { storeUnit } from "./store";
 import { evaluateUnit, type Outcome } from "./evaluate";
 import { type DatasetResult, fullReport } from "./report";
 import { recordReport } from "./record";
 import { deleteTenantData } from "./cleanup";
-import type { Dataset } from "./types";
 
 const bench = defineBench({
   name: "retrieval",
@@ -45,12 +42,7 @@ const bench = defineBench({
   smokeNote: "hand-written set only",
 });
 const { ROOT, README, SMOKE, KEEP_DATA, DATABASE } = bench;
-const DATA_DIR = process.env.RETRIEVAL_DATA_DIR ?? join(ROOT, "bench/retrieval/data");
-const OWN_SET = join(ROOT, "bench/retrieval/data-own/agent-memories.json");
 const RECORD = process.env.BENCH_RECORD === "1" && !SMOKE;
-const ONLY = process.env.RETRIEVAL_DATASETS
-  ? new Set(process.env.RETRIEVAL_DATASETS.split(",").map((s) => s.trim()))
-  : null;
 const MIN_SCORE = minScoreEnv(process.env.RETRIEVAL_MIN_SCORE);
 
 function minScoreEnv(raw: string | undefined): number | null {
@@ -76,24 +68,10 @@ bench.atCleanup(async () => {
   }
 });
 
-/** The datasets present, in report order; each missing one is named on one line. */
-function loadDatasets(): Dataset[] {
-  const found: Dataset[] = [];
-  const own = loadOwn(OWN_SET);
-  if (typeof own === "string") console.log(own);
-  else found.push(own);
-  if (!SMOKE) {
-    const locomo = loadLocomo(DATA_DIR);
-    if (typeof locomo === "string") console.log(locomo);
-    else found.push(...locomo);
-  }
-  return ONLY ? found.filter((d) => ONLY.has(d.name)) : found;
-}
-
 async function main(start: BenchStart): Promise<void> {
   const { box, rev, started } = start;
   if (MIN_SCORE !== null) console.log(`every search carries minScore ${MIN_SCORE}`);
-  const datasets = loadDatasets();
+  const datasets = presentDatasets(ROOT, SMOKE);
   if (datasets.length === 0) throw new Error("no dataset to run");
 
   const serviceEnv = bench.serviceEnv();
