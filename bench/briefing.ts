@@ -40,44 +40,38 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import postgres from "postgres";
+import postgres, { type Sql } from "postgres";
 import { buildBriefing, type BriefingQuery } from "../shared/briefing/service";
 import type { Deps } from "../shared/deps";
 import type { Principal } from "../shared/auth/credentials";
-import {
-  applyOnly,
-  assertBenchTargets,
-  benchDatabaseName,
-  benchKnobs,
-  benchLifecycle,
-  benchRun,
-  benchStart,
-  deleteRedisPrefix,
-  dropTenantRows,
-  intEnv,
-  printRunContext,
-  recordWanted,
-} from "./lib/run-env";
+import { applyOnly, intEnv } from "./lib/run-env";
+import { type BenchStart, defineBench } from "./lib/define-bench";
 import type { WrkResult, WrkTarget } from "./lib/wrk";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, prng } from "./lib/memory-text";
 import { briefingTenantMemories, briefingTenantShape, copySeed, seedUpTo } from "./lib/seed";
-import { levelsEnv, planSummary } from "./lib/pg";
+import { planSummary } from "./lib/pg";
 import { pgMedians, printPgRun, pgSummaryRow, printPgSummary, type PgRunCpu } from "./lib/pg-figures";
 import { explainAnalyze, recordingDrizzle } from "./lib/explain";
 import { measuredRun, type PgLoad, waitQuiet, warmUp } from "./lib/load";
-import { amemEnv, spawnApi, spawnBaselinePg } from "./lib/services";
+import { spawnApi, spawnBaselinePg } from "./lib/services";
 import { createBenchUser, deleteTenantMemories, deleteTenantSessions, reuseBenchUser } from "./lib/tenant";
-import { appendRow, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, textTable, writeRawResults } from "./lib/report";
+import { fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, textTable } from "./lib/report";
 import { probePages, seedSessionsUpTo, type PageFigure } from "./lib/pages";
-
-const ROOT = new URL("..", import.meta.url).pathname;
-const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
 
 // ---- settings -------------------------------------------------------------------------------
 
 const DEFAULT_SECONDS = 5;
+const bench = defineBench({
+  levels: "10000,100000",
+  name: "briefing",
+  title: "briefing",
+  seconds: DEFAULT_SECONDS,
+  smoke: { BENCH_PAGE_REQUESTS: "10" },
+  tenantRows: { what: "memories", delete: deleteTenantRows },
+});
 const {
+  LEVELS,
   SECONDS,
   WARMUP,
   RUNS,
@@ -86,22 +80,13 @@ const {
   PROBE,
   WAIT_QUIET,
   PROFILE,
-  KEEP_DATA,
   ONLY,
+  DATABASE,
   DATABASE_URL,
-  REDIS_URL,
-} = benchKnobs(DEFAULT_SECONDS);
-const DEFAULT_LEVELS = "10000,100000";
-const { raw: LEVELS_RAW, levels: LEVELS } = levelsEnv(DEFAULT_LEVELS);
-const RECORD = recordWanted(
-  RUNS >= 3 && SECONDS >= DEFAULT_SECONDS && !ONLY && !PROFILE && LEVELS_RAW === DEFAULT_LEVELS,
-);
+} = bench;
 /** `pages` is not a wrk load: it runs unless BENCH_ONLY names operations without it. */
 const PAGES = !ONLY || ONLY.has("pages");
 const PAGE_REQUESTS = intEnv("BENCH_PAGE_REQUESTS", 200, 10, 100_000);
-
-assertBenchTargets(DATABASE_URL, REDIS_URL);
-const DATABASE = benchDatabaseName(DATABASE_URL);
 
 /** One of each selector kind (seed 2.3); the project is a mid-frequency one of the generator's. */
 const SELECTORS: { key: string; label: string; query: BriefingQuery }[] = [
@@ -128,30 +113,16 @@ const queryString = (q: BriefingQuery) => {
 
 // ---- processes ------------------------------------------------------------------------------
 
-const run = benchRun(ROOT);
-const { logDir, procs, id, PREFIX } = run;
-let tenant: string | null = null;
-
-const db = postgres(DATABASE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-briefing" } });
+const { logDir, procs, id } = bench;
+const db = bench.db;
 
 /** Deletes a tenant's commitments (they reference its memories), then its memories and their events, then its session runs. */
-async function deleteTenantRows(userId: string): Promise<number> {
+async function deleteTenantRows(db: Sql, userId: string): Promise<number> {
   await db`delete from commitments where user_id = ${userId}`;
   const deleted = await deleteTenantMemories(db, userId);
   await deleteTenantSessions(db, userId);
   return deleted;
 }
-
-const bench = benchLifecycle(async () => {
-  await procs.stopAll();
-  await deleteRedisPrefix(REDIS_URL, PREFIX);
-  await dropTenantRows(db, tenant, {
-    keep: KEEP_DATA,
-    database: DATABASE,
-    what: "memories",
-    deleteRows: deleteTenantRows,
-  });
-});
 
 // ---- data -----------------------------------------------------------------------------------
 
@@ -241,16 +212,9 @@ type LevelResult = {
 
 let wrkRun = 0;
 
-async function main() {
-  const start = benchStart("briefing", ROOT);
-  if (!start) return;
+async function main(start: BenchStart) {
   const { box, rev, started } = start;
-  console.log(
-    `wrk: 1 and ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); levels ${LEVELS.join(", ")}`,
-  );
-  printRunContext(run, REDIS_URL, DATABASE_URL);
-
-  const serviceEnv = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
+  const serviceEnv = bench.serviceEnv();
   // A page slower than the service's 2 s statement timeout (before issue 18's fix, at 10⁶, on a busy
   // box) answers 503; a longer timeout shows how slow it was instead.
   if (process.env.BENCH_DEPENDENCY_TIMEOUT_MS)
@@ -259,13 +223,13 @@ async function main() {
 
   const { proc: baseline, base: baseBase } = spawnBaselinePg(procs, DATABASE_URL);
   const { proc: apiProc, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
-  await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
+  await procs.waitForReady([baseline, `${baseBase}/health`], [apiProc, `${apiBase}/ready`]);
 
   const user = process.env.BENCH_TENANT_EMAIL
     ? await reuseBenchUser(procs, serviceEnv, db, process.env.BENCH_TENANT_EMAIL, id)
     : await createBenchUser(procs, serviceEnv, id);
   console.log(`tenant ${user.email} (${user.id})${process.env.BENCH_TENANT_EMAIL ? ", reused" : ""}`);
-  tenant = user.id;
+  bench.setTenant(user.id);
 
   // B-pg receives a fixed memory-create body (its schema); the briefing is a GET.
   const baselineBody = JSON.stringify({ memoryType: "note", topic: "bench", content: "bench baseline body" });
@@ -422,27 +386,21 @@ async function main() {
   }
 
   const date = started.toISOString().slice(0, 10);
-  const rawPath = writeRawResults(ROOT, "briefing", started, {
-    date: started.toISOString(),
-    commit: rev,
-    machine: box,
-    settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, LEVELS },
-    levels: levels.map((l) => ({
-      ...l,
-      runs: Object.fromEntries(l.runs),
-      medians: Object.fromEntries(ops.map((o) => [o.key, med(l, o.key)])),
-    })),
-  });
-  console.log(`raw results (with the EXPLAIN plans): ${rawPath}`);
-  if (!RECORD) {
-    console.log("not recorded in bench/README.md (short or partial run; BENCH_RECORD=1 forces it)");
-    return;
-  }
-  let ok = true;
-  for (const l of levels) {
-    for (const p of l.pages ?? []) {
-      ok &&= appendRow(
-        README,
+  bench.writeRaw(
+    start,
+    {
+      settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, LEVELS },
+      levels: levels.map((l) => ({
+        ...l,
+        runs: Object.fromEntries(l.runs),
+        medians: Object.fromEntries(ops.map((o) => [o.key, med(l, o.key)])),
+      })),
+    },
+    "raw results (with the EXPLAIN plans)",
+  );
+  bench.recordRows(start, () => [
+    ...levels.flatMap((l) =>
+      (l.pages ?? []).map((p): [string, string] => [
         "list-pages",
         mdRow([
           date,
@@ -455,39 +413,37 @@ async function main() {
           fmtMs(p.pgMs),
           fmtMs(p.jitMs),
         ]),
-      );
-    }
-  }
-  for (const l of levels) {
-    const b = med(l, "baseline");
-    for (const s of SELECTORS) {
-      if (!ops.some((o) => o.selector === s.key)) continue;
-      const one = med(l, `${s.key}1`);
-      const many = med(l, s.key);
-      ok &&= appendRow(
-        README,
-        "briefing",
-        mdRow([
-          date,
-          rev,
-          box.label,
-          `${RUNS}×${SECONDS} s`,
-          fmtRps(l.level),
-          s.label,
-          fmtMs(one.p50),
-          fmtMs(one.p99),
-          fmtRps(many.rps),
-          fmtMs(many.p99),
-          fmtRps(b.rps),
-          fmtRatio(many.rps / b.rps),
-          `${fmtUs(many.serverUs)} / ${fmtUs(many.pgUs)}`,
-          String(one.errors + many.errors),
-          `${one.disturbed + many.disturbed}/${one.n + many.n}`,
-        ]),
-      );
-    }
-  }
-  console.log(ok ? `rows appended to ${README}` : `warning: the table marker is missing from ${README}`);
+      ]),
+    ),
+    ...levels.flatMap((l) => {
+      const b = med(l, "baseline");
+      return SELECTORS.filter((s) => ops.some((o) => o.selector === s.key)).map((s): [string, string] => {
+        const one = med(l, `${s.key}1`);
+        const many = med(l, s.key);
+        return [
+          "briefing",
+          mdRow([
+            ...start.runHead,
+            fmtRps(l.level),
+            s.label,
+            fmtMs(one.p50),
+            fmtMs(one.p99),
+            fmtRps(many.rps),
+            fmtMs(many.p99),
+            fmtRps(b.rps),
+            fmtRatio(many.rps / b.rps),
+            `${fmtUs(many.serverUs)} / ${fmtUs(many.pgUs)}`,
+            String(one.errors + many.errors),
+            `${one.disturbed + many.disturbed}/${one.n + many.n}`,
+          ]),
+        ];
+      });
+    }),
+  ]);
 }
 
-await bench.run(main);
+await bench.main(
+  main,
+  () =>
+    `wrk: 1 and ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); levels ${LEVELS.join(", ")}`,
+);

@@ -24,63 +24,40 @@
  *                        second api + workers on it, and load its heartbeat and /me in the same rounds
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 bun run bench:heartbeat
  */
-import {
-  applyOnly,
-  assertBenchTargets,
-  benchKnobs,
-  benchLifecycle,
-  benchRun,
-  benchStart,
-  deleteRedisPrefix,
-  FOREIGN_LIMIT,
-  printRunContext,
-  recordWanted,
-} from "./lib/run-env";
-import { join } from "node:path";
+import { applyOnly, FOREIGN_LIMIT } from "./lib/run-env";
+import { type BenchStart, defineBench } from "./lib/define-bench";
 import Redis from "ioredis";
 import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
-import { freePort, rssBytes, waitForHttp } from "./lib/procs";
+import { rssBytes } from "./lib/procs";
 import { countRedisCommands, postgresBackendsUsed, sequentialLatency, type CommandCount } from "./lib/probe";
 import { ForeignCpu } from "./lib/cpu";
 import { apiClient, expectStatus } from "./lib/http";
 import { waitQuiet } from "./lib/load";
-import { amemEnv, spawnApi } from "./lib/services";
+import { spawnApi, spawnBaselineRedis } from "./lib/services";
 import { createBenchUser } from "./lib/tenant";
 import { PrivateCluster } from "../test/private-cluster";
 import { redisKeys } from "../shared/redis/keys";
-import { appendRow, fmtMb, fmtMs, fmtRatio, fmtRps, mdRow, median, textTable, writeRawResults } from "./lib/report";
-
-const ROOT = new URL("..", import.meta.url).pathname;
-const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
+import { fmtMb, fmtMs, fmtRatio, fmtRps, mdRow, median, textTable } from "./lib/report";
 
 // ---- settings -------------------------------------------------------------------------------
 
+const bench = defineBench({ name: "heartbeat", title: "heartbeat" });
 const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, ONLY, DATABASE_URL, REDIS_URL } =
-  benchKnobs(10);
+  bench;
 const INVESTIGATE = process.env.BENCH_INVESTIGATE === "1";
 const METRICS_COMPARE = process.env.BENCH_METRICS === "1";
 const METRICS_TOKEN = `bench-metrics-${crypto.randomUUID()}`;
 if (!["one", "both", undefined].includes(process.env.BENCH_REDIS)) throw new Error("BENCH_REDIS must be one or both");
 const ON_CLUSTER_TOO = process.env.BENCH_REDIS === "both";
 const cluster = ON_CLUSTER_TOO ? new PrivateCluster(3, 0) : null;
-const RECORD = recordWanted(RUNS >= 3 && SECONDS >= 10 && !ONLY && !PROFILE);
-
-assertBenchTargets(DATABASE_URL, REDIS_URL);
 const REDIS_DB = Number(new URL(REDIS_URL).pathname.slice(1));
 
 const TARGETS = { heartbeatRatio: 0.8, heartbeatP99Ratio: 2, meRatio: 0.8, rssBytes: 200 * 1_048_576 };
 
 // ---- processes ------------------------------------------------------------------------------
 
-const run = benchRun(ROOT);
-const { logDir, procs, id, PREFIX } = run;
-
-/** Stops our processes (by pid), then deletes this run's Redis keys (SCAN, bounded). */
-const bench = benchLifecycle(async () => {
-  await procs.stopAll();
-  await deleteRedisPrefix(REDIS_URL, PREFIX);
-  await cluster?.stop();
-});
+const { logDir, procs, id, PREFIX } = bench;
+bench.atCleanup(async () => await cluster?.stop());
 
 // ---- steps ----------------------------------------------------------------------------------
 
@@ -92,27 +69,15 @@ type Op = { key: string; label: string; target: WrkTarget; server: Bun.Subproces
 type Run = WrkResult & { foreignCores: number; serverCores: number; redisCores: number; wrkCores: number };
 type OpRuns = { op: Op; runs: Run[] };
 
-async function main() {
-  const start = benchStart("heartbeat", ROOT);
-  if (!start) return;
+async function main(start: BenchStart) {
   const { box, rev, started } = start;
-  console.log(
-    `wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted)`,
-  );
-  printRunContext(run, REDIS_URL, DATABASE_URL);
-
-  const serviceEnv = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
+  const serviceEnv = bench.serviceEnv();
   const bun = process.execPath;
 
   await procs.migrate(serviceEnv);
 
   // Services.
-  const basePort = freePort();
-  const baseline = procs.spawnService("baseline-redis", [bun, "bench/baseline-redis.ts"], {
-    PORT: String(basePort),
-    REDIS_URL,
-    REDIS_PREFIX: PREFIX,
-  });
+  const { proc: baseline, base: baseBase } = spawnBaselineRedis(procs, REDIS_URL, PREFIX);
   const {
     proc: apiProc,
     port: apiPort,
@@ -121,21 +86,20 @@ async function main() {
   // The same api without metrics, loaded in the same rounds (the overhead is their difference).
   const offApi = METRICS_COMPARE ? spawnApi(procs, { ...serviceEnv, METRICS: "off" }, null) : null;
   const workers = procs.spawnService("workers", [bun, "workers/main.ts"], { ...serviceEnv, PORT: String(apiPort) });
-  const baseBase = `http://127.0.0.1:${basePort}`;
-  await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
+  await procs.waitForReady([baseline, `${baseBase}/health`], [apiProc, `${apiBase}/ready`]);
   let base2: { proc: Bun.Subprocess; url: string } | null = null;
   if (INVESTIGATE) {
-    const port = freePort();
-    const proc = procs.spawnService("baseline-redis-2rt", [bun, "bench/baseline-redis.ts"], {
-      PORT: String(port),
+    const { proc, base } = spawnBaselineRedis(
+      procs,
       REDIS_URL,
-      REDIS_PREFIX: PREFIX,
-      BASELINE_ROUND_TRIPS: "2",
-    });
-    base2 = { proc, url: `http://127.0.0.1:${port}` };
-    await waitForHttp(`${base2.url}/health`, proc, 20_000);
+      PREFIX,
+      { BASELINE_ROUND_TRIPS: "2" },
+      "baseline-redis-2rt",
+    );
+    base2 = { proc, url: base };
+    await procs.waitForReady([proc, `${base}/health`]);
   }
-  if (offApi) await waitForHttp(`${offApi.base}/ready`, offApi.proc, 20_000);
+  if (offApi) await procs.waitForReady([offApi.proc, `${offApi.base}/ready`]);
   await Bun.sleep(500);
   if (workers.exitCode !== null) throw new Error(`workers exited:\n${procs.logTail(workers.pid)}`);
 
@@ -235,10 +199,10 @@ async function main() {
   if (cluster) {
     // The same service on a private cluster: its own api and workers, tenant and session.
     await cluster.start();
-    const clusterEnv = amemEnv(DATABASE_URL, cluster.url, `${PREFIX}c`);
+    const clusterEnv = { ...bench.serviceEnv(), REDIS_URL: cluster.url, REDIS_PREFIX: `${PREFIX}c` };
     const onCluster = spawnApi(procs, clusterEnv, null);
     procs.spawnService("workers-cluster", [bun, "workers/main.ts"], { ...clusterEnv, PORT: String(onCluster.port) });
-    await waitForHttp(`${onCluster.base}/health`, onCluster.proc, 20_000);
+    await procs.waitForReady([onCluster.proc, `${onCluster.base}/health`]);
     const clusterUser = await createBenchUser(procs, clusterEnv, `${id}c`);
     await expectOk(
       await api(onCluster.base, "/api/v1/agent-sessions/open", {
@@ -515,10 +479,7 @@ async function main() {
   // Raw results (gitignored) and README rows.
   const date = started.toISOString().slice(0, 10);
   const runsLabel = `${RUNS}×${SECONDS} s`;
-  const rawPath = writeRawResults(ROOT, "heartbeat", started, {
-    date: started.toISOString(),
-    commit: rev,
-    machine: box,
+  bench.writeRaw(start, {
     settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS },
     rssMaxBytes: rssMax,
     foreignCoresMax: foreignMax,
@@ -530,57 +491,45 @@ async function main() {
       median: med(r.op.key),
     })),
   });
-  console.log(`raw results: ${rawPath}`);
   if (PROFILE) console.log(`api CPU profile: written to ${logDir} when the api exits (below)`);
-  if (RECORD) {
-    const ok = [
-      appendRow(
-        README,
-        "heartbeat",
-        mdRow([
-          date,
-          rev,
-          box.label,
-          runsLabel,
-          fmtRps(hb.rps),
-          fmtMs(hb.p50),
-          fmtMs(hb.p99),
-          fmtRps(b.rps),
-          fmtMs(b.p99),
-          fmtRatio(hbRatio),
-          fmtRatio(hbP99Ratio),
-          `${cpuUs("heartbeat")} / ${cpuUs("baseline")}`,
-          fmtMb(rssMax),
-          disturbedOf("baseline", "heartbeat"),
-        ]),
-      ),
-      appendRow(
-        README,
-        "me",
-        mdRow([
-          date,
-          rev,
-          box.label,
-          runsLabel,
-          fmtRps(me.rps),
-          fmtMs(me.p50),
-          fmtMs(me.p99),
-          fmtRps(b.rps),
-          fmtMs(b.p99),
-          fmtRatio(meRatio),
-          fmtRatio(me.p99 / b.p99),
-          `${cpuUs("me")} / ${cpuUs("baseline")}`,
-          disturbedOf("baseline", "me"),
-        ]),
-      ),
-    ];
-    for (const key of ["baseline2", "health", "heartbeatExcerpt"]) {
+  bench.recordRows(start, () => [
+    [
+      "heartbeat",
+      mdRow([
+        ...start.runHead,
+        fmtRps(hb.rps),
+        fmtMs(hb.p50),
+        fmtMs(hb.p99),
+        fmtRps(b.rps),
+        fmtMs(b.p99),
+        fmtRatio(hbRatio),
+        fmtRatio(hbP99Ratio),
+        `${cpuUs("heartbeat")} / ${cpuUs("baseline")}`,
+        fmtMb(rssMax),
+        disturbedOf("baseline", "heartbeat"),
+      ]),
+    ],
+    [
+      "me",
+      mdRow([
+        ...start.runHead,
+        fmtRps(me.rps),
+        fmtMs(me.p50),
+        fmtMs(me.p99),
+        fmtRps(b.rps),
+        fmtMs(b.p99),
+        fmtRatio(meRatio),
+        fmtRatio(me.p99 / b.p99),
+        `${cpuUs("me")} / ${cpuUs("baseline")}`,
+        disturbedOf("baseline", "me"),
+      ]),
+    ],
+    ...["baseline2", "health", "heartbeatExcerpt"].flatMap((key): [string, string][] => {
       const r = results.get(key);
-      if (!r) continue;
+      if (!r) return [];
       const m = med(key);
-      ok.push(
-        appendRow(
-          README,
+      return [
+        [
           "investigate",
           mdRow([
             date,
@@ -595,15 +544,10 @@ async function main() {
             `${cpuUs(key)} / ${cpuUs("baseline")}`,
             disturbedOf("baseline", key),
           ]),
-        ),
-      );
-    }
-    console.log(
-      ok.every(Boolean) ? `rows appended to ${README}` : `warning: some table markers are missing from ${README}`,
-    );
-  } else {
-    console.log("not recorded in bench/README.md (short run; BENCH_RECORD=1 forces it)");
-  }
+        ],
+      ];
+    }),
+  ]);
 }
 
 function fmtBreakdown(c: CommandCount): string {
@@ -624,4 +568,8 @@ function checkClean(op: Op, r: WrkResult, phase: string): WrkResult {
   return r;
 }
 
-await bench.run(main);
+await bench.main(
+  main,
+  () =>
+    `wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted)`,
+);

@@ -49,54 +49,42 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import postgres from "postgres";
 import { HOOK_AGENTS } from "../shared/hooks/service";
-import {
-  applyOnly,
-  assertBenchTargets,
-  benchDatabaseName,
-  benchKnobs,
-  benchLifecycle,
-  benchRun,
-  benchStart,
-  deleteRedisPrefix,
-  dropTenantRows,
-  FOREIGN_LIMIT,
-  intEnv,
-  printRunContext,
-  recordWanted,
-} from "./lib/run-env";
+import { applyOnly, FOREIGN_LIMIT, intEnv } from "./lib/run-env";
+import { type BenchStart, defineBench } from "./lib/define-bench";
 import type { WrkResult, WrkTarget } from "./lib/wrk";
-import { freePort, waitForHttp } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { apiClient, expectStatus, forEachConcurrently } from "./lib/http";
 import { MemoryTextGenerator, prng } from "./lib/memory-text";
 import { briefingTenantMemories, briefingTenantShape, copySeed, seedUpTo } from "./lib/seed";
-import { levelsEnv, vacuumMemories } from "./lib/pg";
+import { vacuumMemories } from "./lib/pg";
 import { printPgRun, type PgRunCpu } from "./lib/pg-figures";
 import { measuredRun, type PgLoad, waitQuiet, warmUp } from "./lib/load";
-import { amemEnv, expectWorkersRunning, spawnApi, spawnBaselinePg, spawnWorkers } from "./lib/services";
+import { expectWorkersRunning, spawnApi, spawnBaselinePg, spawnBaselineRedis, spawnWorkers } from "./lib/services";
 import { createBenchUser, deleteTenantMemories, deleteTenantSessions } from "./lib/tenant";
-import {
-  appendRow,
-  fmtMs,
-  fmtRatio,
-  fmtRps,
-  fmtUs,
-  mdRow,
-  median,
-  percentile,
-  textTable,
-  writeRawResults,
-} from "./lib/report";
-
-const ROOT = new URL("..", import.meta.url).pathname;
-const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
+import { fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, percentile, textTable } from "./lib/report";
 
 // ---- settings -------------------------------------------------------------------------------
 
 const DEFAULT_SECONDS = 5;
+const bench = defineBench({
+  levels: "10000,100000",
+  name: "hooks",
+  title: "hooks",
+  seconds: DEFAULT_SECONDS,
+  smoke: { BENCH_SESSIONS: "64" },
+  tenantRows: {
+    what: "memories (and their commitments, the session runs)",
+    delete: async (db, userId) => {
+      await db`delete from commitments where user_id = ${userId}`;
+      const memories = await deleteTenantMemories(db, userId);
+      await deleteTenantSessions(db, userId);
+      return memories;
+    },
+  },
+});
 const {
+  LEVELS,
   SECONDS,
   WARMUP,
   RUNS,
@@ -105,20 +93,12 @@ const {
   PROBE,
   WAIT_QUIET,
   PROFILE,
-  KEEP_DATA,
   ONLY,
-  DATABASE_URL,
+  DATABASE,
   REDIS_URL,
-} = benchKnobs(DEFAULT_SECONDS);
+  ROOT,
+} = bench;
 const SESSIONS = intEnv("BENCH_SESSIONS", 1024, 1, 100_000);
-const DEFAULT_LEVELS = "10000,100000";
-const { raw: LEVELS_RAW, levels: LEVELS } = levelsEnv(DEFAULT_LEVELS);
-const RECORD = recordWanted(
-  RUNS >= 3 && SECONDS >= DEFAULT_SECONDS && !ONLY && !PROFILE && LEVELS_RAW === DEFAULT_LEVELS,
-);
-
-assertBenchTargets(DATABASE_URL, REDIS_URL);
-const DATABASE = benchDatabaseName(DATABASE_URL);
 
 const AGENT = HOOK_AGENTS["claude-code"];
 const PROJECT = "webapp";
@@ -145,27 +125,9 @@ const SCRIPT_UNIQUE = join(ROOT, "bench/wrk/unique.lua");
 
 // ---- processes ------------------------------------------------------------------------------
 
-const run = benchRun(ROOT);
-const { logDir, procs, id, PREFIX } = run;
+const { logDir, procs, id, PREFIX } = bench;
+const db = bench.db;
 let tenant: string | null = null;
-
-const db = postgres(DATABASE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-hooks" } });
-
-const bench = benchLifecycle(async () => {
-  await procs.stopAll();
-  await deleteRedisPrefix(REDIS_URL, PREFIX);
-  await dropTenantRows(db, tenant, {
-    keep: KEEP_DATA,
-    database: DATABASE,
-    what: "memories (and their commitments, the session runs)",
-    deleteRows: async (userId) => {
-      await db`delete from commitments where user_id = ${userId}`;
-      const memories = await deleteTenantMemories(db, userId);
-      await deleteTenantSessions(db, userId);
-      return memories;
-    },
-  });
-});
 
 const api = apiClient(10_000);
 
@@ -365,38 +327,24 @@ async function probeStart(apiBase: string, apiKey: string, apiPid: number, brief
 
 // ---- main -----------------------------------------------------------------------------------
 
-async function main() {
-  const start = benchStart("hooks", ROOT);
-  if (!start) return;
-  const { box, rev, started } = start;
+async function main(start: BenchStart) {
+  const { box, rev } = start;
   // The miss count reads the api's log: a renamed log line would silently count zero.
   if (!readFileSync(join(ROOT, "shared/hooks/budget.ts"), "utf8").includes(`"${MISS_LINE}"`))
     throw new Error(`shared/hooks/budget.ts no longer logs "${MISS_LINE}": update MISS_LINE`);
-  console.log(
-    `wrk: 1 and ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); Stop over ${SESSIONS} sessions per round; levels ${LEVELS.join(", ")}`,
-  );
-  printRunContext(run, REDIS_URL, DATABASE_URL);
-
-  const serviceEnv = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
-  const bun = process.execPath;
+  const serviceEnv = bench.serviceEnv();
   await procs.migrate(serviceEnv);
 
-  const redisPort = freePort();
-  const bRedis = procs.spawnService("baseline-redis", [bun, "bench/baseline-redis.ts"], {
-    PORT: String(redisPort),
-    REDIS_URL,
-    REDIS_PREFIX: PREFIX,
-  });
-  const { proc: bPg, base: pgBase } = spawnBaselinePg(procs, DATABASE_URL);
+  const { proc: bRedis, base: redisBase } = spawnBaselineRedis(procs, REDIS_URL, PREFIX);
+  const { proc: bPg, base: pgBase } = spawnBaselinePg(procs, bench.DATABASE_URL);
   const { proc: apiProc, port: apiPort, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
   const workers = spawnWorkers(procs, serviceEnv, apiPort);
-  const redisBase = `http://127.0.0.1:${redisPort}`;
-  await procs.waitForServers(bRedis, redisBase, apiProc, apiBase);
-  await waitForHttp(`${pgBase}/health`, bPg, 20_000);
+  await procs.waitForReady([bRedis, `${redisBase}/health`], [apiProc, `${apiBase}/ready`], [bPg, `${pgBase}/health`]);
   await expectWorkersRunning(procs, workers);
 
   const user = await createBenchUser(procs, serviceEnv, id);
   tenant = user.id;
+  bench.setTenant(user.id);
   const key = { "X-API-Key": user.apiKey };
   const hookUrl = `${apiBase}/api/v1/hooks/claude-code`;
   const briefingUrl = `${apiBase}/api/v1/briefing?kind=project&project=${PROJECT}`;
@@ -700,11 +648,7 @@ async function main() {
     console.log("");
   }
 
-  const date = started.toISOString().slice(0, 10);
-  const rawPath = writeRawResults(ROOT, "hooks", started, {
-    date: started.toISOString(),
-    commit: rev,
-    machine: box,
+  bench.writeRaw(start, {
     settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, SESSIONS, LEVELS },
     stop: {
       probe: stopProbe,
@@ -718,73 +662,65 @@ async function main() {
       medians: Object.fromEntries(startOps.map((o) => [o.key, lm(l, o.key)])),
     })),
   });
-  console.log(`raw results: ${rawPath}`);
   if (PROFILE) console.log(`api CPU profile: written to ${logDir} when the api exits (below)`);
-  if (!RECORD) {
-    console.log("not recorded in bench/README.md (short or partial run; BENCH_RECORD=1 forces it)");
-    return;
-  }
-  const runsLabel = `${RUNS}×${SECONDS} s`;
-  let ok = true;
-  if (stopOps.length > 0) {
-    ok &&= appendRow(
-      README,
-      "hooks-stop",
-      mdRow([
-        date,
-        rev,
-        box.label,
-        runsLabel,
-        fmtRps(SESSIONS),
-        fmtRps(stopM.rps),
-        fmtMs(stopM.p50),
-        fmtMs(stopM.p99),
-        fmtRps(hbM.rps),
-        fmtMs(hbM.p99),
-        fmtRps(bRedisM.rps),
-        fmtMs(bRedisM.p99),
-        fmtRatio(stopM.rps / bRedisM.rps),
-        fmtRatio(stopM.p99 / bRedisM.p99),
-        fmtRatio(stopM.rps / hbM.rps),
-        `${fmtUs(stopM.serverUs)} / ${fmtUs(stopM.pgUs)} / ${fmtUs(hbM.serverUs)} / ${fmtUs(bRedisM.serverUs)}`,
-        String(stopM.misses),
-        String(stopM.errors + hbM.errors),
-        `${stopM.disturbed + hbM.disturbed + bRedisM.disturbed}/${stopM.n + hbM.n + bRedisM.n}`,
-      ]),
-    );
-  }
-  for (const l of levels) {
-    const one = lm(l, "start1");
-    const many = lm(l, "start");
-    const b1 = lm(l, "briefing1");
-    const b = lm(l, "briefing");
-    const bpg = lm(l, "bpg");
-    ok &&= appendRow(
-      README,
-      "hooks-start",
-      mdRow([
-        date,
-        rev,
-        box.label,
-        runsLabel,
-        fmtRps(l.level),
-        fmtMs(one.p50),
-        fmtMs(one.p99),
-        fmtRps(many.rps),
-        fmtMs(many.p99),
-        fmtMs(b1.p50),
-        fmtRps(b.rps),
-        fmtRatio(many.rps / b.rps),
-        fmtRps(bpg.rps),
-        fmtRatio(many.rps / bpg.rps),
-        `${fmtUs(many.serverUs)} / ${fmtUs(many.pgUs)}`,
-        String(one.misses + many.misses),
-        String(one.errors + many.errors),
-        `${one.disturbed + many.disturbed}/${one.n + many.n}`,
-      ]),
-    );
-  }
-  console.log(ok ? `rows appended to ${README}` : `warning: a table marker is missing from ${README}`);
+  bench.recordRows(start, () => [
+    ...(stopOps.length === 0
+      ? []
+      : [
+          [
+            "hooks-stop",
+            mdRow([
+              ...start.runHead,
+              fmtRps(SESSIONS),
+              fmtRps(stopM.rps),
+              fmtMs(stopM.p50),
+              fmtMs(stopM.p99),
+              fmtRps(hbM.rps),
+              fmtMs(hbM.p99),
+              fmtRps(bRedisM.rps),
+              fmtMs(bRedisM.p99),
+              fmtRatio(stopM.rps / bRedisM.rps),
+              fmtRatio(stopM.p99 / bRedisM.p99),
+              fmtRatio(stopM.rps / hbM.rps),
+              `${fmtUs(stopM.serverUs)} / ${fmtUs(stopM.pgUs)} / ${fmtUs(hbM.serverUs)} / ${fmtUs(bRedisM.serverUs)}`,
+              String(stopM.misses),
+              String(stopM.errors + hbM.errors),
+              `${stopM.disturbed + hbM.disturbed + bRedisM.disturbed}/${stopM.n + hbM.n + bRedisM.n}`,
+            ]),
+          ] as [string, string],
+        ]),
+    ...levels.map((l): [string, string] => {
+      const one = lm(l, "start1");
+      const many = lm(l, "start");
+      const b1 = lm(l, "briefing1");
+      const b = lm(l, "briefing");
+      const bpg = lm(l, "bpg");
+      return [
+        "hooks-start",
+        mdRow([
+          ...start.runHead,
+          fmtRps(l.level),
+          fmtMs(one.p50),
+          fmtMs(one.p99),
+          fmtRps(many.rps),
+          fmtMs(many.p99),
+          fmtMs(b1.p50),
+          fmtRps(b.rps),
+          fmtRatio(many.rps / b.rps),
+          fmtRps(bpg.rps),
+          fmtRatio(many.rps / bpg.rps),
+          `${fmtUs(many.serverUs)} / ${fmtUs(many.pgUs)}`,
+          String(one.misses + many.misses),
+          String(one.errors + many.errors),
+          `${one.disturbed + many.disturbed}/${one.n + many.n}`,
+        ]),
+      ];
+    }),
+  ]);
 }
 
-await bench.run(main);
+await bench.main(
+  main,
+  () =>
+    `wrk: 1 and ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); Stop over ${SESSIONS} sessions per round; levels ${LEVELS.join(", ")}`,
+);

@@ -34,75 +34,38 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench_mcp  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 BENCH_RECORD=0 BENCH_WAIT_QUIET=0 bun run bench:mcp
  */
-import {
-  applyOnly,
-  assertBenchTargets,
-  benchDatabaseName,
-  benchKnobs,
-  benchLifecycle,
-  benchRun,
-  benchStart,
-  deleteRedisPrefix,
-  dropTenantRows,
-  intEnv,
-  printRunContext,
-  recordWanted,
-} from "./lib/run-env";
+import { applyOnly, intEnv } from "./lib/run-env";
+import { type BenchStart, defineBench } from "./lib/define-bench";
 import { join } from "node:path";
-import postgres from "postgres";
 import { parseCheck, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
-import { rssBytes, waitForHttp } from "./lib/procs";
+import { rssBytes } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
 import { seedPersonalMemories, seedUpTo } from "./lib/seed";
 import { drainAfterRun, vacuumMemories, waitApiIdle } from "./lib/pg";
 import { pgMedians, pgRunCpu, printPgRun, type PgMedians, type PgRunCpu } from "./lib/pg-figures";
 import { waitQuiet } from "./lib/load";
-import { amemEnv, expectWorkersRunning, spawnApi, spawnMcp, spawnWorkers } from "./lib/services";
+import { expectWorkersRunning, spawnApi, spawnMcp, spawnWorkers } from "./lib/services";
 import { createBenchUser, deleteTaggedMemories, deleteTenantMemories, memoryCount, sanityCapture } from "./lib/tenant";
 import { obtainAccessToken } from "./lib/oauth-token";
-import {
-  appendRow,
-  fmtMb,
-  fmtMs,
-  fmtRatio,
-  fmtRps,
-  fmtUs,
-  mdRow,
-  median,
-  textTable,
-  writeRawResults,
-} from "./lib/report";
-
-const ROOT = new URL("..", import.meta.url).pathname;
-const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
+import { fmtMb, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, textTable } from "./lib/report";
 
 // ---- settings -------------------------------------------------------------------------------
 
 const DEFAULT_SECONDS = 10;
 const DEFAULT_MEMORIES = 10_000;
-process.env.BENCH_DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/amem_bench_mcp";
-const {
-  SECONDS,
-  WARMUP,
-  RUNS,
-  CONNECTIONS,
-  THREADS,
-  PROBE,
-  WAIT_QUIET,
-  PROFILE,
-  KEEP_DATA,
-  ONLY,
-  DATABASE_URL,
-  REDIS_URL,
-} = benchKnobs(DEFAULT_SECONDS);
+const bench = defineBench({
+  name: "mcp",
+  title: "MCP vs REST",
+  seconds: DEFAULT_SECONDS,
+  database: "amem_bench_mcp",
+  sharing: "the api, the MCP server, the workers, Redis and Postgres",
+  smoke: { BENCH_MEMORIES: "300" },
+  comparable: () => MEMORIES === DEFAULT_MEMORIES,
+  tenantRows: { what: "memories", delete: deleteTenantMemories },
+});
+const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, ONLY, DATABASE, ROOT } = bench;
 const MEMORIES = intEnv("BENCH_MEMORIES", DEFAULT_MEMORIES, 1, 2_000_000);
-const RECORD = recordWanted(
-  RUNS >= 3 && SECONDS >= DEFAULT_SECONDS && !ONLY && !PROFILE && MEMORIES === DEFAULT_MEMORIES,
-);
-
-assertBenchTargets(DATABASE_URL, REDIS_URL);
-const DATABASE = benchDatabaseName(DATABASE_URL);
 
 /** MCP over REST req/s that search and remember must reach (issue 11 item 7). */
 const TARGET_RATIO = 0.7;
@@ -120,23 +83,8 @@ type Era = typeof ERA_2025 | typeof ERA_2026;
 
 // ---- processes ------------------------------------------------------------------------------
 
-const run = benchRun(ROOT);
-const { logDir, procs, id, PREFIX } = run;
-let tenant: string | null = null;
-
-const db = postgres(DATABASE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-mcp" } });
-
-/** Stops our processes (by pid), deletes this run's Redis keys (db 2, SCAN, bounded) and, unless kept, the tenant's memories. */
-const bench = benchLifecycle(async () => {
-  await procs.stopAll();
-  await deleteRedisPrefix(REDIS_URL, PREFIX);
-  await dropTenantRows(db, tenant, {
-    keep: KEEP_DATA,
-    database: DATABASE,
-    what: "memories",
-    deleteRows: (userId) => deleteTenantMemories(db, userId),
-  });
-});
+const { logDir, procs, id } = bench;
+const db = bench.db;
 
 // ---- JSON-RPC requests as clients send them -------------------------------------------------
 
@@ -260,16 +208,9 @@ async function probeOnce(op: Op): Promise<{ ms: number; contentType: string; byt
 
 let wrkRun = 0;
 
-async function main() {
-  const start = benchStart("MCP vs REST", ROOT);
-  if (!start) return;
-  const { box, rev, started } = start;
-  console.log(
-    `wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); tenant of ${fmtRps(MEMORIES)} memories`,
-  );
-  printRunContext(run, REDIS_URL, DATABASE_URL, "the api, the MCP server, the workers, Redis and Postgres");
-
-  const serviceEnv = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
+async function main(start: BenchStart) {
+  const { box, rev } = start;
+  const serviceEnv = bench.serviceEnv();
   await procs.migrate(serviceEnv);
 
   const { proc: apiProc, port: apiPort, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
@@ -280,20 +221,13 @@ async function main() {
     { ...serviceEnv, OAUTH_ACCESS_TTL_SECONDS: "86400" },
     PROFILE ? logDir : null,
   );
-  try {
-    await waitForHttp(`${apiBase}/ready`, apiProc, 20_000);
-    await waitForHttp(`${mcpBase}/ready`, mcpProc, 20_000);
-  } catch (error) {
-    throw new Error(
-      `${(error as Error).message}\n--- api log ---\n${procs.logTail(apiProc.pid)}\n--- mcp log ---\n${procs.logTail(mcpProc.pid)}`,
-    );
-  }
+  await procs.waitForReady([apiProc, `${apiBase}/ready`], [mcpProc, `${mcpBase}/ready`]);
   await expectWorkersRunning(procs, workers);
 
   // Tenant, API key, and an access token through the real OAuth flow.
   const password = `bench-${crypto.randomUUID()}`;
   const user = await createBenchUser(procs, serviceEnv, id, password);
-  tenant = user.id;
+  bench.setTenant(user.id);
   const t0 = performance.now();
   const access = await obtainAccessToken(mcpBase, { email: user.email, password });
   console.log(
@@ -631,51 +565,38 @@ async function main() {
   );
   console.log(`RSS max: api ${fmtMb(rssMax.api)}, mcp ${fmtMb(rssMax.mcp)}`);
 
-  const date = started.toISOString().slice(0, 10);
-  const runsLabel = `${RUNS}×${SECONDS} s`;
-  const rawPath = writeRawResults(ROOT, "mcp", started, {
-    date: started.toISOString(),
-    commit: rev,
-    machine: box,
+  bench.writeRaw(start, {
     settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, MEMORIES },
     probes,
     rssMaxBytes: rssMax,
     runs: Object.fromEntries([...runs].map(([k, rs]) => [k, rs.map(({ output, ...r }) => r)])),
     medians: Object.fromEntries(ops.map((o) => [o.key, med(o.key)])),
   });
-  console.log(`raw results: ${rawPath}`);
-  if (RECORD) {
-    const ok = verdicts.map((v) =>
-      appendRow(
-        README,
-        "mcp",
-        mdRow([
-          date,
-          rev,
-          box.label,
-          runsLabel,
-          fmtRps(MEMORIES),
-          v.pair.what,
-          ops.find((o) => o.key === v.pair.mcp)!.era ?? "—",
-          fmtRps(v.rest.rps),
-          fmtMs(v.rest.p99),
-          fmtRps(v.mcp.rps),
-          fmtMs(v.mcp.p99),
-          fmtRatio(v.ratio),
-          v.ok === null ? "—" : v.ok ? `✓ ≥ ${TARGET_RATIO}×` : `✗ < ${TARGET_RATIO}×`,
-          `${fmtUs(v.rest.serverUs)} / ${fmtUs(v.mcp.serverUs)}`,
-          `${fmtUs(v.rest.pgUs)} / ${fmtUs(v.mcp.pgUs)}`,
-          `${v.rest.errors} / ${v.mcp.errors}`,
-          `${v.rest.disturbed + v.mcp.disturbed}/${v.rest.n + v.mcp.n}`,
-        ]),
-      ),
-    );
-    console.log(
-      ok.every(Boolean) ? `rows appended to ${README}` : `warning: the table marker is missing from ${README}`,
-    );
-  } else {
-    console.log("not recorded in bench/README.md (short or partial run; BENCH_RECORD=1 forces it)");
-  }
+  bench.recordRows(start, () =>
+    verdicts.map((v): [string, string] => [
+      "mcp",
+      mdRow([
+        ...start.runHead,
+        fmtRps(MEMORIES),
+        v.pair.what,
+        ops.find((o) => o.key === v.pair.mcp)!.era ?? "—",
+        fmtRps(v.rest.rps),
+        fmtMs(v.rest.p99),
+        fmtRps(v.mcp.rps),
+        fmtMs(v.mcp.p99),
+        fmtRatio(v.ratio),
+        v.ok === null ? "—" : v.ok ? `✓ ≥ ${TARGET_RATIO}×` : `✗ < ${TARGET_RATIO}×`,
+        `${fmtUs(v.rest.serverUs)} / ${fmtUs(v.mcp.serverUs)}`,
+        `${fmtUs(v.rest.pgUs)} / ${fmtUs(v.mcp.pgUs)}`,
+        `${v.rest.errors} / ${v.mcp.errors}`,
+        `${v.rest.disturbed + v.mcp.disturbed}/${v.rest.n + v.mcp.n}`,
+      ]),
+    ]),
+  );
 }
 
-await bench.run(main);
+await bench.main(
+  main,
+  () =>
+    `wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); tenant of ${fmtRps(MEMORIES)} memories`,
+);

@@ -25,19 +25,8 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Quick smoke run: BENCH_SECONDS=2 BENCH_WARMUP_SECONDS=1 BENCH_RUNS=1 BENCH_LEVELS=2000,5000 bun run bench:memories
  */
-import {
-  applyOnly,
-  assertBenchTargets,
-  benchDatabaseName,
-  benchKnobs,
-  benchLifecycle,
-  benchRun,
-  benchStart,
-  deleteRedisPrefix,
-  dropTenantRows,
-  printRunContext,
-  recordWanted,
-} from "./lib/run-env";
+import { applyOnly } from "./lib/run-env";
+import { type BenchStart, defineBench } from "./lib/define-bench";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -50,23 +39,27 @@ import { rssBytes } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
 import { seedPersonalMemories, seedUpTo } from "./lib/seed";
-import { levelsEnv, planSummary, vacuumMemories } from "./lib/pg";
+import { planSummary, vacuumMemories } from "./lib/pg";
 import { pgMedians, printPgRun, pgSummaryRow, printPgSummary, type PgMedians, type PgRunCpu } from "./lib/pg-figures";
 import { explainAnalyze, recordingDrizzle } from "./lib/explain";
 import { apiClient, expectStatus } from "./lib/http";
 import { measuredRun, type PgLoad, waitQuiet, warmUp } from "./lib/load";
-import { amemEnv, expectWorkersRunning, spawnApi, spawnBaselinePg, spawnWorkers } from "./lib/services";
+import { expectWorkersRunning, spawnApi, spawnBaselinePg, spawnWorkers } from "./lib/services";
 import { createBenchUser, deleteTaggedMemories, deleteTenantMemories, memoryCount, sanityCapture } from "./lib/tenant";
-import { appendRow, fmtMb, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, writeRawResults } from "./lib/report";
-
-const ROOT = new URL("..", import.meta.url).pathname;
-const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
+import { fmtMb, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median } from "./lib/report";
 
 // ---- settings -------------------------------------------------------------------------------
 
 const DEFAULT_SECONDS = 6;
-const DEFAULT_LEVELS = "10000,100000";
+const bench = defineBench({
+  levels: "10000,100000",
+  name: "memories",
+  title: "memories",
+  seconds: DEFAULT_SECONDS,
+  tenantRows: { what: "memories", delete: deleteTenantMemories },
+});
 const {
+  LEVELS,
   SECONDS,
   WARMUP,
   RUNS,
@@ -75,18 +68,11 @@ const {
   PROBE,
   WAIT_QUIET,
   PROFILE,
-  KEEP_DATA,
   ONLY,
+  DATABASE,
   DATABASE_URL,
-  REDIS_URL,
-} = benchKnobs(DEFAULT_SECONDS);
-const { raw: LEVELS_RAW, levels: LEVELS } = levelsEnv(DEFAULT_LEVELS);
-const RECORD = recordWanted(
-  RUNS >= 3 && SECONDS >= DEFAULT_SECONDS && !ONLY && !PROFILE && LEVELS_RAW === DEFAULT_LEVELS,
-);
-
-assertBenchTargets(DATABASE_URL, REDIS_URL);
-const DATABASE = benchDatabaseName(DATABASE_URL);
+  ROOT,
+} = bench;
 
 const CAPTURE_TAG = "bench-capture";
 const SCRIPT_CAPTURE = join(ROOT, "bench/wrk/capture.lua");
@@ -94,23 +80,8 @@ const SCRIPT_ROTATE = join(ROOT, "bench/wrk/rotate.lua");
 
 // ---- processes ------------------------------------------------------------------------------
 
-const run = benchRun(ROOT);
-const { logDir, procs, id, PREFIX } = run;
-let tenant: string | null = null;
-
-const db = postgres(DATABASE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-memories" } });
-
-/** Stops our processes (by pid), deletes this run's Redis keys (db 2, SCAN, bounded) and, unless kept, the tenant's memories. */
-const bench = benchLifecycle(async () => {
-  await procs.stopAll();
-  await deleteRedisPrefix(REDIS_URL, PREFIX);
-  await dropTenantRows(db, tenant, {
-    keep: KEEP_DATA,
-    database: DATABASE,
-    what: "memories",
-    deleteRows: (userId) => deleteTenantMemories(db, userId),
-  });
-});
+const { logDir, procs, id } = bench;
+const db = bench.db;
 
 // ---- data -----------------------------------------------------------------------------------
 
@@ -196,28 +167,21 @@ type LevelResult = {
 
 let wrkRun = 0;
 
-async function main() {
-  const start = benchStart("memories", ROOT);
-  if (!start) return;
-  const { box, rev, started } = start;
-  console.log(
-    `wrk: ${CONNECTIONS} connections, ${THREADS} threads (search also at 1 connection), ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); levels ${LEVELS.join(", ")}`,
-  );
-  printRunContext(run, REDIS_URL, DATABASE_URL);
-
-  const serviceEnv = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
+async function main(start: BenchStart) {
+  const { box, rev } = start;
+  const serviceEnv = bench.serviceEnv();
 
   await procs.migrate(serviceEnv);
 
   const { proc: baseline, base: baseBase } = spawnBaselinePg(procs, DATABASE_URL);
   const { proc: apiProc, port: apiPort, base: apiBase } = spawnApi(procs, serviceEnv, PROFILE ? logDir : null);
   const workers = spawnWorkers(procs, serviceEnv, apiPort);
-  await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
+  await procs.waitForReady([baseline, `${baseBase}/health`], [apiProc, `${apiBase}/ready`]);
   await expectWorkersRunning(procs, workers);
 
   // Tenant and key.
   const user = await createBenchUser(procs, serviceEnv, id);
-  tenant = user.id;
+  bench.setTenant(user.id);
 
   // One capture (registers scope "personal") and one search through the api; one baseline request.
   const captureBody = JSON.stringify({
@@ -379,39 +343,32 @@ async function main() {
   }
   console.log(`api RSS max ${fmtMb(rssMax)}`);
 
-  const date = started.toISOString().slice(0, 10);
-  const runsLabel = `${RUNS}×${SECONDS} s`;
-  const rawPath = writeRawResults(ROOT, "memories", started, {
-    date: started.toISOString(),
-    commit: rev,
-    machine: box,
-    settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, LEVELS },
-    rssMaxBytes: rssMax,
-    levels: levels.map((l) => ({
-      ...l,
-      runs: Object.fromEntries(l.runs),
-      medians: Object.fromEntries(ops.map((o) => [o.key, med(l, o.key)])),
-    })),
-  });
-  console.log(`raw results (with the EXPLAIN plans): ${rawPath}`);
-  if (RECORD) {
-    const ok: boolean[] = [];
-    for (const l of levels) {
+  bench.writeRaw(
+    start,
+    {
+      settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, LEVELS },
+      rssMaxBytes: rssMax,
+      levels: levels.map((l) => ({
+        ...l,
+        runs: Object.fromEntries(l.runs),
+        medians: Object.fromEntries(ops.map((o) => [o.key, med(l, o.key)])),
+      })),
+    },
+    "raw results (with the EXPLAIN plans)",
+  );
+  bench.recordRows(start, () =>
+    levels.flatMap((l): [string, string][] => {
       const b = med(l, "baseline");
       const c = med(l, "capture");
       const s = med(l, "search");
       const s1 = med(l, "search1");
       const disturbed = (...keys: string[]) =>
         `${keys.reduce((n, k) => n + med(l, k).disturbed, 0)}/${keys.reduce((n, k) => n + med(l, k).n, 0)}`;
-      ok.push(
-        appendRow(
-          README,
+      return [
+        [
           "memories-capture",
           mdRow([
-            date,
-            rev,
-            box.label,
-            runsLabel,
+            ...start.runHead,
             fmtRps(l.level),
             fmtRps(c.rps),
             fmtMs(c.p50),
@@ -422,17 +379,11 @@ async function main() {
             `${fmtUs(c.serverUs)} / ${fmtUs(c.pgUs)} / ${fmtUs(b.serverUs)} / ${fmtUs(b.pgUs)}`,
             disturbed("baseline", "capture"),
           ]),
-        ),
-      );
-      ok.push(
-        appendRow(
-          README,
+        ],
+        [
           "memories-search",
           mdRow([
-            date,
-            rev,
-            box.label,
-            runsLabel,
+            ...start.runHead,
             fmtRps(l.level),
             fmtRps(s.rps),
             fmtMs(s.p50),
@@ -445,15 +396,14 @@ async function main() {
             String(s.errors + s1.errors),
             disturbed("search", "search1"),
           ]),
-        ),
-      );
-    }
-    console.log(
-      ok.every(Boolean) ? `rows appended to ${README}` : `warning: some table markers are missing from ${README}`,
-    );
-  } else {
-    console.log("not recorded in bench/README.md (short or partial run; BENCH_RECORD=1 forces it)");
-  }
+        ],
+      ];
+    }),
+  );
 }
 
-await bench.run(main);
+await bench.main(
+  main,
+  () =>
+    `wrk: ${CONNECTIONS} connections, ${THREADS} threads (search also at 1 connection), ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); levels ${LEVELS.join(", ")}`,
+);

@@ -11,16 +11,26 @@
  * of every route (the handler's own work is the same in both).
  *
  * env: BENCH_ROUNDS=7  BENCH_REQUESTS=100000 (per round and variant)
+ *      BENCH_SMOKE=1 (CI): one round of 2,000 requests
  */
 import { Elysia, t } from "elysia";
 import { errorsPlugin, methodLookup } from "../api/plugins/errors";
 import { appFetch, metricsPlugin } from "../api/plugins/metrics";
 import { requestContextPlugin } from "../api/plugins/request-context";
 import { createLogger } from "../shared/logger";
+import { defineBench } from "./lib/define-bench";
 import { median } from "./lib/report";
+import { intEnv } from "./lib/run-env";
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100_000);
+const bench = defineBench({
+  name: "request-metrics",
+  title: "request instrumentation",
+  wrk: false,
+  inProcess: true,
+  smoke: { BENCH_ROUNDS: "1", BENCH_REQUESTS: "2000" },
+});
+const ROUNDS = intEnv("BENCH_ROUNDS", 7, 1, 101);
+const REQUESTS = intEnv("BENCH_REQUESTS", 100_000, 100, 10_000_000);
 const BODY = JSON.stringify({ sessionRunId: "0199a0b4-7c1e-7000-8000-000000000001", excerpt: "working" });
 
 function handlerFor(metrics: "on" | "off") {
@@ -63,25 +73,27 @@ async function cpuMicrosPerRequest(fetch: ReturnType<typeof handlerFor>, request
   return (used.user + used.system) / requests;
 }
 
-const variants = { off: handlerFor("off"), on: handlerFor("on") };
-for (const fetch of Object.values(variants)) await cpuMicrosPerRequest(fetch, REQUESTS / 5); // warm-up (JIT)
-const figures: Record<keyof typeof variants, number[]> = { off: [], on: [] };
-for (let round = 1; round <= ROUNDS; round++) {
-  // Alternate which variant goes first, so a drift within a round does not favour one.
-  const order = round % 2 ? (["off", "on"] as const) : (["on", "off"] as const);
-  for (const name of order) figures[name].push(await cpuMicrosPerRequest(variants[name], REQUESTS));
+await bench.main(async () => {
+  const variants = { off: handlerFor("off"), on: handlerFor("on") };
+  for (const fetch of Object.values(variants)) await cpuMicrosPerRequest(fetch, REQUESTS / 5); // warm-up (JIT)
+  const figures: Record<keyof typeof variants, number[]> = { off: [], on: [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    // Alternate which variant goes first, so a drift within a round does not favour one.
+    const order = round % 2 ? (["off", "on"] as const) : (["on", "off"] as const);
+    for (const name of order) figures[name].push(await cpuMicrosPerRequest(variants[name], REQUESTS));
+    console.log(
+      `round ${round}/${ROUNDS}  off ${figures.off.at(-1)!.toFixed(2)} µs/req  on ${figures.on.at(-1)!.toFixed(2)} µs/req`,
+    );
+  }
+  const off = median(figures.off);
+  const on = median(figures.on);
+  const diffs = figures.on.map((v, i) => v - figures.off[i]!);
   console.log(
-    `round ${round}/${ROUNDS}  off ${figures.off.at(-1)!.toFixed(2)} µs/req  on ${figures.on.at(-1)!.toFixed(2)} µs/req`,
+    `\nrequest instrumentation, in process (${ROUNDS} rounds × ${REQUESTS.toLocaleString("en-US")} requests): ` +
+      `METRICS=off ${off.toFixed(2)} CPU-µs/req, on ${on.toFixed(2)} → +${median(diffs).toFixed(2)} µs per request ` +
+      `(median of per-round differences; ${fmtRange(diffs)})`,
   );
-}
-const off = median(figures.off);
-const on = median(figures.on);
-const diffs = figures.on.map((v, i) => v - figures.off[i]!);
-console.log(
-  `\nrequest instrumentation, in process (${ROUNDS} rounds × ${REQUESTS.toLocaleString("en-US")} requests): ` +
-    `METRICS=off ${off.toFixed(2)} CPU-µs/req, on ${on.toFixed(2)} → +${median(diffs).toFixed(2)} µs per request ` +
-    `(median of per-round differences; ${fmtRange(diffs)})`,
-);
+});
 
 function fmtRange(values: number[]): string {
   return `range ${Math.min(...values).toFixed(2)} … ${Math.max(...values).toFixed(2)}`;

@@ -26,41 +26,36 @@
  *   BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  * Smoke run (CI): BENCH_LEVELS=300 BENCH_SMALL=100 BENCH_REPEAT=1 bun run bench:search
  */
-import { join } from "node:path";
 import postgres from "postgres";
-import {
-  assertBenchTargets,
-  benchLifecycle,
-  benchRun,
-  commit,
-  deleteRedisPrefix,
-  intEnv,
-  machine,
-} from "./lib/run-env";
-import { amemEnv, spawnApi } from "./lib/services";
-import { waitForHttp } from "./lib/procs";
+import { assertBenchTargets, intEnv } from "./lib/run-env";
+import { type BenchStart, defineBench } from "./lib/define-bench";
+import { spawnApi } from "./lib/services";
+import { STARTUP_MS } from "./lib/procs";
 import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
 import { seedPersonalMemories, seedUpTo } from "./lib/seed";
-import { levelsEnv } from "./lib/pg";
 import { createBenchUser, deleteTenantMemories, memoryCount } from "./lib/tenant";
 import { apiClient, expectStatus } from "./lib/http";
-import { appendRow, fmtMs, mdRow, percentile } from "./lib/report";
+import { fmtMs, mdRow, percentile } from "./lib/report";
 
-const ROOT = new URL("..", import.meta.url).pathname;
-const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench_search";
+const bench = defineBench({
+  levels: "10000,100000,1000000",
+  name: "search",
+  title: "search",
+  wrk: false,
+  database: "amem_bench_search",
+  smoke: {
+    BENCH_SMALL: "100",
+    BENCH_REPEAT: "1",
+    BENCH_ALONE_DATABASE_URL: "postgres://postgres@127.0.0.1:5432/amem_ci_bench_search_alone",
+  },
+  comparable: () => REPEAT >= 10 && SMALL === 1000,
+});
+const { REDIS_URL, LEVELS } = bench;
 const ALONE_URL = process.env.BENCH_ALONE_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench_search_alone";
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/2";
-const DEFAULT_LEVELS = "10000,100000,1000000";
-const { raw: LEVELS_RAW, levels: LEVELS } = levelsEnv(DEFAULT_LEVELS);
 const REPEAT = intEnv("BENCH_REPEAT", 10, 1, 1000);
 const SMALL = intEnv("BENCH_SMALL", 1000, 10, 100_000);
 const SEED_ONLY = process.env.BENCH_SEED_ONLY === "1";
 const KEEP_DATA = process.env.BENCH_KEEP_DATA !== "0";
-const RECORD =
-  process.env.BENCH_RECORD === "1" ||
-  (process.env.BENCH_RECORD !== "0" && LEVELS_RAW === DEFAULT_LEVELS && REPEAT >= 10 && SMALL === 1000);
-assertBenchTargets(DATABASE_URL, REDIS_URL);
 assertBenchTargets(ALONE_URL, REDIS_URL);
 
 /** Questions as an agent or a person asks them, in the generator's vocabulary (bench/lib/memory-text.ts). */
@@ -76,19 +71,15 @@ const QUESTIONS = [
 ];
 const QUERIES = [...SEARCH_QUERIES, ...QUESTIONS];
 
-const run = benchRun(ROOT);
-const { procs, id, PREFIX } = run;
-const db = postgres(DATABASE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-search" } });
+const { procs, id, PREFIX } = bench;
+const db = bench.db;
 const aloneDb = postgres(ALONE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-search" } });
 const created: { db: postgres.Sql; userId: string }[] = [];
 
-const bench = benchLifecycle(async () => {
-  await procs.stopAll();
-  await deleteRedisPrefix(REDIS_URL, PREFIX);
+bench.atCleanup(async () => {
   try {
     if (!KEEP_DATA) for (const t of created) await deleteTenantMemories(t.db, t.userId);
   } finally {
-    await db.end();
     await aloneDb.end();
   }
 });
@@ -125,7 +116,7 @@ async function tenant(
       "cli",
       [process.execPath, "shared/cli/amem.ts", "key", "create", "--email", email, "--name", `bench ${id}`],
       env,
-      30_000,
+      STARTUP_MS,
     );
     if (key.code !== 0) throw new Error(`key create failed: ${key.stderr || key.stdout}`);
     apiKey = (JSON.parse(key.stdout.trim().split("\n").at(-1)!) as { apiKey: string }).apiKey;
@@ -177,16 +168,10 @@ function slowest(t: Target): string {
   return `"${query}" ${fmtMs(percentile(times, 50))}`;
 }
 
-async function main() {
-  const box = machine();
-  const rev = commit(ROOT);
-  console.log(`amem search benchmark — ${new Date().toISOString()}`);
-  console.log(`machine: nproc=${box.nproc}, ${box.model}; commit ${rev}`);
-  console.log(
-    `${QUERIES.length} queries × ${REPEAT} interleaved rounds, one connection; levels ${LEVELS.join(", ")}; small tenant ${SMALL}`,
-  );
-  const env = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
-  const aloneEnv = amemEnv(ALONE_URL, REDIS_URL, `${PREFIX}-alone`);
+async function main(start: BenchStart) {
+  const { box, rev } = start;
+  const env = bench.serviceEnv();
+  const aloneEnv = bench.serviceEnv(ALONE_URL, `${PREFIX}-alone`);
   await procs.migrate(env);
   await procs.migrate(aloneEnv);
 
@@ -200,8 +185,7 @@ async function main() {
 
   const { proc, base } = spawnApi(procs, env, null);
   const { proc: aloneProc, base: aloneBase } = spawnApi(procs, aloneEnv, null);
-  await waitForHttp(`${base}/ready`, proc, 20_000);
-  await waitForHttp(`${aloneBase}/ready`, aloneProc, 20_000);
+  await procs.waitForReady([proc, `${base}/ready`], [aloneProc, `${aloneBase}/ready`]);
   const target = (label: string, b: string, apiKey: string): Target => ({
     label,
     base: b,
@@ -229,7 +213,11 @@ async function main() {
     `\nSmall tenant beside the large ones / alone: p50 ${ratio.toFixed(2)}×, p99 ${(p99(beside) / p99(alone)).toFixed(2)}×.`,
   ].join("\n");
   console.log(table);
-  if (RECORD && appendRow(README, "search-latency", table)) console.log(`\nrecorded in ${README}`);
+  bench.recordRows(start, () => [["search-latency", table]]);
 }
 
-await bench.run(main);
+await bench.main(
+  main,
+  () =>
+    `${QUERIES.length} queries × ${REPEAT} interleaved rounds, one connection; levels ${LEVELS.join(", ")}; small tenant ${SMALL}`,
+);

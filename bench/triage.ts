@@ -34,49 +34,32 @@
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Queue } from "bullmq";
-import postgres from "postgres";
-import {
-  applyOnly,
-  assertBenchTargets,
-  benchDatabaseName,
-  benchKnobs,
-  benchLifecycle,
-  benchRun,
-  benchStart,
-  deleteRedisPrefix,
-  dropTenantRows,
-  FOREIGN_LIMIT,
-  printRunContext,
-  recordWanted,
-} from "./lib/run-env";
+import type { Sql } from "postgres";
+import { applyOnly, FOREIGN_LIMIT } from "./lib/run-env";
+import { type BenchStart, defineBench } from "./lib/define-bench";
 import { runWrk, type WrkResult, type WrkTarget } from "./lib/wrk";
-import { freePort } from "./lib/procs";
+import { freePort, STARTUP_MS } from "./lib/procs";
 import { countRedisCommands, round2, scriptNames, type CommandCount } from "./lib/probe";
 import { ForeignCpu } from "./lib/cpu";
 import { waitQuiet } from "./lib/load";
-import { amemEnv, cpuProfileFlags, spawnApi } from "./lib/services";
+import { cpuProfileFlags, spawnApi } from "./lib/services";
+import { loadConfig } from "../shared/config";
+import { queuePrefix } from "../shared/queue/connection";
 import { createBenchUser } from "./lib/tenant";
-import { appendRow, fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, textTable, writeRawResults } from "./lib/report";
-
-const ROOT = new URL("..", import.meta.url).pathname;
-const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
+import { fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, textTable } from "./lib/report";
 
 // ---- settings -------------------------------------------------------------------------------
 
-const {
-  SECONDS,
-  WARMUP,
-  RUNS,
-  CONNECTIONS,
-  THREADS,
-  PROBE,
-  WAIT_QUIET,
-  PROFILE,
-  KEEP_DATA,
-  ONLY,
-  DATABASE_URL,
-  REDIS_URL,
-} = benchKnobs(10);
+const bench = defineBench({
+  name: "triage",
+  title: "triage complete",
+  sharing: "the servers, the workers, Redis and Postgres",
+  smoke: { BENCH_CONFIGS: "1x4" },
+  comparable: () => CONFIGS_RAW === DEFAULT_CONFIGS,
+  tenantRows: { what: "sessions (with their attempts and events)", delete: deleteTenantRows },
+});
+const { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, PROBE, WAIT_QUIET, PROFILE, ONLY, DATABASE, REDIS_URL, ROOT } =
+  bench;
 const DEFAULT_CONFIGS = "1x16,2x16";
 const CONFIGS_RAW = process.env.BENCH_CONFIGS || DEFAULT_CONFIGS;
 type WorkerConfig = { processes: number; concurrency: number; label: string };
@@ -87,10 +70,6 @@ const CONFIGS: WorkerConfig[] = CONFIGS_RAW.split(",").map((s) => {
   }
   return { processes: Number(m[1]), concurrency: Number(m[2]), label: `${m[1]} × ${m[2]}` };
 });
-const RECORD = recordWanted(RUNS >= 3 && SECONDS >= 10 && !ONLY && !PROFILE && CONFIGS_RAW === DEFAULT_CONFIGS);
-
-assertBenchTargets(DATABASE_URL, REDIS_URL);
-const DATABASE = benchDatabaseName(DATABASE_URL);
 const REDIS_DB = Number(new URL(REDIS_URL).pathname.slice(1));
 
 const TARGETS = { ratio: 0.8, p99Ms: 100 };
@@ -103,21 +82,27 @@ const MIN_SEED_RATE = 1_500;
 
 // ---- processes ------------------------------------------------------------------------------
 
-const run = benchRun(ROOT);
-const { logDir, procs, id, PREFIX } = run;
-let tenant: string | null = null;
+const { logDir, procs, id, PREFIX } = bench;
 
 const BASELINE_PREFIX = `${PREFIX}:bq`;
-const db = postgres(DATABASE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-triage" } });
+const db = bench.db;
 const redisConnection = { url: REDIS_URL, maxRetriesPerRequest: 1, enableOfflineQueue: true };
-/** The bench's own view of both queues: drain checks and worker counts (never enqueues). */
-const serviceQueue = new Queue("triage", { connection: redisConnection, prefix: `${PREFIX}:q` });
+/**
+ * The bench's own view of both queues: drain checks and worker counts (never enqueues). The service's
+ * queue prefix comes from the service's own function over the environment the service is given, so
+ * the bench counts the workers where they register (it counted under `<prefix>:q` after the Redis
+ * Cluster change moved them to `<prefix>:{q}`, and no worker ever registered).
+ */
+const serviceQueue = new Queue("triage", {
+  connection: redisConnection,
+  prefix: queuePrefix(loadConfig(bench.serviceEnv())),
+});
 const baselineQueue = new Queue("bench-queue", { connection: redisConnection, prefix: BASELINE_PREFIX });
 serviceQueue.on("error", () => {});
 baselineQueue.on("error", () => {});
 
 /** Deletes the tenant's sessions, attempts, events and memories (the user row stays, as in the other benches). */
-async function deleteTenantRows(userId: string): Promise<number> {
+async function deleteTenantRows(db: Sql, userId: string): Promise<number> {
   return db.begin(async (tx) => {
     await tx`delete from memory_events where user_id = ${userId}`;
     await tx`delete from triage_attempts where user_id = ${userId}`;
@@ -127,18 +112,7 @@ async function deleteTenantRows(userId: string): Promise<number> {
   });
 }
 
-/** Stops our processes (by pid), deletes this run's Redis keys (db 2, SCAN, bounded) and, unless kept, the tenant's rows. */
-const bench = benchLifecycle(async () => {
-  await procs.stopAll();
-  await Promise.allSettled([serviceQueue.close(), baselineQueue.close()]);
-  await deleteRedisPrefix(REDIS_URL, PREFIX);
-  await dropTenantRows(db, tenant, {
-    keep: KEEP_DATA,
-    database: DATABASE,
-    what: "sessions (with their attempts and events)",
-    deleteRows: deleteTenantRows,
-  });
-});
+bench.atCleanup(async () => void (await Promise.allSettled([serviceQueue.close(), baselineQueue.close()])));
 
 // ---- data -----------------------------------------------------------------------------------
 
@@ -255,35 +229,28 @@ type Run = Omit<WrkResult, "output"> & {
 type Workers = { service: Bun.Subprocess[]; baseline: Bun.Subprocess[] };
 
 async function waitForWorkers(queue: Queue, expected: number, procsOf: Bun.Subprocess[]): Promise<void> {
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < STARTUP_MS / 100; i++) {
     for (const p of procsOf)
       if (p.exitCode !== null || p.signalCode !== null)
         throw new Error(`worker ${p.pid} exited:\n${procs.logTail(p.pid)}`);
     if ((await queue.getWorkersCount()) >= expected) return;
     await Bun.sleep(100);
   }
-  throw new Error(`${queue.name}: ${expected} worker(s) did not register within 30 s`);
+  throw new Error(`${queue.name}: ${expected} worker(s) did not register within ${STARTUP_MS / 1000} s`);
 }
 
 let wrkRun = 0;
 
-async function main() {
-  const start = benchStart("triage complete", ROOT);
-  if (!start) return;
-  const { box, rev, started } = start;
-  console.log(
-    `wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); worker configurations ${CONFIGS.map((c) => c.label).join(", ")} (processes × concurrency, same on both sides)`,
-  );
-  printRunContext(run, REDIS_URL, DATABASE_URL, "the servers, the workers, Redis and Postgres");
-
+async function main(start: BenchStart) {
+  const { box, rev } = start;
   const serviceEnv = {
-    ...amemEnv(DATABASE_URL, REDIS_URL, PREFIX),
+    ...bench.serviceEnv(),
     SCHEDULERS: "off",
     JOB_WAIT_MS: String(WAIT_MS),
   };
   const baselineEnv = {
     REDIS_URL,
-    DATABASE_URL,
+    DATABASE_URL: bench.DATABASE_URL,
     BASELINE_QUEUE_PREFIX: BASELINE_PREFIX,
     BASELINE_WAIT_MS: String(WAIT_MS),
   };
@@ -300,7 +267,7 @@ async function main() {
   });
   const { proc: apiProc, base: apiBase } = spawnApi(procs, serviceEnv, profileDir("api"));
   const baseBase = `http://127.0.0.1:${basePort}`;
-  await procs.waitForServers(baseline, baseBase, apiProc, apiBase);
+  await procs.waitForReady([baseline, `${baseBase}/health`], [apiProc, `${apiBase}/ready`]);
 
   const workers: Workers = { service: [], baseline: [] };
   /** (Re)starts both sides' worker processes for a configuration, one at a time (the baseline worker creates its table). */
@@ -331,7 +298,7 @@ async function main() {
 
   // Tenant, key and the one memory every seeded event points at.
   const user = await createBenchUser(procs, serviceEnv, id);
-  tenant = user.id;
+  bench.setTenant(user.id);
   memoryId = Bun.randomUUIDv7();
   await db`insert into memories (id, user_id, memory_type, topic, content, content_hash, scope, valid_from, recorded_at, created_at, updated_at)
     values (${memoryId}, ${user.id}, 'note', 'bench', ${`bench triage ${id}`}, ${Bun.SHA256.hash(`bench triage ${id}`, "hex")}, 'personal', now(), now(), now(), now())`;
@@ -629,12 +596,7 @@ async function main() {
   );
   console.log(textTable(["workers", "operation", "app", "workers", "redis", "postgres", "total"], cpuRows));
 
-  const date = started.toISOString().slice(0, 10);
-  const runsLabel = `${RUNS}×${SECONDS} s`;
-  const rawPath = writeRawResults(ROOT, "triage", started, {
-    date: started.toISOString(),
-    commit: rev,
-    machine: box,
+  bench.writeRaw(start, {
     settings: { SECONDS, WARMUP, RUNS, CONNECTIONS, THREADS, CONFIGS },
     probe,
     integrity,
@@ -645,20 +607,15 @@ async function main() {
       triage: med(c.label, "triage"),
     })),
   });
-  console.log(`raw results: ${rawPath}`);
   if (PROFILE) console.log(`CPU profiles: written under ${logDir}/{api,workers-*} when the processes exit`);
-  if (RECORD) {
-    const ok = CONFIGS.map((c) => {
+  bench.recordRows(start, () =>
+    CONFIGS.map((c) => {
       const b = med(c.label, "baseline");
       const s = med(c.label, "triage");
-      return appendRow(
-        README,
+      return [
         "triage",
         mdRow([
-          date,
-          rev,
-          box.label,
-          runsLabel,
+          ...start.runHead,
           c.label,
           fmtRps(s.rps),
           fmtMs(s.p50),
@@ -671,16 +628,9 @@ async function main() {
           String(s.s503),
           `${s.disturbed + b.disturbed}/${s.n + b.n}`,
         ]),
-      );
-    });
-    console.log(
-      ok.every(Boolean)
-        ? `rows appended to ${README}`
-        : `warning: the table marker <!-- bench:triage --> is missing from ${README}`,
-    );
-  } else {
-    console.log("not recorded in bench/README.md (short or partial run; BENCH_RECORD=1 forces it)");
-  }
+      ];
+    }),
+  );
 }
 
 /** sha1 → script name (BullMQ's and the service's Lua scripts), so the probe's EVALSHA lines can be named. */
@@ -732,4 +682,8 @@ function checkCounts(side: Side, c: PairCounts, phase: string): void {
     );
 }
 
-await bench.run(main);
+await bench.main(
+  main,
+  () =>
+    `wrk: ${CONNECTIONS} connections, ${THREADS} threads, ${WARMUP} s warm-up + ${SECONDS} s measured, ${RUNS} run(s) per figure (median quoted); worker configurations ${CONFIGS.map((c) => c.label).join(", ")} (processes × concurrency, same on both sides)`,
+);

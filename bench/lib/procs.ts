@@ -3,6 +3,14 @@ import { join } from "node:path";
 
 type Tracked = { name: string; proc: Bun.Subprocess; log?: string };
 
+/**
+ * How long a service may take to answer its health or readiness check, and a migration or an admin
+ * CLI call to finish. Generous: on a loaded 2-core box (CI runs every benchmark as a smoke) a cold
+ * `bun` start can take many seconds; the bound only decides when a service that never comes up is
+ * reported, so it costs nothing when things go well.
+ */
+export const STARTUP_MS = 90_000;
+
 /** Grace period for a SIGTERM'd service (the service's own shutdown deadline is 10 s). */
 const STOP_GRACE_MS = 12_000;
 
@@ -73,19 +81,22 @@ export class Procs {
 
   /** Applies the migrations (and creates the benchmark database when missing) with the service's env. */
   async migrate(env: Record<string, string>): Promise<void> {
-    const migrate = await this.run("migrate", [process.execPath, "shared/cli/migrate.ts"], env, 60_000);
+    const migrate = await this.run("migrate", [process.execPath, "shared/cli/migrate.ts"], env, 2 * STARTUP_MS);
     if (migrate.code !== 0) throw new Error(`migrate failed: ${migrate.stderr || migrate.stdout}`);
   }
 
-  /** Waits for the baseline's /health and the api's /ready; a failure carries the tail of both logs. */
-  async waitForServers(baseline: Bun.Subprocess, baseUrl: string, api: Bun.Subprocess, apiUrl: string): Promise<void> {
+  /**
+   * Waits for each server's check URL (a baseline's /health, the api's or the MCP server's /ready)
+   * to answer 200; a failure carries the tail of every one of their logs.
+   */
+  async waitForReady(...servers: [proc: Bun.Subprocess, url: string][]): Promise<void> {
     try {
-      await waitForHttp(`${baseUrl}/health`, baseline, 20_000);
-      await waitForHttp(`${apiUrl}/ready`, api, 20_000);
+      for (const [proc, url] of servers) await waitForHttp(url, proc, STARTUP_MS);
     } catch (error) {
-      throw new Error(
-        `${(error as Error).message}\n--- api log ---\n${this.logTail(api.pid)}\n--- baseline log ---\n${this.logTail(baseline.pid)}`,
+      const logs = servers.map(
+        ([proc]) => `--- ${this.tracked.get(proc.pid)?.name} log ---\n${this.logTail(proc.pid)}`,
       );
+      throw new Error(`${(error as Error).message}\n${logs.join("\n")}`);
     }
   }
 

@@ -5,7 +5,6 @@ import Redis from "ioredis";
 import type { Sql } from "postgres";
 import { Procs } from "./procs";
 import { fmtRps } from "./report";
-import { findWrk } from "./wrk";
 
 /** Benchmarks only ever target loopback, and never Redis db 0 (the service's default). */
 export function assertBenchTargets(databaseUrl: string, redisUrl: string): void {
@@ -134,23 +133,8 @@ export function printRunContext(
 /** Cores used by other processes above which a run is flagged as disturbed. */
 export const FOREIGN_LIMIT = 0.15;
 
-/**
- * The start of every benchmark's main: wrk must be installed (else a message and exit code 2,
- * answered as null); prints the banner and answers the machine, the commit and the start time.
- */
-export function benchStart(title: string, root: string) {
-  if (!findWrk()) {
-    console.error("wrk is not installed. Install it (Debian: `apt-get install -y wrk`) and run again.");
-    process.exitCode = 2;
-    return null;
-  }
-  const box = machine();
-  const rev = commit(root);
-  const started = new Date();
-  console.log(`amem ${title} benchmark — ${started.toISOString()}`);
-  console.log(`machine: nproc=${box.nproc}, ${box.model}; commit ${rev}`);
-  return { box, rev, started };
-}
+/** Whether this process is a smoke run (BENCH_SMOKE=1: what CI runs of every benchmark; bench/lib/define-bench.ts). */
+export const isSmoke = (): boolean => process.env.BENCH_SMOKE === "1";
 
 /**
  * A benchmark's life: `run(main)` runs it and always ends with `cleanup`, which runs `stop` once

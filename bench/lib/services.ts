@@ -25,7 +25,7 @@ export function cpuProfileFlags(dir: string | null): string[] {
 
 /**
  * Starts the amem api on a free loopback port (profiled into `profileDir` unless null); answers the
- * process, its port and its base URL. The caller waits for it to be ready (Procs.waitForServers).
+ * process, its port and its base URL. The caller waits for it to be ready (Procs.waitForReady).
  */
 export function spawnApi(
   procs: Procs,
@@ -43,7 +43,7 @@ export function spawnApi(
 /**
  * Starts the amem MCP server (`mcp/main.ts`) on a free loopback port, its public URL that address
  * (the OAuth issuer and the tokens' audience), profiled into `profileDir` unless null; answers the
- * process, its port and its base URL. The caller waits for `<base>/ready` (waitForHttp).
+ * process, its port and its base URL. The caller waits for `<base>/ready` (Procs.waitForReady).
  */
 export function spawnMcp(
   procs: Procs,
@@ -63,13 +63,35 @@ export function spawnMcp(
 
 /**
  * Starts the B-pg baseline (bench/baseline-pg.ts) on a free loopback port; answers the process and
- * its base URL. The caller waits for `<base>/health` (Procs.waitForServers, or waitForHttp).
+ * its base URL. The caller waits for `<base>/health` (Procs.waitForReady).
  */
 export function spawnBaselinePg(procs: Procs, databaseUrl: string): { proc: Bun.Subprocess; base: string } {
   const port = freePort();
   const proc = procs.spawnService("baseline-pg", [process.execPath, "bench/baseline-pg.ts"], {
     PORT: String(port),
     DATABASE_URL: databaseUrl,
+  });
+  return { proc, base: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * Starts a B-redis baseline (bench/baseline-redis.ts) on a free loopback port, its keys under
+ * `prefix` in `redisUrl`, with any extra environment (BASELINE_ROUND_TRIPS); answers the process and
+ * its base URL. The caller waits for `<base>/health` (Procs.waitForReady).
+ */
+export function spawnBaselineRedis(
+  procs: Procs,
+  redisUrl: string,
+  prefix: string,
+  extra: Record<string, string> = {},
+  name = "baseline-redis",
+): { proc: Bun.Subprocess; base: string } {
+  const port = freePort();
+  const proc = procs.spawnService(name, [process.execPath, "bench/baseline-redis.ts"], {
+    PORT: String(port),
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: prefix,
+    ...extra,
   });
   return { proc, base: `http://127.0.0.1:${port}` };
 }

@@ -1,3 +1,4 @@
+import { isSmoke } from "./run-env";
 import type { Procs } from "./procs";
 
 const SCRIPT = new URL("../wrk/request.lua", import.meta.url).pathname;
@@ -62,17 +63,24 @@ export function parseWrk(output: string): WrkResult {
   };
 }
 
+/**
+ * wrk's request timeout in a smoke run (BENCH_SMOKE=1), at least: on a loaded CI box one slow answer
+ * must not become a socket timeout that aborts the smoke, which checks that the benchmark runs.
+ */
+const SMOKE_TIMEOUT_SECONDS = 60;
+
 /** One wrk run against a loopback target; wrk is tracked by `procs` so SIGINT stops it too. */
 export async function runWrk(procs: Procs, target: WrkTarget, opts: WrkOptions): Promise<WrkResult> {
   const url = new URL(target.url);
   if (url.hostname !== "127.0.0.1") throw new Error(`refusing to load a non-loopback target: ${target.url}`);
+  const timeoutSeconds = isSmoke() ? Math.max(opts.timeoutSeconds, SMOKE_TIMEOUT_SECONDS) : opts.timeoutSeconds;
   const args = [
     "wrk",
     `-t${opts.threads}`,
     `-c${opts.connections}`,
     `-d${opts.seconds}s`,
     `--timeout`,
-    `${opts.timeoutSeconds}s`,
+    `${timeoutSeconds}s`,
     "--latency",
     "-s",
     target.script ?? SCRIPT,

@@ -21,42 +21,29 @@
  * successor-first cap the service applies. Abstention questions have no gold, so no figure here.
  *
  * env: as bench/retrieval/main.ts (RETRIEVAL_DATA_DIR, RETRIEVAL_DATASETS, BENCH_DATABASE_URL,
- * BENCH_REDIS_URL, BENCH_KEEP_DATA). Per-question rankings go to bench/results/retrieval-ablation-<start>.json.
+ * BENCH_REDIS_URL, BENCH_KEEP_DATA; BENCH_SMOKE=1: the committed hand-written set only, for CI).
+ * Per-question rankings go to bench/results/retrieval-ablation-<start>.json.
  */
-import { join } from "node:path";
-import postgres from "postgres";
-import {
-  assertBenchTargets,
-  benchDatabaseName,
-  benchLifecycle,
-  benchRun,
-  commit,
-  deleteRedisPrefix,
-  machine,
-} from "../lib/run-env";
-import { waitForHttp } from "../lib/procs";
+import { type BenchStart, defineBench } from "../lib/define-bench";
 import { apiClient } from "../lib/http";
-import { amemEnv, expectWorkersRunning, spawnApi, spawnWorkers } from "../lib/services";
+import { expectWorkersRunning, spawnApi, spawnWorkers } from "../lib/services";
 import { createBenchUser } from "../lib/tenant";
-import { mdRow, writeRawResults } from "../lib/report";
-import { loadLocomo } from "./datasets/locomo";
-import { loadOwn } from "./datasets/own";
+import { mdRow } from "../lib/report";
+import { presentDatasets } from "./datasets/present";
 import { storeUnit } from "./store";
 import { analyze, Bm25Index } from "./bm25";
 import { meanScores, scoreRanking, type Scores } from "./metrics";
 import { deleteTenantData } from "./cleanup";
-import type { Dataset, QuerySpec, Split } from "./types";
+import type { QuerySpec, Split } from "./types";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
-const DATA_DIR = process.env.RETRIEVAL_DATA_DIR ?? join(ROOT, "bench/retrieval/data");
-const OWN_SET = join(ROOT, "bench/retrieval/data-own/agent-memories.json");
-const KEEP_DATA = process.env.BENCH_KEEP_DATA === "1";
-const ONLY = process.env.RETRIEVAL_DATASETS
-  ? new Set(process.env.RETRIEVAL_DATASETS.split(",").map((s) => s.trim()))
-  : null;
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench_retrieval";
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/2";
-assertBenchTargets(DATABASE_URL, REDIS_URL);
+const bench = defineBench({
+  name: "retrieval-ablation",
+  title: "retrieval ablation",
+  wrk: false,
+  database: "amem_bench_retrieval",
+  smokeNote: "hand-written set only",
+});
+const { ROOT, SMOKE, KEEP_DATA, DATABASE } = bench;
 
 /** The search's largest page: the pool every candidate re-ranks. */
 const POOL = 50;
@@ -77,32 +64,15 @@ type Asked = {
   expanded: Map<number, Hit[]>;
 };
 
-const run = benchRun(ROOT);
-const { procs, id, PREFIX } = run;
+const { procs, id } = bench;
 const tenants: string[] = [];
-const db = postgres(DATABASE_URL, { max: 1, onnotice: () => {}, connection: { application_name: "bench-ablation" } });
-const bench = benchLifecycle(async () => {
-  await procs.stopAll();
-  await deleteRedisPrefix(REDIS_URL, PREFIX);
+bench.atCleanup(async () => {
   try {
-    if (!KEEP_DATA && tenants.length > 0) await deleteTenantData(db, tenants);
+    if (!KEEP_DATA && tenants.length > 0) await deleteTenantData(bench.db, tenants);
   } catch (error) {
     console.error(`warning: could not delete the bench users' memories (${(error as Error).message})`);
-  } finally {
-    await db.end({ timeout: 2 });
   }
 });
-
-function loadDatasets(): Dataset[] {
-  const found: Dataset[] = [];
-  const own = loadOwn(OWN_SET);
-  if (typeof own === "string") console.log(own);
-  else found.push(own);
-  const locomo = loadLocomo(DATA_DIR);
-  if (typeof locomo === "string") console.log(locomo);
-  else found.push(...locomo);
-  return ONLY ? found.filter((d) => ONLY.has(d.name)) : found;
-}
 
 /** (k − 1) / (span − 1) of the shortest window holding one of each of the k query terms present; 0 for k < 2. */
 function proximity(tokens: string[], terms: Set<string>): number {
@@ -190,18 +160,14 @@ function macroMrr(asked: Asked[], variant: Variant, split: Split, datasets: stri
   return per.reduce((s, x) => s + x.mrr10, 0) / per.length;
 }
 
-async function main(): Promise<void> {
-  const box = machine();
-  const started = new Date();
-  console.log(`amem retrieval ablation — ${started.toISOString()}`);
-  console.log(`machine: nproc=${box.nproc}, ${box.model}; commit ${commit(ROOT)}; Postgres ${DATABASE_URL}`);
-  const datasets = loadDatasets();
+async function main(start: BenchStart): Promise<void> {
+  const datasets = presentDatasets(ROOT, SMOKE);
   if (datasets.length === 0) throw new Error("no dataset to run");
-  const serviceEnv = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
+  const serviceEnv = bench.serviceEnv();
   await procs.migrate(serviceEnv);
   const { proc: apiProc, port: apiPort, base } = spawnApi(procs, serviceEnv, null);
   const workers = spawnWorkers(procs, serviceEnv, apiPort);
-  await waitForHttp(`${base}/ready`, apiProc, 20_000);
+  await procs.waitForReady([apiProc, `${base}/ready`]);
   await expectWorkersRunning(procs, workers);
 
   const api = apiClient(30_000);
@@ -296,18 +262,20 @@ async function main(): Promise<void> {
     ...table("dev"),
   ].join("\n");
   console.log(`\n${report}\n`);
-  const raw = writeRawResults(ROOT, "retrieval-ablation", started, {
-    machine: box.label,
-    questions: asked.map((a) => ({
-      dataset: a.dataset,
-      id: a.query.id,
-      split: a.query.split,
-      gold: [...a.gold],
-      rankings: Object.fromEntries(chosen.map((v) => [v.name, v.rank(a).slice(0, 10)])),
-    })),
-  });
-  console.log(`per-question rankings: ${raw}`);
-  console.log(`database ${benchDatabaseName(DATABASE_URL)}`);
+  bench.writeRaw(
+    start,
+    {
+      questions: asked.map((a) => ({
+        dataset: a.dataset,
+        id: a.query.id,
+        split: a.query.split,
+        gold: [...a.gold],
+        rankings: Object.fromEntries(chosen.map((v) => [v.name, v.rank(a).slice(0, 10)])),
+      })),
+    },
+    "per-question rankings",
+  );
+  console.log(`database ${DATABASE}`);
 }
 
-await bench.run(main);
+await bench.main(main);

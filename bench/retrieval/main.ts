@@ -22,47 +22,28 @@
  *   BENCH_KEEP_DATA=0  BENCH_README=bench/README.md
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench_retrieval  BENCH_REDIS_URL=redis://127.0.0.1:6379/2
  */
-import { join } from "node:path";
-import postgres from "postgres";
-import {
-  assertBenchTargets,
-  benchDatabaseName,
-  benchLifecycle,
-  benchRun,
-  commit,
-  deleteRedisPrefix,
-  machine,
-} from "../lib/run-env";
-import { waitForHttp } from "../lib/procs";
+import { type BenchStart, defineBench } from "../lib/define-bench";
+
 import { apiClient } from "../lib/http";
-import { amemEnv, expectWorkersRunning, spawnApi, spawnWorkers } from "../lib/services";
+import { expectWorkersRunning, spawnApi, spawnWorkers } from "../lib/services";
 import { createBenchUser } from "../lib/tenant";
-import { writeRawResults } from "../lib/report";
-import { loadLocomo } from "./datasets/locomo";
-import { loadOwn } from "./datasets/own";
+import { presentDatasets } from "./datasets/present";
 import { storeUnit } from "./store";
 import { evaluateUnit, type Outcome } from "./evaluate";
 import { type DatasetResult, fullReport } from "./report";
 import { recordReport } from "./record";
 import { deleteTenantData } from "./cleanup";
-import type { Dataset } from "./types";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
-const README = process.env.BENCH_README ?? join(ROOT, "bench/README.md");
-const DATA_DIR = process.env.RETRIEVAL_DATA_DIR ?? join(ROOT, "bench/retrieval/data");
-const OWN_SET = join(ROOT, "bench/retrieval/data-own/agent-memories.json");
-const SMOKE = process.env.BENCH_SMOKE === "1";
+const bench = defineBench({
+  name: "retrieval",
+  title: "retrieval-quality",
+  wrk: false,
+  database: "amem_bench_retrieval",
+  smokeNote: "hand-written set only",
+});
+const { ROOT, README, SMOKE, KEEP_DATA, DATABASE } = bench;
 const RECORD = process.env.BENCH_RECORD === "1" && !SMOKE;
-const KEEP_DATA = process.env.BENCH_KEEP_DATA === "1";
-const ONLY = process.env.RETRIEVAL_DATASETS
-  ? new Set(process.env.RETRIEVAL_DATASETS.split(",").map((s) => s.trim()))
-  : null;
 const MIN_SCORE = minScoreEnv(process.env.RETRIEVAL_MIN_SCORE);
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench_retrieval";
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/2";
-
-assertBenchTargets(DATABASE_URL, REDIS_URL);
-const DATABASE = benchDatabaseName(DATABASE_URL);
 
 function minScoreEnv(raw: string | undefined): number | null {
   if (raw === undefined || raw === "") return null;
@@ -71,64 +52,33 @@ function minScoreEnv(raw: string | undefined): number | null {
   return n;
 }
 
-const run = benchRun(ROOT);
-const { procs, id, PREFIX } = run;
+const { procs, id } = bench;
 const tenants: string[] = [];
-const db = postgres(DATABASE_URL, { max: 1, onnotice: () => {}, connection: { application_name: "bench-retrieval" } });
 
-const bench = benchLifecycle(async () => {
-  await procs.stopAll();
-  await deleteRedisPrefix(REDIS_URL, PREFIX);
+bench.atCleanup(async () => {
   try {
     if (!KEEP_DATA && tenants.length > 0) {
-      const n = await deleteTenantData(db, tenants);
+      const n = await deleteTenantData(bench.db, tenants);
       console.log(
         `deleted ${n} memories of ${tenants.length} bench users from ${DATABASE} (BENCH_KEEP_DATA=1 keeps them)`,
       );
     }
   } catch (error) {
     console.error(`warning: could not delete the bench users' memories (${(error as Error).message})`);
-  } finally {
-    await db.end({ timeout: 2 });
   }
 });
 
-/** The datasets present, in report order; each missing one is named on one line. */
-function loadDatasets(): Dataset[] {
-  const found: Dataset[] = [];
-  const own = loadOwn(OWN_SET);
-  if (typeof own === "string") console.log(own);
-  else found.push(own);
-  if (!SMOKE) {
-    const locomo = loadLocomo(DATA_DIR);
-    if (typeof locomo === "string") console.log(locomo);
-    else found.push(...locomo);
-  }
-  return ONLY ? found.filter((d) => ONLY.has(d.name)) : found;
-}
-
-async function main(): Promise<void> {
-  const box = machine();
-  const rev = commit(ROOT);
-  const started = new Date();
-  console.log(
-    `amem retrieval-quality benchmark — ${started.toISOString()}${SMOKE ? " (smoke: hand-written set only)" : ""}`,
-  );
-  console.log(`machine: nproc=${box.nproc}, ${box.model}; commit ${rev}`);
-  console.log(`logs: ${run.logDir}; Redis ${REDIS_URL} prefix ${PREFIX}; Postgres ${DATABASE_URL}`);
+async function main(start: BenchStart): Promise<void> {
+  const { box, rev, started } = start;
   if (MIN_SCORE !== null) console.log(`every search carries minScore ${MIN_SCORE}`);
-  const datasets = loadDatasets();
+  const datasets = presentDatasets(ROOT, SMOKE);
   if (datasets.length === 0) throw new Error("no dataset to run");
 
-  const serviceEnv = amemEnv(DATABASE_URL, REDIS_URL, PREFIX);
+  const serviceEnv = bench.serviceEnv();
   await procs.migrate(serviceEnv);
   const { proc: apiProc, port: apiPort, base } = spawnApi(procs, serviceEnv, null);
   const workers = spawnWorkers(procs, serviceEnv, apiPort);
-  try {
-    await waitForHttp(`${base}/ready`, apiProc, 20_000);
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n--- api log ---\n${procs.logTail(apiProc.pid)}`);
-  }
+  await procs.waitForReady([apiProc, `${base}/ready`]);
   await expectWorkersRunning(procs, workers);
 
   const api = apiClient(30_000);
@@ -163,32 +113,33 @@ async function main(): Promise<void> {
 
   const report = fullReport(results, MIN_SCORE);
   console.log(`\n${report}\n`);
-  const raw = writeRawResults(ROOT, "retrieval", started, {
-    commit: rev,
-    machine: box.label,
-    minScore: MIN_SCORE,
-    datasets: results.map((r) => ({
-      name: r.name,
-      questions: r.outcomes.map((o) => ({
-        id: o.query.id,
-        query: o.query.text,
-        category: o.query.category,
-        split: o.query.split,
-        current: o.query.current,
-        gold: [...o.gold],
-        predecessors: o.predecessors,
-        amem: o.amem,
-        bm25: o.bm25,
-        amemWithoutMinScore: o.amemWithoutMinScore,
-        latencyMs: Math.round(o.latencyMs * 10) / 10,
+  bench.writeRaw(
+    start,
+    {
+      minScore: MIN_SCORE,
+      datasets: results.map((r) => ({
+        name: r.name,
+        questions: r.outcomes.map((o) => ({
+          id: o.query.id,
+          query: o.query.text,
+          category: o.query.category,
+          split: o.query.split,
+          current: o.query.current,
+          gold: [...o.gold],
+          predecessors: o.predecessors,
+          amem: o.amem,
+          bm25: o.bm25,
+          amemWithoutMinScore: o.amemWithoutMinScore,
+          latencyMs: Math.round(o.latencyMs * 10) / 10,
+        })),
       })),
-    })),
-  });
-  console.log(`per-question rankings: ${raw}`);
+    },
+    "per-question rankings",
+  );
   if (RECORD) {
     recordReport(README, report, { date: started, commit: rev, machine: box.label, minScore: MIN_SCORE });
     console.log(`recorded in ${README}`);
   }
 }
 
-await bench.run(main);
+await bench.main(main);

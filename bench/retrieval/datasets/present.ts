@@ -1,0 +1,26 @@
+import { join } from "node:path";
+import type { Dataset } from "../types";
+import { loadLocomo } from "./locomo";
+import { loadOwn } from "./own";
+
+/**
+ * The datasets present, in report order, for bench:retrieval and its ablation alike: the committed
+ * hand-written set, then (not in a smoke run) the public ones from RETRIEVAL_DATA_DIR; each missing
+ * one is named on one line. RETRIEVAL_DATASETS keeps only the ones it names.
+ */
+export function presentDatasets(root: string, smoke: boolean): Dataset[] {
+  const dataDir = process.env.RETRIEVAL_DATA_DIR ?? join(root, "bench/retrieval/data");
+  const only = process.env.RETRIEVAL_DATASETS
+    ? new Set(process.env.RETRIEVAL_DATASETS.split(",").map((s) => s.trim()))
+    : null;
+  const found: Dataset[] = [];
+  const own = loadOwn(join(root, "bench/retrieval/data-own/agent-memories.json"));
+  if (typeof own === "string") console.log(own);
+  else found.push(own);
+  if (!smoke) {
+    const locomo = loadLocomo(dataDir);
+    if (typeof locomo === "string") console.log(locomo);
+    else found.push(...locomo);
+  }
+  return only ? found.filter((d) => only.has(d.name)) : found;
+}
