@@ -135,6 +135,16 @@ describe("GET /api/v1/export", () => {
     const exportOp = doc.paths["/api/v1/export"].get;
     expect(Object.keys(exportOp.responses).sort()).toEqual(["200", "400", "401", "403", "429", "500", "503"]);
     const deleteOp = doc.paths["/api/v1/account"].delete;
-    expect(Object.keys(deleteOp.responses).sort()).toEqual(["200", "400", "401", "403", "413", "415", "429", "500", "503"]);
+    expect(Object.keys(deleteOp.responses).sort()).toEqual([
+      "200",
+      "400",
+      "401",
+      "403",
+      "413",
+      "415",
+      "429",
+      "500",
+      "503",
+    ]);
   });
 });
