@@ -11,6 +11,7 @@ import {
 import { readFileSync } from "node:fs";
 import { sha256Hex } from "../../shared/ids";
 import { createTestContext } from "../helpers";
+import { ON_CLUSTER } from "../env";
 
 // The credential-cache entry is written by one TypeScript codec and read by Lua in the scripts that
 // authenticate (authenticate.lua, authenticated-heartbeat.lua), both through
@@ -19,6 +20,11 @@ import { createTestContext } from "../helpers";
 // given: a field moved in the encoder, the TypeScript decoder or the Lua reader fails them.
 const ctx = await createTestContext();
 const { deps } = ctx;
+// authenticated-heartbeat.lua spans the credential's keys and the lease's, which a cluster keeps in
+// different slots: the service sends it only to a single Redis (on a cluster, heartbeat.ts
+// authenticates, then leases). In the cluster pass it still runs here, against the single Redis CI
+// also serves, under this file's own key prefix.
+const single = ON_CLUSTER ? (await createTestContext({ REDIS_URL: "redis://127.0.0.1:6379/1" })).deps : deps;
 const NOW = Date.now();
 
 /** One entry per kind, with distinct values in every field so a swap of any two shows. */
@@ -58,13 +64,13 @@ async function readInLua(raw: string): Promise<string[]> {
   return (await deps.redis.eval(readerScript, 0, raw)) as string[];
 }
 
-function keysOf(kind: CredentialKind) {
+function keysOf(kind: CredentialKind, on: typeof deps = deps) {
   const hash = sha256Hex(crypto.randomUUID());
   return {
     hash,
-    entryKey: deps.keys.credential(kind, hash),
-    lastUsedKey: deps.keys.keyLastUsedOf(hash),
-    rateKey: deps.keys.credentialRate(kind, hash, Math.floor(NOW / 60_000)),
+    entryKey: on.keys.credential(kind, hash),
+    lastUsedKey: on.keys.keyLastUsedOf(hash),
+    rateKey: on.keys.credentialRate(kind, hash, Math.floor(NOW / 60_000)),
   };
 }
 
@@ -109,14 +115,14 @@ describe("the credential-cache entry: one codec, one Lua reader", () => {
       it(`authenticated-heartbeat.lua refreshes the lease only for an accepted kind ${kind} entry (${variant.name})`, async () => {
         const entry = entryOf(kind, variant.overrides);
         const accepted = variant.name === "active";
-        const k = keysOf(kind);
-        await deps.redis.set(k.entryKey, encodeCredentialEntry(kind, entry), "PX", 60_000);
-        const leaseKey = deps.keys.lease(entry.userId, "claude-code", crypto.randomUUID());
-        const dirtyKey = deps.keys.leaseDirtyOf(entry.userId);
+        const k = keysOf(kind, single);
+        await single.redis.set(k.entryKey, encodeCredentialEntry(kind, entry), "PX", 60_000);
+        const leaseKey = single.keys.lease(entry.userId, "claude-code", crypto.randomUUID());
+        const dirtyKey = single.keys.leaseDirtyOf(entry.userId);
         const runId = crypto.randomUUID();
-        await deps.redis.hset(leaseKey, { run: runId, epoch: "1", seen: String(NOW - 1_000), closed: "0" });
+        await single.redis.hset(leaseKey, { run: runId, epoch: "1", seen: String(NOW - 1_000), closed: "0" });
         const beat = (ownerId: string) =>
-          deps.redis.authenticatedHeartbeat(
+          single.redis.authenticatedHeartbeat(
             k.entryKey,
             k.lastUsedKey,
             k.rateKey,
@@ -136,8 +142,8 @@ describe("the credential-cache entry: one codec, one Lua reader", () => {
         // Accepted: the refreshed lease alone (the hot path sends no entry back); refused: the entry alone.
         const reply = await beat(entry.userId);
         expect(reply).toEqual(accepted ? [1, runId, "1", String(NOW)] : [encodeCredentialEntry(kind, entry), 2]);
-        expect(await deps.redis.hget(leaseKey, "seen")).toBe(String(accepted ? NOW : NOW - 1_000));
-        await deps.redis.del(leaseKey, dirtyKey, k.entryKey, k.lastUsedKey, k.rateKey);
+        expect(await single.redis.hget(leaseKey, "seen")).toBe(String(accepted ? NOW : NOW - 1_000));
+        await single.redis.del(leaseKey, dirtyKey, k.entryKey, k.lastUsedKey, k.rateKey);
       });
     }
   }
