@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import { AppError } from "../../shared/errors";
 import { beginErasure, erasureJobId } from "../../shared/accounts/erasure";
 import { streamAccountExport } from "./export-stream";
@@ -28,7 +28,7 @@ export function accountRoutes(deps: ApiDeps) {
       {
         body: DeleteAccountBody,
         query: NoQuery,
-        response: { 200: DeleteAccountResponse, ...errors(...AUTHED_CODES, ...BODY_CODES) },
+        response: { 200: DeleteAccountResponse, ...errors(...AUTHED_WRITE_CODES, ...BODY_CODES) },
       },
     )
     .get(

@@ -5,7 +5,7 @@ import { heartbeatWithCredential } from "../../shared/agent-sessions/heartbeat";
 import { listAgentSessions } from "../../shared/agent-sessions/list";
 import { listSessionEvents } from "../../shared/agent-sessions/events";
 import { authPlugin, withCredential } from "../plugins/auth";
-import { AUTHED_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
   closedView,
   CloseResponse,
@@ -33,7 +33,7 @@ import {
 import { beginTriage } from "../../shared/triage/begin";
 import { requestTriageCompletion } from "../../shared/triage/complete";
 
-const WRITE_CODES = [...AUTHED_CODES, ...BODY_CODES, "account_deleted"] as const;
+const WRITE_CODES = [...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted"] as const;
 
 /** Agent sessions, the sync path (SPEC §3.3–3.6). */
 export function agentSessionRoutes(deps: ApiDeps) {

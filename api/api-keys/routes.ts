@@ -3,7 +3,7 @@ import type { ApiDeps } from "../client-ip";
 import { createApiKey, listApiKeysWithUse, revokeApiKeyById } from "../../shared/accounts/api-keys";
 import { assertWritable } from "../../shared/auth/credentials";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
   CreatedKey,
   createdKeyView,
@@ -26,7 +26,7 @@ export function apiKeyRoutes(deps: ApiDeps) {
       {
         body: CreateKeyBody,
         query: NoQuery,
-        response: { 201: CreatedKey, ...errors(...AUTHED_CODES, ...BODY_CODES, "account_deleted") },
+        response: { 201: CreatedKey, ...errors(...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted") },
       },
     )
     .get("", async ({ principal }) => keyListView(await listApiKeysWithUse(deps, principal.userId)), {
@@ -42,7 +42,7 @@ export function apiKeyRoutes(deps: ApiDeps) {
       {
         params: KeyIdParams,
         query: NoQuery,
-        response: { 204: t.Void({ description: "Revoked" }), ...errors(...AUTHED_CODES, "not_found") },
+        response: { 204: t.Void({ description: "Revoked" }), ...errors(...AUTHED_WRITE_CODES, "not_found") },
       },
     );
 }

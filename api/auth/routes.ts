@@ -5,7 +5,7 @@ import { iso } from "../../shared/time";
 import { loggableError } from "../../shared/loggable-error";
 import { authPlugin } from "../plugins/auth";
 import type { ApiDeps } from "../client-ip";
-import { AUTHED_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
   Accepted,
   ForgotPasswordBody,
@@ -117,7 +117,7 @@ export function authRoutes(deps: ApiDeps) {
       {
         query: NoQuery,
         detail: { security: [{ bearer: [] }] },
-        response: { 204: t.Void({ description: "Logged out" }), ...errors(...AUTHED_CODES) },
+        response: { 204: t.Void({ description: "Logged out" }), ...errors(...AUTHED_WRITE_CODES) },
       },
     );
 }

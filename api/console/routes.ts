@@ -13,7 +13,7 @@ import { LoginBody } from "../../shared/contract/auth";
 import { ActivityQuery, ConsoleActivity, ConsoleMemoryDetail, ConsoleSession } from "../../shared/contract/console";
 import { consoleActivity } from "../../shared/console/activity";
 import { MemoryIdParams, memoryView } from "../../shared/contract/memories";
-import { AUTHED_CODES, errors, NoQuery, Text } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, errors, NoQuery, Text } from "../../shared/contract/schema-kit";
 import type { ApiDeps } from "../client-ip";
 import { htmlPage } from "../../shared/http/html-page";
 import { authPlugin } from "../plugins/auth";
@@ -124,7 +124,7 @@ export function consoleRoutes(deps: ApiDeps) {
         },
         {
           query: NoQuery,
-          response: { 204: t.Void({ description: "Signed out" }), ...errors(...AUTHED_CODES) },
+          response: { 204: t.Void({ description: "Signed out" }), ...errors(...AUTHED_WRITE_CODES) },
           detail: { description: "Signs out: ends the session behind the cookie and clears it" },
         },
       )

@@ -3,7 +3,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import type { ApiDeps } from "../client-ip";
 import { withCredential } from "../plugins/auth";
 import { authenticate, type Principal } from "../../shared/auth/credentials";
-import { AUTHED_CODES, BODY_CODES, errors, Project, ScopeName } from "../../shared/contract/schema-kit";
+import { AUTHED_WRITE_CODES, BODY_CODES, errors, Project, ScopeName } from "../../shared/contract/schema-kit";
 import { HookBody, readHookEvent } from "../../shared/hooks/payload";
 import { HookAnswer, hookAnswer } from "../../shared/hooks/output";
 import { handleHookEvent, type Harness } from "../../shared/hooks/service";
@@ -51,7 +51,7 @@ export function hookRoutes(deps: ApiDeps) {
       options: {
         body: HookBody,
         query: HookQuery,
-        response: { 200: HookAnswer, ...errors(...AUTHED_CODES, ...BODY_CODES, "account_deleted") },
+        response: { 200: HookAnswer, ...errors(...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted") },
         detail: { summary: `${harness} hook`, description: DESCRIPTIONS[harness] },
       },
     }) as const;

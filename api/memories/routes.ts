@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { createMemory } from "../../shared/memories/capture";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
   ArchiveBody,
   CaptureBody,
@@ -27,7 +27,7 @@ import {
 import { getMemory, listTenantMemories, memoryHistory } from "../../shared/memories/read";
 import { archiveMemory, resolveMemory, reviseMemory } from "../../shared/memories/revise";
 
-const WRITE_CODES = [...AUTHED_CODES, ...BODY_CODES, "account_deleted"] as const;
+const WRITE_CODES = [...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted"] as const;
 
 /** Memory capture (seed 4.8, SPEC §4.2) and the versioned memory API (SPEC §4.3). */
 export function memoryRoutes(deps: ApiDeps) {

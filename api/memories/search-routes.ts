@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { searchMemories } from "../../shared/memories/search";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import { SearchBody, SearchResults, searchResultsView } from "../../shared/contract/memories";
 
 /** Ranked memory search (SPEC §4.3): full-text (websearch syntax) blended with trigram similarity. */
@@ -12,6 +12,10 @@ export function searchRoutes(deps: ApiDeps) {
     .post(
       "/api/v1/search",
       async ({ body, principal }) => searchResultsView(await searchMemories(deps, principal, body)),
-      { body: SearchBody, query: NoQuery, response: { 200: SearchResults, ...errors(...AUTHED_CODES, ...BODY_CODES) } },
+      {
+        body: SearchBody,
+        query: NoQuery,
+        response: { 200: SearchResults, ...errors(...AUTHED_WRITE_CODES, ...BODY_CODES) },
+      },
     );
 }

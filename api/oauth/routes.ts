@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../client-ip";
 import { deleteGrant, listGrants } from "../../shared/oauth/grants";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import { ClientIdParams, grantListView, OAuthGrantList } from "../../shared/contract/oauth";
 
 /** The OAuth clients (MCP apps) the user authorised, and taking that back (issue 11). */
@@ -24,7 +24,7 @@ export function oauthGrantRoutes(deps: ApiDeps) {
         query: NoQuery,
         response: {
           204: t.Void({ description: "Revoked: every token of the client for this user answers 401 from now on" }),
-          ...errors(...AUTHED_CODES, "not_found"),
+          ...errors(...AUTHED_WRITE_CODES, "not_found"),
         },
       },
     );

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { decideFactProposal, decideProposal, listFactProposals, listProposals } from "../../shared/proposals/service";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
   Applied,
   DecideBody,
@@ -15,7 +15,13 @@ import {
   Rejected,
 } from "../../shared/contract/proposals";
 
-const DECIDE_CODES = [...AUTHED_CODES, ...BODY_CODES, "account_deleted", "not_found", "invalid_transition"] as const;
+const DECIDE_CODES = [
+  ...AUTHED_WRITE_CODES,
+  ...BODY_CODES,
+  "account_deleted",
+  "not_found",
+  "invalid_transition",
+] as const;
 
 /**
  * Consolidation proposals (seed 2.5/4.7, SPEC §7) and fact proposals: listed newest first, decided

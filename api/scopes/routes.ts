@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { createScope, deleteScope, listScopesOf, updateScope } from "../../shared/scopes/service";
 import type { ApiDeps } from "../client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
 import {
   CreateScopeBody,
   Scope,
@@ -13,7 +13,7 @@ import {
   UpdateScopeBody,
 } from "../../shared/contract/scopes";
 
-const WRITE_CODES = [...AUTHED_CODES, ...BODY_CODES, "account_deleted", "conflict"] as const;
+const WRITE_CODES = [...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted", "conflict"] as const;
 
 /** Scopes (seed 4.6 list; SPEC §5 management): names and aliases are unique together per tenant. */
 export function scopeRoutes(deps: ApiDeps) {
@@ -50,7 +50,7 @@ export function scopeRoutes(deps: ApiDeps) {
         query: NoQuery,
         response: {
           204: t.Void({ description: "Deleted" }),
-          ...errors(...AUTHED_CODES, "not_found", "account_deleted"),
+          ...errors(...AUTHED_WRITE_CODES, "not_found", "account_deleted"),
         },
       },
     );

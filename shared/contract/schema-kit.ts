@@ -147,19 +147,19 @@ export function errors(...codes: ErrorCode[]): Record<number, TSchema> {
   }
   return Object.fromEntries([...byStatus].map(([status, listed]) => [status, errorBody(listed)]));
 }
-/**
- * What any authenticated route can answer: a bad query or path, no credential, a console cookie
- * without its CSRF token on a state-changing call (shared/auth/console-session.ts), the rate
- * limit, a fault, a store away.
- */
+/** What any authenticated route can answer: a bad query or path, no credential, the rate limit, a fault, a store away. */
 export const AUTHED_CODES = [
   "invalid_input",
   "unauthorized",
-  "forbidden",
   "rate_limited",
   "internal_error",
   "unavailable",
 ] as const satisfies readonly ErrorCode[];
+/**
+ * What an authenticated state-changing route (any method but GET/HEAD/OPTIONS) can answer besides:
+ * `forbidden`, a console session cookie without its CSRF token (shared/auth/console-session.ts).
+ */
+export const AUTHED_WRITE_CODES = [...AUTHED_CODES, "forbidden"] as const satisfies readonly ErrorCode[];
 /** What any route that reads a JSON body can answer besides (shared/http/json-body.ts). */
 export const BODY_CODES = [
   "invalid_json",

@@ -2,6 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, type TestContext } from "../helpers";
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../../shared/errors";
 import { sha256Hex } from "../../shared/ids";
+import { CONSOLE_COOKIE } from "../../shared/auth/console-session";
 import { validRequestFor, type TableRoute } from "../route-examples";
 import { DECLARED_ERRORS } from "../declared-errors";
 
@@ -74,14 +75,23 @@ function probesFor(route: TableRoute, credential: Record<string, string>): Probe
   return probes;
 }
 
-/** A fresh tenant per route (some routes spend their credential), and one whose erasure has begun. */
+/**
+ * A fresh tenant per route (some routes spend their credential), one whose erasure has begun, and a
+ * console session cookie sent without its CSRF token.
+ */
 async function credentialsFor(ctx: TestContext, route: TableRoute): Promise<Record<string, string>[]> {
   if (route.path.startsWith("/api/internal/cron/")) return [{ "x-cron-secret": SECRET }];
   const active = await newTenant(ctx);
   const erasing = await newTenant(ctx);
   await ctx.deps.sql`update users set state = 'erasing' where id = ${erasing.userId}`;
   await ctx.deps.redis.del(ctx.deps.keys.credential("k", sha256Hex(erasing.apiKey)));
-  return [{ "x-api-key": active.apiKey }, { "x-api-key": erasing.apiKey }];
+  // A console session cookie without its CSRF token: a state-changing route answers 403 forbidden.
+  const browser = await newTenant(ctx);
+  const login = await ctx.request("POST", "/auth/login", {
+    body: { email: browser.email, password: "correct horse battery" },
+  });
+  const cookie = `${CONSOLE_COOKIE}=${(login.body as { token: string }).token}`;
+  return [{ "x-api-key": active.apiKey }, { "x-api-key": erasing.apiKey }, { cookie }];
 }
 
 describe("declared error codes (test/declared-errors.ts)", () => {

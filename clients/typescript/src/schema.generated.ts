@@ -885,18 +885,6 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1020,18 +1008,6 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1125,18 +1101,6 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
                     };
                 };
             };
@@ -1473,18 +1437,6 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
                     };
                 };
             };
@@ -1931,18 +1883,6 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2074,18 +2014,6 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2193,18 +2121,6 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
                     };
                 };
             };
@@ -3143,18 +3059,6 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3650,18 +3554,6 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3910,18 +3802,6 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4019,18 +3899,6 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
                     };
                 };
             };
@@ -4462,18 +4330,6 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4855,18 +4711,6 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4982,18 +4826,6 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
                     };
                 };
             };
@@ -5299,18 +5131,6 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
                     };
                 };
             };
@@ -5636,18 +5456,6 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
                     };
                 };
             };
@@ -6158,18 +5966,6 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6362,18 +6158,6 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6489,18 +6273,6 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
                     };
                 };
             };
@@ -6914,18 +6686,6 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "unauthorized";
-                    };
-                };
-            };
-            /** @description Every error: exactly {"error": code} */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "forbidden";
                     };
                 };
             };
