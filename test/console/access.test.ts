@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createMcpApp } from "../../mcp/app";
 import { issuerOf } from "../../mcp/discovery/metadata";
 import { authenticateAccessToken } from "../../shared/auth/credentials";
-import { eventually, newTenant, type Tenant } from "../helpers";
+import { eventually, newTenant } from "../helpers";
 import { grantThroughServices } from "../oauth-grant";
 import { propose } from "../proposals/helpers";
 import {
@@ -21,6 +21,7 @@ import {
   WAIT_MS,
   waitForText,
   watchProblems,
+  remember,
 } from "./harness";
 
 /** Page functions run in the browser: its globals, typed loosely (the project compiles without the DOM library). */
@@ -58,15 +59,6 @@ async function mcpStatus(token: string): Promise<number> {
   );
   await res.arrayBuffer();
   return res.status;
-}
-
-async function remember(tenant: Tenant, body: Record<string, unknown>) {
-  const res = await ctx.request("POST", "/api/v1/memories", {
-    apiKey: tenant.apiKey,
-    body: { memoryType: "decision", ...body },
-  });
-  expect(res.status).toBe(201);
-  return res.body.memory as { id: string; topic: string };
 }
 
 describe("the console's Access screen in headless Chromium (real api and workers)", () => {
@@ -118,7 +110,7 @@ describe("the console's Access screen in headless Chromium (real api and workers
     async () => {
       const page = await newPage(h);
       const user = await signIn(h, page);
-      await remember(user, { topic: "Exported memory", content: "goes into the export" });
+      await remember(h, user, { topic: "Exported memory", content: "goes into the export" });
       const downloads = mkdtempSync(join(tmpdir(), "amem-console-export-"));
       const cdp = await page.createCDPSession();
       await cdp.send("Browser.setDownloadBehavior", {
@@ -142,8 +134,8 @@ describe("the console's Access screen in headless Chromium (real api and workers
     async () => {
       const page = await newPage(h);
       const user = await signIn(h, page);
-      await remember(user, { topic: "Erase me", content: "one" });
-      await remember(user, { topic: "Erase me too", content: "two" });
+      await remember(h, user, { topic: "Erase me", content: "one" });
+      await remember(h, user, { topic: "Erase me too", content: "two" });
       await openScreen(page, "Access");
       const button = "form[aria-label='Delete account'] button";
       expect(await page.$eval(button, (b: any) => b.disabled)).toBe(true);
@@ -176,8 +168,12 @@ describe("guarantees across the console", () => {
     async () => {
       const owner = await newTenant(ctx);
       const marker = `owner-only-${crypto.randomUUID().slice(0, 8)}`;
-      const a = await remember(owner, { topic: `${marker} one`, content: `${marker} content` });
-      const b = await remember(owner, { topic: `${marker} two`, content: `${marker} more`, memoryType: "commitment" });
+      const a = await remember(h, owner, { topic: `${marker} one`, content: `${marker} content` });
+      const b = await remember(h, owner, {
+        topic: `${marker} two`,
+        content: `${marker} more`,
+        memoryType: "commitment",
+      });
       const proposal = await propose(ctx, owner, { fromId: b.id, toId: a.id });
       const run = await ctx.request("POST", "/api/v1/agent-sessions/open", {
         apiKey: owner.apiKey,
@@ -294,7 +290,7 @@ describe("guarantees across the console", () => {
               cookie: (response.request().headers().cookie ?? "").includes("amem_console="),
             });
         });
-        const memory = await remember(user, { topic: "Keep me", content: "not archived by another site" });
+        const memory = await remember(h, user, { topic: "Keep me", content: "not archived by another site" });
         const targets = ["/api/v1/api-keys", "/api/console/session", `/api/v1/memories/${memory.id}/archive`];
         for (const target of targets) {
           await page.goto(`http://127.0.0.1:${evil.port}/?target=${encodeURIComponent(target)}`);

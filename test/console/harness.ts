@@ -180,3 +180,13 @@ export async function checkDarkMode(page: Page, name: string): Promise<void> {
   await expectAccessible(page, `${name} (dark)`);
   await page.emulateMediaFeatures([]);
 }
+
+/** A memory written through the REST API (what an agent does), for the screens to show. */
+export async function remember(h: ConsoleHarness, tenant: Tenant, body: Record<string, unknown>) {
+  const res = await h.ctx.request("POST", "/api/v1/memories", {
+    apiKey: tenant.apiKey,
+    body: { memoryType: "decision", ...body },
+  });
+  expect(res.status).toBe(201);
+  return res.body.memory as { id: string; topic: string };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { newTenant, type Tenant } from "../helpers";
+import { newTenant } from "../helpers";
 import { propose } from "../proposals/helpers";
 import {
   checkDarkMode,
@@ -14,6 +14,7 @@ import {
   TEST_MS,
   waitForText,
   watchProblems,
+  remember,
 } from "./harness";
 
 /** Page functions run in the browser: its globals, typed loosely (the project compiles without the DOM library). */
@@ -26,15 +27,6 @@ declare const document: any;
  */
 const h = await startConsole();
 const { ctx } = h;
-
-async function remember(tenant: Tenant, body: Record<string, unknown>) {
-  const res = await ctx.request("POST", "/api/v1/memories", {
-    apiKey: tenant.apiKey,
-    body: { memoryType: "decision", ...body },
-  });
-  expect(res.status).toBe(201);
-  return res.body.memory as { id: string; topic: string };
-}
 
 describe("the console's screens in headless Chromium (real api and workers)", () => {
   it(
@@ -50,7 +42,7 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       await screenshots(page, "sign-in");
       await expectAccessible(page, "sign-in");
       const user = await newTenant(ctx);
-      await remember(user, { topic: "Overview counts this", content: "one memory" });
+      await remember(h, user, { topic: "Overview counts this", content: "one memory" });
       await signIn(h, page, user);
       await waitForText(page, ".stat", "Current memories");
       await waitForText(page, ".stat-value", "1");
@@ -92,11 +84,11 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       const problems = watchProblems(page);
       const user = await signIn(h, page);
       const word = `zephyr${crypto.randomUUID().slice(0, 8)}`;
-      const written = await remember(user, {
+      const written = await remember(h, user, {
         topic: `Deploy with ${word}`,
         content: `We deploy with ${word} on Fridays.`,
       });
-      await remember(user, { topic: "Unrelated", content: "nothing to see" });
+      await remember(h, user, { topic: "Unrelated", content: "nothing to see" });
       await openScreen(page, "Memories");
       await waitForText(page, ".card", "Unrelated");
       await fill(page, "input[name=q]", word);
@@ -168,10 +160,10 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       const page = await newPage(h);
       const problems = watchProblems(page);
       const user = await signIn(h, page);
-      const a = await remember(user, { topic: "Use Postgres 16", content: "We use Postgres 16." });
-      const b = await remember(user, { topic: "Use Postgres 17", content: "We use Postgres 17 now." });
-      const c = await remember(user, { topic: "Cache in Redis", content: "Cache sessions in Redis." });
-      const d = await remember(user, { topic: "Cache in Valkey", content: "Cache sessions in Valkey." });
+      const a = await remember(h, user, { topic: "Use Postgres 16", content: "We use Postgres 16." });
+      const b = await remember(h, user, { topic: "Use Postgres 17", content: "We use Postgres 17 now." });
+      const c = await remember(h, user, { topic: "Cache in Redis", content: "Cache sessions in Redis." });
+      const d = await remember(h, user, { topic: "Cache in Valkey", content: "Cache sessions in Valkey." });
       const first = await propose(ctx, user, { fromId: b.id, toId: a.id, createdAt: new Date(Date.now() - 60_000) });
       const second = await propose(ctx, user, { fromId: d.id, toId: c.id });
       await openScreen(page, "Proposals");
@@ -214,7 +206,7 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         body: { agent: "claude-code", sessionId: "run-one", source: "startup" },
       });
       expect(opened.status).toBe(200);
-      await remember(user, {
+      await remember(h, user, {
         topic: "Written in a run",
         content: "by the agent",
         sessionRunId: opened.body.sessionRunId,
