@@ -109,3 +109,13 @@ export async function expectWorkersRunning(procs: Procs, workers: Bun.Subprocess
   await Bun.sleep(500);
   if (workers.exitCode !== null) throw new Error(`workers exited:\n${procs.logTail(workers.pid)}`);
 }
+
+/** Migrates, then starts the api and the workers and waits until both run: the answering base URL. */
+export async function startApiAndWorkers(procs: Procs, env: Record<string, string>): Promise<string> {
+  await procs.migrate(env);
+  const { proc, port, base } = spawnApi(procs, env, null);
+  const workers = spawnWorkers(procs, env, port);
+  await procs.waitForReady([proc, `${base}/ready`]);
+  await expectWorkersRunning(procs, workers);
+  return base;
+}

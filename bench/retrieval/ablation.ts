@@ -26,7 +26,7 @@
  */
 import { type BenchStart, defineBench } from "../lib/define-bench";
 import { apiClient } from "../lib/http";
-import { expectWorkersRunning, spawnApi, spawnWorkers } from "../lib/services";
+import { startApiAndWorkers } from "../lib/services";
 import { createBenchUser } from "../lib/tenant";
 import { mdRow } from "../lib/report";
 import { presentDatasets } from "./datasets/present";
@@ -164,11 +164,7 @@ async function main(start: BenchStart): Promise<void> {
   const datasets = presentDatasets(ROOT, SMOKE);
   if (datasets.length === 0) throw new Error("no dataset to run");
   const serviceEnv = bench.serviceEnv();
-  await procs.migrate(serviceEnv);
-  const { proc: apiProc, port: apiPort, base } = spawnApi(procs, serviceEnv, null);
-  const workers = spawnWorkers(procs, serviceEnv, apiPort);
-  await procs.waitForReady([apiProc, `${base}/ready`]);
-  await expectWorkersRunning(procs, workers);
+  const base = await startApiAndWorkers(procs, serviceEnv);
 
   const api = apiClient(30_000);
   const asked: Asked[] = [];
