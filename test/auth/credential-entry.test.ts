@@ -1,4 +1,4 @@
-import { describe, expect, it } from "bun:test";
+import { afterAll, describe, expect, it } from "bun:test";
 import {
   CREDENTIAL_KINDS,
   decodeCredentialEntry,
@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { sha256Hex } from "../../shared/ids";
 import { createTestContext } from "../helpers";
 import { ON_CLUSTER } from "../env";
+import { PrivateRedis } from "../faults/private-redis";
 
 // The credential-cache entry is written by one TypeScript codec and read by Lua in the scripts that
 // authenticate (authenticate.lua, authenticated-heartbeat.lua), both through
@@ -22,9 +23,16 @@ const ctx = await createTestContext();
 const { deps } = ctx;
 // authenticated-heartbeat.lua spans the credential's keys and the lease's, which a cluster keeps in
 // different slots: the service sends it only to a single Redis (on a cluster, heartbeat.ts
-// authenticates, then leases). In the cluster pass it still runs here, against the single Redis CI
-// also serves, under this file's own key prefix.
-const single = ON_CLUSTER ? (await createTestContext({ REDIS_URL: "redis://127.0.0.1:6379/1" })).deps : deps;
+// authenticates, then leases). In the cluster pass it still runs here, on a private redis-server.
+const single = ON_CLUSTER ? await singleRedisDeps() : deps;
+
+async function singleRedisDeps(): Promise<typeof deps> {
+  const redis = new PrivateRedis();
+  await redis.start();
+  const context = await createTestContext({ REDIS_URL: redis.url });
+  afterAll(() => redis.stop());
+  return context.deps;
+}
 const NOW = Date.now();
 
 /** One entry per kind, with distinct values in every field so a swap of any two shows. */
