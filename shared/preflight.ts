@@ -32,7 +32,14 @@ export async function preflight(
   redisUrl: string,
   timeoutMs = 2_000,
   redisClusterNodes?: string,
-  { createDatabase = true }: { createDatabase?: boolean } = {},
+  {
+    createDatabase = true,
+    settings = { database: "DATABASE_URL", redis: "REDIS_URL" },
+  }: {
+    createDatabase?: boolean;
+    /** The settings a newcomer changes to point at another server (the tests read TEST_*). */
+    settings?: { database: string; redis: string };
+  } = {},
 ): Promise<void> {
   const problems: string[] = [];
   try {
@@ -46,11 +53,11 @@ export async function preflight(
   } catch (error) {
     if ((error as { code?: string }).code === "3D000")
       problems.push(
-        `Postgres at ${where(databaseUrl)} has no database by that name. Run bun run migrate or set DATABASE_URL.`,
+        `Postgres at ${where(databaseUrl)} has no database by that name. Run bun run migrate or set ${settings.database}.`,
       );
     else
       problems.push(
-        `Postgres is unreachable at ${where(databaseUrl)} (${reason(error)}). Start it or set DATABASE_URL.`,
+        `Postgres is unreachable at ${where(databaseUrl)} (${reason(error)}). Start it or set ${settings.database}.`,
       );
   }
   const redis = createRedis(redisTarget(redisUrl, redisClusterNodes), {
@@ -66,7 +73,7 @@ export async function preflight(
     await redis.ping();
   } catch (error) {
     problems.push(
-      `Redis is unreachable at ${redisClusterNodes ?? where(redisUrl)} (${reason(cause ?? error)}). Start it or set REDIS_URL.`,
+      `Redis is unreachable at ${redisClusterNodes ?? where(redisUrl)} (${reason(cause ?? error)}). Start it or set ${settings.redis}.`,
     );
   } finally {
     redis.disconnect();

@@ -19,7 +19,9 @@ if (process.env.AMEM_TEST_REDIS === "cluster") {
 const { TEST_DATABASE_URL, TEST_REDIS_URL } = await import("./env");
 
 try {
-  await preflight(TEST_DATABASE_URL, TEST_REDIS_URL);
+  await preflight(TEST_DATABASE_URL, TEST_REDIS_URL, 2_000, undefined, {
+    settings: { database: "TEST_DATABASE_URL", redis: "TEST_REDIS_URL" },
+  });
 } catch (error) {
   console.error(`\namem tests need Postgres and Redis:\n${(error as Error).message}\n`);
   process.exit(2);

@@ -99,3 +99,28 @@ describe("bun run start (shared/cli/start.ts)", () => {
     });
   }, 20_000);
 });
+
+describe("bun run test (test/setup.ts)", () => {
+  // The tests read TEST_DATABASE_URL / TEST_REDIS_URL; naming REDIS_URL sent a newcomer to the wrong setting.
+  it("Redis not answering → exit 2, naming TEST_REDIS_URL", async () => {
+    const port = freePort();
+    const child = Bun.spawn(["bun", "test", "test/unit/search-query.test.ts"], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "",
+        TEST_DATABASE_URL,
+        TEST_REDIS_URL: `redis://127.0.0.1:${port}/1`,
+      },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+    clearTimeout(timer);
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      `Redis is unreachable at 127.0.0.1:${port} (ECONNREFUSED). Start it or set TEST_REDIS_URL.`,
+    );
+  }, 20_000);
+});
