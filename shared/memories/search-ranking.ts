@@ -27,6 +27,13 @@ export const K1 = 0.9;
 export const B = 0.4;
 export const W_TOPIC = 3.0;
 export const W_CONTENT = 1.0;
+/**
+ * The constants of the formula above as one value: the service always scores with RANKING; the
+ * offline evaluation (bench/retrieval/offline.ts) passes others to compare settings on the dev split
+ * with this very code, so what it measures is what the service would rank.
+ */
+export type RankingConstants = { k1: number; b: number; wTopic: number; wContent: number };
+export const RANKING: RankingConstants = { k1: K1, b: B, wTopic: W_TOPIC, wContent: W_CONTENT };
 /** A misspelt word's replacements: terms at least this similar (pg_trgm similarity), at most this many. */
 export const FUZZY_MIN_SIMILARITY = 0.45;
 export const FUZZY_MAX_TERMS = 3;
@@ -50,11 +57,11 @@ export function idf(documents: number, df: number): number {
   return Math.log(1 + (Math.max(documents, df) - df + 0.5) / (df + 0.5));
 }
 
-export function saturation(p: Posting, stats: CorpusStats): number {
+export function saturation(p: Posting, stats: CorpusStats, c: RankingConstants = RANKING): number {
   const tf =
-    (W_TOPIC * p.topicTf) / (1 - B + (B * p.topicLength) / Math.max(stats.avgTopic, 1)) +
-    (W_CONTENT * p.contentTf) / (1 - B + (B * p.contentLength) / Math.max(stats.avgContent, 1));
-  return tf / (K1 + tf);
+    (c.wTopic * p.topicTf) / (1 - c.b + (c.b * p.topicLength) / Math.max(stats.avgTopic, 1)) +
+    (c.wContent * p.contentTf) / (1 - c.b + (c.b * p.contentLength) / Math.max(stats.avgContent, 1));
+  return tf / (c.k1 + tf);
 }
 
 /** Σ of the slots' weights: the score a memory would get if every word saturated fully. */
@@ -69,7 +76,12 @@ export function maxScore(slots: Slot[]): number {
  * absent from the memory). Slots are summed in their fixed order, so the same inputs give the same
  * float on every page.
  */
-export function scoreMemory(slots: Slot[], postings: ReadonlyMap<string, Posting>, stats: CorpusStats): number {
+export function scoreMemory(
+  slots: Slot[],
+  postings: ReadonlyMap<string, Posting>,
+  stats: CorpusStats,
+  c: RankingConstants = RANKING,
+): number {
   const total = maxScore(slots);
   if (total <= 0) return 0;
   let matched = 0;
@@ -77,7 +89,7 @@ export function scoreMemory(slots: Slot[], postings: ReadonlyMap<string, Posting
     let best = 0;
     for (const alt of slot.alternatives) {
       const p = postings.get(alt.term);
-      if (p) best = Math.max(best, alt.weight * saturation(p, stats));
+      if (p) best = Math.max(best, alt.weight * saturation(p, stats, c));
     }
     matched += best;
   }

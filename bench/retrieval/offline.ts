@@ -1,0 +1,241 @@
+/**
+ * The search ranking evaluated offline, for comparing constants in seconds instead of a 7-minute
+ * `bun run bench:retrieval` per setting. Run: `bun run bench:retrieval:offline`.
+ *
+ * Reads the datasets of bench:retrieval, reads every memory and question as the service does
+ * (amem_search_terms in Postgres: the same stop words, stems and splitting), builds the query's
+ * slots with the service's own code (parseSearchQuery, buildSlots, the trigram replacements of
+ * unseen words) and scores every memory holding one of its terms with the service's scoreMemory
+ * over the tenant's exact statistics — then ranks as the service does (score, then the newer
+ * memory), beside the harness's BM25 over the same memories. Not modelled: required phrases
+ * (18 of LoCoMo's 1,986 questions quote one) and the service's store order among equal scores
+ * (concurrent writes). Against the run of 2026-11-29 (commit 4f25a38) its figures were the
+ * service's within 0.003 in every cell of both splits.
+ *
+ * For each setting of RETRIEVAL_OFFLINE_GRID (default: the service's constants only) it prints
+ * the mean over datasets of their MRR@10 (how the constants were chosen) and every (dataset,
+ * category) cell whose R@5 or MRR@10 is below BM25's, on the dev split unless
+ * RETRIEVAL_OFFLINE_SPLIT says otherwise — choose on dev, read test once after.
+ *
+ * env:
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench_retrieval   any database amem's
+ *     migrations ran on (amem_search_terms, pg_trgm); nothing is written to it
+ *   RETRIEVAL_DATA_DIR, RETRIEVAL_DATASETS   as bench/retrieval/main.ts
+ *   RETRIEVAL_OFFLINE_GRID='{"k1":[0.9,1.2],"b":[0.4,0.75],"wTopic":[1,3]}'   wContent stays 1
+ *   RETRIEVAL_OFFLINE_SPLIT=dev   (or test)
+ */
+import postgres from "postgres";
+import { join } from "node:path";
+import { presentDatasets } from "./datasets/present";
+import { Bm25Index } from "./bm25";
+import { meanScores, scoreRanking, type Scores } from "./metrics";
+import type { EvalUnit, QuerySpec } from "./types";
+import { parseSearchQuery } from "../../shared/memories/search-query";
+import {
+  buildSlots,
+  FUZZY_MAX_TERMS,
+  FUZZY_MIN_SIMILARITY,
+  RANKING,
+  scoreMemory,
+  type CorpusStats,
+  type Posting,
+  type RankingConstants,
+  type Slot,
+} from "../../shared/memories/search-ranking";
+
+const ROOT = join(import.meta.dir, "../..");
+const LIMIT = 10;
+const sql = postgres(process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench_retrieval", {
+  max: 2,
+  onnotice: () => {},
+});
+const split = process.env.RETRIEVAL_OFFLINE_SPLIT ?? "dev";
+
+type Terms = Map<string, { tf: number; first: number }>;
+type Memory = { ref: string; topic: Terms; content: Terms; topicLength: number; contentLength: number };
+
+/** Each text's stemmed terms as amem_search_terms reads them: frequency and first position. */
+async function termsOf(texts: string[]): Promise<{ terms: Terms; length: number }[]> {
+  const rows = await sql<{ i: number; lexeme: string; tf: number; first: number }[]>`
+    select d.i::int as i, t.lexeme, cardinality(t.positions)::int as tf, t.positions[1]::int as first
+    from unnest(${texts}::text[]) with ordinality d(text, i), unnest(amem_search_terms(d.text)) t`;
+  const out = texts.map(() => ({ terms: new Map() as Terms, length: 0 }));
+  for (const r of rows) {
+    const o = out[r.i - 1]!;
+    o.terms.set(r.lexeme, { tf: r.tf, first: r.first });
+    o.length += r.tf;
+  }
+  return out;
+}
+
+/** The tenant's terms most similar to each unseen word, as fuzzyTerms answers them. */
+async function fuzzy(words: string[], vocabulary: string[]) {
+  if (words.length === 0) return [];
+  return sql<{ word: string; term: string; similarity: number }[]>`
+    select w.word, f.term, f.similarity
+    from unnest(${words}::text[]) w(word)
+    cross join lateral (
+      select v.term, similarity(v.term, w.word)::float8 as similarity from unnest(${vocabulary}::text[]) v(term)
+      where similarity(v.term, w.word) >= ${FUZZY_MIN_SIMILARITY}
+      order by similarity desc, v.term limit ${FUZZY_MAX_TERMS}
+    ) f`;
+}
+
+type Prepared = {
+  memories: Memory[];
+  stats: CorpusStats;
+  df: Map<string, number>;
+  bm25: Bm25Index;
+  queries: { query: QuerySpec; slots: Slot[] }[];
+};
+
+async function prepare(unit: EvalUnit): Promise<Prepared> {
+  // What a `current: true` search sees: the memories no revision replaced.
+  const revised = new Set(unit.memories.flatMap((m) => (m.revises ? [m.revises] : [])));
+  const specs = unit.memories.filter((m) => !revised.has(m.ref));
+  const topics = await termsOf(specs.map((m) => m.topic));
+  const contents = await termsOf(specs.map((m) => m.content));
+  const memories = specs.map((m, i) => ({
+    ref: m.ref,
+    topic: topics[i]!.terms,
+    content: contents[i]!.terms,
+    topicLength: topics[i]!.length,
+    contentLength: contents[i]!.length,
+  }));
+  const df = new Map<string, number>();
+  for (const m of memories)
+    for (const t of new Set([...m.topic.keys(), ...m.content.keys()])) df.set(t, (df.get(t) ?? 0) + 1);
+  const n = memories.length;
+  const stats: CorpusStats = {
+    documents: n,
+    avgTopic: memories.reduce((s, m) => s + m.topicLength, 0) / n,
+    avgContent: memories.reduce((s, m) => s + m.contentLength, 0) / n,
+  };
+  const asked = unit.queries.filter((q) => q.split === split && q.current && q.gold.length > 0);
+  const queryTerms = await termsOf(asked.map((q) => parseSearchQuery(q.text).wanted));
+  const unseen = [
+    ...new Set(queryTerms.flatMap((q) => [...q.terms.keys()].filter((t) => !df.has(t) && t.length <= 64))),
+  ];
+  const replacements = await fuzzy(unseen, [...df.keys()]);
+  const queries = asked.map((query, i) => {
+    const words = [...queryTerms[i]!.terms]
+      .sort((a, b) => a[1].first - b[1].first)
+      .map(([term, { tf }]) => ({
+        term,
+        qtf: tf,
+        df: df.get(term) ?? 0,
+        fuzzy: replacements
+          .filter((r) => r.word === term)
+          .map((r) => ({ term: r.term, similarity: r.similarity, df: df.get(r.term)! })),
+      }));
+    return { query, slots: buildSlots(words, n) };
+  });
+  const bm25 = new Bm25Index(specs.map((m) => ({ id: m.ref, text: `${m.topic} ${m.content}` })));
+  return { memories, stats, df, bm25, queries };
+}
+
+/** The service's top LIMIT: score desc, then the newer memory (here: the later in dataset order). */
+function rank(p: Prepared, slots: Slot[], c: RankingConstants): string[] {
+  const terms = new Set(slots.flatMap((s) => s.alternatives.map((a) => a.term)));
+  const hits: { ref: string; order: number; score: number }[] = [];
+  p.memories.forEach((m, order) => {
+    const postings = new Map<string, Posting>();
+    for (const t of terms) {
+      const topicTf = m.topic.get(t)?.tf ?? 0;
+      const contentTf = m.content.get(t)?.tf ?? 0;
+      if (topicTf + contentTf > 0)
+        postings.set(t, { topicTf, contentTf, topicLength: m.topicLength, contentLength: m.contentLength });
+    }
+    if (postings.size > 0) hits.push({ ref: m.ref, order, score: scoreMemory(slots, postings, p.stats, c) });
+  });
+  hits.sort((a, b) => b.score - a.score || b.order - a.order);
+  return hits.slice(0, LIMIT).map((h) => h.ref);
+}
+
+type Cell = { dataset: string; category: string; amem: Scores; bm25: Scores };
+
+function evaluate(prepared: { dataset: string; units: Prepared[] }[], c: RankingConstants): Cell[] {
+  const cells: Cell[] = [];
+  for (const { dataset, units } of prepared) {
+    const rows: { category: string; amem: Scores; bm25: Scores }[] = [];
+    for (const p of units) {
+      for (const { query, slots } of p.queries) {
+        const gold = new Set(query.gold);
+        rows.push({
+          category: query.category,
+          amem: scoreRanking(rank(p, slots, c), gold),
+          bm25: scoreRanking(
+            p.bm25.search(query.text, LIMIT).map((h) => h.id),
+            gold,
+          ),
+        });
+      }
+    }
+    for (const category of [...new Set(rows.map((r) => r.category))].sort()) {
+      const of = rows.filter((r) => r.category === category);
+      cells.push({
+        dataset,
+        category,
+        amem: meanScores(of.map((r) => r.amem)),
+        bm25: meanScores(of.map((r) => r.bm25)),
+      });
+    }
+    cells.push({
+      dataset,
+      category: "all answerable",
+      amem: meanScores(rows.map((r) => r.amem)),
+      bm25: meanScores(rows.map((r) => r.bm25)),
+    });
+  }
+  return cells;
+}
+
+const settings = (): RankingConstants[] => {
+  const raw = process.env.RETRIEVAL_OFFLINE_GRID;
+  if (!raw) return [RANKING];
+  const g = JSON.parse(raw) as { k1?: number[]; b?: number[]; wTopic?: number[] };
+  const out: RankingConstants[] = [RANKING];
+  for (const k1 of g.k1 ?? [RANKING.k1])
+    for (const b of g.b ?? [RANKING.b])
+      for (const wTopic of g.wTopic ?? [RANKING.wTopic])
+        if (k1 !== RANKING.k1 || b !== RANKING.b || wTopic !== RANKING.wTopic)
+          out.push({ k1, b, wTopic, wContent: RANKING.wContent });
+  return out;
+};
+
+const f3 = (n: number) => n.toFixed(3);
+const name = (c: RankingConstants) =>
+  `k1 ${c.k1}, b ${c.b}, topic ×${c.wTopic}${c === RANKING ? " (the service)" : ""}`;
+
+const t0 = performance.now();
+const prepared: { dataset: string; units: Prepared[] }[] = [];
+for (const d of presentDatasets(ROOT, false)) {
+  const units: Prepared[] = [];
+  for (const unit of d.units) units.push(await prepare(unit));
+  prepared.push({ dataset: d.name, units });
+}
+console.log(`${split} split, read in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+for (const c of settings()) {
+  const cells = evaluate(prepared, c);
+  const overall = cells.filter((x) => x.category === "all answerable");
+  const macro = overall.reduce((s, x) => s + x.amem.mrr10, 0) / overall.length;
+  const below = cells
+    .filter((x) => x.category !== "all answerable")
+    .flatMap((x) => [
+      ...(x.amem.r5 < x.bm25.r5 ? [`${x.dataset} ${x.category} R@5 ${f3(x.amem.r5)} < ${f3(x.bm25.r5)}`] : []),
+      ...(x.amem.mrr10 < x.bm25.mrr10
+        ? [`${x.dataset} ${x.category} MRR@10 ${f3(x.amem.mrr10)} < ${f3(x.bm25.mrr10)}`]
+        : []),
+    ]);
+  console.log(`${name(c)}: mean MRR@10 over datasets ${macro.toFixed(4)}; ${below.length} cells below BM25`);
+  for (const b of below) console.log(`    ${b}`);
+  if (c === RANKING) {
+    console.log("\n| dataset | category | R@5 amem / BM25 | MRR@10 amem / BM25 |\n| --- | --- | --- | --- |");
+    for (const x of cells)
+      console.log(
+        `| ${x.dataset} | ${x.category} | ${f3(x.amem.r5)} / ${f3(x.bm25.r5)} | ${f3(x.amem.mrr10)} / ${f3(x.bm25.mrr10)} |`,
+      );
+    console.log("");
+  }
+}
+await sql.end();
