@@ -20,6 +20,7 @@
  * env:
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench_retrieval   any database amem's
  *     migrations ran on (amem_search_terms, pg_trgm); nothing is written to it
+ *   BENCH_SMOKE=1   (.ci/run) the database amem_ci_bench_retrieval_offline, created and migrated first
  *   RETRIEVAL_DATA_DIR, RETRIEVAL_DATASETS   as bench/retrieval/main.ts
  *   RETRIEVAL_OFFLINE_GRID='{"k1":[0.9,1.2],"b":[0.4,0.75],"wTopic":[1,3]}'   wContent stays 1
  *   RETRIEVAL_OFFLINE_SPLIT=dev   (or test)
@@ -27,6 +28,9 @@
 import postgres from "postgres";
 import { join } from "node:path";
 import { presentDatasets } from "./datasets/present";
+import { isSmoke } from "../lib/run-env";
+import { ensureDatabase } from "../../shared/db/ensure-database";
+import { applyMigrations } from "../../shared/db/migrate";
 import { Bm25Index } from "./bm25";
 import { meanScores, scoreRanking, type Scores } from "./metrics";
 import type { EvalUnit, QuerySpec } from "./types";
@@ -45,10 +49,15 @@ import {
 
 const ROOT = join(import.meta.dir, "../..");
 const LIMIT = 10;
-const sql = postgres(process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench_retrieval", {
-  max: 2,
-  onnotice: () => {},
-});
+// A smoke run (.ci/run) gets a database of its own, migrated here: a clean clone has no bench database.
+const databaseUrl =
+  process.env.BENCH_DATABASE_URL ??
+  `postgres://postgres@127.0.0.1:5432/${isSmoke() ? "amem_ci_bench_retrieval_offline" : "amem_bench_retrieval"}`;
+if (isSmoke()) {
+  await ensureDatabase(databaseUrl);
+  await applyMigrations(databaseUrl, { timeoutMs: 10_000 });
+}
+const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
 const split = process.env.RETRIEVAL_OFFLINE_SPLIT ?? "dev";
 
 type Terms = Map<string, { tf: number; first: number }>;
