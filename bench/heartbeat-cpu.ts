@@ -8,9 +8,10 @@
  * disturbed) and the median of the per-round ratio to B-redis (both measured a moment apart).
  * Bun's HTTP parsing and writing is left out: it is the same for both apps.
  *
- * Run: `bun bench/heartbeat-cpu.ts` (Postgres `amem_bench`, migrated by `bun run bench:heartbeat`,
+ * Run: `bun run bench:heartbeat:cpu` (Postgres `amem_bench`, migrated by `bun run bench:heartbeat`,
  * and Redis db 2 on 127.0.0.1). Its Redis keys are deleted at the end; in `amem_bench` one user and
  * one session remain per run, as after `bun run bench:heartbeat`.
+ * BENCH_SMOKE=1 (.ci/run): 2 rounds of 200, on amem_ci_bench_heartbeat_cpu (created and migrated first).
  * env: ROUNDS=30 REQUESTS=2000 CONCURRENCY=64 PROFILE_ONLY=0 (1: only the heartbeat, for `bun --cpu-prof`).
  */
 import { Elysia, t } from "elysia";
@@ -21,16 +22,29 @@ import { createApp } from "../api/app";
 import { appFetch } from "../api/plugins/metrics";
 import { createUser } from "../shared/accounts/users";
 import { deleteKeys, scanKeys } from "../shared/redis/connections";
+import { ensureDatabase } from "../shared/db/ensure-database";
+import { applyMigrations } from "../shared/db/migrate";
+import { isSmoke } from "./lib/run-env";
 
-const ROUNDS = Number(process.env.ROUNDS ?? 30);
-const REQUESTS = Number(process.env.REQUESTS ?? 2000);
+// A smoke run (.ci/run) checks that it still runs: a few small rounds, on a database of its own.
+const SMOKE = isSmoke();
+const ROUNDS = Number(process.env.ROUNDS ?? (SMOKE ? 2 : 30));
+const REQUESTS = Number(process.env.REQUESTS ?? (SMOKE ? 200 : 2000));
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 64);
 const PROFILE_ONLY = process.env.PROFILE_ONLY === "1";
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/2";
 const prefix = `bench-cpu-${crypto.randomUUID().slice(0, 8)}`;
 
+const DATABASE_URL =
+  process.env.BENCH_DATABASE_URL ??
+  `postgres://postgres@127.0.0.1:5432/${SMOKE ? "amem_ci_bench_heartbeat_cpu" : "amem_bench"}`;
+if (SMOKE) {
+  await ensureDatabase(DATABASE_URL);
+  await applyMigrations(DATABASE_URL, { timeoutMs: 10_000 });
+}
+
 const config = loadConfig({
-  DATABASE_URL: process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/amem_bench",
+  DATABASE_URL,
   REDIS_URL,
   REDIS_PREFIX: prefix,
   RATE_LIMIT: "off",

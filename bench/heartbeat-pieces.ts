@@ -5,7 +5,7 @@
  * reads and deadlines (async, 64 in flight; a body read gets a fresh Request, so `new Request` is
  * included: compare with `request only`): best of 20 rounds of 5,000. No Postgres or Redis needed.
  *
- * Run: `bun bench/heartbeat-pieces.ts`
+ * Run: `bun run bench:heartbeat:pieces`
  */
 import { Command } from "ioredis";
 import { refuseRequestHead } from "../shared/http/request-head";
