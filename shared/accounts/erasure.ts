@@ -27,6 +27,7 @@ import {
   eraseFacts,
   eraseMemories,
   eraseSearchIndex,
+  eraseSummaryCounts,
   eraseProposals,
   findErasure,
   insertErasure,
@@ -190,6 +191,7 @@ async function scrubTenant(
   const proposals = await eraseProposals(tx, userId);
   const factProposals = await eraseFactProposals(tx, userId);
   const runs = await eraseAgentSessions(tx, userId, now);
+  await eraseSummaryCounts(tx, userId);
   await deleteScopes(tx, userId);
   const keys = await revokeAndScrubApiKeys(tx, userId, now);
   const tokenHashes = await deleteUserSessions(tx, userId);

@@ -4,9 +4,12 @@ import { CREDENTIAL_PARTS, TENANT_PARTS } from "../../shared/redis/keys";
 import { dirtyParts, flushLeases } from "./lease-flusher";
 import { flushKeyUseChunk, keyUseParts } from "./key-use-flusher";
 import { foldSearchStats } from "./search-stats-folder";
+import { foldSummaryCounts } from "./summary-counts-folder";
 
 /** Memories folded into the search statistics per statement (~1 ms of Postgres time per 100). */
 const SEARCH_FOLD_BATCH = 2_000;
+/** Summary count deltas folded per statement (a capture appends one or two). */
+const SUMMARY_FOLD_BATCH = 5_000;
 
 /**
  * What a flusher carries from one pass to the next: where its walk of each credential part's
@@ -32,7 +35,7 @@ function rotate(parts: number[], start: number): number[] {
  * of each credential part with recorded use, under the same budget. Each part of each phase runs at
  * least one batch, so no part waits behind another's backlog beyond one pass, and key use runs every
  * pass however large the lease backlog. Last, newly indexed memories are folded into the search
- * statistics under the same budget. Returns true when work is left over (the caller passes
+ * statistics, and the dashboard summary's count deltas into its counts, each under the same budget. Returns true when work is left over (the caller passes
  * again at once).
  */
 export async function runFlushPass(deps: Deps, cursor: FlushCursor): Promise<boolean> {
@@ -67,18 +70,28 @@ export async function runFlushPass(deps: Deps, cursor: FlushCursor): Promise<boo
     cursor.keyUse = newFlushCursor().keyUse;
     deps.logger.warn({ err: loggableError(err) }, "key use flush failed; retrying next pass");
   }
-  let searchLeft = false;
+  const searchLeft = await foldWithin(deps, budget, "search statistics", (n) => foldSearchStats(deps, n), SEARCH_FOLD_BATCH);
+  const summaryLeft = await foldWithin(deps, budget, "summary counts", (n) => foldSummaryCounts(deps, n), SUMMARY_FOLD_BATCH);
+  return leasesLeft || keyUseLeft || searchLeft || summaryLeft;
+}
+
+/** Folds batches of `batch` until a short one or the budget is spent; true when work is left over. */
+async function foldWithin(
+  deps: Deps,
+  budget: number,
+  what: string,
+  fold: (batch: number) => Promise<number>,
+  batch: number,
+): Promise<boolean> {
   try {
     const started = performance.now();
-    let folded = await foldSearchStats(deps, SEARCH_FOLD_BATCH);
-    while (folded >= SEARCH_FOLD_BATCH && performance.now() - started < budget) {
-      folded = await foldSearchStats(deps, SEARCH_FOLD_BATCH);
-    }
-    searchLeft = folded >= SEARCH_FOLD_BATCH;
+    let folded = await fold(batch);
+    while (folded >= batch && performance.now() - started < budget) folded = await fold(batch);
+    return folded >= batch;
   } catch (err) {
-    deps.logger.warn({ err: loggableError(err) }, "search statistics fold failed; retrying next pass");
+    deps.logger.warn({ err: loggableError(err) }, `${what} fold failed; retrying next pass`);
+    return false;
   }
-  return leasesLeft || keyUseLeft || searchLeft;
 }
 
 /**

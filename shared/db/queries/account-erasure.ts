@@ -17,6 +17,8 @@ import {
   passwordResetTokens,
   proposals,
   scopes,
+  summaryCountDeltas,
+  summaryCounts,
   userSessions,
   users,
   type ErasureCounts,
@@ -158,6 +160,17 @@ export async function eraseSearchIndex(db: Executor, userId: string): Promise<vo
   await db.delete(memorySearchStats).where(eq(memorySearchStats.userId, userId));
   // The console's daily counts come from the same fold (after its pending rows, for the same reason).
   await db.delete(memoryActivity).where(eq(memoryActivity.userId, userId));
+}
+
+/**
+ * The dashboard summary's counts go with the account. Run after every statement of the erasure
+ * that changes a counted state (none does today: text is rewritten, runs are closed), so no delta
+ * appended by the erasure itself survives it. Deltas first, as for the search statistics: a fold
+ * that took some of them holds their row locks, so this waits for it and then deletes what it wrote.
+ */
+export async function eraseSummaryCounts(db: Executor, userId: string): Promise<void> {
+  await db.delete(summaryCountDeltas).where(eq(summaryCountDeltas.userId, userId));
+  await db.delete(summaryCounts).where(eq(summaryCounts.userId, userId));
 }
 
 export async function eraseFacts(db: Executor, userId: string): Promise<number> {

@@ -16,3 +16,4 @@ export * from "./oauth-codes";
 export * from "./oauth-tokens";
 export * from "./memory-search";
 export * from "./memory-activity";
+export * from "./summary-counts";
