@@ -5,8 +5,8 @@
  *
  * Starts, on 127.0.0.1 only, two amem apis: one on the bench database, which holds one large tenant
  * per level and a small tenant, and one on a second database that holds only an identical small
- * tenant ("alone"). Tenants are found by email and topped up by COPY (bench/lib/seed.ts; the memories
- * insert trigger indexes them as it does any write), their statistics folded (as the workers'
+ * tenant ("alone"). Tenants are found by email and topped up by COPY (bench/lib/search-tenants.ts,
+ * shared with bench:console; the memories insert trigger indexes them as it does any write), their statistics folded (as the workers'
  * flusher does) and the tables VACUUM ANALYZEd; they are kept for the next run (seeding 10⁶ takes a
  * while) unless BENCH_KEEP_DATA=0. Every query — 20 keyword queries and 8 questions in natural
  * language, misspellings, a phrase, an exclusion and an OR among them — is sent over one
@@ -30,10 +30,9 @@ import postgres from "postgres";
 import { assertBenchTargets, intEnv } from "./lib/run-env";
 import { type BenchStart, defineBench } from "./lib/define-bench";
 import { spawnApi } from "./lib/services";
-import { STARTUP_MS } from "./lib/procs";
-import { MemoryTextGenerator, SEARCH_QUERIES } from "./lib/memory-text";
-import { seedPersonalMemories, seedUpTo } from "./lib/seed";
-import { createBenchUser, deleteTenantMemories, memoryCount } from "./lib/tenant";
+import { SEARCH_QUERIES } from "./lib/memory-text";
+import { searchTenant, settleSearchTenants } from "./lib/search-tenants";
+import { deleteTenantMemories } from "./lib/tenant";
 import { apiClient, expectStatus } from "./lib/http";
 import { fmtMs, mdRow, percentile } from "./lib/report";
 
@@ -71,7 +70,7 @@ const QUESTIONS = [
 ];
 const QUERIES = [...SEARCH_QUERIES, ...QUESTIONS];
 
-const { procs, id, PREFIX } = bench;
+const { procs, PREFIX } = bench;
 const db = bench.db;
 const aloneDb = postgres(ALONE_URL, { max: 2, onnotice: () => {}, connection: { application_name: "bench-search" } });
 const created: { db: postgres.Sql; userId: string }[] = [];
@@ -84,63 +83,11 @@ bench.atCleanup(async () => {
   }
 });
 
-/** Folds every pending memory into the statistics and refreshes the planner's figures. */
-async function settle(sql: postgres.Sql): Promise<void> {
-  while (Number((await sql`select amem_fold_search_stats(200000) as n`)[0]!.n) > 0);
-  await sql.unsafe("vacuum analyze memories, memory_terms, memory_term_stats, memory_search_pending");
-}
-
 type Target = { label: string; base: string; apiKey: string; times: number[]; perQuery: Map<string, number[]> };
 
-/**
- * The bench tenant `name` of a database, created the first time (admin CLI) and found by email
- * afterwards, with a fresh API key for this run; topped up to `count` memories from `seed`.
- */
-async function tenant(
-  sql: postgres.Sql,
-  env: Record<string, string>,
-  name: string,
-  count: number,
-  seed: number,
-): Promise<{ userId: string; apiKey: string }> {
-  const email = `bench-search-${name}@example.com`;
-  const found = await sql`select id from users where email = ${email}`;
-  let userId: string;
-  let apiKey: string;
-  if (found.length === 0) {
-    const user = await createBenchUser(procs, env, `search-${name}`);
-    [userId, apiKey] = [user.id, user.apiKey];
-  } else {
-    userId = found[0]!.id as string;
-    const key = await procs.run(
-      "cli",
-      [process.execPath, "shared/cli/amem.ts", "key", "create", "--email", email, "--name", `bench ${id}`],
-      env,
-      STARTUP_MS,
-    );
-    if (key.code !== 0) throw new Error(`key create failed: ${key.stderr || key.stdout}`);
-    apiKey = (JSON.parse(key.stdout.trim().split("\n").at(-1)!) as { apiKey: string }).apiKey;
-  }
-  created.push({ db: sql, userId });
-  const gen = new MemoryTextGenerator(seed);
-  const { seeded, seedSeconds } = await seedUpTo(sql, userId, count, (n) => {
-    // Skip what earlier runs generated, so top-ups stay unique and identical across databases.
-    return skipThenSeed(sql, gen, userId, n);
-  });
-  if (seeded > 0) console.log(`${name}: seeded ${seeded.toLocaleString("en-US")} in ${seedSeconds.toFixed(0)} s`);
-  return { userId, apiKey };
-}
-
-/** Seeds in chunks of 20,000 (one COPY transaction each), so a long top-up shows its progress. */
-async function skipThenSeed(sql: postgres.Sql, gen: MemoryTextGenerator, userId: string, n: number): Promise<void> {
-  const have = await memoryCount(sql, userId);
-  for (let i = 0; i < have; i++) gen.next();
-  for (let done = 0; done < n; ) {
-    const chunk = Math.min(20_000, n - done);
-    await seedPersonalMemories(sql, gen, userId, chunk, "bench");
-    done += chunk;
-    if (n > 20_000) process.stdout.write(`  ${(have + done).toLocaleString("en-US")}\r`);
-  }
+/** A search tenant (bench/lib/search-tenants.ts), remembered for the cleanup. */
+async function tenant(sql: postgres.Sql, env: Record<string, string>, name: string, count: number, seed: number) {
+  return searchTenant(bench, sql, env, name, count, seed, (userId) => created.push({ db: sql, userId }));
 }
 
 /** One round: every query once against `t`, timed. */
@@ -179,8 +126,8 @@ async function main(start: BenchStart) {
   const smallAlone = await tenant(aloneDb, aloneEnv, "small", SMALL, 7);
   const large = [];
   for (const level of LEVELS) large.push({ level, ...(await tenant(db, env, `large-${level}`, level, 42)) });
-  await settle(db);
-  await settle(aloneDb);
+  await settleSearchTenants(db);
+  await settleSearchTenants(aloneDb);
   if (SEED_ONLY) return;
 
   const { proc, base } = spawnApi(procs, env, null);

@@ -30,11 +30,13 @@ async function directCounts(userId: string) {
     from memories where user_id = ${userId}`;
   const byType = await sql`select memory_type as key, count(*)::int as n from memories
     where user_id = ${userId} and valid_to is null and status = 'active' group by 1`;
-  const byStatus = await sql`select status as key, count(*)::int as n from commitments where user_id = ${userId} group by 1`;
+  const byStatus =
+    await sql`select status as key, count(*)::int as n from commitments where user_id = ${userId} group by 1`;
   const [c] = await sql`select max(updated_at) as last from commitments where user_id = ${userId}`;
   const byTriage = await sql`select triage_status as key, count(*)::int as n from agent_sessions
     where user_id = ${userId} group by 1`;
-  const [s] = await sql`select count(*)::int as n, max(last_seen_at) as last from agent_sessions where user_id = ${userId}`;
+  const [s] =
+    await sql`select count(*)::int as n, max(last_seen_at) as last from agent_sessions where user_id = ${userId}`;
   const last = [m!.last, c!.last, s!.last].filter((t) => t !== null).map((t) => new Date(t).getTime());
   return {
     memories: { total: m!.total, current: m!.current, superseded: m!.superseded, archived: m!.archived },

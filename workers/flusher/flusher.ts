@@ -70,8 +70,20 @@ export async function runFlushPass(deps: Deps, cursor: FlushCursor): Promise<boo
     cursor.keyUse = newFlushCursor().keyUse;
     deps.logger.warn({ err: loggableError(err) }, "key use flush failed; retrying next pass");
   }
-  const searchLeft = await foldWithin(deps, budget, "search statistics", (n) => foldSearchStats(deps, n), SEARCH_FOLD_BATCH);
-  const summaryLeft = await foldWithin(deps, budget, "summary counts", (n) => foldSummaryCounts(deps, n), SUMMARY_FOLD_BATCH);
+  const searchLeft = await foldWithin(
+    deps,
+    budget,
+    "search statistics",
+    (n) => foldSearchStats(deps, n),
+    SEARCH_FOLD_BATCH,
+  );
+  const summaryLeft = await foldWithin(
+    deps,
+    budget,
+    "summary counts",
+    (n) => foldSummaryCounts(deps, n),
+    SUMMARY_FOLD_BATCH,
+  );
   return leasesLeft || keyUseLeft || searchLeft || summaryLeft;
 }
 
