@@ -31,15 +31,18 @@ export function Overview() {
         Last activity <When at={s.lastActivityAt} />
       </p>
       <Activity />
-      <div class="charts">
-        <Bars title="Memories by type" data={s.memories.byType} />
-        <Bars title="Commitments by status" data={s.commitments.byStatus} />
-        <Bars title="Sessions by triage status" data={s.sessions.byTriageStatus} />
-        <Bars
-          title="Memory versions"
-          data={{ current: s.memories.current, superseded: s.memories.superseded, archived: s.memories.archived }}
-        />
-      </div>
+      <section aria-labelledby="totals-title">
+        <h2 id="totals-title">All time</h2>
+        <div class="charts charts-pairs">
+          <Bars title="Memories by type" data={s.memories.byType} />
+          <Bars
+            title="Memory versions"
+            data={{ current: s.memories.current, superseded: s.memories.superseded, archived: s.memories.archived }}
+          />
+          <Bars title="Commitments by status" data={s.commitments.byStatus} />
+          <Bars title="Sessions by triage status" data={s.sessions.byTriageStatus} />
+        </div>
+      </section>
     </Page>
   );
 }
@@ -55,6 +58,12 @@ function Stat({ label, value, href }: { label: string; value: number; href: stri
   );
 }
 
+/**
+ * The bar charts' drawing width: the SVG scales with its card, so its 12px text stays near 12px
+ * only if this is close to the width it is shown at (a phone's card is about this wide; the stylesheet caps it at 380px on wider ones).
+ */
+const BARS_WIDTH = 340;
+
 /** A horizontal bar chart drawn as SVG; the same numbers are in its table for screen readers. */
 function Bars({ title, data }: { title: string; data: Record<string, number> }) {
   const entries = Object.entries(data);
@@ -63,14 +72,20 @@ function Bars({ title, data }: { title: string; data: Record<string, number> }) 
   return (
     <figure class="chart">
       <figcaption>{title}</figcaption>
-      <svg viewBox={`0 0 300 ${entries.length * row}`} role="img" aria-label={title} preserveAspectRatio="none">
+      <svg
+        viewBox={`0 0 ${BARS_WIDTH} ${entries.length * row}`}
+        role="img"
+        aria-label={title}
+        preserveAspectRatio="none"
+        class="bars"
+      >
         {entries.map(([k, v], i) => (
           <g key={k}>
             <text x="0" y={i * row + 15} class="chart-label">
               {k}
             </text>
-            <rect x="100" y={i * row + 4} width={Math.max(v > 0 ? 2 : 0, (v / max) * 160)} height={row - 8} class="chart-bar" />
-            <text x={106 + (v / max) * 160} y={i * row + 15} class="chart-value">
+            <rect x="100" y={i * row + 4} width={Math.max(v > 0 ? 2 : 0, (v / max) * 200)} height={row - 8} class="chart-bar" />
+            <text x={106 + (v / max) * 200} y={i * row + 15} class="chart-value">
               {String(v)}
             </text>
           </g>
@@ -120,17 +135,21 @@ function Activity() {
       {!a ? (
         <Loading />
       ) : (
-        <div class="charts">
+        // Two per row at desktop width (the per-day charts side by side, then the runs' outcomes
+        // beside the commitments), one per row on a phone: four cards never leave one alone.
+        <div class="charts charts-pairs">
           <Columns
             title="Memories written per day, by type"
             days={a.days}
             rows={a.memories.map((m) => ({ day: m.day, series: m.memoryType, count: m.count }))}
             order={MEMORY_TYPES}
+            empty="No memories written in this range."
           />
           <Columns
             title="Agent runs per day, by agent"
             days={a.days}
             rows={a.sessions.map((r) => ({ day: r.day, series: r.agent, count: r.count }))}
+            empty="No agent runs in this range."
           />
           <TriageTable sessions={a.sessions} />
           <Bars
@@ -154,51 +173,62 @@ function Columns({
   days,
   rows,
   order,
+  empty,
 }: {
   title: string;
   days: string[];
   rows: { day: string; series: string; count: number }[];
   order?: string[];
+  /** Said instead of the chart when the range holds nothing (an empty chart would read "peak 1"). */
+  empty: string;
 }) {
   const series = order ? order.filter((s) => rows.some((r) => r.series === s)) : [...new Set(rows.map((r) => r.series))];
   const at = new Map(rows.map((r) => [`${r.day}|${r.series}`, r.count]));
   const totals = days.map((d) => series.reduce((sum, s) => sum + (at.get(`${d}|${s}`) ?? 0), 0));
-  const max = Math.max(1, ...totals);
+  const peak = Math.max(0, ...totals);
+  const max = Math.max(1, peak);
   const width = 300;
   const height = 120;
   const step = width / days.length;
   return (
     <figure class="chart">
       <figcaption>{title}</figcaption>
-      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`${title}: ${totals.reduce((a, b) => a + b, 0)} in the range`}>
-        {days.map((d, i) => {
-          let y = height;
-          return series.map((s, k) => {
-            const n = at.get(`${d}|${s}`) ?? 0;
-            const h = (n / max) * (height - 4);
-            y -= h;
-            return n > 0 ? (
-              <rect key={`${d}${s}`} x={i * step + step * 0.1} y={y} width={step * 0.8} height={h} class={`series-${k % 8}`}>
-                <title>{`${d} · ${s}: ${n}`}</title>
-              </rect>
-            ) : null;
-          });
-        })}
-      </svg>
-      <p class="legend">
-        {series.length === 0 ? (
-          <span class="muted">Nothing in this range.</span>
-        ) : (
-          series.map((s, k) => (
-            <span key={s} class="legend-item">
-              <span class={`swatch series-${k % 8}`} aria-hidden="true" />
-              {s}
-            </span>
-          ))
-        )}
-      </p>
+      {peak === 0 ? (
+        <p class="muted">{empty}</p>
+      ) : (
+        <>
+          <svg
+            viewBox={`0 0 ${width} ${height}`}
+            role="img"
+            aria-label={`${title}: ${totals.reduce((a, b) => a + b, 0)} in the range`}
+          >
+            {days.map((d, i) => {
+              let y = height;
+              return series.map((s, k) => {
+                const n = at.get(`${d}|${s}`) ?? 0;
+                const h = (n / max) * (height - 4);
+                y -= h;
+                return n > 0 ? (
+                  <rect key={`${d}${s}`} x={i * step + step * 0.1} y={y} width={step * 0.8} height={h} class={`series-${k % 8}`}>
+                    <title>{`${d} · ${s}: ${n}`}</title>
+                  </rect>
+                ) : null;
+              });
+            })}
+          </svg>
+          <p class="legend">
+            {series.map((s, k) => (
+              <span key={s} class="legend-item">
+                <span class={`swatch series-${k % 8}`} aria-hidden="true" />
+                {s}
+              </span>
+            ))}
+          </p>
+        </>
+      )}
       <p class="muted axis">
-        {days[0]} – {days[days.length - 1]} · peak {max}
+        {days[0]} – {days[days.length - 1]}
+        {peak > 0 ? ` · peak ${peak} a day` : ""}
       </p>
       <table class="visually-hidden">
         <caption>{title}</caption>
