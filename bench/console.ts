@@ -11,7 +11,8 @@
  * connection, in REPEAT interleaved rounds after a warm-up round, so every figure shares the box's
  * conditions. Prints client p50/p99 per read and level, each against the same read at the smallest
  * level (BENCH.md: "flat" from 10⁴ to 10⁶) and `GET /api/v1/me` of the same tenant in the same
- * rounds (the floor of any authenticated read). Every process it started is stopped by pid.
+ * rounds (the floor of any authenticated read), then Postgres's own time (EXPLAIN ANALYZE, median of
+ * 5) for the summary's and the 90-day activity's statements. Every process it started is stopped by pid.
  *
  * env:
  *   BENCH_LEVELS=10000,100000,1000000   memories of each tenant (shared with bench:search)
@@ -30,6 +31,10 @@ import { deleteTenantMemories, deleteTenantSessions } from "./lib/tenant";
 import { apiClient, expectStatus } from "./lib/http";
 import { fmtMs, fmtRatio, mdRow, percentile } from "./lib/report";
 import { encodeCursor } from "../shared/cursor";
+import { explainAnalyze, recordingDrizzle, type Statement } from "./lib/explain";
+import { summaryCounts } from "../shared/db/queries/dashboard";
+import { commitmentsByDue, memoriesPerDay, sessionsPerDay } from "../shared/db/queries/console-activity";
+import { rangeDays } from "../shared/console/activity";
 
 const bench = defineBench({
   levels: "10000,100000,1000000",
@@ -57,7 +62,42 @@ bench.atCleanup(async () => {
 /** The reads measured, in the order a round sends them. */
 const READS = ["me", "summary", "activity 7 d", "activity 30 d", "activity 90 d", "list first page", "list at 90%"];
 type Read = (typeof READS)[number];
-type Level = { level: number; apiKey: string; deepCursor: string; times: Map<Read, number[]> };
+type Level = {
+  level: number;
+  userId: string;
+  apiKey: string;
+  deepCursor: string;
+  times: Map<Read, number[]>;
+  pg?: { summary: number; activity90: number };
+};
+
+/** Postgres's own time for `statements` (EXPLAIN ANALYZE execution times summed), the median of 5. */
+async function executionMs(statements: Statement[]): Promise<number> {
+  const runs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    let ms = 0;
+    for (const s of statements) ms += Number(/Execution Time: ([\d.]+) ms/.exec(await explainAnalyze(db, s))![1]);
+    runs.push(ms);
+  }
+  return percentile(runs, 50);
+}
+
+/**
+ * The statements the summary and the 90-day activity send for the tenant (recorded from the
+ * service's own query functions, so they follow the code), timed by Postgres: the server's share of
+ * the client figures, without the HTTP and JSON around it.
+ */
+async function postgresTimes(userId: string): Promise<{ summary: number; activity90: number }> {
+  const { db: recording, statements } = recordingDrizzle(db);
+  const now = new Date();
+  await summaryCounts(recording, userId, new Date(now.getTime() - 60_000));
+  const summary = statements.splice(0);
+  const since = rangeDays(90, now)[0]!;
+  await memoriesPerDay(recording, userId, since);
+  await sessionsPerDay(recording, userId, since);
+  await commitmentsByDue(recording, userId, now);
+  return { summary: await executionMs(summary), activity90: await executionMs(statements.splice(0)) };
+}
 
 /** The cursor of the page that starts 90% of the way down the tenant's list (newest first). */
 async function cursorAt90(userId: string, count: number): Promise<string> {
@@ -97,7 +137,13 @@ async function main(start: BenchStart) {
     const t = await searchTenant(bench, db, env, `large-${level}`, level, 42, (userId) => created.push(userId));
     const runs = await seedAgentRuns(db, t.userId, Math.max(10, Math.floor(level / 100)));
     if (runs > 0) console.log(`large-${level}: ${runs.toLocaleString("en-US")} agent runs added`);
-    levels.push({ level, apiKey: t.apiKey, deepCursor: await cursorAt90(t.userId, level), times: new Map() });
+    levels.push({
+      level,
+      userId: t.userId,
+      apiKey: t.apiKey,
+      deepCursor: await cursorAt90(t.userId, level),
+      times: new Map(),
+    });
   }
   await settleSearchTenants(db);
 
@@ -105,6 +151,7 @@ async function main(start: BenchStart) {
   await bench.procs.waitForReady([proc, `${base}/ready`]);
   for (const l of levels) await round(base, l, false);
   for (let r = 0; r < REPEAT; r++) for (const l of levels) await round(base, l, true);
+  for (const l of levels) l.pg = await postgresTimes(l.userId);
 
   const p50 = (l: Level, read: Read) => percentile(l.times.get(read)!, 50);
   const p99 = (l: Level, read: Read) => percentile(l.times.get(read)!, 99);
@@ -133,6 +180,10 @@ async function main(start: BenchStart) {
     ]),
     mdRow(["---", "---", "---", "---", "---", "---"]),
     ...rows,
+    "",
+    mdRow(["memories", "Postgres: summary", "Postgres: activity 90 d (3 statements)"]),
+    mdRow(["---", "---", "---"]),
+    ...levels.map((l) => mdRow([l.level.toLocaleString("en-US"), fmtMs(l.pg!.summary), fmtMs(l.pg!.activity90)])),
   ].join("\n");
   console.log(table);
   bench.recordRows(start, () => [["console-latency", table]]);
