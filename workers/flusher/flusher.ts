@@ -35,8 +35,8 @@ function rotate(parts: number[], start: number): number[] {
  * of each credential part with recorded use, under the same budget. Each part of each phase runs at
  * least one batch, so no part waits behind another's backlog beyond one pass, and key use runs every
  * pass however large the lease backlog. Last, newly indexed memories are folded into the search
- * statistics, and the dashboard summary's count deltas into its counts, each under the same budget. Returns true when work is left over (the caller passes
- * again at once).
+ * statistics, then the dashboard summary's count deltas into its counts, each under the same
+ * budget. Returns true when work is left over (the caller passes again at once).
  */
 export async function runFlushPass(deps: Deps, cursor: FlushCursor): Promise<boolean> {
   const { FLUSH_BATCH_SIZE: batch, FLUSH_PASS_BUDGET_MS: budget } = deps.config;
