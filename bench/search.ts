@@ -27,7 +27,7 @@
  * Smoke run (CI): BENCH_LEVELS=300 BENCH_SMALL=100 BENCH_REPEAT=1 bun run bench:search
  */
 import postgres from "postgres";
-import { assertBenchTargets, intEnv } from "./lib/run-env";
+import { assertBenchTargets, deleteRedisPrefix, intEnv } from "./lib/run-env";
 import { type BenchStart, defineBench } from "./lib/define-bench";
 import { spawnApi } from "./lib/services";
 import { SEARCH_QUERIES } from "./lib/memory-text";
@@ -80,6 +80,8 @@ bench.atCleanup(async () => {
     if (!KEEP_DATA) for (const t of created) await deleteTenantMemories(t.db, t.userId);
   } finally {
     await aloneDb.end();
+    // The run's prefix is deleted by defineBench; the second api's is this bench's own.
+    await deleteRedisPrefix(REDIS_URL, `${PREFIX}-alone`);
   }
 });
 
