@@ -3,7 +3,7 @@ import { latestExcerptPerAgent } from "../db/queries/agent-sessions";
 import type { Deps } from "../deps";
 
 /** How much of an excerpt (up to 4,000 characters as stored) the Agents screen shows: a line or two. */
-export const EXCERPT_PREVIEW_CHARS = 240;
+export const EXCERPT_PREVIEW_CHARS = 160;
 /** At most this many agents are answered, freshest first. */
 export const AGENT_EXCERPT_LIMIT = 100;
 

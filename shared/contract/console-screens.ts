@@ -12,7 +12,7 @@ export const ConsoleAgentExcerpts = strictObject({
     strictObject({
       agent: Type.String(),
       sessionRunId: Uuid,
-      excerpt: Type.String({ description: "A preview: whitespace folded, cut at about 240 characters with …" }),
+      excerpt: Type.String({ description: "A preview: whitespace folded, cut at about 160 characters with …" }),
       excerptAt: NullableTimestamp,
     }),
   ),

@@ -62,6 +62,8 @@ export function Memories() {
     });
 
   const searching = search.trim() !== "";
+  /** While searching, the fields search cannot apply point at the line saying so. */
+  const hint = searching ? "search-filters-hint" : undefined;
   const badRange = filters.from !== "" && filters.to !== "" && filters.to < filters.from;
   const load = async (more: boolean) => {
     setError(null);
@@ -155,15 +157,15 @@ export function Memories() {
         </label>
         <label>
           Tag
-          <input name="tag" value={filters.tag} onInput={set("tag")} size={10} disabled={searching} maxLength={64} />
+          <input name="tag" value={filters.tag} onInput={set("tag")} size={10} disabled={searching} aria-describedby={hint} maxLength={64} />
         </label>
         <label>
           Created from
-          <input type="date" name="from" value={filters.from} onInput={set("from")} disabled={searching} />
+          <input type="date" name="from" value={filters.from} onInput={set("from")} disabled={searching} aria-describedby={hint} />
         </label>
         <label>
           Created to
-          <input type="date" name="to" value={filters.to} onInput={set("to")} disabled={searching} />
+          <input type="date" name="to" value={filters.to} onInput={set("to")} disabled={searching} aria-describedby={hint} />
         </label>
         <button type="submit">Apply</button>
         {searching && (
