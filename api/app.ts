@@ -25,6 +25,7 @@ import { dashboardRoutes } from "./dashboard/routes";
 import { oauthGrantRoutes } from "./oauth/routes";
 import { hookRoutes } from "./hooks/routes";
 import { consoleRoutes } from "./console/routes";
+import { consoleScreenRoutes } from "./console/screen-routes";
 
 /** errors → metrics → request context → strict query → openapi → features (each feature applies auth to its own routes). */
 export function createApp(sharedDeps: Deps) {
@@ -67,7 +68,8 @@ export function createApp(sharedDeps: Deps) {
     .use(dashboardRoutes(deps))
     .use(oauthGrantRoutes(deps))
     .use(hookRoutes(deps))
-    .use(consoleRoutes(deps));
+    .use(consoleRoutes(deps))
+    .use(consoleScreenRoutes(deps));
   Object.defineProperty(built, "server", { get: () => app.server });
   documentedRoutes = app.routes as readonly RouteLike[];
   routeTable = app.routes;

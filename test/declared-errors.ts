@@ -93,6 +93,8 @@ export const DECLARED_ERRORS: Record<string, ErrorCode[]> = {
   "DELETE /api/console/session": [...AUTHED_WRITE],
   "GET /api/console/memories/:id": [...AUTHED, "not_found"],
   "GET /api/console/activity": [...AUTHED],
+  "GET /api/console/agents": [...AUTHED],
+  "GET /api/console/fact-proposals": [...AUTHED],
   "GET /api/v1/oauth/grants": [...AUTHED],
   "DELETE /api/v1/oauth/grants/:clientId": [...AUTHED_WRITE, "not_found"],
   "POST /api/v1/hooks/claude-code": [...AUTHED_WRITE, ...BODY, "account_deleted"],

@@ -12,6 +12,7 @@ import { isoOrNull } from "../../shared/time";
 import { LoginBody } from "../../shared/contract/auth";
 import { ActivityQuery, ConsoleActivity, ConsoleMemoryDetail, ConsoleSession } from "../../shared/contract/console";
 import { consoleActivity } from "../../shared/console/activity";
+import { factView } from "../../shared/contract/facts";
 import { MemoryIdParams, memoryView } from "../../shared/contract/memories";
 import { AUTHED_CODES, AUTHED_WRITE_CODES, errors, NoQuery, Text } from "../../shared/contract/schema-kit";
 import type { ApiDeps } from "../client-ip";
@@ -134,6 +135,7 @@ export function consoleRoutes(deps: ApiDeps) {
           const detail = await consoleMemoryDetail(deps, principal, params.id.toLowerCase());
           return {
             memory: memoryView(detail.memory),
+            facts: detail.facts.map(factView),
             commitment: detail.commitment && { ...detail.commitment, dueAt: isoOrNull(detail.commitment.dueAt) },
           };
         },

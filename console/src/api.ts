@@ -87,4 +87,17 @@ export type Memory = {
   sessionRunId: string | null;
 };
 
+/** A fact as the API shows it (bi-temporal: validFrom/validTo world time, recordedAt/retractedAt system time). */
+export type Fact = {
+  id: string;
+  memoryId: string | null;
+  subject: string;
+  predicate: string;
+  value: string;
+  validFrom: string;
+  validTo: string | null;
+  recordedAt: string;
+  retractedAt: string | null;
+};
+
 export const MEMORY_TYPES = ["decision", "commitment", "blocker", "fact", "preference", "pattern", "note", "event"];

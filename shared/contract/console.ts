@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { ACTIVITY_RANGES } from "../console/activity";
 import { COMMITMENT_STATUSES, MEMORY_TYPES, TRIAGE_STATUSES } from "../db/schema";
+import { FactView } from "./facts";
 import { MemoryView } from "./memories";
 import { Int, NullableTimestamp, oneOf, strictObject, UnionEnum } from "./schema-kit";
 
@@ -20,6 +21,9 @@ export const ConsoleSession = strictObject({
 const CommitmentStatusOut = UnionEnum([...COMMITMENT_STATUSES]);
 export const ConsoleMemoryDetail = strictObject({
   memory: MemoryView,
+  facts: Type.Array(FactView, {
+    description: "The facts the memory stated, as recorded (closed and retracted ones too)",
+  }),
   commitment: Type.Union([
     strictObject({
       status: CommitmentStatusOut,

@@ -39,7 +39,8 @@ const MemoryTypeOut = UnionEnum([...MEMORY_TYPES]);
 export const EdgeTypeOut = UnionEnum([...EDGE_TYPES]);
 const Topic = Text({ minLength: 1, maxLength: 256 });
 const Content = Text({ minLength: 1, maxLength: 8000 });
-const Tags = Type.Array(Text({ minLength: 1, maxLength: 64 }), { maxItems: 32 });
+const Tag = Text({ minLength: 1, maxLength: 64 });
+const Tags = Type.Array(Tag, { maxItems: 32 });
 
 /** The legacy capture body (seed 4.8), snake_case. */
 export const CaptureBody = strictObject({
@@ -111,6 +112,12 @@ export const ListMemoriesQuery = Type.Object(
     memoryType: Type.Optional(MemoryTypeSchema),
     status: Type.Optional(oneOf(MEMORY_STATUSES)),
     current: Type.Optional(oneOf(["true", "false"])),
+    /** One exact tag (case-sensitive, as stored); not repeatable: see docs/decisions/memories.md. */
+    tag: Type.Optional(Tag),
+    /** Created at or after this instant (inclusive). */
+    createdFrom: Type.Optional(TimestampIn),
+    /** Created before this instant (exclusive): [createdFrom, createdBefore) ranges tile without overlap. */
+    createdBefore: Type.Optional(TimestampIn),
     limit: Type.Optional(QueryInteger({ minimum: 1, maximum: 100 })),
     cursor: Type.Optional(Cursor),
   },

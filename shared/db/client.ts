@@ -74,4 +74,7 @@ export function migratorDb(url: string, timeoutMs: number) {
   return createDb({ url, poolSize: 2, timeoutMs, statementTimeoutMs: 0 });
 }
 /** A query function's executor: the pool or a transaction, so callers choose the boundary. */
-export type Executor = Pick<Db, "select" | "insert" | "update" | "delete" | "execute" | "$with" | "with">;
+export type Executor = Pick<
+  Db,
+  "select" | "selectDistinctOn" | "insert" | "update" | "delete" | "execute" | "$with" | "with"
+>;

@@ -23,14 +23,24 @@ export type MemoryListQuery = {
   memoryType?: MemoryType;
   status?: "active" | "archived";
   current?: boolean;
+  tag?: string;
+  createdFrom?: string;
+  createdBefore?: string;
   limit?: number;
   cursor?: string;
 };
 
-/** GET /memories: newest first; `current` (default true) hides superseded and archived memories. */
+/**
+ * GET /memories: newest first; `current` (default true) hides superseded and archived memories;
+ * `tag` keeps memories carrying that exact tag; [createdFrom, createdBefore) bounds `createdAt`.
+ * An empty or inverted range is a client's mistake, not an empty page: 400 invalid_input.
+ */
 export async function listTenantMemories(deps: Deps, principal: Principal, query: MemoryListQuery) {
   const limit = query.limit ?? DEFAULT_MEMORY_PAGE;
   const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const createdFrom = query.createdFrom === undefined ? undefined : new Date(query.createdFrom);
+  const createdBefore = query.createdBefore === undefined ? undefined : new Date(query.createdBefore);
+  if (createdFrom && createdBefore && createdFrom >= createdBefore) throw new AppError("invalid_input");
   const rows = await listMemories(deps.db, {
     userId: principal.userId,
     scope: query.scope === undefined ? undefined : await resolveScopeName(deps.db, principal.userId, query.scope),
@@ -38,6 +48,9 @@ export async function listTenantMemories(deps: Deps, principal: Principal, query
     memoryType: query.memoryType,
     status: query.status,
     current: query.current ?? true,
+    tag: query.tag,
+    createdFrom,
+    createdBefore,
     limit: limit + 1,
     after: after && { createdAt: after.at, id: after.id },
   });

@@ -7,7 +7,8 @@ import { issuerOf } from "../../mcp/discovery/metadata";
 import { authenticateAccessToken } from "../../shared/auth/credentials";
 import { eventually, newTenant } from "../helpers";
 import { grantThroughServices } from "../oauth-grant";
-import { propose } from "../proposals/helpers";
+import { memoryAt, propose, proposeFact } from "../proposals/helpers";
+import { flushLeases } from "../../workers/flusher/lease-flusher";
 import {
   clickText,
   expectAccessible,
@@ -179,6 +180,26 @@ describe("guarantees across the console", () => {
         apiKey: owner.apiKey,
         body: { agent: `${marker}-agent`, sessionId: "s1", source: "startup" },
       });
+      await ctx.request("POST", "/api/v1/agent-sessions/heartbeat", {
+        apiKey: owner.apiKey,
+        body: { agent: `${marker}-agent`, sessionId: "s1", lastMessageExcerpt: `${marker} said this` },
+      });
+      while ((await flushLeases(ctx.deps)) > 0);
+      const fact = async (value: string, minutesAgo: number) =>
+        (
+          await memoryAt(
+            ctx,
+            owner,
+            {
+              memoryType: "fact",
+              topic: `${marker} ${value}`,
+              content: `${marker} ${value}`,
+              facts: [{ subject: marker, predicate: "is", value }],
+            },
+            minutesAgo,
+          )
+        ).factIds![0]!;
+      await proposeFact(ctx, owner, { fromId: await fact("newer", 5), toId: await fact("older", 10) });
       const scope = await ctx.request("POST", "/api/v1/scopes", { apiKey: owner.apiKey, body: { name: `${marker}` } });
       const keys = await ctx.request("GET", "/api/v1/api-keys", { apiKey: owner.apiKey });
       const grant = await grantThroughServices(ctx.deps, issuerOf(ctx.config), owner.userId);
@@ -200,6 +221,18 @@ describe("guarantees across the console", () => {
           leaked: false,
         });
       }
+      await openScreen(page, "Proposals");
+      await page.select("select[name=kind]", "fact");
+      await waitForText(page, "main", "Nothing here.");
+      // The console's own reads, as the second user's browser makes them.
+      const reads = await page.evaluate(async () =>
+        Promise.all(
+          ["/api/console/agents", "/api/console/fact-proposals", "/api/v1/memories?current=false&tag=x"].map(
+            async (path) => (await fetch(path)).text(),
+          ),
+        ),
+      );
+      expect(reads.filter((text: string) => text.includes(marker))).toEqual([]);
       await page.goto(`${h.url}/app/memories/${a.id}`);
       await waitForText(page, "[role=alert]", "Not found");
       await page.goto(`${h.url}/app/agents/${run.body.sessionRunId}`);

@@ -22,6 +22,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/console/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Each agent's freshest last message excerpt (a short preview), newest first */
+        get: operations["getApiConsoleAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/fact-proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Fact proposals as GET /api/v1/fact-proposals lists them, each with both facts */
+        get: operations["getApiConsoleFact-proposals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/console/memories/{id}": {
         parameters: {
             query?: never;
@@ -922,6 +956,226 @@ export interface operations {
             };
         };
     };
+    getApiConsoleAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            agent: string;
+                            /** @description A preview: whitespace folded, cut at about 160 characters with … */
+                            excerpt: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            excerptAt: string | null;
+                            sessionRunId: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_input";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal_error";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    "getApiConsoleFact-proposals": {
+        parameters: {
+            query?: {
+                limit?: number;
+                status?: "proposed" | "applied" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        proposals: {
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            createdAt: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            decidedAt: string | null;
+                            from: {
+                                id: string;
+                                memoryId: string | null;
+                                predicate: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                recordedAt: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                retractedAt: string | null;
+                                subject: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                validFrom: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                validTo: string | null;
+                                value: string;
+                            };
+                            fromId: string;
+                            id: string;
+                            rationale: string;
+                            similarity: number;
+                            /**
+                             * @default proposed
+                             * @enum {string}
+                             */
+                            status: "proposed" | "applied" | "rejected";
+                            to: {
+                                id: string;
+                                memoryId: string | null;
+                                predicate: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                recordedAt: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                retractedAt: string | null;
+                                subject: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                validFrom: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                validTo: string | null;
+                                value: string;
+                            };
+                            toId: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_input";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal_error";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                    };
+                };
+            };
+        };
+    };
     getApiConsoleMemoriesById: {
         parameters: {
             query?: never;
@@ -951,6 +1205,22 @@ export interface operations {
                              */
                             status: "open" | "waiting" | "resolved" | "expired";
                         } | null;
+                        /** @description The facts the memory stated, as recorded (closed and retracted ones too) */
+                        facts: {
+                            id: string;
+                            memoryId: string | null;
+                            predicate: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            recordedAt: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            retractedAt: string | null;
+                            subject: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            validFrom: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            validTo: string | null;
+                            value: string;
+                        }[];
                         memory: {
                             content: string;
                             /** @description ISO 8601 UTC with Z, millisecond precision */
@@ -4751,6 +5021,8 @@ export interface operations {
     getApiV1Memories: {
         parameters: {
             query?: {
+                createdBefore?: string;
+                createdFrom?: string;
                 current?: "true" | "false";
                 cursor?: string;
                 limit?: number;
@@ -4758,6 +5030,7 @@ export interface operations {
                 project?: string;
                 scope?: string;
                 status?: "active" | "archived";
+                tag?: string;
             };
             header?: never;
             path?: never;

@@ -14,13 +14,20 @@ type Run = {
   triageStatus: string;
 };
 
-/** The fleet: one row per agent (last seen, live runs) and the recent runs with their triage status. */
+type LastMessage = { agent: string; sessionRunId: string; excerpt: string; excerptAt: string | null };
+
+/**
+ * The fleet: one row per agent (last seen, live runs, its last message) and the recent runs with
+ * their triage status. The last message is a server-cut preview, rendered as text.
+ */
 export function Agents() {
   const runs = useLoad(
     () => api<{ items: Run[] }>("GET", `/api/v1/agent-sessions${query({ state: "all", limit: 100 })}`),
     "runs",
   );
+  const excerpts = useLoad(() => api<{ items: LastMessage[] }>("GET", "/api/console/agents"), "excerpts");
   if (!runs.data) return <Page title="Agents">{runs.error ? <ErrorLine error={runs.error} /> : <Loading />}</Page>;
+  const lastMessage = new Map((excerpts.data?.items ?? []).map((e) => [e.agent, e]));
   const byAgent = new Map<string, { lastSeen: string; live: number; runs: number }>();
   for (const r of runs.data.items) {
     const a = byAgent.get(r.agent) ?? { lastSeen: r.lastSeenAt, live: 0, runs: 0 };
@@ -31,11 +38,12 @@ export function Agents() {
   }
   return (
     <Page title="Agents">
+      <ErrorLine error={excerpts.error} />
       {byAgent.size === 0 ? (
         <p class="muted">No agent has opened a session yet.</p>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="stacked">
             <caption>Agents</caption>
             <thead>
               <tr>
@@ -43,19 +51,35 @@ export function Agents() {
                 <th scope="col">Live runs</th>
                 <th scope="col">Recent runs</th>
                 <th scope="col">Last seen</th>
+                <th scope="col">Last message</th>
               </tr>
             </thead>
             <tbody>
-              {[...byAgent].map(([agent, a]) => (
-                <tr key={agent}>
-                  <th scope="row">{agent}</th>
-                  <td>{a.live}</td>
-                  <td>{a.runs}</td>
-                  <td>
-                    <When at={a.lastSeen} />
-                  </td>
-                </tr>
-              ))}
+              {[...byAgent].map(([agent, a]) => {
+                const said = lastMessage.get(agent);
+                return (
+                  <tr key={agent}>
+                    <th scope="row">{agent}</th>
+                    <td data-label="Live runs">{a.live}</td>
+                    <td data-label="Recent runs">{a.runs}</td>
+                    <td data-label="Last seen">
+                      <When at={a.lastSeen} />
+                    </td>
+                    <td class="last-message" data-testid="last-message" data-label="Last message">
+                      {said ? (
+                        <>
+                          <q>{said.excerpt}</q>{" "}
+                          <Link href={`/app/agents/${said.sessionRunId}`} class="muted">
+                            <When at={said.excerptAt} />
+                          </Link>
+                        </>
+                      ) : (
+                        <span class="muted">—</span>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>

@@ -2,9 +2,38 @@ import { useEffect, useState } from "preact/hooks";
 import { api, type Memory, MEMORY_TYPES, query } from "../api";
 import { ErrorLine, Link, Loading, navigate, Page, When } from "../ui";
 
-type Filters = { memoryType: string; scope: string; project: string; status: string; current: string };
-const EMPTY: Filters = { memoryType: "", scope: "", project: "", status: "", current: "true" };
+type Filters = {
+  memoryType: string;
+  scope: string;
+  project: string;
+  status: string;
+  current: string;
+  tag: string;
+  /** Calendar days (yyyy-mm-dd, the person's own time zone), both inclusive. */
+  from: string;
+  to: string;
+};
+const EMPTY: Filters = { memoryType: "", scope: "", project: "", status: "", current: "true", tag: "", from: "", to: "" };
 type Row = { memory: Memory; score?: number };
+
+/** Local midnight of a yyyy-mm-dd day, `plusDays` later, as the API's UTC timestamp. */
+function dayStart(day: string, plusDays = 0): string {
+  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
+  return new Date(y, m - 1, d + plusDays).toISOString();
+}
+
+/**
+ * The list's query: the days picked become the API's half-open range, [start of "from", start of
+ * the day after "to"), so "to" includes its whole day.
+ */
+function listQuery(f: Filters) {
+  const { from, to, ...rest } = f;
+  return {
+    ...rest,
+    createdFrom: from ? dayStart(from) : undefined,
+    createdBefore: to ? dayStart(to, 1) : undefined,
+  };
+}
 
 /** The list (cursor pages), the search box (the service's ranking, scores shown) and create. */
 export function Memories() {
@@ -19,7 +48,7 @@ export function Memories() {
   const listPage = (after: string | null) =>
     api<{ items: Memory[]; nextCursor: string | null }>(
       "GET",
-      `/api/v1/memories${query({ ...filters, limit: 50, cursor: after })}`,
+      `/api/v1/memories${query({ ...listQuery(filters), limit: 50, cursor: after })}`,
     );
   const searchPage = (after: string | null) =>
     api<{ items: { memory: Memory; score: number }[]; nextCursor: string | null }>("POST", "/api/v1/search", {
@@ -32,10 +61,14 @@ export function Memories() {
       ...(after ? { cursor: after } : {}),
     });
 
+  const searching = search.trim() !== "";
+  /** While searching, the fields search cannot apply point at the line saying so. */
+  const hint = searching ? "search-filters-hint" : undefined;
+  const badRange = filters.from !== "" && filters.to !== "" && filters.to < filters.from;
   const load = async (more: boolean) => {
     setError(null);
+    if (badRange && !searching) return;
     try {
-      const searching = search.trim() !== "";
       const page = searching
         ? await searchPage(more ? cursor : null)
         : await listPage(more ? cursor : null).then((p) => ({
@@ -122,8 +155,30 @@ export function Memories() {
             <option value="">all</option>
           </select>
         </label>
+        <label>
+          Tag
+          <input name="tag" value={filters.tag} onInput={set("tag")} size={10} disabled={searching} aria-describedby={hint} maxLength={64} />
+        </label>
+        <label>
+          Created from
+          <input type="date" name="from" value={filters.from} onInput={set("from")} disabled={searching} aria-describedby={hint} />
+        </label>
+        <label>
+          Created to
+          <input type="date" name="to" value={filters.to} onInput={set("to")} disabled={searching} aria-describedby={hint} />
+        </label>
         <button type="submit">Apply</button>
+        {searching && (
+          <p class="muted hint" id="search-filters-hint">
+            Search ranks by words; tag and dates filter the list without a search.
+          </p>
+        )}
       </form>
+      {badRange && !searching && (
+        <p class="error" role="alert">
+          "Created to" is before "Created from".
+        </p>
+      )}
       <ErrorLine error={error} />
       {rows === null ? (
         <Loading />

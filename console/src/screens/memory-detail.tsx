@@ -1,9 +1,9 @@
 import { useState } from "preact/hooks";
-import { api, type Memory } from "../api";
+import { api, type Fact, type Memory } from "../api";
 import { diffLines } from "../diff";
 import { ErrorLine, Link, Loading, navigate, Page, useLoad, When } from "../ui";
 
-type Detail = { memory: Memory; commitment: { status: string; dueAt: string | null; moves: string[] } | null };
+type Detail = { memory: Memory; facts: Fact[]; commitment: { status: string; dueAt: string | null; moves: string[] } | null };
 type History = {
   memories: Memory[];
   edges: { id: string; fromId: string; toId: string; edgeType: string; createdAt: string }[];
@@ -24,7 +24,7 @@ export function MemoryDetail({ id }: { id: string }) {
         <ErrorLine error={detail.error} />
       </Page>
     );
-  const { memory: m, commitment } = detail.data;
+  const { memory: m, facts, commitment } = detail.data;
   const act = async (run: () => Promise<unknown>) => {
     setError(null);
     try {
@@ -104,8 +104,50 @@ export function MemoryDetail({ id }: { id: string }) {
       )}
       <ErrorLine error={error} />
       {revising && <Revise memory={m} />}
+      {facts.length > 0 && <FactsView facts={facts} />}
       <HistoryView history={history.data} current={m.id} />
     </Page>
+  );
+}
+
+/** The facts the memory stated: subject, predicate, value and when each holds (world time). */
+function FactsView({ facts }: { facts: Fact[] }) {
+  return (
+    <section aria-labelledby="facts-title">
+      <h2 id="facts-title">Facts</h2>
+      <div class="table-wrap">
+        <table data-testid="memory-facts">
+          <caption class="visually-hidden">Facts this memory states</caption>
+          <thead>
+            <tr>
+              <th scope="col">Subject</th>
+              <th scope="col">Predicate</th>
+              <th scope="col">Value</th>
+              <th scope="col">Holds</th>
+            </tr>
+          </thead>
+          <tbody>
+            {facts.map((f) => (
+              <tr key={f.id} class={f.retractedAt ? "retracted" : undefined}>
+                <td>{f.subject}</td>
+                <td>{f.predicate}</td>
+                <td>{f.value}</td>
+                <td>
+                  from <When at={f.validFrom} />
+                  {f.validTo && (
+                    <>
+                      {" "}
+                      until <When at={f.validTo} />
+                    </>
+                  )}
+                  {f.retractedAt && <span class="chip">retracted</span>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }
 

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, type Memory, query } from "../api";
+import { api, type Fact, type Memory, query } from "../api";
 import { ErrorLine, Link, Loading, Page, useLoad, When } from "../ui";
 
 type Proposal = {
@@ -13,9 +13,15 @@ type Proposal = {
   status: string;
   createdAt: string;
   decidedAt: string | null;
+  /** Fact proposals, as the console lists them, carry both facts. */
+  from?: Fact;
+  to?: Fact;
 };
 type Kind = "memory" | "fact";
+/** Where a proposal is decided (apply / reject). */
 const PATHS: Record<Kind, string> = { memory: "/api/v1/proposals", fact: "/api/v1/fact-proposals" };
+/** Where the queue is read: fact proposals with both facts in one answer (they name facts by id only). */
+const LISTS: Record<Kind, string> = { memory: "/api/v1/proposals", fact: "/api/console/fact-proposals" };
 
 /**
  * The consolidation queue (SPEC §7): both sides of each proposal, similarity and rationale;
@@ -25,7 +31,7 @@ export function Proposals() {
   const [kind, setKind] = useState<Kind>("memory");
   const [status, setStatus] = useState("proposed");
   const list = useLoad(
-    () => api<{ proposals: Proposal[] }>("GET", `${PATHS[kind]}${query({ status, limit: 100 })}`),
+    () => api<{ proposals: Proposal[] }>("GET", `${LISTS[kind]}${query({ status, limit: 100 })}`),
     `${kind}|${status}`,
   );
   const [selected, setSelected] = useState(0);
@@ -101,7 +107,7 @@ export function Proposals() {
           {items.map((p, i) => (
             <li key={p.id} class={`card proposal${i === selected ? " selected" : ""}`} aria-current={i === selected ? "true" : undefined}>
               <p class="meta">
-                {p.edgeType && <strong>{p.edgeType}</strong>} · similarity <span class="score">{p.similarity.toFixed(3)}</span> ·{" "}
+                <strong>{p.edgeType ?? "replaces"}</strong> · similarity <span class="score">{p.similarity.toFixed(3)}</span> ·{" "}
                 <When at={p.createdAt} /> · {p.status}
               </p>
               <p class="rationale">{p.rationale}</p>
@@ -111,9 +117,11 @@ export function Proposals() {
                   <Side id={p.toId} label="Into" />
                 </div>
               ) : (
-                <p class="muted">
-                  Facts {p.fromId.slice(0, 8)} → {p.toId.slice(0, 8)}
-                </p>
+                <div class="sides">
+                  {/* Applying retracts the older fact (`to`) in favour of the newer (`from`): SPEC §7. */}
+                  <FactSide fact={p.from} label="Newer · kept" />
+                  <FactSide fact={p.to} label="Older · retracted if applied" />
+                </div>
               )}
               {p.status === "proposed" && (
                 <div class="row">
@@ -146,6 +154,35 @@ function Side({ id, label }: { id: string; label: string }) {
       ) : (
         <ErrorLine error={m.error} />
       )}
+    </div>
+  );
+}
+
+/** One fact of a fact proposal: subject, predicate, value, when it holds, and the memory that stated it. */
+function FactSide({ fact, label }: { fact: Fact | undefined; label: string }) {
+  if (!fact) return null;
+  return (
+    <div class="side fact-side">
+      <p class="muted">{label}</p>
+      <p class="fact-statement">
+        <strong>{fact.subject}</strong> <span class="predicate">{fact.predicate}</span> <strong>{fact.value}</strong>
+      </p>
+      <p class="meta">
+        holds from <When at={fact.validFrom} />
+        {fact.validTo && (
+          <>
+            {" "}
+            until <When at={fact.validTo} />
+          </>
+        )}
+        {fact.retractedAt && <span> · retracted</span>}
+        {fact.memoryId && (
+          <>
+            {" "}
+            · <Link href={`/app/memories/${fact.memoryId}`}>its memory</Link>
+          </>
+        )}
+      </p>
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { agentSessions, type BriefedMemory, type Selector } from "../schema";
 import { activeUserId } from "./account-fence";
@@ -319,4 +319,22 @@ export async function stampBriefingDelivered(
     .where(byFencedNaturalKey(k))
     .returning();
   return rows[0];
+}
+
+/**
+ * Each agent's freshest last-message excerpt (the console's Agents screen). Reads only runs that
+ * carry one (agent_sessions_last_excerpt_idx is partial on that): live runs and those closed within
+ * the week the sweep keeps excerpts, so the set stays small per tenant; one row per agent.
+ */
+export async function latestExcerptPerAgent(db: Executor, userId: string) {
+  return db
+    .selectDistinctOn([agentSessions.agent], {
+      agent: agentSessions.agent,
+      sessionRunId: agentSessions.id,
+      excerpt: agentSessions.lastMessageExcerpt,
+      excerptAt: agentSessions.excerptAt,
+    })
+    .from(agentSessions)
+    .where(and(eq(agentSessions.userId, userId), isNotNull(agentSessions.lastMessageExcerpt)))
+    .orderBy(agentSessions.agent, sql`${agentSessions.excerptAt} desc nulls last`, desc(agentSessions.id));
 }

@@ -86,3 +86,22 @@ export async function lockFactsByIds(db: Executor, userId: string, ids: string[]
     .orderBy(asc(facts.id))
     .for("update");
 }
+
+/** The facts a memory stated, as recorded (retracted and closed ones too): facts_memory_idx. */
+export async function factsOfMemory(db: Executor, userId: string, memoryId: string, limit: number): Promise<FactRow[]> {
+  return db
+    .select()
+    .from(facts)
+    .where(and(eq(facts.memoryId, memoryId), eq(facts.userId, userId)))
+    .orderBy(asc(facts.subject), asc(facts.predicate), asc(facts.validFrom), asc(facts.id))
+    .limit(limit);
+}
+
+/** The tenant's facts with these ids, unlocked (another tenant's ids yield nothing). */
+export async function factsByIds(db: Executor, userId: string, ids: string[]): Promise<FactRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(facts)
+    .where(and(eq(facts.userId, userId), inArray(facts.id, ids)));
+}

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { keysetBefore } from "./keyset";
 import { memories, memoryEdges, memoryEvents, type EdgeType, type EventKind, type MemoryType } from "../schema";
@@ -169,6 +169,9 @@ export type MemoryListFilter = {
   memoryType?: MemoryType;
   status?: "active" | "archived";
   current: boolean;
+  tag?: string;
+  createdFrom?: Date;
+  createdBefore?: Date;
   limit: number;
   after?: { createdAt: Date; id: string };
 };
@@ -183,6 +186,10 @@ export async function listMemories(db: Executor, f: MemoryListFilter): Promise<M
         memoryFilter(f),
         f.memoryType === undefined ? undefined : eq(memories.memoryType, f.memoryType),
         f.status === undefined ? undefined : eq(memories.status, f.status),
+        // Array containment (`@>`), not `= any(tags)`: the operator memories_tags_idx (GIN) serves.
+        f.tag === undefined ? undefined : sql`${memories.tags} @> array[${f.tag}]::text[]`,
+        f.createdFrom === undefined ? undefined : gte(memories.createdAt, f.createdFrom),
+        f.createdBefore === undefined ? undefined : lt(memories.createdAt, f.createdBefore),
         f.after ? keysetBefore(memories.createdAt, memories.id, { at: f.after.createdAt, id: f.after.id }) : undefined,
       ),
     )

@@ -76,6 +76,9 @@ export const memories = pgTable(
     index("memories_user_scope_project_idx").on(t.userId, t.scope, t.project),
     index("memories_session_run_idx").on(t.sessionRunId),
     index("memories_trigram_idx").using("gin", sql`(${t.topic} || ' ' || ${t.content}) gin_trgm_ops`),
+    // The list's `tag` filter (`tags @> array[tag]`): a tenant's memories with a rare tag without
+    // walking the tenant's whole created-at range (btree_gin puts the tenant in the same index).
+    index("memories_user_tags_idx").using("gin", t.userId, t.tags),
     // The briefing (shared/db/queries/briefing.ts; newest first is a backward scan): one index per selector column and section order,
     // so every section reads its first items and its capped count from one index range, for all,
     // scope, project and scope_project (project-less memories keyed as '' so they are one range).

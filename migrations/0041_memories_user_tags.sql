@@ -1,0 +1,1 @@
+CREATE INDEX "memories_user_tags_idx" ON "memories" USING gin ("user_id","tags");
