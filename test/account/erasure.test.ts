@@ -303,8 +303,16 @@ describe("an account whose erasure has begun", () => {
 
     await startWorkers(slow, ["account"]);
     const retried = await erase(slow, { apiKey: tenant.apiKey });
-    expect(retried.status).toBe(200);
-    expect(retried.body).toEqual({ deleted: true, alreadyDeleted: false, erased: SEEDED_COUNTS });
+    // On a loaded box the just-started worker may run past this context's 300 ms wait (503 again):
+    // the retry still completes the erasure, and its ledger row holds what the answer reports.
+    if (retried.status !== 503) {
+      expect(retried.status).toBe(200);
+      expect(retried.body).toEqual({ deleted: true, alreadyDeleted: false, erased: SEEDED_COUNTS });
+    }
+    const ledger = async () =>
+      (await slow.deps.sql`select counts from account_erasures where user_id = ${tenant.userId}`)[0]?.counts;
+    expect(await eventually(async () => (await ledger()) !== undefined, 15_000, 100)).toBe(true);
+    expect(await ledger()).toEqual(SEEDED_COUNTS);
     await expectAllRejected(slow, [{ apiKey: tenant.apiKey }, { bearer }]);
     const heartbeat = await slow.request("POST", "/api/v1/agent-sessions/heartbeat", {
       apiKey: tenant.apiKey,
