@@ -40,10 +40,16 @@ describe("GET /api/console/agents", () => {
     const first = newSessionId();
     const second = newSessionId();
     await open(ctx, alice, { sessionId: first, source: "startup" });
-    await open(ctx, alice, { sessionId: second, source: "startup" });
+    // The freshest excerpt of claude-code is in a project of its own, after two other projects'
+    // (no project, then "api"): the answer is the newest over all of an agent's projects.
+    await open(ctx, alice, { sessionId: second, source: "startup", project: "web" });
+    const middle = newSessionId();
+    await open(ctx, alice, { sessionId: middle, source: "startup", project: "api" });
     const codex = newSessionId();
     await open(ctx, alice, { agent: "codex", sessionId: codex, source: "startup" });
     await heartbeat(ctx, alice, { sessionId: first, lastMessageExcerpt: "older message of run one" });
+    await flush();
+    await heartbeat(ctx, alice, { sessionId: middle, lastMessageExcerpt: "middle message in api" });
     await flush();
     await heartbeat(ctx, alice, { sessionId: second, lastMessageExcerpt: `Latest:\n${"word ".repeat(200)}` });
     await flush();
@@ -62,6 +68,7 @@ describe("GET /api/console/agents", () => {
     expect(items[1]!.excerpt.startsWith("Latest: word word")).toBe(true);
     expect(items[1]!.excerpt.endsWith("…")).toBe(true);
     expect(res.text).not.toContain("older message");
+    expect(res.text).not.toContain("middle message");
     expect(res.text).not.toContain("bob's secret");
     const bobs = await get(bob, "/api/console/agents");
     expect(bobs.body.items).toEqual([]);
