@@ -87,9 +87,18 @@ export function followUpDueAt(deps: Deps, now: Date): Date {
  * entry is rewritten too. Idempotent; a retry of the request repeats it harmlessly.
  */
 export async function beginErasure(deps: Deps, principal: Principal, now = new Date()): Promise<void> {
+  if (!(await markUserErasing(deps.db, principal.userId, now))) return;
+  // Twice: the credentials live now say `erasing` before anything can stall (a Redis-only heartbeat
+  // reads nothing else, so a wait for in-flight writes that timed out left them accepting beats
+  // until a retry); after the wait, again, for what those writes minted.
+  await markLiveCredentialsErasing(deps, principal, now);
+  await awaitFencedWrites(deps.db, principal.userId);
+  await markLiveCredentialsErasing(deps, principal, now);
+}
+
+/** Every live credential's cache entry says `erasing` (named first in the erasing set, for the purge). */
+async function markLiveCredentialsErasing(deps: Deps, principal: Principal, now: Date): Promise<void> {
   const { userId, email } = principal;
-  if (!(await markUserErasing(deps.db, userId, now))) return;
-  await awaitFencedWrites(deps.db, userId);
   const { keys, sessions } = await liveCredentials(deps.db, userId, now);
   const oauthTokens = await accessTokensOf(deps.db, userId, now, { liveOnly: true });
   const entries: {
