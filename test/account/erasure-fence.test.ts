@@ -161,6 +161,32 @@ describe("credentials minted as erasure begins", () => {
       expect(answers).toEqual({ open: REVOKED, capture: REVOKED, heartbeat: REVOKED, "heartbeat again": REVOKED });
     }
   });
+
+  it("gives the account's credentials 410 on every write, the heartbeat too, when erasure stalls before its job (503)", async () => {
+    // A short statement timeout, so the wait for in-flight writes gives up fast (503).
+    const stalled = await createTestContext({ DEPENDENCY_TIMEOUT_MS: "1000" });
+    const tenant = await newTenant(stalled);
+    const sessionId = newSessionId();
+    const as = { apiKey: tenant.apiKey };
+    await stalled.request("POST", "/api/v1/agent-sessions/open", {
+      ...as,
+      body: { agent: "claude-code", sessionId, source: "startup" },
+    });
+    // A write that passed the fence and never finishes: its KEY SHARE lock on the user row holds
+    // the erasure's wait for in-flight writes past the statement timeout.
+    const inFlight = await stalled.deps.sql.reserve();
+    try {
+      await inFlight`begin`;
+      await inFlight`select id from users where id = ${tenant.userId} for key share`;
+      const deletion = await stalled.request("DELETE", "/api/v1/account", { ...as, body: { confirm: true } });
+      expect(outcome(deletion)).toEqual({ status: 503, body: { error: "unavailable" } });
+      const answers = await triedWrites(stalled, as, sessionId);
+      expect(answers).toEqual({ open: ERASING, capture: ERASING, heartbeat: ERASING, "heartbeat again": ERASING });
+    } finally {
+      await inFlight`rollback`;
+      inFlight.release();
+    }
+  });
 });
 
 /** Every row of the tenant, as text, across the tables that hold tenant data. */
