@@ -22,9 +22,7 @@ import { createApp } from "../api/app";
 import { appFetch } from "../api/plugins/metrics";
 import { createUser } from "../shared/accounts/users";
 import { deleteKeys, scanKeys } from "../shared/redis/connections";
-import { ensureDatabase } from "../shared/db/ensure-database";
-import { applyMigrations } from "../shared/db/migrate";
-import { isSmoke } from "./lib/run-env";
+import { benchDatabaseUrl, isSmoke } from "./lib/run-env";
 
 // A smoke run (.ci/run) checks that it still runs: a few small rounds, on a database of its own.
 const SMOKE = isSmoke();
@@ -35,13 +33,7 @@ const PROFILE_ONLY = process.env.PROFILE_ONLY === "1";
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/2";
 const prefix = `bench-cpu-${crypto.randomUUID().slice(0, 8)}`;
 
-const DATABASE_URL =
-  process.env.BENCH_DATABASE_URL ??
-  `postgres://postgres@127.0.0.1:5432/${SMOKE ? "amem_ci_bench_heartbeat_cpu" : "amem_bench"}`;
-if (SMOKE) {
-  await ensureDatabase(DATABASE_URL);
-  await applyMigrations(DATABASE_URL, { timeoutMs: 10_000 });
-}
+const DATABASE_URL = await benchDatabaseUrl("heartbeat_cpu", "amem_bench");
 
 const config = loadConfig({
   DATABASE_URL,

@@ -187,3 +187,21 @@ export async function dropTenantRows(
     await db.end({ timeout: 2 });
   }
 }
+
+/**
+ * The database of a benchmark that opens its own connection (outside defineBench): BENCH_DATABASE_URL,
+ * else `database`; a smoke run gets `amem_ci_bench_<name>` instead, created and migrated here, since a
+ * clean clone has no bench database.
+ */
+export async function benchDatabaseUrl(name: string, database: string): Promise<string> {
+  const url =
+    process.env.BENCH_DATABASE_URL ??
+    `postgres://postgres@127.0.0.1:5432/${isSmoke() ? `amem_ci_bench_${name}` : database}`;
+  if (isSmoke()) {
+    const { ensureDatabase } = await import("../../shared/db/ensure-database");
+    const { applyMigrations } = await import("../../shared/db/migrate");
+    await ensureDatabase(url);
+    await applyMigrations(url, { timeoutMs: 10_000 });
+  }
+  return url;
+}

@@ -28,9 +28,7 @@
 import postgres from "postgres";
 import { join } from "node:path";
 import { presentDatasets } from "./datasets/present";
-import { isSmoke } from "../lib/run-env";
-import { ensureDatabase } from "../../shared/db/ensure-database";
-import { applyMigrations } from "../../shared/db/migrate";
+import { benchDatabaseUrl } from "../lib/run-env";
 import { Bm25Index } from "./bm25";
 import { meanScores, scoreRanking, type Scores } from "./metrics";
 import type { EvalUnit, QuerySpec } from "./types";
@@ -49,14 +47,7 @@ import {
 
 const ROOT = join(import.meta.dir, "../..");
 const LIMIT = 10;
-// A smoke run (.ci/run) gets a database of its own, migrated here: a clean clone has no bench database.
-const databaseUrl =
-  process.env.BENCH_DATABASE_URL ??
-  `postgres://postgres@127.0.0.1:5432/${isSmoke() ? "amem_ci_bench_retrieval_offline" : "amem_bench_retrieval"}`;
-if (isSmoke()) {
-  await ensureDatabase(databaseUrl);
-  await applyMigrations(databaseUrl, { timeoutMs: 10_000 });
-}
+const databaseUrl = await benchDatabaseUrl("retrieval_offline", "amem_bench_retrieval");
 const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
 const split = process.env.RETRIEVAL_OFFLINE_SPLIT ?? "dev";
 
