@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
 import type { Server } from "bun";
-import type { Deps } from "../shared/deps";
-import { withClientIp } from "./client-ip";
-import { errorsPlugin, methodLookup } from "./plugins/errors";
-import { requestContextPlugin } from "./plugins/request-context";
-import { metricsPlugin } from "./plugins/metrics";
-import { routeKey, strictQueryPlugin } from "./plugins/strict-query";
+import type { Deps } from "../shared/core/deps";
+import { withClientIp } from "../shared/http/client-ip";
+import { errorsPlugin, methodLookup } from "../shared/http/plugins/errors";
+import { requestContextPlugin } from "../shared/http/plugins/request-context";
+import { metricsPlugin } from "../shared/http/plugins/metrics";
+import { routeKey, strictQueryPlugin } from "../shared/http/plugins/strict-query";
 import { openapiPlugin, SPEC_PATH, type RouteLike } from "./plugins/openapi";
 import { docsRoutes } from "./docs/routes";
 import { healthRoutes } from "./health/routes";

@@ -1,7 +1,7 @@
-import { createDeps } from "../shared/deps";
-import { onShutdown, survivePromiseRejections } from "../shared/shutdown";
-import { serveMetrics } from "../shared/metrics/endpoint";
-import { startOrExit } from "../shared/startup";
+import { createDeps } from "../shared/core/deps";
+import { onShutdown, survivePromiseRejections } from "../shared/platform/shutdown";
+import { serveMetrics } from "../shared/http/metrics/endpoint";
+import { startOrExit } from "../shared/core/startup";
 import { createApp } from "./app";
 import { serveApi } from "./serve";
 import { ensureConsoleBuilt } from "../console/build";

@@ -1,10 +1,10 @@
 import type { Server } from "bun";
-import type { Config } from "../shared/config";
+import type { Config } from "../shared/platform/config";
 import { serveHttp } from "../shared/http/serve";
-import type { Logger } from "../shared/logger";
+import type { Logger } from "../shared/platform/logger";
 import type { App } from "./app";
-import { unhandledErrorFallback } from "./plugins/errors";
-import { appFetch } from "./plugins/metrics";
+import { unhandledErrorFallback } from "../shared/http/plugins/errors";
+import { appFetch } from "../shared/http/plugins/metrics";
 
 /**
  * Serves the app on HOST:PORT the way production does (api/main.ts and the end-to-end tests):

@@ -7,7 +7,7 @@
  * 1,024 rows in that database; each request updates one row chosen at random, so 64 concurrent
  * requests rarely wait on the same row lock.
  *
- * The schema is copied from shared/contract/memories.ts on purpose (not imported): a baseline that moved
+ * The schema is copied from shared/core/contract/memories.ts on purpose (not imported): a baseline that moved
  * with the service would stop being a fixed yardstick.
  */
 import { Elysia, t } from "elysia";

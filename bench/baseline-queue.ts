@@ -9,7 +9,7 @@
  * BASELINE_WAIT_MS (default 10000, the service's JOB_WAIT_MS default; past it the answer is 503).
  *
  * The schema, the connection options and the job options are copied from the service
- * (shared/contract/agent-sessions.ts, shared/queue/{connection,producer}.ts) on purpose, not imported: a
+ * (shared/core/contract/agent-sessions.ts, shared/store/queue/{connection,producer}.ts) on purpose, not imported: a
  * baseline that moved with the service would stop being a fixed yardstick. Jobs get BullMQ's own
  * ids (the service derives a deterministic id from the request; both are one `addStandardJob`).
  */

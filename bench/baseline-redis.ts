@@ -6,9 +6,9 @@
  * env: PORT, REDIS_URL, REDIS_PREFIX; BASELINE_ROUND_TRIPS (default 1) chains that many EVALSHAs
  * per request, used only by the investigation runs (BENCH_INVESTIGATE=1) as a "2 round trips" ceiling.
  *
- * The schema is copied from shared/contract/agent-sessions.ts on purpose (not imported): a baseline that
+ * The schema is copied from shared/core/contract/agent-sessions.ts on purpose (not imported): a baseline that
  * moved with the service would stop being a fixed yardstick. The Redis connection uses the same
- * options as the service's request connection (shared/redis/connections.ts), auto-pipelining included.
+ * options as the service's request connection (shared/store/redis/connections.ts), auto-pipelining included.
  */
 import { Elysia, t } from "elysia";
 import Redis, { type Result } from "ioredis";

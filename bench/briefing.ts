@@ -41,9 +41,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres, { type Sql } from "postgres";
-import { buildBriefing, type BriefingQuery } from "../shared/briefing/service";
-import type { Deps } from "../shared/deps";
-import type { Principal } from "../shared/auth/credentials";
+import { buildBriefing, type BriefingQuery } from "../shared/core/briefing/service";
+import type { Deps } from "../shared/core/deps";
+import type { Principal } from "../shared/core/auth/credentials";
 import { applyOnly, intEnv } from "./lib/run-env";
 import { type BenchStart, defineBench } from "./lib/define-bench";
 import type { WrkResult, WrkTarget } from "./lib/wrk";

@@ -10,16 +10,16 @@
 import { Command } from "ioredis";
 import { refuseRequestHead } from "../shared/http/request-head";
 import { hasJsonContentType, readJsonBody } from "../shared/http/json-body";
-import { credentialFromRequest } from "../shared/auth/console-session";
-import { prepareAuthentication } from "../shared/auth/credentials";
-import { sha256Hex } from "../shared/ids";
-import { redisKeys } from "../shared/redis/keys";
-import { withTimeout } from "../shared/concurrency/with-timeout";
-import { DeadlineSweep } from "../shared/concurrency/deadline-sweep";
-import { heartbeatView, HeartbeatBody, HeartbeatResponse } from "../shared/contract/agent-sessions";
-import { leaseOutcomes } from "../shared/metrics/registry";
+import { credentialFromRequest } from "../shared/core/auth/console-session";
+import { prepareAuthentication } from "../shared/core/auth/credentials";
+import { sha256Hex } from "../shared/platform/ids";
+import { redisKeys } from "../shared/store/redis/keys";
+import { withTimeout } from "../shared/platform/concurrency/with-timeout";
+import { DeadlineSweep } from "../shared/platform/concurrency/deadline-sweep";
+import { heartbeatView, HeartbeatBody, HeartbeatResponse } from "../shared/core/contract/agent-sessions";
+import { leaseOutcomes } from "../shared/platform/metrics-registry";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import type { Deps } from "../shared/deps";
+import type { Deps } from "../shared/core/deps";
 
 const apiKey = `amem_${"aB3".repeat(13)}x`;
 const session = { agent: "bench-agent", sessionId: "bench-session-843bb457" };

@@ -5,7 +5,7 @@
  * (a) The **Stop** path of a live session with nothing to debrief (heartbeat with the excerpt, then
  *     triage begin, which refuses with "debounce": no memory event, fewer turns and minutes than
  *     TRIAGE_MIN_*; a session's first Stop reads that refusal from Postgres and keeps it in Redis,
- *     the next ones answer from Redis — shared/triage/quiet-stop.ts; each round's sessions get
+ *     the next ones answer from Redis — shared/core/triage/quiet-stop.ts; each round's sessions get
  *     their first Stop before the load, so it measures the steady state), at 64 connections, against **B-redis** and the raw heartbeat (same sessions,
  *     same excerpt) in the same rounds. The load rotates over BENCH_SESSIONS sessions, opened fresh
  *     for each round (a session older than TRIAGE_MIN_ELAPSED_MINUTES would arm and block), with
@@ -49,7 +49,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HOOK_AGENTS } from "../shared/hooks/service";
+import { HOOK_AGENTS } from "../shared/core/hooks/service";
 import { applyOnly, FOREIGN_LIMIT, intEnv } from "./lib/run-env";
 import { type BenchStart, defineBench } from "./lib/define-bench";
 import type { WrkResult, WrkTarget } from "./lib/wrk";
@@ -103,7 +103,7 @@ const SESSIONS = intEnv("BENCH_SESSIONS", 1024, 1, 100_000);
 const AGENT = HOOK_AGENTS["claude-code"];
 const PROJECT = "webapp";
 const CWD = `/home/dev/src/${PROJECT}`;
-/** The api's warn line per hook answered without a decision (shared/hooks/budget.ts, HookMisses). */
+/** The api's warn line per hook answered without a decision (shared/core/hooks/budget.ts, HookMisses). */
 const MISS_LINE = "hook answered without a decision";
 const FIXTURES = join(ROOT, "test/fixtures/hooks/claude-code/2.1");
 const STOP_FIXTURE = JSON.parse(readFileSync(join(FIXTURES, "Stop.json"), "utf8")) as Record<string, unknown> & {
@@ -208,7 +208,7 @@ async function missesLogged(apiPid: number): Promise<number> {
 
 /**
  * One Stop per session (16 at a time), each answered exactly `{}`: a session's first Stop reads
- * triage begin's refusal from Postgres and keeps it in Redis (shared/triage/quiet-stop.ts), so the
+ * triage begin's refusal from Postgres and keeps it in Redis (shared/core/triage/quiet-stop.ts), so the
  * measured load is the steady state whatever share of the round's sessions the warm-up reaches.
  */
 async function primeStops(apiBase: string, apiKey: string, sessionIds: string[]): Promise<void> {
@@ -330,8 +330,8 @@ async function probeStart(apiBase: string, apiKey: string, apiPid: number, brief
 async function main(start: BenchStart) {
   const { box, rev } = start;
   // The miss count reads the api's log: a renamed log line would silently count zero.
-  if (!readFileSync(join(ROOT, "shared/hooks/budget.ts"), "utf8").includes(`"${MISS_LINE}"`))
-    throw new Error(`shared/hooks/budget.ts no longer logs "${MISS_LINE}": update MISS_LINE`);
+  if (!readFileSync(join(ROOT, "shared/core/hooks/budget.ts"), "utf8").includes(`"${MISS_LINE}"`))
+    throw new Error(`shared/core/hooks/budget.ts no longer logs "${MISS_LINE}": update MISS_LINE`);
   const serviceEnv = bench.serviceEnv();
   await procs.migrate(serviceEnv);
 

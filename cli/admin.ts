@@ -1,13 +1,13 @@
 import { parseArgs } from "node:util";
-import { loadConfig } from "../config";
-import { createDeps, type Deps } from "../deps";
-import { createUser } from "../accounts/users";
-import { createApiKey, revokeApiKeyById } from "../accounts/api-keys";
-import { findUserByEmail } from "../db/queries/users";
-import { AppError } from "../errors";
-import { createLogger } from "../logger";
-import { isEmail, isKeyName, isPassword } from "../accounts/rules";
-import { isUuid } from "../ids";
+import { loadConfig } from "../shared/platform/config";
+import { createDeps, type Deps } from "../shared/core/deps";
+import { createUser } from "../shared/core/accounts/users";
+import { createApiKey, revokeApiKeyById } from "../shared/core/accounts/api-keys";
+import { findUserByEmail } from "../shared/store/db/queries/users";
+import { AppError } from "../shared/platform/errors";
+import { createLogger } from "../shared/platform/logger";
+import { isEmail, isKeyName, isPassword } from "../shared/core/accounts/rules";
+import { isUuid } from "../shared/platform/ids";
 
 const USAGE = `usage:
   bun run amem user create --email E [--password P]   → {"id","email","apiKey"}

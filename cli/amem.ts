@@ -6,13 +6,13 @@
 export {};
 const [command, ...rest] = process.argv.slice(2);
 if (command === "hook") {
-  const { runHook } = await import("../../clients/typescript/src/hook");
+  const { runHook } = await import("../clients/typescript/src/hook");
   const run = await runHook(rest[0], { readStdin: () => Bun.stdin.text(), env: process.env });
   if (run.stdout) await Bun.write(Bun.stdout, run.stdout);
   if (run.stderr) await Bun.write(Bun.stderr, run.stderr);
   process.exit(0);
 } else if (command === "connect") {
-  const { runConnect } = await import("./connect");
+  const { runConnect } = await import("../clients/typescript/src/connect");
   process.exitCode = await runConnect(rest, process.env);
 } else {
   const { runAdmin } = await import("./admin");

@@ -1,7 +1,7 @@
-import { withConfigTable } from "../config-docs";
+import { withConfigTable } from "../shared/platform/config-docs";
 
 /** `bun run docs:config`: rewrites the README's configuration table from the config schema. */
-const path = new URL("../../README.md", import.meta.url).pathname;
+const path = new URL("../README.md", import.meta.url).pathname;
 const before = await Bun.file(path).text();
 const after = withConfigTable(before);
 if (after !== before) await Bun.write(path, after);

@@ -3,15 +3,15 @@ import { join } from "node:path";
 
 /**
  * `bun run db:function <name>`: a new custom migration (drizzle-kit) that installs the Postgres
- * function whose source is shared/db/functions/<name>.sql. Functions are edited in their source
+ * function whose source is shared/store/db/functions/<name>.sql. Functions are edited in their source
  * file, never in a migration (a merged migration is never edited); this copies the source into the
  * next migration, and test/unit/db-functions.test.ts checks the two never drift.
  */
-const root = new URL("../..", import.meta.url).pathname;
+const root = new URL("..", import.meta.url).pathname;
 const name = process.argv[2];
-const source = name ? Bun.file(join(root, "shared", "db", "functions", `${name}.sql`)) : null;
+const source = name ? Bun.file(join(root, "shared", "store", "db", "functions", `${name}.sql`)) : null;
 if (!name || !source || !(await source.exists())) {
-  console.error("usage: bun run db:function <name>   (shared/db/functions/<name>.sql must exist)");
+  console.error("usage: bun run db:function <name>   (shared/store/db/functions/<name>.sql must exist)");
   process.exit(1);
 }
 const migrations = join(root, "migrations");
@@ -27,4 +27,4 @@ if (generated.exitCode !== 0 || created.length !== 1) {
   process.exit(1);
 }
 await Bun.write(join(migrations, created[0]!), await source.text());
-console.log(`migrations/${created[0]} installs shared/db/functions/${name}.sql`);
+console.log(`migrations/${created[0]} installs shared/store/db/functions/${name}.sql`);

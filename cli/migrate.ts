@@ -1,6 +1,6 @@
-import { loadConfig } from "../config";
-import { applyMigrations } from "../db/migrate";
-import { preflight } from "../preflight";
+import { loadConfig } from "../shared/platform/config";
+import { applyMigrations } from "../shared/store/db/migrate";
+import { preflight } from "../shared/store/preflight";
 
 /** `bun run migrate`: checks Postgres and Redis, creates the database if needed, applies migrations. */
 export async function migrateFromEnv(): Promise<void> {

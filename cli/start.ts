@@ -1,8 +1,8 @@
-import { ConfigError, loadConfig } from "../config";
-import { createLogger } from "../logger";
+import { ConfigError, loadConfig } from "../shared/platform/config";
+import { createLogger } from "../shared/platform/logger";
 import { migrateFromEnv } from "./migrate";
 import { supervise } from "./supervisor";
-import { buildConsole } from "../../console/build";
+import { buildConsole } from "../console/build";
 
 /**
  * `bun run start`: migrations, then the api, the workers and the MCP server as child processes of
@@ -32,7 +32,7 @@ const supervisor = supervise(
     { name: "mcp", command: ["bun", "mcp/main.ts"] },
   ],
   logger,
-  { cwd: new URL("../..", import.meta.url).pathname },
+  { cwd: new URL("..", import.meta.url).pathname },
 );
 let stopping = false;
 const stop = (signal: NodeJS.Signals) => {

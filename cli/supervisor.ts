@@ -1,5 +1,5 @@
 import type { Subprocess } from "bun";
-import type { Logger } from "../logger";
+import type { Logger } from "../shared/platform/logger";
 
 export type ChildSpec = { name: string; command: string[] };
 export type SupervisorOptions = {

@@ -1,15 +1,15 @@
 import { Elysia } from "elysia";
 import type { McpServerFactory } from "@modelcontextprotocol/server";
-import type { Deps } from "../shared/deps";
-import { errorsPlugin, methodLookup } from "../api/plugins/errors";
-import { requestContextPlugin } from "../api/plugins/request-context";
-import { metricsPlugin } from "../api/plugins/metrics";
+import type { Deps } from "../shared/core/deps";
+import { errorsPlugin, methodLookup } from "../shared/http/plugins/errors";
+import { requestContextPlugin } from "../shared/http/plugins/request-context";
+import { metricsPlugin } from "../shared/http/plugins/metrics";
 import { probeRoutes } from "../api/health/routes";
-import type { AccessTokenVerifier } from "./auth/gate";
-import { discoveryRoutes } from "./discovery/routes";
-import { issuerOf } from "./discovery/metadata";
-import { oauthRoutes } from "./oauth/routes";
-import { withClientIp } from "../api/client-ip";
+import type { AccessTokenVerifier } from "../shared/oauth-server/mcp-gate";
+import { discoveryRoutes } from "../shared/oauth-server/discovery/routes";
+import { issuerOf } from "../shared/oauth-server/discovery/metadata";
+import { oauthRoutes } from "../shared/oauth-server/http/routes";
+import { withClientIp } from "../shared/http/client-ip";
 import { mcpRoutes } from "./transport/routes";
 import { createMcpServer } from "./server";
 

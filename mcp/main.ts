@@ -1,8 +1,8 @@
-import { createDeps } from "../shared/deps";
-import { authenticateAccessToken } from "../shared/auth/credentials";
-import { onShutdown, survivePromiseRejections } from "../shared/shutdown";
-import { serveMetrics } from "../shared/metrics/endpoint";
-import { startOrExit } from "../shared/startup";
+import { createDeps } from "../shared/core/deps";
+import { authenticateAccessToken } from "../shared/core/auth/credentials";
+import { onShutdown, survivePromiseRejections } from "../shared/platform/shutdown";
+import { serveMetrics } from "../shared/http/metrics/endpoint";
+import { startOrExit } from "../shared/core/startup";
 import { createMcpApp } from "./app";
 import { serveMcp } from "./serve";
 

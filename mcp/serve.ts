@@ -1,9 +1,9 @@
 import type { Server } from "bun";
-import type { Config } from "../shared/config";
+import type { Config } from "../shared/platform/config";
 import { serveHttp } from "../shared/http/serve";
-import type { Logger } from "../shared/logger";
-import { unhandledErrorFallback } from "../api/plugins/errors";
-import { appFetch } from "../api/plugins/metrics";
+import type { Logger } from "../shared/platform/logger";
+import { unhandledErrorFallback } from "../shared/http/plugins/errors";
+import { appFetch } from "../shared/http/plugins/metrics";
 import type { McpApp } from "./app";
 
 /**

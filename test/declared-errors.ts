@@ -1,5 +1,5 @@
-import type { ErrorCode } from "../shared/errors";
-import { SCHEDULED_JOBS } from "../shared/queue/jobs";
+import type { ErrorCode } from "../shared/platform/errors";
+import { SCHEDULED_JOBS } from "../shared/store/queue/jobs";
 
 /**
  * The `{"error": code}` answers each route declares in the OpenAPI document, written out once more
@@ -9,7 +9,7 @@ import { SCHEDULED_JOBS } from "../shared/queue/jobs";
  */
 const AUTHED: ErrorCode[] = ["invalid_input", "unauthorized", "rate_limited", "internal_error", "unavailable"];
 // forbidden: a console session cookie without its CSRF token on a state-changing method
-// (shared/auth/console-session.ts).
+// (shared/core/auth/console-session.ts).
 const AUTHED_WRITE: ErrorCode[] = [...AUTHED, "forbidden"];
 const BODY: ErrorCode[] = ["invalid_json", "payload_too_large", "unsupported_media_type"];
 

@@ -1,16 +1,16 @@
 import { afterAll } from "bun:test";
-import { loadConfig, type Config } from "../shared/config";
-import { createDeps, type Deps } from "../shared/deps";
-import { createLogger, type Logger } from "../shared/logger";
-import { newId, randomToken, sha256Hex } from "../shared/ids";
+import { loadConfig, type Config } from "../shared/platform/config";
+import { createDeps, type Deps } from "../shared/core/deps";
+import { createLogger, type Logger } from "../shared/platform/logger";
+import { newId, randomToken, sha256Hex } from "../shared/platform/ids";
 import { Writable } from "node:stream";
-import { createUser } from "../shared/accounts/users";
+import { createUser } from "../shared/core/accounts/users";
 import { createApp, type App } from "../api/app";
-import type { Mail } from "../shared/mail";
-import type { Principal } from "../shared/auth/credentials";
+import type { Mail } from "../shared/platform/mail";
+import type { Principal } from "../shared/core/auth/credentials";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./env";
-import { deleteKeys, scanKeys } from "../shared/redis/connections";
-import { QUEUES, type QueueName } from "../shared/queue/jobs";
+import { deleteKeys, scanKeys } from "../shared/store/redis/connections";
+import { QUEUES, type QueueName } from "../shared/store/queue/jobs";
 import { startQueueWorkers } from "../workers/queue-workers";
 import { HANDLERS } from "../workers/handlers";
 

@@ -36,7 +36,7 @@ export function hookBinary(): Promise<string> {
 export type HookRun = ProcessRun;
 
 /**
- * One hook run: `command` (the binary, or `bun shared/cli/amem.ts hook`) with `args`, the hook JSON on
+ * One hook run: `command` (the binary, or `bun cli/amem.ts hook`) with `args`, the hook JSON on
  * stdin and only PATH plus `env` in its environment, as a harness spawns it. `ms` is spawn to exit.
  */
 export async function runHookCommand(

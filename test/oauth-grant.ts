@@ -1,12 +1,12 @@
-import type { Deps } from "../shared/deps";
-import { authenticateClient, registerClient } from "../shared/oauth/clients";
+import type { Deps } from "../shared/core/deps";
+import { authenticateClient, registerClient } from "../shared/oauth-server/clients";
 import {
   approveAuthorization,
   authorizeParamsOf,
   checkAuthorizationRequest,
   checkClientAndRedirect,
-} from "../shared/oauth/authorize";
-import { exchangeCode, type TokenResponse } from "../shared/oauth/token-service";
+} from "../shared/oauth-server/authorize";
+import { exchangeCode, type TokenResponse } from "../shared/oauth-server/token-service";
 import { pkcePair } from "./oauth-flow";
 
 export type ServiceGrantOptions = {

@@ -1,6 +1,6 @@
 import { afterAll } from "bun:test";
-import { preflight } from "../shared/preflight";
-import { applyMigrations } from "../shared/db/migrate";
+import { preflight } from "../shared/store/preflight";
+import { applyMigrations } from "../shared/store/db/migrate";
 import { PrivateCluster } from "./private-cluster";
 
 // AMEM_TEST_REDIS=cluster: the whole suite runs against a private 3-master Redis Cluster started

@@ -1,11 +1,11 @@
-import { createDeps } from "../shared/deps";
-import { onShutdown, survivePromiseRejections } from "../shared/shutdown";
-import { startOrExit } from "../shared/startup";
+import { createDeps } from "../shared/core/deps";
+import { onShutdown, survivePromiseRejections } from "../shared/platform/shutdown";
+import { startOrExit } from "../shared/core/startup";
 import { startFlusher } from "./flusher/flusher";
 import { startQueueWorkers } from "./queue-workers";
 import { HANDLERS } from "./handlers";
 import { keepSchedulers, removeSchedulers, upsertSchedulers } from "./maintenance/schedulers";
-import { serveMetrics } from "../shared/metrics/endpoint";
+import { serveMetrics } from "../shared/http/metrics/endpoint";
 import { registerWorkerCollectors } from "./metrics";
 
 await startOrExit("workers", async (config) => {

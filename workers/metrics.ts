@@ -1,12 +1,12 @@
 import { Counter, Gauge, Histogram } from "prom-client";
 import type { Job } from "bullmq";
-import type { Deps } from "../shared/deps";
-import { registry } from "../shared/metrics/registry";
+import type { Deps } from "../shared/core/deps";
+import { registry } from "../shared/platform/metrics-registry";
 import { dirtyBacklog } from "./flusher/backlog";
-import { QUEUES, SCHEDULED_JOBS, type QueueName } from "../shared/queue/jobs";
+import { QUEUES, SCHEDULED_JOBS, type QueueName } from "../shared/store/queue/jobs";
 
 /**
- * The workers' own metric families (the process-wide families live in shared/metrics/registry.ts).
+ * The workers' own metric families (the process-wide families live in shared/platform/metrics-registry.ts).
  * Labels: queue and job names from the catalog, never a job id or payload.
  */
 export const jobsProcessed = new Counter({

@@ -1,14 +1,14 @@
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import { Value } from "@sinclair/typebox/value";
-import type { Deps } from "../shared/deps";
-import { loggableError } from "../shared/loggable-error";
-import { blockingConnection, closeConnection, queuePrefix } from "../shared/queue/connection";
-import { storableFailure } from "../shared/queue/failure";
-import { JOBS, QUEUES, type JobName, type QueueName } from "../shared/queue/jobs";
+import type { Deps } from "../shared/core/deps";
+import { loggableError } from "../shared/platform/loggable-error";
+import { blockingConnection, closeConnection, queuePrefix } from "../shared/store/queue/connection";
+import { storableFailure } from "../shared/store/queue/failure";
+import { JOBS, QUEUES, type JobName, type QueueName } from "../shared/store/queue/jobs";
 import type { JobHandlers, JobRun } from "./job-handler";
 import { recordJobAttempt, recordJobStart } from "./metrics";
-import { redisConnectionErrors } from "../shared/metrics/registry";
-import { withTimeout } from "../shared/concurrency/with-timeout";
+import { redisConnectionErrors } from "../shared/platform/metrics-registry";
+import { withTimeout } from "../shared/platform/concurrency/with-timeout";
 
 const CLOSE_DEADLINE_MS = 8_000;
 

@@ -1,9 +1,9 @@
-import { factView } from "../../shared/contract/facts";
-import { exportAccount, type ExportAccountRow, type ExportSink } from "../../shared/accounts/export";
-import { loggableError } from "../../shared/loggable-error";
-import { iso } from "../../shared/time";
-import type { ApiDeps } from "../client-ip";
-import { memoryView } from "../../shared/contract/memories";
+import { factView } from "../../shared/core/contract/facts";
+import { exportAccount, type ExportAccountRow, type ExportSink } from "../../shared/core/accounts/export";
+import { loggableError } from "../../shared/platform/loggable-error";
+import { iso } from "../../shared/platform/time";
+import type { ApiDeps } from "../../shared/http/client-ip";
+import { memoryView } from "../../shared/core/contract/memories";
 import { PacedStream } from "../paced-stream";
 import {
   exportAccountView,
@@ -11,7 +11,7 @@ import {
   exportEdgeView,
   exportScopeView,
   exportSessionView,
-} from "../../shared/contract/account";
+} from "../../shared/core/contract/account";
 
 /** Why an export ended before its last page (the abort reasons of its signal). */
 class ExportStopped extends Error {

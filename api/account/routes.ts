@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
-import type { ApiDeps } from "../client-ip";
+import type { ApiDeps } from "../../shared/http/client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
-import { AppError } from "../../shared/errors";
-import { beginErasure, erasureJobId } from "../../shared/accounts/erasure";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
+import { AppError } from "../../shared/platform/errors";
+import { beginErasure, erasureJobId } from "../../shared/core/accounts/erasure";
 import { streamAccountExport } from "./export-stream";
-import { AccountExport, DeleteAccountBody, DeleteAccountResponse } from "../../shared/contract/account";
+import { AccountExport, DeleteAccountBody, DeleteAccountResponse } from "../../shared/core/contract/account";
 
 /** The account (SPEC §8): erasure (GDPR Art. 17) through the account queue, and the export (Art. 20). */
 export function accountRoutes(deps: ApiDeps) {

@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
-import type { ApiDeps } from "../client-ip";
-import { closeSession, getSession, openSession } from "../../shared/agent-sessions/service";
-import { heartbeatWithCredential } from "../../shared/agent-sessions/heartbeat";
-import { listAgentSessions } from "../../shared/agent-sessions/list";
-import { listSessionEvents } from "../../shared/agent-sessions/events";
+import type { ApiDeps } from "../../shared/http/client-ip";
+import { closeSession, getSession, openSession } from "../../shared/core/agent-sessions/service";
+import { heartbeatWithCredential } from "../../shared/core/agent-sessions/heartbeat";
+import { listAgentSessions } from "../../shared/core/agent-sessions/list";
+import { listSessionEvents } from "../../shared/core/agent-sessions/events";
 import { authPlugin, withCredential } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
 import {
   closedView,
   CloseResponse,
@@ -29,9 +29,9 @@ import {
   TriageBeginResponse,
   TriageCompleteBody,
   TriageCompleteResponse,
-} from "../../shared/contract/agent-sessions";
-import { beginTriage } from "../../shared/triage/begin";
-import { requestTriageCompletion } from "../../shared/triage/complete";
+} from "../../shared/core/contract/agent-sessions";
+import { beginTriage } from "../../shared/core/triage/begin";
+import { requestTriageCompletion } from "../../shared/core/triage/complete";
 
 const WRITE_CODES = [...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted"] as const;
 

@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
-import type { ApiDeps } from "../client-ip";
-import { createApiKey, listApiKeysWithUse, revokeApiKeyById } from "../../shared/accounts/api-keys";
-import { assertWritable } from "../../shared/auth/credentials";
+import type { ApiDeps } from "../../shared/http/client-ip";
+import { createApiKey, listApiKeysWithUse, revokeApiKeyById } from "../../shared/core/accounts/api-keys";
+import { assertWritable } from "../../shared/core/auth/credentials";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
 import {
   CreatedKey,
   createdKeyView,
@@ -11,7 +11,7 @@ import {
   KeyIdParams,
   KeyList,
   keyListView,
-} from "../../shared/contract/api-keys";
+} from "../../shared/core/contract/api-keys";
 
 /** API key management for the authenticated user (SPEC §2.2). */
 export function apiKeyRoutes(deps: ApiDeps) {

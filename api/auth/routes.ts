@@ -1,11 +1,11 @@
 import { Elysia, t } from "elysia";
-import { createUser, login, logout } from "../../shared/accounts/users";
-import { enforceRateLimit } from "../../shared/rate-limit";
-import { iso } from "../../shared/time";
-import { loggableError } from "../../shared/loggable-error";
+import { createUser, login, logout } from "../../shared/core/accounts/users";
+import { enforceRateLimit } from "../../shared/core/rate-limit";
+import { iso } from "../../shared/platform/time";
+import { loggableError } from "../../shared/platform/loggable-error";
 import { authPlugin } from "../plugins/auth";
-import type { ApiDeps } from "../client-ip";
-import { AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
+import type { ApiDeps } from "../../shared/http/client-ip";
+import { AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
 import {
   Accepted,
   ForgotPasswordBody,
@@ -15,8 +15,8 @@ import {
   ResetPasswordBody,
   SignupBody,
   VerifyEmailBody,
-} from "../../shared/contract/auth";
-import { requestPasswordReset, resetPassword, verifyEmail } from "../../shared/accounts/recovery";
+} from "../../shared/core/contract/auth";
+import { requestPasswordReset, resetPassword, verifyEmail } from "../../shared/core/accounts/recovery";
 
 /** Signup, login and logout: the bearer-session half of SPEC §2.3. */
 export function authRoutes(deps: ApiDeps) {

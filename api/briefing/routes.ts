@@ -1,10 +1,16 @@
 import { Elysia } from "elysia";
-import { buildBriefing } from "../../shared/briefing/service";
-import { debriefPrompt } from "../../shared/briefing/debrief";
-import type { ApiDeps } from "../client-ip";
+import { buildBriefing } from "../../shared/core/briefing/service";
+import { debriefPrompt } from "../../shared/core/briefing/debrief";
+import type { ApiDeps } from "../../shared/http/client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, errors } from "../../shared/contract/schema-kit";
-import { Briefing, BriefingQuery, briefingView, DebriefPrompt, DebriefQuery } from "../../shared/contract/briefing";
+import { AUTHED_CODES, errors } from "../../shared/core/contract/schema-kit";
+import {
+  Briefing,
+  BriefingQuery,
+  briefingView,
+  DebriefPrompt,
+  DebriefQuery,
+} from "../../shared/core/contract/briefing";
 
 /** Session-start briefing (SPEC §6) and the debrief continuation's prompt. */
 export function briefingRoutes(deps: ApiDeps) {

@@ -2,20 +2,25 @@ import { Elysia, t } from "elysia";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CONSOLE_DIST, ensureConsoleBuilt, type ConsoleManifest } from "../../console/build";
-import { login, logout } from "../../shared/accounts/users";
-import { CONSOLE_COOKIE, consoleCsrfToken, consoleSessionToken } from "../../shared/auth/console-session";
-import { consoleMemoryDetail } from "../../shared/console/memory-detail";
-import { AppError } from "../../shared/errors";
-import { sha256Hex } from "../../shared/ids";
-import { enforceRateLimit } from "../../shared/rate-limit";
-import { isoOrNull } from "../../shared/time";
-import { LoginBody } from "../../shared/contract/auth";
-import { ActivityQuery, ConsoleActivity, ConsoleMemoryDetail, ConsoleSession } from "../../shared/contract/console";
-import { consoleActivity } from "../../shared/console/activity";
-import { factView } from "../../shared/contract/facts";
-import { MemoryIdParams, memoryView } from "../../shared/contract/memories";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, errors, NoQuery, Text } from "../../shared/contract/schema-kit";
-import type { ApiDeps } from "../client-ip";
+import { login, logout } from "../../shared/core/accounts/users";
+import { CONSOLE_COOKIE, consoleCsrfToken, consoleSessionToken } from "../../shared/core/auth/console-session";
+import { consoleMemoryDetail } from "../../shared/core/console/memory-detail";
+import { AppError } from "../../shared/platform/errors";
+import { sha256Hex } from "../../shared/platform/ids";
+import { enforceRateLimit } from "../../shared/core/rate-limit";
+import { isoOrNull } from "../../shared/platform/time";
+import { LoginBody } from "../../shared/core/contract/auth";
+import {
+  ActivityQuery,
+  ConsoleActivity,
+  ConsoleMemoryDetail,
+  ConsoleSession,
+} from "../../shared/core/contract/console";
+import { consoleActivity } from "../../shared/core/console/activity";
+import { factView } from "../../shared/core/contract/facts";
+import { MemoryIdParams, memoryView } from "../../shared/core/contract/memories";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, errors, NoQuery, Text } from "../../shared/core/contract/schema-kit";
+import type { ApiDeps } from "../../shared/http/client-ip";
 import { htmlPage } from "../../shared/http/html-page";
 import { authPlugin } from "../plugins/auth";
 import { consoleHtml } from "./page";
@@ -26,7 +31,7 @@ const ASSET_TYPES = { js: "text/javascript; charset=utf-8", css: "text/css; char
 /**
  * The console (issue 21): its page under /app, its bundled assets, and its cookie session.
  * Everything else the console shows comes from the REST API, which accepts the session cookie as
- * a credential (shared/auth/console-session.ts), so the console has no private data paths.
+ * a credential (shared/core/auth/console-session.ts), so the console has no private data paths.
  */
 export function consoleRoutes(deps: ApiDeps) {
   const secure = deps.config.PUBLIC_URL.startsWith("https:");

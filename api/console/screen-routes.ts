@@ -1,15 +1,15 @@
 import { Elysia } from "elysia";
-import { agentExcerpts } from "../../shared/console/agent-excerpts";
-import { factProposalsWithFacts } from "../../shared/console/fact-proposals";
+import { agentExcerpts } from "../../shared/core/console/agent-excerpts";
+import { factProposalsWithFacts } from "../../shared/core/console/fact-proposals";
 import {
   agentExcerptsView,
   ConsoleAgentExcerpts,
   ConsoleFactProposals,
   factProposalsWithFactsView,
-} from "../../shared/contract/console-screens";
-import { ProposalListQuery } from "../../shared/contract/proposals";
-import { AUTHED_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
-import type { ApiDeps } from "../client-ip";
+} from "../../shared/core/contract/console-screens";
+import { ProposalListQuery } from "../../shared/core/contract/proposals";
+import { AUTHED_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
+import type { ApiDeps } from "../../shared/http/client-ip";
 import { authPlugin } from "../plugins/auth";
 
 /**

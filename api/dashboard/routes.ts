@@ -1,10 +1,17 @@
 import { Elysia } from "elysia";
-import { COMMITMENT_STATUSES, MEMORY_TYPES, PROPOSAL_STATUSES, TRIAGE_STATUSES } from "../../shared/db/schema";
-import { dashboardSummary } from "../../shared/dashboard/summary";
-import { isoOrNull } from "../../shared/time";
-import type { ApiDeps } from "../client-ip";
+import { COMMITMENT_STATUSES, MEMORY_TYPES, PROPOSAL_STATUSES, TRIAGE_STATUSES } from "../../shared/store/db/schema";
+import { dashboardSummary } from "../../shared/core/dashboard/summary";
+import { isoOrNull } from "../../shared/platform/time";
+import type { ApiDeps } from "../../shared/http/client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, errors, Int, NoQuery, NullableTimestamp, strictObject } from "../../shared/contract/schema-kit";
+import {
+  AUTHED_CODES,
+  errors,
+  Int,
+  NoQuery,
+  NullableTimestamp,
+  strictObject,
+} from "../../shared/core/contract/schema-kit";
 
 /** An object with exactly these keys, each a count. */
 const countsOf = (keys: readonly string[]) =>

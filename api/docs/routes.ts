@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { dirname, join } from "node:path";
 import { htmlPage } from "../../shared/http/html-page";
-import { NoQuery } from "../../shared/contract/schema-kit";
+import { NoQuery } from "../../shared/core/contract/schema-kit";
 
 /**
  * The Scalar bundle as installed (pinned in package.json), served from this origin: the reference

@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
-import type { Deps } from "../../shared/deps";
-import { migrationsApplied } from "../../shared/db/migrate";
-import { AppError } from "../../shared/errors";
-import { errors, NoQuery, strictObject } from "../../shared/contract/schema-kit";
-import { withTimeout } from "../../shared/concurrency/with-timeout";
+import type { Deps } from "../../shared/core/deps";
+import { migrationsApplied } from "../../shared/store/db/migrate";
+import { AppError } from "../../shared/platform/errors";
+import { errors, NoQuery, strictObject } from "../../shared/core/contract/schema-kit";
+import { withTimeout } from "../../shared/platform/concurrency/with-timeout";
 
 const VERSION = "v1";
 

@@ -1,13 +1,13 @@
 import { Elysia } from "elysia";
 import { Type, type Static } from "@sinclair/typebox";
-import type { ApiDeps } from "../client-ip";
+import type { ApiDeps } from "../../shared/http/client-ip";
 import { withCredential } from "../plugins/auth";
-import { authenticate, type Principal } from "../../shared/auth/credentials";
-import { AUTHED_WRITE_CODES, BODY_CODES, errors, Project, ScopeName } from "../../shared/contract/schema-kit";
-import { HookBody, readHookEvent } from "../../shared/hooks/payload";
-import { HookAnswer, hookAnswer } from "../../shared/hooks/output";
-import { handleHookEvent, type Harness } from "../../shared/hooks/service";
-import { HookMisses, withinBudget, type Budgeted } from "../../shared/hooks/budget";
+import { authenticate, type Principal } from "../../shared/core/auth/credentials";
+import { AUTHED_WRITE_CODES, BODY_CODES, errors, Project, ScopeName } from "../../shared/core/contract/schema-kit";
+import { HookBody, readHookEvent } from "../../shared/core/hooks/payload";
+import { HookAnswer, hookAnswer } from "../../shared/core/hooks/output";
+import { handleHookEvent, type Harness } from "../../shared/core/hooks/service";
+import { HookMisses, withinBudget, type Budgeted } from "../../shared/core/hooks/budget";
 
 /** The hook's caller, resolved before validation, and when the hook's budget runs out. */
 type Caller = { principal: Budgeted<Principal>; budgetEndsAt: number };
@@ -27,7 +27,7 @@ const DESCRIPTIONS: Record<Harness, string> = {
 
 /**
  * Agent hook endpoints (SPEC §12). The body is the harness's own payload, unknown properties
- * accepted (shared/hooks/payload.ts says why). Authentication runs inside the hook's budget: with
+ * accepted (shared/core/hooks/payload.ts says why). Authentication runs inside the hook's budget: with
  * Redis or Postgres away, even the credential check must not make the agent wait or fail.
  */
 export function hookRoutes(deps: ApiDeps) {

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import type { ApiDeps } from "../client-ip";
+import type { ApiDeps } from "../../shared/http/client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
-import { Identity, identityView } from "../../shared/contract/auth";
+import { AUTHED_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
+import { Identity, identityView } from "../../shared/core/contract/auth";
 
 /** Who is calling (seed 4.4). */
 export function meRoutes(deps: ApiDeps) {

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import { createMemory } from "../../shared/memories/capture";
-import type { ApiDeps } from "../client-ip";
+import { createMemory } from "../../shared/core/memories/capture";
+import type { ApiDeps } from "../../shared/http/client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
 import {
   ArchiveBody,
   CaptureBody,
@@ -23,9 +23,9 @@ import {
   ResolveBody,
   resolvedView,
   ReviseBody,
-} from "../../shared/contract/memories";
-import { getMemory, listTenantMemories, memoryHistory } from "../../shared/memories/read";
-import { archiveMemory, resolveMemory, reviseMemory } from "../../shared/memories/revise";
+} from "../../shared/core/contract/memories";
+import { getMemory, listTenantMemories, memoryHistory } from "../../shared/core/memories/read";
+import { archiveMemory, resolveMemory, reviseMemory } from "../../shared/core/memories/revise";
 
 const WRITE_CODES = [...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted"] as const;
 

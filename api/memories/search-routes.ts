@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import { searchMemories } from "../../shared/memories/search";
-import type { ApiDeps } from "../client-ip";
+import { searchMemories } from "../../shared/core/memories/search";
+import type { ApiDeps } from "../../shared/http/client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
-import { SearchBody, SearchResults, searchResultsView } from "../../shared/contract/memories";
+import { AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
+import { SearchBody, SearchResults, searchResultsView } from "../../shared/core/contract/memories";
 
 /** Ranked memory search (SPEC §4.3): full-text (websearch syntax) blended with trigram similarity. */
 export function searchRoutes(deps: ApiDeps) {

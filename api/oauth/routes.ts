@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
-import type { ApiDeps } from "../client-ip";
-import { deleteGrant, listGrants } from "../../shared/oauth/grants";
+import type { ApiDeps } from "../../shared/http/client-ip";
+import { deleteGrant, listGrants } from "../../shared/oauth-server/grants";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
-import { ClientIdParams, grantListView, OAuthGrantList } from "../../shared/contract/oauth";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
+import { ClientIdParams, grantListView, OAuthGrantList } from "../../shared/core/contract/oauth";
 
 /** The OAuth clients (MCP apps) the user authorised, and taking that back (issue 11). */
 export function oauthGrantRoutes(deps: ApiDeps) {

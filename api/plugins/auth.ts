@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import { authenticate, type Credential } from "../../shared/auth/credentials";
-import { credentialFromRequest } from "../../shared/auth/console-session";
-import { AppError } from "../../shared/errors";
-import { enforceRateLimit } from "../../shared/rate-limit";
-import type { ApiDeps } from "../client-ip";
+import { authenticate, type Credential } from "../../shared/core/auth/credentials";
+import { credentialFromRequest } from "../../shared/core/auth/console-session";
+import { AppError } from "../../shared/platform/errors";
+import { enforceRateLimit } from "../../shared/core/rate-limit";
+import type { ApiDeps } from "../../shared/http/client-ip";
 
 /**
  * Counts a refused credential (API key, bearer, cron secret) against RATE_LIMIT_IP per client

@@ -1,8 +1,13 @@
 import { Elysia } from "elysia";
-import { decideFactProposal, decideProposal, listFactProposals, listProposals } from "../../shared/proposals/service";
-import type { ApiDeps } from "../client-ip";
+import {
+  decideFactProposal,
+  decideProposal,
+  listFactProposals,
+  listProposals,
+} from "../../shared/core/proposals/service";
+import type { ApiDeps } from "../../shared/http/client-ip";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
 import {
   Applied,
   DecideBody,
@@ -13,7 +18,7 @@ import {
   ProposalListQuery,
   proposalListView,
   Rejected,
-} from "../../shared/contract/proposals";
+} from "../../shared/core/contract/proposals";
 
 const DECIDE_CODES = [
   ...AUTHED_WRITE_CODES,

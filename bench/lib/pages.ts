@@ -1,13 +1,13 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Sql } from "postgres";
-import { createDb } from "../../shared/db/client";
-import { listTenantMemories } from "../../shared/memories/read";
-import { listSessions } from "../../shared/db/queries/agent-sessions";
-import { buildBriefing } from "../../shared/briefing/service";
-import { encodeCursor } from "../../shared/cursor";
-import type { Deps } from "../../shared/deps";
-import type { Principal } from "../../shared/auth/credentials";
+import { createDb } from "../../shared/store/db/client";
+import { listTenantMemories } from "../../shared/core/memories/read";
+import { listSessions } from "../../shared/store/db/queries/agent-sessions";
+import { buildBriefing } from "../../shared/core/briefing/service";
+import { encodeCursor } from "../../shared/core/cursor";
+import type { Deps } from "../../shared/core/deps";
+import type { Principal } from "../../shared/core/auth/credentials";
 import { explainAnalyze, recordingDrizzle, type Statement } from "./explain";
 import { median, percentile } from "./report";
 

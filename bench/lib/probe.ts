@@ -8,7 +8,7 @@ import postgres from "postgres";
  * whether it touched Postgres, and the sequential latency with the credential cache hit vs missed.
  */
 
-const SCRIPT_DIR = new URL("../../shared/redis/scripts/", import.meta.url).pathname;
+const SCRIPT_DIR = new URL("../../shared/store/redis/scripts/", import.meta.url).pathname;
 
 /** sha1 → script name for the service's Lua scripts, so EVALSHA lines can be named. */
 export function scriptNames(): Map<string, string> {

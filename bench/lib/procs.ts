@@ -81,7 +81,7 @@ export class Procs {
 
   /** Applies the migrations (and creates the benchmark database when missing) with the service's env. */
   async migrate(env: Record<string, string>): Promise<void> {
-    const migrate = await this.run("migrate", [process.execPath, "shared/cli/migrate.ts"], env, 2 * STARTUP_MS);
+    const migrate = await this.run("migrate", [process.execPath, "cli/migrate.ts"], env, 2 * STARTUP_MS);
     if (migrate.code !== 0) throw new Error(`migrate failed: ${migrate.stderr || migrate.stdout}`);
   }
 

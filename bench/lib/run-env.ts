@@ -39,7 +39,20 @@ export function commit(root: string): string {
   const head =
     Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: root }).stdout.toString().trim() || "unknown";
   const dirty = Bun.spawnSync(
-    ["git", "status", "--porcelain", "--", "api", "shared", "workers", "migrations", "package.json", "bun.lock"],
+    [
+      "git",
+      "status",
+      "--porcelain",
+      "--",
+      "api",
+      "shared",
+      "cli",
+      "mcp",
+      "workers",
+      "migrations",
+      "package.json",
+      "bun.lock",
+    ],
     { cwd: root },
   )
     .stdout.toString()
@@ -198,8 +211,8 @@ export async function benchDatabaseUrl(name: string, database: string): Promise<
     process.env.BENCH_DATABASE_URL ??
     `postgres://postgres@127.0.0.1:5432/${isSmoke() ? `amem_ci_bench_${name}` : database}`;
   if (isSmoke()) {
-    const { ensureDatabase } = await import("../../shared/db/ensure-database");
-    const { applyMigrations } = await import("../../shared/db/migrate");
+    const { ensureDatabase } = await import("../../shared/store/db/ensure-database");
+    const { applyMigrations } = await import("../../shared/store/db/migrate");
     await ensureDatabase(url);
     await applyMigrations(url, { timeoutMs: 10_000 });
   }

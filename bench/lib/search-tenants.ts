@@ -37,7 +37,7 @@ export async function searchTenant(
     userId = existing[0]!.id as string;
     const key = await bench.procs.run(
       "cli",
-      [process.execPath, "shared/cli/amem.ts", "key", "create", "--email", email, "--name", `bench ${bench.id}`],
+      [process.execPath, "cli/amem.ts", "key", "create", "--email", email, "--name", `bench ${bench.id}`],
       env,
       STARTUP_MS,
     );

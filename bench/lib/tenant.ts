@@ -18,7 +18,7 @@ export async function createBenchUser(
 ): Promise<BenchUser> {
   const args = ["user", "create", "--email", `bench-${id}@example.com`];
   if (password !== undefined) args.push("--password", password);
-  const created = await procs.run("cli", [process.execPath, "shared/cli/amem.ts", ...args], env, STARTUP_MS);
+  const created = await procs.run("cli", [process.execPath, "cli/amem.ts", ...args], env, STARTUP_MS);
   if (created.code !== 0) throw new Error(`user create failed: ${created.stderr || created.stdout}`);
   // The CLI prints the user (with the key, shown once) as JSON on its last line.
   return JSON.parse(created.stdout.trim().split("\n").at(-1)!) as BenchUser;
@@ -39,7 +39,7 @@ export async function reuseBenchUser(
   const [row] = await db`select id from users where email = ${email}`;
   if (!row) throw new Error(`no user ${email} to reuse`);
   const args = ["key", "create", "--email", email, "--name", `bench-${id}`];
-  const created = await procs.run("cli", [process.execPath, "shared/cli/amem.ts", ...args], env, STARTUP_MS);
+  const created = await procs.run("cli", [process.execPath, "cli/amem.ts", ...args], env, STARTUP_MS);
   if (created.code !== 0) throw new Error(`key create failed: ${created.stderr || created.stdout}`);
   const key = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { apiKey: string };
   return { id: (row as { id: string }).id, email, apiKey: key.apiKey };

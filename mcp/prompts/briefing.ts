@@ -1,10 +1,10 @@
 import { Type } from "@sinclair/typebox";
 import { completable, type McpServer } from "@modelcontextprotocol/server";
-import { Project, ScopeName, strictObject } from "../../shared/contract/schema-kit";
-import { briefingView } from "../../shared/contract/briefing";
-import type { Deps } from "../../shared/deps";
-import { buildBriefing } from "../../shared/briefing/service";
-import type { McpPrincipal } from "../auth/gate";
+import { Project, ScopeName, strictObject } from "../../shared/core/contract/schema-kit";
+import { briefingView } from "../../shared/core/contract/briefing";
+import type { Deps } from "../../shared/core/deps";
+import { buildBriefing } from "../../shared/core/briefing/service";
+import type { McpPrincipal } from "../../shared/oauth-server/mcp-gate";
 import { completeProject, completeScope } from "../completions/names";
 import { checked, requireScope } from "../tools/tool";
 

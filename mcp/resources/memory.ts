@@ -1,10 +1,10 @@
 import { ResourceNotFoundError, ResourceTemplate, type McpServer } from "@modelcontextprotocol/server";
-import { memoryView } from "../../shared/contract/memories";
-import type { Deps } from "../../shared/deps";
-import { getMemory, listTenantMemories } from "../../shared/memories/read";
-import { isUuid } from "../../shared/ids";
-import { AppError } from "../../shared/errors";
-import type { McpPrincipal } from "../auth/gate";
+import { memoryView } from "../../shared/core/contract/memories";
+import type { Deps } from "../../shared/core/deps";
+import { getMemory, listTenantMemories } from "../../shared/core/memories/read";
+import { isUuid } from "../../shared/platform/ids";
+import { AppError } from "../../shared/platform/errors";
+import type { McpPrincipal } from "../../shared/oauth-server/mcp-gate";
 import { requireScope } from "../tools/tool";
 
 export const MEMORY_URI_TEMPLATE = "amem://memory/{id}";

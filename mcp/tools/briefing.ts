@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
-import { SELECTOR_KINDS } from "../../shared/db/schema";
-import { Briefing, BriefingText, briefingView } from "../../shared/contract/briefing";
-import { Agent, Int, oneOf, Project, ScopeName, SessionId, strictObject } from "../../shared/contract/schema-kit";
-import type { Deps } from "../../shared/deps";
-import { buildBriefing } from "../../shared/briefing/service";
+import { SELECTOR_KINDS } from "../../shared/store/db/schema";
+import { Briefing, BriefingText, briefingView } from "../../shared/core/contract/briefing";
+import { Agent, Int, oneOf, Project, ScopeName, SessionId, strictObject } from "../../shared/core/contract/schema-kit";
+import type { Deps } from "../../shared/core/deps";
+import { buildBriefing } from "../../shared/core/briefing/service";
 import { defineTool } from "./tool";
 
 export const BriefingInput = strictObject({

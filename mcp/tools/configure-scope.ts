@@ -1,10 +1,10 @@
 import { Type } from "@sinclair/typebox";
-import { Scope, ScopeList, scopeListView, scopeView } from "../../shared/contract/scopes";
-import { Int, oneOf, ScopeName, strictObject } from "../../shared/contract/schema-kit";
-import type { Deps } from "../../shared/deps";
-import { AppError } from "../../shared/errors";
-import type { Principal } from "../../shared/auth/credentials";
-import { createScope, deleteScope, listScopesOf, updateScope } from "../../shared/scopes/service";
+import { Scope, ScopeList, scopeListView, scopeView } from "../../shared/core/contract/scopes";
+import { Int, oneOf, ScopeName, strictObject } from "../../shared/core/contract/schema-kit";
+import type { Deps } from "../../shared/core/deps";
+import { AppError } from "../../shared/platform/errors";
+import type { Principal } from "../../shared/core/auth/credentials";
+import { createScope, deleteScope, listScopesOf, updateScope } from "../../shared/core/scopes/service";
 import { defineTool } from "./tool";
 
 const ACTIONS = ["list", "create", "rename", "set_aliases", "delete"] as const;

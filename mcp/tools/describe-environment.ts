@@ -1,12 +1,12 @@
 import { Type } from "@sinclair/typebox";
-import { COMMITMENT_STATUSES, MEMORY_TYPES } from "../../shared/db/schema";
-import { CreateMemoryBody, SearchBody } from "../../shared/contract/memories";
-import { Scope, scopeView } from "../../shared/contract/scopes";
-import { Identity, identityView } from "../../shared/contract/auth";
-import { Int, strictObject } from "../../shared/contract/schema-kit";
-import type { Deps } from "../../shared/deps";
-import { DEFAULT_SCOPE } from "../../shared/memories/capture";
-import { listScopesOf } from "../../shared/scopes/service";
+import { COMMITMENT_STATUSES, MEMORY_TYPES } from "../../shared/store/db/schema";
+import { CreateMemoryBody, SearchBody } from "../../shared/core/contract/memories";
+import { Scope, scopeView } from "../../shared/core/contract/scopes";
+import { Identity, identityView } from "../../shared/core/contract/auth";
+import { Int, strictObject } from "../../shared/core/contract/schema-kit";
+import type { Deps } from "../../shared/core/deps";
+import { DEFAULT_SCOPE } from "../../shared/core/memories/capture";
+import { listScopesOf } from "../../shared/core/scopes/service";
 import { defineTool } from "./tool";
 
 /** The limits a model should know before writing, read from the contract's own models (one source). */

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
-import { FactList, factListView } from "../../shared/contract/facts";
-import { Int, strictObject, Text, TimestampIn } from "../../shared/contract/schema-kit";
-import type { Deps } from "../../shared/deps";
-import { readFacts } from "../../shared/memories/facts";
+import { FactList, factListView } from "../../shared/core/contract/facts";
+import { Int, strictObject, Text, TimestampIn } from "../../shared/core/contract/schema-kit";
+import type { Deps } from "../../shared/core/deps";
+import { readFacts } from "../../shared/core/memories/facts";
 import { defineTool } from "./tool";
 
 const GetFactsInput = strictObject({

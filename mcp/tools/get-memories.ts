@@ -1,10 +1,10 @@
 import { Type } from "@sinclair/typebox";
-import { MEMORY_STATUSES } from "../../shared/db/schema";
-import { MemoryPage, MemoryTypeSchema, memoryPageView } from "../../shared/contract/memories";
-import { Cursor, Int, oneOf, Project, ScopeName, strictObject, Uuid } from "../../shared/contract/schema-kit";
-import type { Deps } from "../../shared/deps";
-import { AppError } from "../../shared/errors";
-import { getMemory, listTenantMemories } from "../../shared/memories/read";
+import { MEMORY_STATUSES } from "../../shared/store/db/schema";
+import { MemoryPage, MemoryTypeSchema, memoryPageView } from "../../shared/core/contract/memories";
+import { Cursor, Int, oneOf, Project, ScopeName, strictObject, Uuid } from "../../shared/core/contract/schema-kit";
+import type { Deps } from "../../shared/core/deps";
+import { AppError } from "../../shared/platform/errors";
+import { getMemory, listTenantMemories } from "../../shared/core/memories/read";
 import { defineTool } from "./tool";
 
 const MAX_IDS = 25;

@@ -1,6 +1,6 @@
-import { CreatedMemory, CreateMemoryBody, createdMemoryView } from "../../shared/contract/memories";
-import type { Deps } from "../../shared/deps";
-import { createMemory } from "../../shared/memories/capture";
+import { CreatedMemory, CreateMemoryBody, createdMemoryView } from "../../shared/core/contract/memories";
+import type { Deps } from "../../shared/core/deps";
+import { createMemory } from "../../shared/core/memories/capture";
 import { defineTool } from "./tool";
 
 /** POST /api/v1/memories through MCP: the same body, service and view. */

@@ -1,7 +1,7 @@
-import { ResolveBody, Resolved, resolvedView } from "../../shared/contract/memories";
-import { strictObject, Uuid } from "../../shared/contract/schema-kit";
-import type { Deps } from "../../shared/deps";
-import { resolveMemory } from "../../shared/memories/revise";
+import { ResolveBody, Resolved, resolvedView } from "../../shared/core/contract/memories";
+import { strictObject, Uuid } from "../../shared/core/contract/schema-kit";
+import type { Deps } from "../../shared/core/deps";
+import { resolveMemory } from "../../shared/core/memories/revise";
 import { defineTool } from "./tool";
 
 const ResolveInput = strictObject({ id: Uuid, ...ResolveBody.properties });

@@ -1,15 +1,20 @@
 import { Type } from "@sinclair/typebox";
-import { PROPOSAL_STATUSES } from "../../shared/db/schema";
+import { PROPOSAL_STATUSES } from "../../shared/store/db/schema";
 import {
   FactProposalList,
   factProposalListView,
   ProposalList,
   proposalListView,
-} from "../../shared/contract/proposals";
-import { Int, oneOf, strictObject, Uuid } from "../../shared/contract/schema-kit";
-import type { Deps } from "../../shared/deps";
-import { AppError } from "../../shared/errors";
-import { decideFactProposal, decideProposal, listFactProposals, listProposals } from "../../shared/proposals/service";
+} from "../../shared/core/contract/proposals";
+import { Int, oneOf, strictObject, Uuid } from "../../shared/core/contract/schema-kit";
+import type { Deps } from "../../shared/core/deps";
+import { AppError } from "../../shared/platform/errors";
+import {
+  decideFactProposal,
+  decideProposal,
+  listFactProposals,
+  listProposals,
+} from "../../shared/core/proposals/service";
 import { defineTool } from "./tool";
 
 const ACTIONS = ["list", "apply", "reject"] as const;

@@ -1,7 +1,7 @@
-import { CreatedMemory, memoryView, ReviseBody } from "../../shared/contract/memories";
-import { strictObject, Uuid } from "../../shared/contract/schema-kit";
-import type { Deps } from "../../shared/deps";
-import { reviseMemory } from "../../shared/memories/revise";
+import { CreatedMemory, memoryView, ReviseBody } from "../../shared/core/contract/memories";
+import { strictObject, Uuid } from "../../shared/core/contract/schema-kit";
+import type { Deps } from "../../shared/core/deps";
+import { reviseMemory } from "../../shared/core/memories/revise";
 import { defineTool } from "./tool";
 
 const ReviseInput = strictObject({ id: Uuid, ...ReviseBody.properties });

@@ -1,6 +1,6 @@
-import { SearchBody, SearchResults, searchResultsView } from "../../shared/contract/memories";
-import type { Deps } from "../../shared/deps";
-import { searchMemories } from "../../shared/memories/search";
+import { SearchBody, SearchResults, searchResultsView } from "../../shared/core/contract/memories";
+import type { Deps } from "../../shared/core/deps";
+import { searchMemories } from "../../shared/core/memories/search";
 import { defineTool } from "./tool";
 
 /** POST /api/v1/search through MCP. */

@@ -7,13 +7,13 @@ import type {
   StandardSchemaWithJSON,
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
-import type { Deps } from "../../shared/deps";
-import { AppError, type ErrorCode } from "../../shared/errors";
-import { allowsScope, type OAuthScope } from "../../shared/oauth/scopes";
-import { isDependencyUnavailable, unavailableCause } from "../../shared/unavailable";
-import { mcpToolCalls, unavailableAnswers } from "../../shared/metrics/registry";
-import { loggableError } from "../../shared/loggable-error";
-import { principalOf, type McpPrincipal } from "../auth/gate";
+import type { Deps } from "../../shared/core/deps";
+import { AppError, type ErrorCode } from "../../shared/platform/errors";
+import { allowsScope, type OAuthScope } from "../../shared/platform/scopes";
+import { isDependencyUnavailable, unavailableCause } from "../../shared/platform/unavailable";
+import { mcpToolCalls, unavailableAnswers } from "../../shared/platform/metrics-registry";
+import { loggableError } from "../../shared/platform/loggable-error";
+import { principalOf, type McpPrincipal } from "../../shared/oauth-server/mcp-gate";
 
 /** A contract schema as JSON Schema for `tools/list` (TypeBox's kind symbols are not JSON and drop out). */
 const jsonSchemas = new WeakMap<TSchema, Record<string, unknown>>();

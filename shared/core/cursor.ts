@@ -1,5 +1,5 @@
-import { AppError } from "./errors";
-import { isUuid } from "./ids";
+import { AppError } from "../platform/errors";
+import { isUuid } from "../platform/ids";
 
 /**
  * Opaque keyset cursor for lists ordered by a timestamp then id, both descending: the position of

@@ -1,15 +1,15 @@
-import type { Config } from "./config";
-import { createDb, type Db } from "./db/client";
+import type { Config } from "../platform/config";
+import { createDb, type Db } from "../store/db/client";
 import type postgres from "postgres";
-import { connectRedis, createRequestRedis, redisTarget } from "./redis/connections";
-import type { ScriptedRedis } from "./redis/scripts";
-import { redisKeys, type RedisKeys } from "./redis/keys";
-import { createLogger, type Logger } from "./logger";
-import { createMailer, type Mailer } from "./mail";
+import { connectRedis, createRequestRedis, redisTarget } from "../store/redis/connections";
+import type { ScriptedRedis } from "../store/redis/scripts";
+import { redisKeys, type RedisKeys } from "../store/redis/keys";
+import { createLogger, type Logger } from "../platform/logger";
+import { createMailer, type Mailer } from "../platform/mail";
 import { CredentialOwners } from "./auth/credential-owners";
-import { JobQueues } from "./queue/producer";
-import { WaitLimiter } from "./concurrency/wait-limiter";
-import { instrumentRedis } from "./metrics/registry";
+import { JobQueues } from "../store/queue/producer";
+import { WaitLimiter } from "../platform/concurrency/wait-limiter";
+import { instrumentRedis } from "../platform/metrics-registry";
 
 /** What services need from the outside world; built once per process (or per test). */
 export type Deps = {

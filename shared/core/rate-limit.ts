@@ -1,6 +1,6 @@
-import { AppError } from "./errors";
+import { AppError } from "../platform/errors";
 import type { Deps } from "./deps";
-import { rateLimitRefusals } from "./metrics/registry";
+import { rateLimitRefusals } from "../platform/metrics-registry";
 
 /**
  * Fixed-window limit for traffic that has no credential yet (per client IP). The counting is the

@@ -1,5 +1,5 @@
-import { ConfigError, loadConfig, type Config } from "./config";
-import { PreflightError, preflight } from "./preflight";
+import { ConfigError, loadConfig, type Config } from "../platform/config";
+import { PreflightError, preflight } from "../store/preflight";
 
 /**
  * The one line for a start-up failure the operator can fix: a bad setting (ConfigError), Postgres

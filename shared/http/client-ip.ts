@@ -1,5 +1,5 @@
 import type { Server } from "bun";
-import type { Deps } from "../shared/deps";
+import type { Deps } from "../core/deps";
 
 /** What the api's features get: the shared deps plus the client address of a request. */
 export type ApiDeps = Deps & { clientIp: (request: Request) => string };

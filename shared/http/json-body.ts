@@ -1,7 +1,7 @@
-import { AppError, type ErrorCode } from "../errors";
-import { isStorableText } from "../text";
-import { withTimeout } from "../concurrency/with-timeout";
-import { DeadlineSweep } from "../concurrency/deadline-sweep";
+import { AppError, type ErrorCode } from "../platform/errors";
+import { isStorableText } from "../platform/text";
+import { withTimeout } from "../platform/concurrency/with-timeout";
+import { DeadlineSweep } from "../platform/concurrency/deadline-sweep";
 
 export type JsonBodyLimits = {
   /** Bytes; more is 413 (SPEC §1). */

@@ -1,16 +1,16 @@
-import type { Deps } from "../deps";
-import { newId } from "../ids";
+import type { Deps } from "../core/deps";
+import { newId } from "../platform/ids";
 import {
   findClient,
   insertCode,
   upsertGrant,
   upsertMetadataDocumentClient,
   type OAuthClientRow,
-} from "../db/queries/oauth";
-import { lockActiveAccount } from "../db/queries/account-fence";
-import { effectiveScopes, OAUTH_SCOPES, type OAuthScope } from "./scopes";
+} from "../store/db/queries/oauth";
+import { lockActiveAccount } from "../store/db/queries/account-fence";
+import { effectiveScopes, OAUTH_SCOPES, type OAuthScope } from "../platform/scopes";
 import { OAuthError } from "./errors";
-import { isPkceValue, mintSecret } from "../ids";
+import { isPkceValue, mintSecret } from "../platform/ids";
 import { redirectUriMatches } from "./redirect-uris";
 import {
   isUrlClientId,

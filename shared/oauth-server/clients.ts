@@ -1,7 +1,7 @@
-import type { Deps } from "../deps";
-import { mintSecret, newClientId, sha256Hex } from "../ids";
+import type { Deps } from "../core/deps";
+import { mintSecret, newClientId, sha256Hex } from "../platform/ids";
 import { timingSafeEqual } from "node:crypto";
-import { findClient, insertClient, type OAuthClientRow } from "../db/queries/oauth";
+import { findClient, insertClient, type OAuthClientRow } from "../store/db/queries/oauth";
 import {
   OAUTH_APPLICATION_TYPES,
   OAUTH_AUTH_METHODS,
@@ -9,7 +9,7 @@ import {
   type OAuthApplicationType,
   type OAuthAuthMethod,
   type OAuthGrantType,
-} from "../db/schema";
+} from "../store/db/schema";
 import { OAuthError } from "./errors";
 import { isAllowedRedirectUri, looksNative } from "./redirect-uris";
 import { isUrlClientId, MetadataDocumentError, resolveMetadataDocumentClient } from "./metadata-documents";

@@ -1,6 +1,6 @@
-import type { Deps } from "../deps";
-import { AppError } from "../errors";
-import { listLiveGrants, lockLiveGrants } from "../db/queries/oauth";
+import type { Deps } from "../core/deps";
+import { AppError } from "../platform/errors";
+import { listLiveGrants, lockLiveGrants } from "../store/db/queries/oauth";
 import { revokeGrantsAndMark } from "./token-service";
 
 export type GrantRow = Awaited<ReturnType<typeof listLiveGrants>>[number];

@@ -1,12 +1,12 @@
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import type { Config } from "../../shared/config";
-import type { Logger } from "../../shared/logger";
-import type { Principal } from "../../shared/auth/credentials";
-import { hasSecretShape } from "../../shared/ids";
-import { AppError } from "../../shared/errors";
-import { errorResponse } from "../../api/plugins/errors";
-import { mcpResourceOf, protectedResourceMetadataUrlOf } from "../discovery/metadata";
-import { effectiveScopes, OAUTH_SCOPES } from "../../shared/oauth/scopes";
+import type { Config } from "../platform/config";
+import type { Logger } from "../platform/logger";
+import type { Principal } from "../core/auth/credentials";
+import { hasSecretShape } from "../platform/ids";
+import { AppError } from "../platform/errors";
+import { errorResponse } from "../http/plugins/errors";
+import { mcpResourceOf, protectedResourceMetadataUrlOf } from "./discovery/metadata";
+import { effectiveScopes, OAUTH_SCOPES } from "../platform/scopes";
 
 /**
  * Who an OAuth access token stands for: the account (the same Principal API keys and session

@@ -1,6 +1,6 @@
-import type { Deps } from "../deps";
-import { sha256Hex } from "../ids";
-import type { OAuthApplicationType, OAuthGrantType } from "../db/schema";
+import type { Deps } from "../core/deps";
+import { sha256Hex } from "../platform/ids";
+import type { OAuthApplicationType, OAuthGrantType } from "../store/db/schema";
 import { OAuthError } from "./errors";
 import { validateClientMetadata } from "./clients";
 import {

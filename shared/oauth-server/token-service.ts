@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import type { Deps } from "../deps";
-import type { Executor } from "../db/client";
-import { newId } from "../ids";
-import { lockActiveAccount } from "../db/queries/account-fence";
+import type { Deps } from "../core/deps";
+import type { Executor } from "../store/db/client";
+import { newId } from "../platform/ids";
+import { lockActiveAccount } from "../store/db/queries/account-fence";
 import {
   consumeCode,
   findCode,
@@ -19,10 +19,10 @@ import {
   type OAuthClientRow,
   type OAuthTokenRow,
   type RevokedToken,
-} from "../db/queries/oauth";
-import type { OAuthScope } from "./scopes";
-import { cacheIssuedCredential, markCredentialsRevoked } from "../auth/credentials";
-import { isPkceValue, mintSecret, SECRET_PREFIXES, secretHash, sha256Hex } from "../ids";
+} from "../store/db/queries/oauth";
+import type { OAuthScope } from "../platform/scopes";
+import { cacheIssuedCredential, markCredentialsRevoked } from "../core/auth/credentials";
+import { isPkceValue, mintSecret, SECRET_PREFIXES, secretHash, sha256Hex } from "../platform/ids";
 import { OAuthError } from "./errors";
 import { grantedScopes, normaliseResource } from "./authorize";
 

@@ -93,7 +93,7 @@ export const CONFIG_MEANINGS: { [K in keyof Config]-?: string } = {
 };
 
 export const CONFIG_TABLE_START =
-  "<!-- config-table:start (bun run docs:config writes this table from shared/config.ts) -->";
+  "<!-- config-table:start (bun run docs:config writes this table from shared/platform/config.ts) -->";
 export const CONFIG_TABLE_END = "<!-- config-table:end -->";
 
 function defaultText(value: unknown): string {

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
-import type { WaitLimiter } from "../concurrency/wait-limiter";
+import type { WaitLimiter } from "./concurrency/wait-limiter";
 
 /**
  * The process's one Prometheus registry and every metric family amem exports (README,
@@ -24,7 +24,7 @@ export function collectProcessMetrics(): void {
   collectDefaultMetrics({ register: registry });
 }
 
-/** The route label of a request whose path matches no route (shared/metrics/http-requests.ts). */
+/** The route label of a request whose path matches no route (shared/http/metrics/http-requests.ts). */
 export const UNMATCHED_ROUTE = "(unmatched)";
 
 /** A credential lookup: `hit` answered from Redis, `miss` had to read Postgres (then a fill). */
@@ -58,7 +58,7 @@ export const rateLimitRefusals = new Counter({
   registers: [registry],
 });
 
-/** 503 `unavailable` answers (REST and MCP tool results), by cause (shared/unavailable.ts unavailableCause). */
+/** 503 `unavailable` answers (REST and MCP tool results), by cause (shared/platform/unavailable.ts unavailableCause). */
 export const unavailableAnswers = new Counter({
   name: "amem_unavailable_total",
   help: "503 unavailable answers by cause: postgres, redis, contention, wait_limit, job_wait, other",
@@ -66,7 +66,7 @@ export const unavailableAnswers = new Counter({
   registers: [registry],
 });
 
-/** Agent-hook answers given without a decision (issue 7, shared/hooks/budget.ts). */
+/** Agent-hook answers given without a decision (issue 7, shared/core/hooks/budget.ts). */
 export const hookMisses = new Counter({
   name: "amem_hook_misses_total",
   help: "Agent hook answers without a decision, by harness, event and cause (timeout, unavailable)",
@@ -97,7 +97,7 @@ export const redisReconnects = new Counter({
 });
 
 /**
- * The Postgres pool gates of this process (shared/db/pool-gate.ts), read on scrape. Weak, so a
+ * The Postgres pool gates of this process (shared/store/db/pool-gate.ts), read on scrape. Weak, so a
  * pool a test dropped is not kept alive by its metrics.
  */
 const poolGates = new Set<WeakRef<WaitLimiter>>();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { AppError } from "../../shared/errors";
+import { AppError } from "../../shared/platform/errors";
 import { createTestContext, eventually, newTenant, startWorkers, type TestContext } from "../helpers";
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { createDb } from "../../shared/db/client";
+import { createDb } from "../../shared/store/db/client";
 import { createApp } from "../../api/app";
 import { startFlusher } from "../../workers/flusher/flusher";
 import { flushLeases } from "../../workers/flusher/lease-flusher";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { ERROR_CODES } from "../../shared/errors";
-import { ERROR_STATUS } from "../../shared/errors";
+import { ERROR_CODES } from "../../shared/platform/errors";
+import { ERROR_STATUS } from "../../shared/platform/errors";
 import { createTestContext, newTenant } from "../helpers";
 import { head, rawRequest, serveOnLoopback, type RawResponse } from "../raw-http";
 
@@ -11,7 +11,7 @@ import { head, rawRequest, serveOnLoopback, type RawResponse } from "../raw-http
  * Requests carry a valid API key so that inputs checked after authentication (cursors) are reached.
  *
  * The agent hook routes (/api/v1/hooks/*) accept unknown body properties by design (a harness adds
- * fields between versions: shared/hooks/payload.ts); no class here depends on an unknown property
+ * fields between versions: shared/core/hooks/payload.ts); no class here depends on an unknown property
  * being refused — deep bodies and surrogates are refused by the body parser before any schema —
  * so they are walked with the rest and held to the same answers.
  *

@@ -2,7 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { createTestContext } from "../helpers";
 import { head, rawRequest, serveOnLoopback, type RawResponse } from "../raw-http";
 import { earliestIdleCloseMs, idleTimeoutFor } from "../../shared/http/serve";
-import { ConfigSchema } from "../../shared/config";
+import { ConfigSchema } from "../../shared/platform/config";
 import { MCP_IDLE_TIMEOUT_SECONDS } from "../../mcp/serve";
 
 const json = { "content-type": "application/json" };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "bun:test";
 import type { Server } from "bun";
-import { ConfigError, loadConfig } from "../../shared/config";
+import { ConfigError, loadConfig } from "../../shared/platform/config";
 import { serveHttp } from "../../shared/http/serve";
-import { serveMetrics } from "../../shared/metrics/endpoint";
+import { serveMetrics } from "../../shared/http/metrics/endpoint";
 
 const answer = (text: string) => () => new Response(text);
 const fallback = () => new Response("fallback", { status: 500 });

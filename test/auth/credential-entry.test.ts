@@ -7,9 +7,9 @@ import {
   UNKNOWN_MARKER,
   type CredentialEntry,
   type CredentialKind,
-} from "../../shared/auth/credential-entry";
+} from "../../shared/core/auth/credential-entry";
 import { readFileSync } from "node:fs";
-import { sha256Hex } from "../../shared/ids";
+import { sha256Hex } from "../../shared/platform/ids";
 import { createTestContext } from "../helpers";
 import { ON_CLUSTER } from "../env";
 import { PrivateRedis } from "../faults/private-redis";
@@ -64,7 +64,7 @@ const VARIANTS: { name: string; overrides: Partial<CredentialEntry> }[] = [
 ];
 
 /** The reader exactly as the scripts include it, returning what it parsed. */
-const readerScript = `${readFileSync(new URL("../../shared/redis/scripts/lib/credential-entry.lua", import.meta.url), "utf8")}
+const readerScript = `${readFileSync(new URL("../../shared/store/redis/scripts/lib/credential-entry.lua", import.meta.url), "utf8")}
 return { parseCredentialEntry(ARGV[1]) }`;
 
 /** What the shared Lua reader makes of an entry: [kind, userId, credentialId, userState, expiresAtMs] or []. */

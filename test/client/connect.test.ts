@@ -6,7 +6,7 @@ import { runProcess } from "../process";
 
 /** `bun run amem connect` as a person runs it: a real process, with HOME pointing at a scratch home. */
 const ROOT = join(import.meta.dir, "..", "..");
-const CLI = join(ROOT, "shared", "cli", "amem.ts");
+const CLI = join(ROOT, "cli", "amem.ts");
 const scratch = mkdtempSync(join(tmpdir(), "amem-connect-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 

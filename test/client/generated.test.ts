@@ -2,7 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
 import { ERROR_CODES as CLIENT_ERROR_CODES, isAmemError } from "../../clients/typescript/src/client";
 import { checkErrorResponses, GENERATED_PATH, generateSource } from "../../clients/typescript/scripts/generate";
-import { ERROR_CODES } from "../../shared/errors";
+import { ERROR_CODES } from "../../shared/platform/errors";
 import { createTestContext } from "../helpers";
 
 const ctx = await createTestContext();
@@ -32,7 +32,7 @@ describe("clients/typescript/src/schema.generated.ts", () => {
     expect(committed).toBe(expected);
   });
 
-  it("types errors with exactly the service's error codes (shared/errors.ts), and the document's error responses check", async () => {
+  it("types errors with exactly the service's error codes (shared/platform/errors.ts), and the document's error responses check", async () => {
     checkErrorResponses(await currentDocument());
     expect([...CLIENT_ERROR_CODES]).toEqual([...ERROR_CODES]);
   });

@@ -211,10 +211,7 @@ describe("amem-hook (compiled executable)", () => {
   it("runs the same through `bun run amem hook <harness>`", async () => {
     answer = () => Response.json(briefed);
     seen.length = 0;
-    const run = await hook(["hook", "claude-code"], sessionStart(subdir), {}, [
-      "bun",
-      join(ROOT, "shared", "cli", "amem.ts"),
-    ]);
+    const run = await hook(["hook", "claude-code"], sessionStart(subdir), {}, ["bun", join(ROOT, "cli", "amem.ts")]);
     expect({ exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr }).toEqual({
       exitCode: 0,
       stdout: `${JSON.stringify(briefed)}\n`,

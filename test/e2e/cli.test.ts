@@ -5,13 +5,13 @@ import { TEST_DATABASE_URL, TEST_REDIS_URL } from "../env";
 import { runProcess, type ProcessRun } from "../process";
 
 const ROOT = join(import.meta.dir, "..", "..");
-const CLI = join(ROOT, "shared", "cli", "amem.ts");
+const CLI = join(ROOT, "cli", "amem.ts");
 
 /** The CLI and the app share one Redis prefix, as a CLI run against a deployment would. */
 const prefix = uniquePrefix();
 const ctx = await createTestContext({ REDIS_PREFIX: prefix });
 
-/** Runs `bun shared/cli/amem.ts ...args` as a real process against the test services. */
+/** Runs `bun cli/amem.ts ...args` as a real process against the test services. */
 function amem(...args: string[]): Promise<ProcessRun> {
   return runProcess(["bun", CLI, ...args], {
     cwd: ROOT,

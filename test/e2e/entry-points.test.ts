@@ -86,10 +86,10 @@ describe("entry points (bun api/main.ts, workers/main.ts, mcp/main.ts) that cann
   }
 });
 
-describe("bun run start (shared/cli/start.ts)", () => {
+describe("bun run start (cli/start.ts)", () => {
   // Its three children share one environment, so they would all bind METRICS_PORT (issue 19 defect 4).
   it("refuses METRICS_PORT with one line, before starting anything", async () => {
-    const res = await run("shared/cli/start.ts", { METRICS_PORT: String(freePort()) });
+    const res = await run("cli/start.ts", { METRICS_PORT: String(freePort()) });
     expect(res).toEqual({
       code: 1,
       stdout: "",

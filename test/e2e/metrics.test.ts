@@ -3,11 +3,11 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 import { ApiProcess } from "../faults/api-process";
 import { ServiceProcess } from "../faults/service-process";
-import { McpProcess } from "../e2e/mcp-process";
+import { McpProcess } from "./mcp-process";
 import { freePort } from "../free-port";
 import { grantThroughServices } from "../oauth-grant";
-import { createUser } from "../../shared/accounts/users";
-import { sha256Hex } from "../../shared/ids";
+import { createUser } from "../../shared/core/accounts/users";
+import { sha256Hex } from "../../shared/platform/ids";
 import { dirtyBacklog } from "../../workers/flusher/backlog";
 
 const TOKEN = "metrics-token-0123456789abcdef";

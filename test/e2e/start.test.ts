@@ -6,8 +6,8 @@ import { eventually, uniquePrefix } from "../helpers";
 import { freePort } from "../free-port";
 
 const ROOT = join(import.meta.dir, "..", "..");
-const START = join(ROOT, "shared", "cli", "start.ts");
-const CLI = join(ROOT, "shared", "cli", "amem.ts");
+const START = join(ROOT, "cli", "start.ts");
+const CLI = join(ROOT, "cli", "amem.ts");
 
 function env(overrides: Record<string, string>) {
   return {
@@ -95,7 +95,7 @@ describe("bun run start (api + workers + mcp, one process tree)", () => {
     expect(await tree.exited).toBe(0);
     expect(children.filter(alive)).toEqual([]);
 
-    const { createDb } = await import("../../shared/db/client");
+    const { createDb } = await import("../../shared/store/db/client");
     const { client } = createDb({ url: TEST_DATABASE_URL, poolSize: 1, timeoutMs: 2_000 });
     const rows =
       await client`select (extract(epoch from last_seen_at) * 1000)::float8 as seen, last_message_excerpt as excerpt from agent_sessions where id = ${opened.sessionRunId}`;

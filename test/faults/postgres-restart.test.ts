@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { applyMigrations } from "../../shared/db/migrate";
+import { applyMigrations } from "../../shared/store/db/migrate";
 import { createTestContext, newTenant } from "../helpers";
 import { armedRun } from "../triage/helpers";
 import { ApiProcess } from "./api-process";

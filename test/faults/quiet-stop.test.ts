@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { applyMigrations } from "../../shared/db/migrate";
+import { applyMigrations } from "../../shared/store/db/migrate";
 import { createTestContext, eventually, newTenant, type Tenant } from "../helpers";
 import { ApiProcess } from "./api-process";
 import { PrivatePostgres } from "./private-postgres";
 import { PrivateRedis } from "./private-redis";
 
 /**
- * The Stop hook's triage begin from Redis (shared/triage/quiet-stop.ts) as a real api process on a
+ * The Stop hook's triage begin from Redis (shared/core/triage/quiet-stop.ts) as a real api process on a
  * private Postgres and a private Redis: Postgres killed -9 (a stop with nothing new still answers,
  * from Redis alone), Redis shut down without saving and restarted (stops fall back to Postgres and
  * a write made before arms), the api killed -9 amid writes (a write that committed arms on the
@@ -29,7 +29,7 @@ afterAll(async () => {
   await pg.stop();
 });
 
-/** The api's warn line for a hook answered from its budget or degraded path (shared/hooks/budget.ts). */
+/** The api's warn line for a hook answered from its budget or degraded path (shared/core/hooks/budget.ts). */
 const MISS = "hook answered without a decision";
 const misses = () => api.output.split(MISS).length - 1;
 

@@ -1,6 +1,6 @@
 import type { Subprocess } from "bun";
 import { join } from "node:path";
-import type { Config } from "../../shared/config";
+import type { Config } from "../../shared/platform/config";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 

@@ -1,4 +1,4 @@
-import type { Config } from "../../shared/config";
+import type { Config } from "../../shared/platform/config";
 import { ServiceProcess } from "./service-process";
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
-import { collectGarbage } from "../../shared/accounts/gc";
-import { newId, randomToken, sha256Hex } from "../../shared/ids";
+import { collectGarbage } from "../../shared/core/accounts/gc";
+import { newId, randomToken, sha256Hex } from "../../shared/platform/ids";
 import { ms, pastNow, retireAfterEach } from "./past";
 
 const ctx = await createTestContext();

@@ -1,13 +1,13 @@
 import { afterAll } from "bun:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { Deps } from "../../shared/deps";
-import { createDeps } from "../../shared/deps";
-import { createLogger, type Logger } from "../../shared/logger";
-import { createUser } from "../../shared/accounts/users";
-import { authenticateAccessToken } from "../../shared/auth/credentials";
-import type { Config } from "../../shared/config";
+import type { Deps } from "../../shared/core/deps";
+import { createDeps } from "../../shared/core/deps";
+import { createLogger, type Logger } from "../../shared/platform/logger";
+import { createUser } from "../../shared/core/accounts/users";
+import { authenticateAccessToken } from "../../shared/core/auth/credentials";
+import type { Config } from "../../shared/platform/config";
 import { createMcpApp, type McpApp } from "../../mcp/app";
-import { issuerOf } from "../../mcp/discovery/metadata";
+import { issuerOf } from "../../shared/oauth-server/discovery/metadata";
 import { deletePrefix, testConfig } from "../helpers";
 import { grantThroughServices, type ServiceGrantOptions } from "../oauth-grant";
 

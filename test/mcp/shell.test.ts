@@ -1,9 +1,9 @@
 import { describe, expect, it } from "bun:test";
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from "@modelcontextprotocol/core";
-import { createUser } from "../../shared/accounts/users";
-import { sha256Hex } from "../../shared/ids";
-import { findClient } from "../../shared/db/queries/oauth";
-import { revokeToken } from "../../shared/oauth/token-service";
+import { createUser } from "../../shared/core/accounts/users";
+import { sha256Hex } from "../../shared/platform/ids";
+import { findClient } from "../../shared/store/db/queries/oauth";
+import { revokeToken } from "../../shared/oauth-server/token-service";
 import { insertBearer } from "../helpers";
 import { grantThroughServices } from "../oauth-grant";
 import { createMcpTestContext } from "./helpers";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { eraseMemories, ERASED } from "../../shared/db/queries/account-erasure";
-import { closeMemoryValidity } from "../../shared/db/queries/memories";
+import { eraseMemories, ERASED } from "../../shared/store/db/queries/account-erasure";
+import { closeMemoryValidity } from "../../shared/store/db/queries/memories";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 
 // A commitment keeps a copy of its memory's state (commitments.memory_current, memory_scope,

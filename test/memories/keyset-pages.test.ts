@@ -1,9 +1,9 @@
 import { describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
-import { insertMemoryUnlessDuplicate } from "../../shared/db/queries/memories";
-import { insertSessionIfAbsent } from "../../shared/db/queries/agent-sessions";
-import { sha256Hex } from "../../shared/ids";
+import { insertMemoryUnlessDuplicate } from "../../shared/store/db/queries/memories";
+import { insertSessionIfAbsent } from "../../shared/store/db/queries/agent-sessions";
+import { sha256Hex } from "../../shared/platform/ids";
 
 const ctx = await createTestContext();
 

@@ -1,15 +1,15 @@
 import { beforeAll, describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, startWorkers, type Tenant } from "../helpers";
-import { newId } from "../../shared/ids";
+import { newId } from "../../shared/platform/ids";
 import {
   consolidate,
   PROPOSALS_PER_TENANT,
   proposalRationale,
   proposedEdge,
   takeWithinCap,
-} from "../../shared/proposals/consolidate";
-import type { ProbeMatch } from "../../shared/db/queries/consolidation";
+} from "../../shared/core/proposals/consolidate";
+import type { ProbeMatch } from "../../shared/store/db/queries/consolidation";
 import { memoryAt } from "./helpers";
 
 const ctx = await createTestContext();

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "bun:test";
-import { scanKeys } from "../../shared/redis/connections";
+import { scanKeys } from "../../shared/store/redis/connections";
 import { Worker } from "bullmq";
-import { createTestContext, eventually, startWorkers } from "./../helpers";
-import { blockingConnection, closeConnection, queuePrefix } from "../../shared/queue/connection";
-import { AppError } from "../../shared/errors";
+import { createTestContext, eventually, startWorkers } from "../helpers";
+import { blockingConnection, closeConnection, queuePrefix } from "../../shared/store/queue/connection";
+import { AppError } from "../../shared/platform/errors";
 import { startQueueWorkers } from "../../workers/queue-workers";
 import { HANDLERS } from "../../workers/handlers";
 
@@ -171,7 +171,7 @@ describe("JobQueues.run (the api's wait for a queued job)", () => {
     // In-process tests load Elysia, which registers TypeBox formats globally; `bun workers/main.ts` does not.
     const probe = `
       import { Value } from "@sinclair/typebox/value";
-      import { JOBS } from "./shared/queue/jobs";
+      import { JOBS } from "./shared/store/queue/jobs";
       const id = "01a1ff91-8b0e-71e2-95d5-1ec6098ad9cb";
       console.log(JSON.stringify([
         Value.Check(JOBS["complete-triage"].payload, { userId: id, agent: "a", sessionId: "s", attemptId: "8f1b2c6b-679d-41e1-b5dc-7eeb7c9d7a02" }),

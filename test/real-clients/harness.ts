@@ -181,7 +181,7 @@ export async function connect(
   args: string[],
   opts: { home: string; cwd: string; env?: Record<string, string> },
 ): Promise<string> {
-  const cli = join(import.meta.dir, "..", "..", "shared", "cli", "amem.ts");
+  const cli = join(import.meta.dir, "..", "..", "cli", "amem.ts");
   const run = await runProcess(["bun", cli, "connect", ...args, "--write"], {
     cwd: opts.cwd,
     env: { PATH: process.env.PATH ?? "", HOME: opts.home, ...opts.env },

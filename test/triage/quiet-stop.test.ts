@@ -1,19 +1,19 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, deletePrefix, newTenant, principalOf, type Tenant, type TestContext } from "../helpers";
-import { createDb } from "../../shared/db/client";
+import { createDb } from "../../shared/store/db/client";
 import { freePort } from "../free-port";
-import { handleHookEvent } from "../../shared/hooks/service";
-import type { HookEvent } from "../../shared/hooks/payload";
-import type { Deps } from "../../shared/deps";
-import { beginTriageObserved } from "../../shared/triage/begin";
-import { readQuietStop, recordQuietStop } from "../../shared/triage/quiet-stop";
-import { attributeWrite, settleAttributedLease } from "../../shared/agent-sessions/attribution";
-import { tenantWrite } from "../../shared/accounts/write-fence";
-import { insertMemoryEvent, insertMemoryUnlessDuplicate } from "../../shared/db/queries/memories";
-import { newId, sha256Hex } from "../../shared/ids";
+import { handleHookEvent } from "../../shared/core/hooks/service";
+import type { HookEvent } from "../../shared/core/hooks/payload";
+import type { Deps } from "../../shared/core/deps";
+import { beginTriageObserved } from "../../shared/core/triage/begin";
+import { readQuietStop, recordQuietStop } from "../../shared/core/triage/quiet-stop";
+import { attributeWrite, settleAttributedLease } from "../../shared/core/agent-sessions/attribution";
+import { tenantWrite } from "../../shared/core/accounts/write-fence";
+import { insertMemoryEvent, insertMemoryUnlessDuplicate } from "../../shared/store/db/queries/memories";
+import { newId, sha256Hex } from "../../shared/platform/ids";
 import { AGENT, begin, openRun, remember, triageRow } from "./helpers";
-import { expirePendingAttempts } from "../../shared/db/queries/session-sweep";
-import { findSessionById } from "../../shared/db/queries/agent-sessions";
+import { expirePendingAttempts } from "../../shared/store/db/queries/session-sweep";
+import { findSessionById } from "../../shared/store/db/queries/agent-sessions";
 
 const ctx = await createTestContext();
 
@@ -97,7 +97,7 @@ async function heldWrite(tenant: Tenant, runId: string) {
   };
 }
 
-describe("the Stop hook's triage begin from Redis (shared/triage/quiet-stop.ts)", () => {
+describe("the Stop hook's triage begin from Redis (shared/core/triage/quiet-stop.ts)", () => {
   it("answers a stop with nothing new without arming and without reading Postgres", async () => {
     const tenant = await newTenant(ctx);
     const run = await quietRun(tenant);

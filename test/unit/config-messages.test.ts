@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { ConfigError, ConfigSchema, loadConfig } from "../../shared/config";
-import { configTable, withConfigTable } from "../../shared/config-docs";
+import { ConfigError, ConfigSchema, loadConfig } from "../../shared/platform/config";
+import { configTable, withConfigTable } from "../../shared/platform/config-docs";
 
 function problems(env: Record<string, string>): string[] {
   try {

@@ -5,7 +5,7 @@ import postgres from "postgres";
 import { TEST_DATABASE_URL } from "../env";
 
 const ROOT = join(import.meta.dir, "..", "..");
-const FUNCTIONS = join(ROOT, "shared", "db", "functions");
+const FUNCTIONS = join(ROOT, "shared", "store", "db", "functions");
 const MIGRATIONS = join(ROOT, "migrations");
 
 /** From `CREATE OR REPLACE FUNCTION <name>(` to the end of its `$$` body: the definition, comments left out. */
@@ -23,7 +23,7 @@ const journal = (await Bun.file(join(MIGRATIONS, "meta", "_journal.json")).json(
 const sql = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
 afterAll(() => sql.end());
 
-describe("Postgres functions (shared/db/functions)", () => {
+describe("Postgres functions (shared/store/db/functions)", () => {
   const names = readdirSync(FUNCTIONS)
     .filter((file) => file.endsWith(".sql"))
     .map((file) => file.slice(0, -4));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
-import { DeadlineSweep } from "../../shared/concurrency/deadline-sweep";
+import { DeadlineSweep } from "../../shared/platform/concurrency/deadline-sweep";
 import { runProcess } from "../process";
 
 const never = () => new Promise<never>(() => {});
@@ -53,7 +53,7 @@ describe("DeadlineSweep", () => {
     "leaves no timer that keeps the process alive, pending work or not",
     async () => {
       // A deadline of ten minutes on work that never settles: a process that waited on it would outlive the test by far.
-      const script = `import { DeadlineSweep } from ${JSON.stringify(join(import.meta.dir, "../../shared/concurrency/deadline-sweep.ts"))};
+      const script = `import { DeadlineSweep } from ${JSON.stringify(join(import.meta.dir, "../../shared/platform/concurrency/deadline-sweep.ts"))};
 const sweep = new DeadlineSweep(50);
 void sweep.within(600_000, new Promise(() => {}), () => new Error("expired")).catch(() => {});
 console.log(await sweep.within(600_000, Promise.resolve("settled"), () => new Error("expired")));`;

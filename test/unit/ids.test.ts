@@ -13,11 +13,11 @@ import {
   type SecretKind,
   secretHash,
   sha256Hex,
-} from "../../shared/ids";
+} from "../../shared/platform/ids";
 
 const KINDS = Object.keys(SECRET_PREFIXES) as SecretKind[];
 
-describe("shared/ids", () => {
+describe("shared/platform/ids", () => {
   it("tells every kind of secret apart by shape alone, and from random tokens", () => {
     for (const minted of KINDS) {
       const { secret, hash } = mintSecret(minted);

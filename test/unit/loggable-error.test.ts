@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
-import { loggableError } from "../../shared/loggable-error";
-import { createDb } from "../../shared/db/client";
+import { loggableError } from "../../shared/platform/loggable-error";
+import { createDb } from "../../shared/store/db/client";
 import { createApp } from "../../api/app";
 import { captureLogs, createTestContext, newTenant } from "../helpers";
 

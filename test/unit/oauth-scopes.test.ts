@@ -1,10 +1,10 @@
 import { describe, expect, it } from "bun:test";
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import { allowsScope, effectiveScopes, OAUTH_SCOPES } from "../../shared/oauth/scopes";
-import { grantedScopes } from "../../shared/oauth/authorize";
+import { allowsScope, effectiveScopes, OAUTH_SCOPES } from "../../shared/platform/scopes";
+import { grantedScopes } from "../../shared/oauth-server/authorize";
 import { requireScope } from "../../mcp/tools/tool";
 
-describe("shared/oauth/scopes", () => {
+describe("shared/platform/scopes", () => {
   it("lets memory:write imply memory:read, never the other way", () => {
     expect(effectiveScopes(["memory:write"])).toEqual(["memory:read", "memory:write"]);
     expect(effectiveScopes(["memory:read"])).toEqual(["memory:read"]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { parseSearchQuery } from "../../shared/memories/search-query";
-import { buildSlots, idf, MAX_SLOTS, scoreMemory } from "../../shared/memories/search-ranking";
+import { parseSearchQuery } from "../../shared/core/memories/search-query";
+import { buildSlots, idf, MAX_SLOTS, scoreMemory } from "../../shared/core/memories/search-ranking";
 
 describe("parseSearchQuery (web-search syntax)", () => {
   it("keeps every wanted word, phrases among them, and collects exclusions apart", () => {
@@ -30,7 +30,7 @@ describe("parseSearchQuery with plainWords (free text, e.g. a message excerpt)",
   });
 });
 
-describe("the ranking's arithmetic (shared/memories/search-ranking.ts)", () => {
+describe("the ranking's arithmetic (shared/core/memories/search-ranking.ts)", () => {
   const stats = { documents: 100, avgTopic: 4, avgContent: 30 };
   const posting = { topicTf: 0, contentTf: 1, topicLength: 4, contentLength: 30 };
 

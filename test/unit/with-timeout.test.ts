@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
-import { isTimeout, withTimeout } from "../../shared/concurrency/with-timeout";
+import { isTimeout, withTimeout } from "../../shared/platform/concurrency/with-timeout";
 import { runProcess } from "../process";
 
 const never = () => new Promise<never>(() => {});
@@ -67,7 +67,7 @@ describe("withTimeout", () => {
     "leaves no timer that keeps the process alive once the work has settled",
     async () => {
       // A bound of ten minutes: a process that waited on it would outlive the test by far.
-      const script = `import { withTimeout } from ${JSON.stringify(join(import.meta.dir, "../../shared/concurrency/with-timeout.ts"))};
+      const script = `import { withTimeout } from ${JSON.stringify(join(import.meta.dir, "../../shared/platform/concurrency/with-timeout.ts"))};
 console.log(await withTimeout(600_000, async () => "settled"));`;
       const run = await runProcess([process.execPath, "-e", script], { env: { PATH: process.env.PATH ?? "" } });
       expect({ exitCode: run.exitCode, stdout: run.stdout.trim(), stderr: run.stderr }).toEqual({

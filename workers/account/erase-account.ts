@@ -1,5 +1,10 @@
 import type { JobHandler } from "../job-handler";
-import { eraseAccountData, erasureFollowUpJobId, followUpDueAt, purgeUserTraces } from "../../shared/accounts/erasure";
+import {
+  eraseAccountData,
+  erasureFollowUpJobId,
+  followUpDueAt,
+  purgeUserTraces,
+} from "../../shared/core/accounts/erasure";
 
 /**
  * erase-account (SPEC §8): one Postgres transaction with the user row locked, then the Redis

@@ -1,8 +1,8 @@
-import type { Deps } from "../../shared/deps";
-import { applyLeaseRefreshes, findSessionsByIds } from "../../shared/db/queries/agent-sessions";
-import { fillLease } from "../../shared/agent-sessions/lease-cache";
+import type { Deps } from "../../shared/core/deps";
+import { applyLeaseRefreshes, findSessionsByIds } from "../../shared/store/db/queries/agent-sessions";
+import { fillLease } from "../../shared/core/agent-sessions/lease-cache";
 import { flushBatchSize } from "../metrics";
-import { TENANT_PARTS } from "../../shared/redis/keys";
+import { TENANT_PARTS } from "../../shared/store/redis/keys";
 
 /** One dirty lease hash as the flusher read it. `version` and `excerptAt` are the raw values the ack compares. */
 export type LeaseSnapshot = {

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
-import type { Deps } from "../../shared/deps";
+import type { Deps } from "../../shared/core/deps";
 
 /**
  * Folds up to `batch` pending memories into their tenants' search statistics
- * (shared/db/functions/amem_fold_search_stats.sql); returns how many it folded. A search reads the
+ * (shared/store/db/functions/amem_fold_search_stats.sql); returns how many it folded. A search reads the
  * statistics plus what is still pending, so folding changes no score: it keeps what a search has
  * to add up small. 0 also when another fold holds the lock.
  */

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
-import type { Deps } from "../../shared/deps";
+import type { Deps } from "../../shared/core/deps";
 
 /**
  * Folds up to `batch` pending deltas into the dashboard summary's counts
- * (shared/db/functions/amem_fold_summary_counts.sql); returns how many it folded. The summary reads
+ * (shared/store/db/functions/amem_fold_summary_counts.sql); returns how many it folded. The summary reads
  * the counts plus what is still pending, so folding changes no figure: it keeps what a summary has
  * to add up small. 0 also when another fold holds the lock.
  */

@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import { createApp } from "../../../api/app";
-import { loadConfig } from "../../../shared/config";
-import { createDeps } from "../../../shared/deps";
-import { createLogger } from "../../../shared/logger";
-import { ERROR_CODES, ERROR_STATUS } from "../../../shared/errors";
+import { loadConfig } from "../../../shared/platform/config";
+import { createDeps } from "../../../shared/core/deps";
+import { createLogger } from "../../../shared/platform/logger";
+import { ERROR_CODES, ERROR_STATUS } from "../../../shared/platform/errors";
 
 /** Where the generated types live; `bun run client:generate` rewrites it, CI checks it is current. */
 export const GENERATED_PATH = join(import.meta.dir, "..", "src", "schema.generated.ts");
@@ -23,7 +23,7 @@ type Document = { paths: Record<string, Record<string, { responses?: Record<stri
 
 /**
  * Checks that every error response of the document lists the `{"error": code}` codes its route
- * answers with that status, each one of the service's codes with that status (shared/errors.ts).
+ * answers with that status, each one of the service's codes with that status (shared/platform/errors.ts).
  * Refuses a document with an error response that lists none, so a lost enum cannot generate
  * `error: string`, or one that lists a code under another status.
  */

@@ -340,11 +340,11 @@ function projectRootOf(cwd: string): string {
 
 /** The amem-hook command: the compiled binary when `bun run build:hook` made one, else the CLI through bun. */
 function defaultHookCommand(): string {
-  const root = resolve(import.meta.dir, "..", "..");
+  const root = resolve(import.meta.dir, "..", "..", "..", "..");
   const binary = join(root, "dist", "amem-hook");
   return existsSync(binary)
     ? shellQuote(binary)
-    : `${shellQuote(process.execPath)} ${shellQuote(join(root, "shared", "cli", "amem.ts"))} hook`;
+    : `${shellQuote(process.execPath)} ${shellQuote(join(root, "cli", "amem.ts"))} hook`;
 }
 
 /** `amem connect ...`: prints the block (and with --write merges it into the files); returns the exit code. */

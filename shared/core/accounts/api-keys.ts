@@ -1,10 +1,10 @@
-import { AppError } from "../errors";
-import { newId } from "../ids";
-import { apiKeyIdsOf, findLiveApiKey, insertApiKey, listApiKeys, revokeApiKey } from "../db/queries/api-keys";
-import type { Executor } from "../db/client";
+import { AppError } from "../../platform/errors";
+import { newId } from "../../platform/ids";
+import { apiKeyIdsOf, findLiveApiKey, insertApiKey, listApiKeys, revokeApiKey } from "../../store/db/queries/api-keys";
+import type { Executor } from "../../store/db/client";
 import type { Deps } from "../deps";
 import { cacheIssuedCredential, markCredentialRevoked } from "../auth/credentials";
-import { mintApiKey } from "../ids";
+import { mintApiKey } from "../../platform/ids";
 
 /**
  * Inserts a key for the user, only while the account is active (410 account_deleted otherwise);

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
-import type { Executor } from "../db/client";
-import type { ErasureCounts } from "../db/schema";
-import type { ErasureResult } from "../queue/jobs";
-import { newId } from "../ids";
+import type { Executor } from "../../store/db/client";
+import type { ErasureCounts } from "../../store/db/schema";
+import type { ErasureResult } from "../../store/queue/jobs";
+import { newId } from "../../platform/ids";
 import { triageJobIdPrefix } from "../triage/complete";
 import {
   cacheErasingCredential,
@@ -35,9 +35,9 @@ import {
   lockUser,
   markUserErasing,
   revokeAndScrubApiKeys,
-} from "../db/queries/account-erasure";
-import { accessTokensOf, deleteUserCodes, revokeUserOAuth } from "../db/queries/oauth";
-import { deleteKeys, scanKeys } from "../redis/connections";
+} from "../../store/db/queries/account-erasure";
+import { accessTokensOf, deleteUserCodes, revokeUserOAuth } from "../../store/db/queries/oauth";
+import { deleteKeys, scanKeys } from "../../store/redis/connections";
 
 export const ZERO_COUNTS: ErasureCounts = {
   agentSessions: 0,

@@ -1,5 +1,5 @@
 import type { Deps } from "../deps";
-import { AppError } from "../errors";
+import { AppError } from "../../platform/errors";
 import {
   configureExportTransaction,
   readAgentSessionsPage,
@@ -10,8 +10,8 @@ import {
   readMemoryEdgesPage,
   readScopesPage,
   type ExportAccountRow,
-} from "../db/queries/account-export";
-import type { AgentSessionRow } from "../db/queries/agent-sessions";
+} from "../../store/db/queries/account-export";
+import type { AgentSessionRow } from "../../store/db/queries/agent-sessions";
 import { leaseKey } from "../agent-sessions/lease-cache";
 import { withCachedSeen } from "../agent-sessions/service";
 

@@ -1,11 +1,11 @@
-import { AppError } from "../errors";
-import { newId, randomToken, sha256Hex } from "../ids";
+import { AppError } from "../../platform/errors";
+import { newId, randomToken, sha256Hex } from "../../platform/ids";
 import type { Deps } from "../deps";
-import type { Executor } from "../db/client";
-import { emailVerificationTokens, passwordResetTokens } from "../db/schema";
-import { consumeMailToken, findUsableMailToken, insertMailToken } from "../db/queries/mail-tokens";
-import { findUserByEmail, markEmailVerified, setPasswordHash } from "../db/queries/users";
-import { liveUserSessionHashes, revokeAllUserSessions } from "../db/queries/user-sessions";
+import type { Executor } from "../../store/db/client";
+import { emailVerificationTokens, passwordResetTokens } from "../../store/db/schema";
+import { consumeMailToken, findUsableMailToken, insertMailToken } from "../../store/db/queries/mail-tokens";
+import { findUserByEmail, markEmailVerified, setPasswordHash } from "../../store/db/queries/users";
+import { liveUserSessionHashes, revokeAllUserSessions } from "../../store/db/queries/user-sessions";
 import { hashPassword } from "../auth/passwords";
 import { markCredentialRevoked } from "../auth/credentials";
 

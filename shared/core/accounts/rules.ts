@@ -1,4 +1,4 @@
-import { hasLengthWithin } from "../text";
+import { hasLengthWithin } from "../../platform/text";
 
 /**
  * Input rules shared by the HTTP schemas and the admin CLI, so both accept exactly the same.

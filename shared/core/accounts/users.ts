@@ -1,8 +1,8 @@
-import { AppError } from "../errors";
-import { newId, randomToken, sha256Hex } from "../ids";
-import { findUserByEmail, insertUser } from "../db/queries/users";
-import { insertDefaultScopes } from "../db/queries/scopes";
-import { insertUserSession, revokeUserSession } from "../db/queries/user-sessions";
+import { AppError } from "../../platform/errors";
+import { newId, randomToken, sha256Hex } from "../../platform/ids";
+import { findUserByEmail, insertUser } from "../../store/db/queries/users";
+import { insertDefaultScopes } from "../../store/db/queries/scopes";
+import { insertUserSession, revokeUserSession } from "../../store/db/queries/user-sessions";
 import type { Deps } from "../deps";
 import { hashPassword, verifyPassword } from "../auth/passwords";
 import { cacheIssuedCredential, markCredentialRevoked, type Principal } from "../auth/credentials";

@@ -1,6 +1,6 @@
-import { AppError } from "../errors";
+import { AppError } from "../../platform/errors";
 import type { Deps } from "../deps";
-import type { Executor } from "../db/client";
+import type { Executor } from "../../store/db/client";
 import type { Principal } from "../auth/credentials";
 import {
   findLiveRunsForProject,
@@ -8,7 +8,7 @@ import {
   rearmTriage,
   reopenSession,
   type AgentSessionRow,
-} from "../db/queries/agent-sessions";
+} from "../../store/db/queries/agent-sessions";
 import { fillLease, heartbeatLease, readLease } from "./lease-cache";
 import { isLive, leaseCutoff, leaseMs } from "./lease";
 import { holdQuietStops, releaseQuietStops, type QuietHold } from "../triage/quiet-hold";
@@ -18,7 +18,7 @@ export type Attribution = {
   runId: string | null;
   run: AgentSessionRow | null;
   resurrected: boolean;
-  /** The Stop hook's quiet state of the run, held until the write is settled (shared/triage/quiet-hold.ts). */
+  /** The Stop hook's quiet state of the run, held until the write is settled (shared/core/triage/quiet-hold.ts). */
   quietHold?: QuietHold;
 };
 const UNATTRIBUTED: Attribution = { runId: null, run: null, resurrected: false };

@@ -1,4 +1,4 @@
-import type { Config } from "../config";
+import type { Config } from "../../platform/config";
 
 /** SESSION_LEASE_SECONDS in milliseconds. */
 export function leaseMs(config: Config): number {

@@ -1,7 +1,7 @@
-import { AppError } from "../errors";
-import { newId } from "../ids";
+import { AppError } from "../../platform/errors";
+import { newId } from "../../platform/ids";
 import type { Deps } from "../deps";
-import type { BriefedMemory } from "../db/schema";
+import type { BriefedMemory } from "../../store/db/schema";
 import {
   closeSessionRow,
   findSessionById,
@@ -12,8 +12,8 @@ import {
   upsertResumedSession,
   type AgentSessionRow,
   type NaturalKey,
-} from "../db/queries/agent-sessions";
-import type { Executor } from "../db/client";
+} from "../../store/db/queries/agent-sessions";
+import type { Executor } from "../../store/db/client";
 import { fencedWrite } from "../accounts/write-fence";
 import { normalizeSelector, type SelectorInput } from "./facets";
 import { fillLease, readLease, type CachedLease } from "./lease-cache";

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
-import { AppError } from "../errors";
-import { sha256Hex } from "../ids";
+import { AppError } from "../../platform/errors";
+import { sha256Hex } from "../../platform/ids";
 import { credentialFromHeaders, type Credential } from "./credentials";
 
 /**

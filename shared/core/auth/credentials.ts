@@ -1,11 +1,11 @@
-import { AppError } from "../errors";
-import { hasSecretShape, isRandomToken, sha256Hex } from "../ids";
-import { findApiKeyCredential } from "../db/queries/api-keys";
-import { findBearerCredential } from "../db/queries/user-sessions";
-import { findAccessTokenCredential } from "../db/queries/oauth";
+import { AppError } from "../../platform/errors";
+import { hasSecretShape, isRandomToken, sha256Hex } from "../../platform/ids";
+import { findApiKeyCredential } from "../../store/db/queries/api-keys";
+import { findBearerCredential } from "../../store/db/queries/user-sessions";
+import { findAccessTokenCredential } from "../../store/db/queries/oauth";
 import type { Deps } from "../deps";
-import type { UserState } from "../db/schema";
-import { credentialFills, credentialLookups, rateLimitRefusals } from "../metrics/registry";
+import type { UserState } from "../../store/db/schema";
+import { credentialFills, credentialLookups, rateLimitRefusals } from "../../platform/metrics-registry";
 import {
   decodeCredentialEntry,
   encodeCredentialEntry,

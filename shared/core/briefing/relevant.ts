@@ -1,13 +1,13 @@
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import type { BriefingItem } from "../db/queries/briefing";
-import { commitmentsOfMemories } from "../db/queries/commitments";
+import type { BriefingItem } from "../../store/db/queries/briefing";
+import { commitmentsOfMemories } from "../../store/db/queries/commitments";
 import { searchMemories } from "../memories/search";
 
 /**
  * The least score a memory needs to be "relevant" to a briefing's query. A score is the share of
  * the query's information (idf mass) that a memory matches, each word saturating below 1
- * (shared/memories/search-ranking.ts): a memory holding one query word once scores about
+ * (shared/core/memories/search-ranking.ts): a memory holding one query word once scores about
  * 0.5–0.75 of that word's share (content / topic, K1 = 0.9, W_TOPIC = 3). 0.2 therefore asks of
  * a short query roughly a third of its information: one word of a two- or three-word query, two
  * of a five- or six-word one — more than one common word brushing past. Chosen from the

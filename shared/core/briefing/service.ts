@@ -1,10 +1,10 @@
-import { AppError } from "../errors";
+import { AppError } from "../../platform/errors";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import { fencedWrite } from "../accounts/write-fence";
-import type { BriefedMemory, Selector } from "../db/schema";
-import { BRIEFING_SECTIONS, briefingSections, type BriefingSections } from "../db/queries/briefing";
-import { stampBriefingDelivered } from "../db/queries/agent-sessions";
+import type { BriefedMemory, Selector } from "../../store/db/schema";
+import { BRIEFING_SECTIONS, briefingSections, type BriefingSections } from "../../store/db/queries/briefing";
+import { stampBriefingDelivered } from "../../store/db/queries/agent-sessions";
 import { normalizeSelector } from "../agent-sessions/facets";
 import { relevantSection, type RelevantSection } from "./relevant";
 
@@ -21,7 +21,7 @@ export type BriefingQuery = {
   sectionLimit?: number;
   agent?: string;
   sessionId?: string;
-  /** What the session is about, in plain words: adds the `relevant` section (shared/briefing/relevant.ts). */
+  /** What the session is about, in plain words: adds the `relevant` section (shared/core/briefing/relevant.ts). */
   query?: string;
 };
 
@@ -82,7 +82,7 @@ export async function recordBriefingDelivered(
 /**
  * GET /briefing (SPEC §6). Naming a run (agent + sessionId, both or neither) records the delivery:
  * the first time only, `briefingDeliveredAt` is stamped and the delivered items become its
- * `briefedMemories`. A `query` adds the `relevant` section (shared/briefing/relevant.ts), ranked
+ * `briefedMemories`. A `query` adds the `relevant` section (shared/core/briefing/relevant.ts), ranked
  * beside the other sections' statement and then stripped of what they already carry.
  */
 export async function buildBriefing(

@@ -1,6 +1,6 @@
 import type { Principal } from "../auth/credentials";
-import { commitmentsOfMemories } from "../db/queries/commitments";
-import { factsOfMemory } from "../db/queries/facts";
+import { commitmentsOfMemories } from "../../store/db/queries/commitments";
+import { factsOfMemory } from "../../store/db/queries/facts";
 import type { Deps } from "../deps";
 import { commitmentMoves } from "../memories/commitment-status";
 import { getMemory } from "../memories/read";

@@ -3,9 +3,15 @@ import { Type, type Static } from "@sinclair/typebox";
 import type { listSessionEvents } from "../agent-sessions/events";
 import type { CloseAnswer, OpenResult } from "../agent-sessions/service";
 import type { HeartbeatAnswer } from "../agent-sessions/heartbeat";
-import type { AgentSessionRow } from "../db/queries/agent-sessions";
-import { EVENT_KINDS, SESSION_SOURCES, TRIAGE_OUTCOMES, TRIAGE_STATUSES, type SessionSource } from "../db/schema";
-import { iso, isoOrNull } from "../time";
+import type { AgentSessionRow } from "../../store/db/queries/agent-sessions";
+import {
+  EVENT_KINDS,
+  SESSION_SOURCES,
+  TRIAGE_OUTCOMES,
+  TRIAGE_STATUSES,
+  type SessionSource,
+} from "../../store/db/schema";
+import { iso, isoOrNull } from "../../platform/time";
 import { BEGIN_REASONS } from "../triage/decision";
 import {
   Agent,

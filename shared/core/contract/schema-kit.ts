@@ -18,10 +18,10 @@ import {
   type TUnion,
   type TUnsafe,
 } from "@sinclair/typebox";
-import { UUID_PATTERN } from "../ids";
-import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../errors";
-import { hasLengthWithin } from "../text";
-import { isUtcTimestamp } from "../time";
+import { UUID_PATTERN } from "../../platform/ids";
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../../platform/errors";
+import { hasLengthWithin } from "../../platform/text";
+import { isUtcTimestamp } from "../../platform/time";
 
 /** Every object schema rejects unknown properties (SPEC §1: nothing is silently stripped). */
 export function strictObject<P extends TProperties>(properties: P, options: ObjectOptions = {}) {
@@ -157,7 +157,7 @@ export const AUTHED_CODES = [
 ] as const satisfies readonly ErrorCode[];
 /**
  * What an authenticated state-changing route (any method but GET/HEAD/OPTIONS) can answer besides:
- * `forbidden`, a console session cookie without its CSRF token (shared/auth/console-session.ts).
+ * `forbidden`, a console session cookie without its CSRF token (shared/core/auth/console-session.ts).
  */
 export const AUTHED_WRITE_CODES = [...AUTHED_CODES, "forbidden"] as const satisfies readonly ErrorCode[];
 /** What any route that reads a JSON body can answer besides (shared/http/json-body.ts). */

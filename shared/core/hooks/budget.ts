@@ -1,9 +1,9 @@
-import { AppError } from "../errors";
-import type { Logger } from "../logger";
-import { loggableError } from "../loggable-error";
-import { isDependencyUnavailable } from "../unavailable";
-import { hookMisses } from "../metrics/registry";
-import { withTimeout } from "../concurrency/with-timeout";
+import { AppError } from "../../platform/errors";
+import type { Logger } from "../../platform/logger";
+import { loggableError } from "../../platform/loggable-error";
+import { isDependencyUnavailable } from "../../platform/unavailable";
+import { hookMisses } from "../../platform/metrics-registry";
+import { withTimeout } from "../../platform/concurrency/with-timeout";
 
 /** Why a hook answered with no decision. */
 export type MissCause = "timeout" | "unavailable";

@@ -1,4 +1,4 @@
-import { AppError } from "../errors";
+import { AppError } from "../../platform/errors";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import type { SelectorInput } from "../agent-sessions/facets";
@@ -10,7 +10,7 @@ import { beginTriage } from "../triage/begin";
 import { requestTriageCompletion } from "../triage/complete";
 import { beginUnlessQuiet } from "../triage/quiet-stop";
 import { renderBriefingMarkdown } from "./briefing-markdown";
-import { lastRunExcerpt } from "../db/queries/briefing";
+import { lastRunExcerpt } from "../../store/db/queries/briefing";
 import type { HookEvent } from "./payload";
 
 /** The harnesses amem has hook endpoints for, and the `agent` their runs are recorded under. */
@@ -127,7 +127,7 @@ async function sessionStart(
  * there is one, and lets the agent stop. An attempt left pending by an interrupted continuation is
  * completed by the next ordinary stop once begin hands it back (older than
  * TRIAGE_MIN_ATTEMPT_AGE_SECONDS). A refusal Postgres already gave and nothing has changed since is
- * answered from Redis (shared/triage/quiet-stop.ts). A session amem has no row for (its SessionStart hook missed) is
+ * answered from Redis (shared/core/triage/quiet-stop.ts). A session amem has no row for (its SessionStart hook missed) is
  * opened as a resume first.
  */
 async function stop(
@@ -153,7 +153,7 @@ async function stop(
     return NONE;
   }
   // Most stops have nothing to debrief: with a heartbeat's live run, begin's refusal comes from
-  // Redis when nothing changed since Postgres last gave it (shared/triage/quiet-stop.ts).
+  // Redis when nothing changed since Postgres last gave it (shared/core/triage/quiet-stop.ts).
   const begun = beat
     ? await beginUnlessQuiet(deps, principal, key, beat, now)
     : await beginTriage(deps, principal, { ...key, stopHookActive: false }, now);

@@ -1,14 +1,14 @@
-import { AppError } from "../errors";
-import { newId, sha256Hex } from "../ids";
+import { AppError } from "../../platform/errors";
+import { newId, sha256Hex } from "../../platform/ids";
 import type { Deps } from "../deps";
 import { assertWritable, type Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
-import type { MemoryType } from "../db/schema";
-import { insertMemoryEvent, insertMemoryUnlessDuplicate, type MemoryRow } from "../db/queries/memories";
+import type { MemoryType } from "../../store/db/schema";
+import { insertMemoryEvent, insertMemoryUnlessDuplicate, type MemoryRow } from "../../store/db/queries/memories";
 import { scopeForWrite } from "../scopes/service";
 import { attributeWrite, settleAttributedLease } from "../agent-sessions/attribution";
-import { insertCommitment } from "../db/queries/commitments";
-import { insertPlainMemory } from "../db/queries/plain-memory-insert";
+import { insertCommitment } from "../../store/db/queries/commitments";
+import { insertPlainMemory } from "../../store/db/queries/plain-memory-insert";
 import { leaseCutoff } from "../agent-sessions/lease";
 import { recordFact, type NewFact } from "./facts";
 

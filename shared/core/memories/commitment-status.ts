@@ -1,5 +1,5 @@
-import { AppError } from "../errors";
-import type { CommitmentStatus } from "../db/schema";
+import { AppError } from "../../platform/errors";
+import type { CommitmentStatus } from "../../store/db/schema";
 
 /** The commitment state machine (SPEC §4.3), the only place it is written down. */
 const ALLOWED: Record<CommitmentStatus, readonly CommitmentStatus[]> = {

@@ -1,9 +1,9 @@
-import { AppError } from "../errors";
-import { newId } from "../ids";
+import { AppError } from "../../platform/errors";
+import { newId } from "../../platform/ids";
 import type { Deps } from "../deps";
-import type { Executor } from "../db/client";
+import type { Executor } from "../../store/db/client";
 import type { Principal } from "../auth/credentials";
-import { factsAsOf, insertFact, lockOverlappingFacts, retractFact, type FactRow } from "../db/queries/facts";
+import { factsAsOf, insertFact, lockOverlappingFacts, retractFact, type FactRow } from "../../store/db/queries/facts";
 
 export type NewFact = { subject: string; predicate: string; value: string; validFrom?: string; validTo?: string };
 

@@ -1,7 +1,7 @@
-import { AppError } from "../errors";
+import { AppError } from "../../platform/errors";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import type { MemoryType } from "../db/schema";
+import type { MemoryType } from "../../store/db/schema";
 import {
   findEdgesAmong,
   findEventsFor,
@@ -11,7 +11,7 @@ import {
   projectNamesStartingWith,
   supersedeChainIds,
   type MemoryRow,
-} from "../db/queries/memories";
+} from "../../store/db/queries/memories";
 import { decodeCursor, encodeCursor } from "../cursor";
 import { resolveScopeName } from "../scopes/service";
 

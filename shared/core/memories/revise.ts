@@ -1,9 +1,9 @@
-import { AppError } from "../errors";
-import { newId, sha256Hex } from "../ids";
+import { AppError } from "../../platform/errors";
+import { newId, sha256Hex } from "../../platform/ids";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
-import type { REVISION_EDGE_TYPES } from "../db/schema";
+import type { REVISION_EDGE_TYPES } from "../../store/db/schema";
 import {
   archiveMemoryRow,
   closeMemoryValidity,
@@ -12,10 +12,15 @@ import {
   insertMemoryUnlessDuplicate,
   lockMemory,
   type MemoryRow,
-} from "../db/queries/memories";
+} from "../../store/db/queries/memories";
 import { actorOf } from "./capture";
-import { lockCommitmentOf, moveCommitment, setCommitmentStatus, type CommitmentRow } from "../db/queries/commitments";
-import type { CommitmentStatus } from "../db/schema";
+import {
+  lockCommitmentOf,
+  moveCommitment,
+  setCommitmentStatus,
+  type CommitmentRow,
+} from "../../store/db/queries/commitments";
+import type { CommitmentStatus } from "../../store/db/schema";
 import { commitmentTransition } from "./commitment-status";
 import { attributeWrite, settleAttributedLease, type Attribution } from "../agent-sessions/attribution";
 

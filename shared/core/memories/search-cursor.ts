@@ -1,8 +1,8 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { AppError } from "../errors";
-import { sha256Hex } from "../ids";
-import { isUuid } from "../ids";
+import { AppError } from "../../platform/errors";
+import { sha256Hex } from "../../platform/ids";
+import { isUuid } from "../../platform/ids";
 import { FUZZY_MAX_TERMS, MAX_SLOTS, type CorpusStats, type Slot } from "./search-ranking";
 
 /** What a query is scored with: the tenant's statistics and the query's weighted terms. */

@@ -12,7 +12,7 @@
  *   score(m)    = Σ_slots max_alt w · sat / Σ_slots max_alt w
  *
  * With `current: false`, a superseded memory's score is then capped just below its successor's
- * when both match (shared/memories/search.ts), so the memory that holds now ranks first.
+ * when both match (shared/core/memories/search.ts), so the memory that holds now ranks first.
  *
  * Each factor is from the textbook (Robertson & Zaragoza, "The Probabilistic Relevance Framework:
  * BM25 and Beyond", 2009). K1, B and W_TOPIC were chosen on the evaluation's dev split only, from

@@ -1,10 +1,16 @@
-import { AppError } from "../errors";
+import { AppError } from "../../platform/errors";
 import { resolveScopeName } from "../scopes/service";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import type { MemoryType } from "../db/schema";
-import type { MemoryRow } from "../db/queries/memories";
-import { eligibleMemories, fuzzyTerms, phrasesFound, queryTermStats, type SearchScope } from "../db/queries/search";
+import type { MemoryType } from "../../store/db/schema";
+import type { MemoryRow } from "../../store/db/queries/memories";
+import {
+  eligibleMemories,
+  fuzzyTerms,
+  phrasesFound,
+  queryTermStats,
+  type SearchScope,
+} from "../../store/db/queries/search";
 import { rankCandidates, type Candidate } from "./search-candidates";
 import { parseSearchQuery } from "./search-query";
 import { buildSlots, FUZZY_MAX_TERMS, FUZZY_MIN_SIMILARITY, type CorpusStats } from "./search-ranking";
@@ -28,7 +34,7 @@ export type SearchPage = { items: { memory: MemoryRow; score: number }[]; nextCu
 
 /**
  * POST /search (SPEC §4.3): the tenant's memories ranked by BM25F over the tenant's own statistics
- * (shared/memories/search-ranking.ts), best first, with a score in [0, 1]; `minScore` drops weaker
+ * (shared/core/memories/search-ranking.ts), best first, with a score in [0, 1]; `minScore` drops weaker
  * ones. `current` (default true) hides superseded and archived memories. A cursor continues only
  * the search it came from, with the statistics of its first page, so pages agree while memories are
  * written; one from another query or other filters, or a malformed one, is invalid input (400). At

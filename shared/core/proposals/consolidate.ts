@@ -1,6 +1,6 @@
-import { newId } from "../ids";
-import type { Executor } from "../db/client";
-import type { MemoryType } from "../db/schema";
+import { newId } from "../../platform/ids";
+import type { Executor } from "../../store/db/client";
+import type { MemoryType } from "../../store/db/schema";
 import {
   configureConsolidation,
   probeFacts,
@@ -11,8 +11,13 @@ import {
   type Position,
   type ProbeMatch,
   type TenantCursor,
-} from "../db/queries/consolidation";
-import { insertFactProposals, insertProposals, type NewFactProposal, type NewProposal } from "../db/queries/proposals";
+} from "../../store/db/queries/consolidation";
+import {
+  insertFactProposals,
+  insertProposals,
+  type NewFactProposal,
+  type NewProposal,
+} from "../../store/db/queries/proposals";
 
 /** Pairs at least this similar (pg_trgm similarity of topic + content) are proposed (SPEC §7). */
 export const SIMILARITY_THRESHOLD = 0.6;

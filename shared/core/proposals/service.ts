@@ -1,10 +1,10 @@
-import { AppError } from "../errors";
-import { newId } from "../ids";
+import { AppError } from "../../platform/errors";
+import { newId } from "../../platform/ids";
 import type { Deps } from "../deps";
-import type { Executor } from "../db/client";
+import type { Executor } from "../../store/db/client";
 import type { Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
-import { factProposals, proposals, type ProposalStatus } from "../db/schema";
+import { factProposals, proposals, type ProposalStatus } from "../../store/db/schema";
 import {
   decideProposalRow,
   listProposalRows,
@@ -12,9 +12,14 @@ import {
   type FactProposalRow,
   type ProposalRow,
   type ProposalTable,
-} from "../db/queries/proposals";
-import { closeMemoryValidity, insertMemoryEdge, lockMemoriesByIds, type MemoryRow } from "../db/queries/memories";
-import { lockFactsByIds, retractFact } from "../db/queries/facts";
+} from "../../store/db/queries/proposals";
+import {
+  closeMemoryValidity,
+  insertMemoryEdge,
+  lockMemoriesByIds,
+  type MemoryRow,
+} from "../../store/db/queries/memories";
+import { lockFactsByIds, retractFact } from "../../store/db/queries/facts";
 
 export const DEFAULT_PROPOSAL_LIMIT = 25;
 export type ProposalQuery = { status?: ProposalStatus; limit?: number };

@@ -1,7 +1,7 @@
-import { AppError } from "../errors";
-import { newId } from "../ids";
+import { AppError } from "../../platform/errors";
+import { newId } from "../../platform/ids";
 import type { Deps } from "../deps";
-import type { Executor } from "../db/client";
+import type { Executor } from "../../store/db/client";
 import type { Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
 import {
@@ -14,8 +14,8 @@ import {
   scopeNamesTaken,
   updateScopeRow,
   type ScopeRow,
-} from "../db/queries/scopes";
-import { renameMemoryScope } from "../db/queries/memories";
+} from "../../store/db/queries/scopes";
+import { renameMemoryScope } from "../../store/db/queries/memories";
 
 /** The scope name a read means: an alias resolves to its scope's name; anything else is taken as is. */
 export async function resolveScopeName(db: Executor, userId: string, nameOrAlias: string): Promise<string> {

@@ -1,9 +1,9 @@
-import { AppError } from "../errors";
-import { newId } from "../ids";
+import { AppError } from "../../platform/errors";
+import { newId } from "../../platform/ids";
 import type { Deps } from "../deps";
 import { assertWritable, type Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
-import type { NaturalKey } from "../db/queries/agent-sessions";
+import type { NaturalKey } from "../../store/db/queries/agent-sessions";
 import {
   armAttempt,
   hasUntriagedEvent,
@@ -12,12 +12,12 @@ import {
   runEventIds,
   stampOverflowed,
   type TriageRow,
-} from "../db/queries/triage";
+} from "../../store/db/queries/triage";
 import { readLease } from "../agent-sessions/lease-cache";
 import { isLive, leaseMs } from "../agent-sessions/lease";
 import { RUN_EVENT_CEILING } from "../agent-sessions/events";
 import { decideBegin, type BeginDecision, type BeginInput, type BeginReason } from "./decision";
-import type { TriageStatus } from "../db/schema";
+import type { TriageStatus } from "../../store/db/schema";
 import { holdQuietStops, releaseQuietStops } from "./quiet-hold";
 
 export type BeginAnswer = {
@@ -47,7 +47,7 @@ export type ObservedBegin = { answer: BeginAnswer; refusedOn?: TriageRow & { unt
 
 /**
  * Triage begin, also answering the row a refusal was decided on: what the Stop hook keeps in Redis
- * to refuse the next stops without Postgres (shared/triage/quiet-stop.ts).
+ * to refuse the next stops without Postgres (shared/core/triage/quiet-stop.ts).
  */
 export async function beginTriageObserved(
   deps: Deps,
@@ -87,7 +87,7 @@ export async function beginTriageObserved(
   if (early) return { answer: early, refusedOn: seen };
 
   // This step may arm: the Stop hook's quiet state for the session is held until it is done, so no
-  // refusal read meanwhile is kept (shared/triage/quiet-hold.ts).
+  // refusal read meanwhile is kept (shared/core/triage/quiet-hold.ts).
   const hold = await holdQuietStops(deps, key, now.getTime());
   try {
     return { answer: await lockedBegin(deps, principal, key, input, now, liveNow, refusal) };

@@ -1,10 +1,10 @@
 import type { Deps } from "../deps";
-import { AppError } from "../errors";
+import { AppError } from "../../platform/errors";
 import { assertWritable, type Principal } from "../auth/credentials";
-import type { JobOutcome, JobPayload } from "../queue/jobs";
-import { completeTriageAttempt } from "../db/queries/triage";
+import type { JobOutcome, JobPayload } from "../../store/queue/jobs";
+import { completeTriageAttempt } from "../../store/db/queries/triage";
 import { RUN_EVENT_CEILING } from "../agent-sessions/events";
-import { sha256Hex } from "../ids";
+import { sha256Hex } from "../../platform/ids";
 
 /**
  * The job id of a complete: deterministic, so every retry of one request (and every concurrent

@@ -1,5 +1,5 @@
-import type { Config } from "../config";
-import type { TriageRow } from "../db/queries/triage";
+import type { Config } from "../../platform/config";
+import type { TriageRow } from "../../store/db/queries/triage";
 
 export type BeginInput = { turnCount?: number; stopHookActive?: boolean };
 

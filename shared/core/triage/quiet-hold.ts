@@ -1,5 +1,5 @@
 import type { Deps } from "../deps";
-import type { NaturalKey } from "../db/queries/agent-sessions";
+import type { NaturalKey } from "../../store/db/queries/agent-sessions";
 import { leaseKeyTtlMs, leaseMs } from "../agent-sessions/lease";
 
 /**
@@ -35,7 +35,7 @@ function moveGeneration(deps: Deps, key: NaturalKey, mode: "hold" | "release", t
  * Before a change that may make triage begin arm commits in Postgres (a memory write attributed to
  * the run, a begin's locked step): the Stop hook stops answering from Redis for this session until
  * the release, or QUIET_HOLD_MS. Inside the write's transaction, so a Redis failure here rolls the
- * write back instead of letting it commit unseen (shared/triage/quiet-stop.ts).
+ * write back instead of letting it commit unseen (shared/core/triage/quiet-stop.ts).
  */
 export async function holdQuietStops(deps: Deps, key: NaturalKey, now = Date.now()): Promise<QuietHold> {
   const hold = { key: { userId: key.userId, agent: key.agent, sessionId: key.sessionId }, token: crypto.randomUUID() };

@@ -1,9 +1,9 @@
 import type { Deps } from "../deps";
-import type { Config } from "../config";
+import type { Config } from "../../platform/config";
 import type { Principal } from "../auth/credentials";
-import type { NaturalKey } from "../db/queries/agent-sessions";
-import type { TriageRow } from "../db/queries/triage";
-import { TRIAGE_STATUSES, type TriageStatus } from "../db/schema";
+import type { NaturalKey } from "../../store/db/queries/agent-sessions";
+import type { TriageRow } from "../../store/db/queries/triage";
+import { TRIAGE_STATUSES, type TriageStatus } from "../../store/db/schema";
 import { beginTriageObserved, type BeginAnswer } from "./begin";
 import { decideBegin, type BeginReason } from "./decision";
 import { quietKeyTtlMs } from "./quiet-hold";
@@ -14,7 +14,7 @@ import { quietKeyTtlMs } from "./quiet-hold";
  * nothing, so the last refusal Postgres gave for the session is kept in Redis with the generation it
  * was read at. Every change that could make begin arm instead moves that generation on, in Redis,
  * before it commits and again after (a memory write attributed to the run, begin's own locked step:
- * shared/triage/quiet-hold.ts); the rest cannot turn a refusal into an arm (a complete only moves a
+ * shared/core/triage/quiet-hold.ts); the rest cannot turn a refusal into an arm (a complete only moves a
  * pending attempt on, and an event after it moves the generation; a close or the closer's expiry
  * leaves the run not live until a new epoch, which the snapshot is checked against). So a stop
  * whose snapshot is of the run and epoch its heartbeat just answered, kept at the current

@@ -1,9 +1,9 @@
-import type { Logger } from "../logger";
+import type { Logger } from "../../platform/logger";
 import { timingSafeEqual } from "node:crypto";
 import type { Server } from "bun";
-import type { Config } from "../config";
-import { sha256Hex } from "../ids";
-import { collectProcessMetrics, exposition } from "./registry";
+import type { Config } from "../../platform/config";
+import { sha256Hex } from "../../platform/ids";
+import { collectProcessMetrics, exposition } from "../../platform/metrics-registry";
 
 export const METRICS_PATH = "/metrics";
 

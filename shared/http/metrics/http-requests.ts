@@ -1,5 +1,5 @@
 import { Memoirist } from "memoirist";
-import { UNMATCHED_ROUTE } from "./registry";
+import { UNMATCHED_ROUTE } from "../../platform/metrics-registry";
 import { requestTally } from "./request-tallies";
 
 type Fetch<S> = (request: Request, server: S) => Response | Promise<Response>;
@@ -44,7 +44,7 @@ function pathOf(url: string): string {
  * global onAfterResponse, which Elysia runs in a setImmediate task of its own per request): one
  * wrapper sees every answer with its real status, including the ones Elysia's hooks would have to
  * reconstruct from `set`, and adds no task per request. The per-request work is a route lookup and
- * a tally update (shared/metrics/request-tallies.ts); `bun run bench:request-metrics` measures it.
+ * a tally update (shared/http/metrics/request-tallies.ts); `bun run bench:request-metrics` measures it.
  * Error answers, 404s and refusals before routing count exactly as sent; a handler that throws past
  * the app's error mapping is counted as the 500 the server's fallback answers.
  */

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
-import { AppError, ERROR_STATUS, type ErrorCode } from "../../shared/errors";
-import { isDependencyUnavailable, unavailableCause } from "../../shared/unavailable";
-import { unavailableAnswers } from "../../shared/metrics/registry";
-import type { Logger } from "../../shared/logger";
-import { loggableError } from "../../shared/loggable-error";
-import { UnreadBodyError } from "../../shared/http/json-body";
+import { AppError, ERROR_STATUS, type ErrorCode } from "../../platform/errors";
+import { isDependencyUnavailable, unavailableCause } from "../../platform/unavailable";
+import { unavailableAnswers } from "../../platform/metrics-registry";
+import type { Logger } from "../../platform/logger";
+import { loggableError } from "../../platform/loggable-error";
+import { UnreadBodyError } from "../json-body";
 
 /** The only place an error becomes a response: exactly `{"error": code}`, nothing echoed. */
 export function errorResponse(code: ErrorCode, headers: Record<string, string> = {}): Response {

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import type { Config } from "../../shared/config";
-import { METRICS_PATH, metricsAnswer, metricsPlacement, type MetricsConfig } from "../../shared/metrics/endpoint";
-import type { FetchHandler } from "../../shared/http/serve";
-import { countedFetch } from "../../shared/metrics/http-requests";
-import { collectProcessMetrics } from "../../shared/metrics/registry";
+import type { Config } from "../../platform/config";
+import { METRICS_PATH, metricsAnswer, metricsPlacement, type MetricsConfig } from "../metrics/endpoint";
+import type { FetchHandler } from "../serve";
+import { countedFetch } from "../metrics/http-requests";
+import { collectProcessMetrics } from "../../platform/metrics-registry";
 
 /**
  * The metrics side of an HTTP process (the api and the MCP server): process metrics on, and with
@@ -21,7 +21,7 @@ export function metricsPlugin(config: MetricsConfig) {
 
 /**
  * The fetch a server is given for `app`: counted by route template, method and status
- * (shared/metrics/http-requests.ts) unless METRICS=off. Built once the app's routes are all
+ * (shared/http/metrics/http-requests.ts) unless METRICS=off. Built once the app's routes are all
  * registered, since the route table is read here.
  */
 export function appFetch(

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
-import { AppError } from "../../shared/errors";
-import { hasJsonContentType, readJsonBody, UnreadBodyError, type JsonBodyLimits } from "../../shared/http/json-body";
-import { refuseRequestHead } from "../../shared/http/request-head";
+import { AppError } from "../../platform/errors";
+import { hasJsonContentType, readJsonBody, UnreadBodyError, type JsonBodyLimits } from "../json-body";
+import { refuseRequestHead } from "../request-head";
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;

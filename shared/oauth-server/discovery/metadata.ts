@@ -1,5 +1,5 @@
-import type { Config } from "../../shared/config";
-import { OAUTH_SCOPES } from "../../shared/oauth/scopes";
+import type { Config } from "../../platform/config";
+import { OAUTH_SCOPES } from "../../platform/scopes";
 
 /**
  * The authorization server's endpoints, relative to the issuer (MCP_PUBLIC_URL). The OAuth routes

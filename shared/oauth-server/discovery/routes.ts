@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
-import type { Config } from "../../shared/config";
-import { AppError } from "../../shared/errors";
+import type { Config } from "../../platform/config";
+import { AppError } from "../../platform/errors";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
 
 /**

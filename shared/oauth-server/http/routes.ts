@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
-import type { Deps } from "../../shared/deps";
-import { AppError } from "../../shared/errors";
-import { enforceRateLimit } from "../../shared/rate-limit";
-import { checkPassword } from "../../shared/accounts/users";
-import { activeUserEmail } from "../../shared/db/queries/oauth";
-import { OAuthError, OAUTH_ERROR_STATUS } from "../../shared/oauth/errors";
-import { authenticateClient, clientCredentialsOf, registerClient } from "../../shared/oauth/clients";
+import type { Deps } from "../../core/deps";
+import { AppError } from "../../platform/errors";
+import { enforceRateLimit } from "../../core/rate-limit";
+import { checkPassword } from "../../core/accounts/users";
+import { activeUserEmail } from "../../store/db/queries/oauth";
+import { OAuthError, OAUTH_ERROR_STATUS } from "../errors";
+import { authenticateClient, clientCredentialsOf, registerClient } from "../clients";
 import {
   approveAuthorization,
   authorizationRedirect,
@@ -15,17 +15,12 @@ import {
   checkClientAndRedirect,
   type AuthorizeParams,
   type ValidAuthorization,
-} from "../../shared/oauth/authorize";
-import { exchangeCode, refreshTokens, revokeToken } from "../../shared/oauth/token-service";
-import {
-  browserSessionUser,
-  BROWSER_SESSION_SECONDS,
-  csrfToken,
-  startBrowserSession,
-} from "../../shared/oauth/browser-session";
-import { formActionSource, redirectHost } from "../../shared/oauth/redirect-uris";
-import type { MetadataDocumentFailure } from "../../shared/oauth/metadata-documents";
-import { randomToken } from "../../shared/ids";
+} from "../authorize";
+import { exchangeCode, refreshTokens, revokeToken } from "../token-service";
+import { browserSessionUser, BROWSER_SESSION_SECONDS, csrfToken, startBrowserSession } from "../browser-session";
+import { formActionSource, redirectHost } from "../redirect-uris";
+import type { MetadataDocumentFailure } from "../metadata-documents";
+import { randomToken } from "../../platform/ids";
 import { consentPage, errorPage, loginPage } from "./pages";
 
 /** What the routes need beyond the shared deps: the client address (TRUST_PROXY-aware when the app provides it). */

@@ -8,8 +8,8 @@ import {
   obtainTokens,
   pkcePair,
   registerOAuthClient,
-} from "../oauth-flow";
-import { authenticateAccessToken } from "../../shared/auth/credentials";
+} from "../../../test/oauth-flow";
+import { authenticateAccessToken } from "../../core/auth/credentials";
 
 const ctx = await createOAuthTestContext();
 const REDIRECT = "http://127.0.0.1:8765/callback";

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from "bun:test";
 import { eq } from "drizzle-orm";
 import { createOAuthTestContext, newUser, type OAuthTestContext } from "./context";
-import { CookieJar, authorizeQuery, obtainTokens, pkcePair, tokenRequest, type Tokens } from "../oauth-flow";
-import { authenticateAccessToken } from "../../shared/auth/credentials";
-import { oauthClients } from "../../shared/db/schema";
-import { createMcpTestContext } from "../mcp/helpers";
+import { CookieJar, authorizeQuery, obtainTokens, pkcePair, tokenRequest, type Tokens } from "../../../test/oauth-flow";
+import { authenticateAccessToken } from "../../core/auth/credentials";
+import { oauthClients } from "../../store/db/schema";
+import { createMcpTestContext } from "../../../test/mcp/helpers";
 
 /**
  * Client ID Metadata Documents (OAUTH_CIMD=on): the documents are served by a local Bun.serve,

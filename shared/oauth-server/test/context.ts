@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import { createTestContext, newTenant, type TestContext } from "../helpers";
-import type { Logger } from "../../shared/logger";
-import { errorsPlugin } from "../../api/plugins/errors";
-import { oauthRoutes } from "../../mcp/oauth/routes";
-import type { Fetch } from "../oauth-flow";
+import { createTestContext, newTenant, type TestContext } from "../../../test/helpers";
+import type { Logger } from "../../platform/logger";
+import { errorsPlugin } from "../../http/plugins/errors";
+import { oauthRoutes } from "../http/routes";
+import type { Fetch } from "../../../test/oauth-flow";
 
 export const ISSUER = "http://127.0.0.1:3001";
 export const PASSWORD = "correct horse battery";

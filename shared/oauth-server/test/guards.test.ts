@@ -1,8 +1,8 @@
 import { describe, expect, it } from "bun:test";
 import { createOAuthTestContext, newUser } from "./context";
-import { obtainTokens, tokenRequest, type Tokens } from "../oauth-flow";
-import { authenticateAccessToken } from "../../shared/auth/credentials";
-import { GrantRevocation } from "../../shared/oauth/token-service";
+import { obtainTokens, tokenRequest, type Tokens } from "../../../test/oauth-flow";
+import { authenticateAccessToken } from "../../core/auth/credentials";
+import { GrantRevocation } from "../token-service";
 
 const ctx = await createOAuthTestContext();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { isLoopbackAddress, isPublicAddress } from "../../shared/oauth/public-address";
+import { isLoopbackAddress, isPublicAddress } from "../public-address";
 
 const PUBLIC = [
   "8.8.8.8",

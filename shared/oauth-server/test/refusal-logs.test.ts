@@ -1,9 +1,15 @@
 import { beforeEach, describe, expect, it } from "bun:test";
-import { captureLogs } from "../helpers";
+import { captureLogs } from "../../../test/helpers";
 import { createOAuthTestContext, newUser } from "./context";
-import { authorizeInBrowser, obtainTokens, pkcePair, registerOAuthClient, tokenRequest } from "../oauth-flow";
-import { createMcpApp } from "../../mcp/app";
-import { authenticateAccessToken } from "../../shared/auth/credentials";
+import {
+  authorizeInBrowser,
+  obtainTokens,
+  pkcePair,
+  registerOAuthClient,
+  tokenRequest,
+} from "../../../test/oauth-flow";
+import { createMcpApp } from "../../../mcp/app";
+import { authenticateAccessToken } from "../../core/auth/credentials";
 
 const logs = captureLogs("debug");
 const ctx = await createOAuthTestContext({}, undefined, logs.logger);

@@ -7,9 +7,9 @@ import {
   registerOAuthClient,
   tokenRequest,
   type Tokens,
-} from "../oauth-flow";
-import { authenticateAccessToken } from "../../shared/auth/credentials";
-import { sha256Hex } from "../../shared/ids";
+} from "../../../test/oauth-flow";
+import { authenticateAccessToken } from "../../core/auth/credentials";
+import { sha256Hex } from "../../platform/ids";
 
 const ctx = await createOAuthTestContext();
 const strict = await createOAuthTestContext({ OAUTH_REFRESH_GRACE_SECONDS: "0" });

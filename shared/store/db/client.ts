@@ -1,8 +1,8 @@
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { WaitLimiter } from "../concurrency/wait-limiter";
+import { WaitLimiter } from "../../platform/concurrency/wait-limiter";
 import { gatePool } from "./pool-gate";
-import { trackPoolGate } from "../metrics/registry";
+import { trackPoolGate } from "../../platform/metrics-registry";
 import * as schema from "./schema";
 
 export type DbOptions = {

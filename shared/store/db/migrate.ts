@@ -3,7 +3,7 @@ import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { fileURLToPath } from "node:url";
 import { migratorDb, type Db } from "./client";
 
-const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../migrations", import.meta.url));
+const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../../migrations", import.meta.url));
 /** Serialises concurrent migrators (several processes starting at once). */
 const MIGRATION_LOCK = 7_301_426_011;
 

@@ -1,5 +1,5 @@
-import { loggableError } from "../loggable-error";
-import { isDependencyDown } from "../unavailable";
+import { loggableError } from "../../platform/loggable-error";
+import { isDependencyDown } from "../../platform/unavailable";
 
 /**
  * A failed attempt as BullMQ keeps it (the job's failedReason and stack, the events stream): only

@@ -1,13 +1,13 @@
 import { Queue, QueueEvents, type JobsOptions } from "bullmq";
-import type { Config } from "../config";
-import { AppError } from "../errors";
-import type { Logger } from "../logger";
-import { loggableError } from "../loggable-error";
+import type { Config } from "../../platform/config";
+import { AppError } from "../../platform/errors";
+import type { Logger } from "../../platform/logger";
+import { loggableError } from "../../platform/loggable-error";
 import { failedOnUnavailableDependency } from "./failure";
 import { JOBS, type JobName, type JobPayload, type JobResult, type QueueName } from "./jobs";
 import { blockingConnection, closeConnection, producerConnection, queuePrefix } from "./connection";
 import type { ConnectionOptions } from "bullmq";
-import { withTimeout } from "../concurrency/with-timeout";
+import { withTimeout } from "../../platform/concurrency/with-timeout";
 
 /** What a wait past its bound answers: 503 with Retry-After, counted as a job wait. */
 const jobWaitExpired = () => new AppError("unavailable", 1, "job_wait");

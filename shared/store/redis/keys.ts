@@ -48,7 +48,7 @@ export function redisKeys(prefix: string) {
     lease: (userId: string, agent: string, sessionId: string) =>
       `${tenant(userId)}:lease:${userId}:${agent}:${sessionId}`,
     /**
-     * What the Stop hook needs to refuse a triage begin without Postgres (shared/triage/quiet-stop.ts):
+     * What the Stop hook needs to refuse a triage begin without Postgres (shared/core/triage/quiet-stop.ts):
      * the last refusal Postgres gave, the generation it was read at, and the writes in flight. In the
      * lease's slot; listed in the user's key index like the lease.
      */

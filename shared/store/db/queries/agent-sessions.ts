@@ -13,7 +13,7 @@ const byNaturalKey = (k: NaturalKey) =>
 /**
  * The natural key of a row a write changes, its tenant taken through the account write fence: the
  * statement holds the user row until it commits and fails with AM410 once the account is not
- * active (shared/db/functions/amem_active_user.sql), so a session write needs no transaction.
+ * active (shared/store/db/functions/amem_active_user.sql), so a session write needs no transaction.
  */
 const byFencedNaturalKey = (k: NaturalKey) =>
   and(

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import { oauthClients, oauthCodes, oauthGrants, oauthTokens, users, type OAuthTokenKind } from "../schema";
-import type { OAuthScope } from "../../oauth/scopes";
+import type { OAuthScope } from "../../../platform/scopes";
 
 export type OAuthClientRow = typeof oauthClients.$inferSelect;
 export type OAuthCodeRow = typeof oauthCodes.$inferSelect;

@@ -2,7 +2,7 @@ import { and, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { memories, memoryEdges, REVISION_EDGE_TYPES, type MemoryType } from "../schema";
 import { memoryColumns, memoryFilter, type MemoryRow } from "./memories";
-import type { Posting } from "../../memories/search-ranking";
+import type { Posting } from "../../../core/memories/search-ranking";
 
 /**
  * The search index's reads (docs/decisions/search.md). Statistics are the folded figures

@@ -53,7 +53,7 @@ export async function lockSessionForTriage(tx: Executor, key: NaturalKey): Promi
 
 /**
  * The session row and whether its run has untriaged events, read in one statement (one snapshot)
- * without a lock: what triage begin decides a refusal on (shared/triage/begin.ts).
+ * without a lock: what triage begin decides a refusal on (shared/core/triage/begin.ts).
  */
 export async function readSessionForTriage(
   executor: Executor,
@@ -113,7 +113,7 @@ type CompleteOutcome = "ok" | "not_found" | "conflict" | "account_deleted";
 
 /**
  * Triage complete in one statement (the `amem_complete_triage` function, its source in
- * shared/db/functions/amem_complete_triage.sql): takes the account write fence, locks the session row, decides, finalizes and stores the
+ * shared/store/db/functions/amem_complete_triage.sql): takes the account write fence, locks the session row, decides, finalizes and stores the
  * answer — the statement is the transaction.
  */
 export async function completeTriageAttempt(

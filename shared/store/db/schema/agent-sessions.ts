@@ -68,7 +68,7 @@ export const agentSessions = pgTable(
       .on(t.closedAt)
       .where(sql`${t.lastMessageExcerpt} is not null and ${t.closedAt} is not null`),
     // SessionStart's query: the freshest excerpt of the agent's other runs in the project, one
-    // range read from its end (shared/db/queries/briefing.ts, lastRunExcerpt). Partial: only runs
+    // range read from its end (shared/store/db/queries/briefing.ts, lastRunExcerpt). Partial: only runs
     // with an excerpt, and the sweep clears those a week after they close. A project-less run is
     // keyed '' (projects are never empty): `project is null` would not keep the index's order.
     index("agent_sessions_last_excerpt_idx")

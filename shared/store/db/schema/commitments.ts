@@ -46,7 +46,7 @@ export const commitments = pgTable(
       // The briefing's commitments and overdue sections: a tenant's pending commitments of current
       // memories in their order (due first, none due last, then the newest), one index per selector
       // column as for the memory sections (project-less keyed as ''), so a section reads its page and
-      // its capped count from one range per selector branch (shared/db/queries/briefing.ts). Trailing
+      // its capped count from one range per selector branch (shared/store/db/queries/briefing.ts). Trailing
       // memory_id and status (and scope and project in the project index: Postgres reads a column behind an expression from the heap) keep the scan index-only. NULLS FIRST is
       // Postgres's own DESC (drizzle writes NULLS LAST for a bare desc()), so the query's
       // `created_at desc, id desc` matches it.

@@ -79,7 +79,7 @@ export const memories = pgTable(
     // The list's `tag` filter (`tags @> array[tag]`): a tenant's memories with a rare tag without
     // walking the tenant's whole created-at range (btree_gin puts the tenant in the same index).
     index("memories_user_tags_idx").using("gin", t.userId, t.tags),
-    // The briefing (shared/db/queries/briefing.ts; newest first is a backward scan): one index per selector column and section order,
+    // The briefing (shared/store/db/queries/briefing.ts; newest first is a backward scan): one index per selector column and section order,
     // so every section reads its first items and its capped count from one index range, for all,
     // scope, project and scope_project (project-less memories keyed as '' so they are one range).
     // The per-type indexes cover only the three types with a section. Trailing scope and project

@@ -4,7 +4,7 @@ import { bigint, index, integer, pgTable, primaryKey, real, smallint, text, uuid
 /**
  * The search index (docs/decisions/search.md): one posting per (memory, stemmed term) with the term's
  * frequency in each field and the memory's field lengths, so BM25F needs nothing else per match.
- * Rows are written by the memories insert trigger (shared/db/functions/amem_index_memory.sql),
+ * Rows are written by the memories insert trigger (shared/store/db/functions/amem_index_memory.sql),
  * whatever path inserts the memory, and never change: memory text is immutable except erasure,
  * which deletes the tenant's postings with its statistics.
  *

@@ -7,7 +7,7 @@ import { ts } from "./columns";
  * `memory.current` / `memory.superseded` / `memory.archived` × memory type, `commitment` × status,
  * `session` × triage status. `last_at`: the latest `updated_at` counted into the row (memories and
  * commitments; null for sessions, whose last activity is read from their last-seen index).
- * Written only by the fold (shared/db/functions/amem_fold_summary_counts.sql), never by a capture:
+ * Written only by the fold (shared/store/db/functions/amem_fold_summary_counts.sql), never by a capture:
  * no write waits on a shared counter row. No foreign key, as for the search statistics.
  */
 export const summaryCounts = pgTable(
@@ -24,7 +24,7 @@ export const summaryCounts = pgTable(
 
 /**
  * Changes to the counts not folded yet, appended by the triggers of memories, commitments and
- * agent_sessions (shared/db/functions/amem_count_summary.sql) in the writing transaction: an insert
+ * agent_sessions (shared/store/db/functions/amem_count_summary.sql) in the writing transaction: an insert
  * of its own row, so concurrent writes of one tenant never wait on each other. A reader adds them to
  * summary_counts in one statement, so the figures are exact in any snapshot; the workers' flusher
  * folds them (bounded batches), which keeps what a reader adds up small.

@@ -8,7 +8,7 @@ export type UserState = (typeof USER_STATES)[number];
 
 /**
  * A tenant. `state` moves active → erasing → deleted (SPEC §8); every write of the tenant holds
- * this row FOR KEY SHARE while the state is active (shared/accounts/write-fence.ts).
+ * this row FOR KEY SHARE while the state is active (shared/core/accounts/write-fence.ts).
  */
 export const users = pgTable(
   "users",

@@ -1,4 +1,4 @@
--- The Stop hook's quiet check (shared/triage/quiet-stop.ts): answers the last refusal Postgres gave
+-- The Stop hook's quiet check (shared/core/triage/quiet-stop.ts): answers the last refusal Postgres gave
 -- for the session when nothing can have changed it since — the generation `g` is still the one it
 -- was kept at (`sg`): a write attributed to the run, or a begin that may arm, moves `g` on when it
 -- takes its hold and again when it releases it. Also answers the current generation, under which

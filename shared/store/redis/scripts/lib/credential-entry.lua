@@ -1,4 +1,4 @@
--- The Lua reader of the credential-cache entry that shared/auth/credential-entry.ts writes, for every
+-- The Lua reader of the credential-cache entry that shared/core/auth/credential-entry.ts writes, for every
 -- script that reads it (test/auth/credential-entry.test.ts holds the two to the same fields):
 -- a|<kind>|<userId>|<credentialId>|<userState>|<expiresAtMs>|… (the rest is the TypeScript side's).
 -- Returns kind, userId, credentialId, userState, expiresAtMs (a string; '0' = never), or nil for a
