@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
 import type { Server } from "bun";
-import type { Deps } from "../shared/core/deps";
-import { withClientIp } from "../shared/http/client-ip";
-import { errorsPlugin, methodLookup } from "../shared/http/plugins/errors";
-import { requestContextPlugin } from "../shared/http/plugins/request-context";
-import { metricsPlugin } from "../shared/http/plugins/metrics";
-import { routeKey, strictQueryPlugin } from "../shared/http/plugins/strict-query";
+import type { Deps } from "@amem/core";
+import { withClientIp } from "@amem/http";
+import { errorsPlugin, methodLookup } from "@amem/http";
+import { requestContextPlugin } from "@amem/http";
+import { metricsPlugin } from "@amem/http";
+import { routeKey, strictQueryPlugin } from "@amem/http";
 import { openapiPlugin, SPEC_PATH, type RouteLike } from "./plugins/openapi";
 import { docsRoutes } from "./docs/routes";
 import { healthRoutes } from "./health/routes";

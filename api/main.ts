@@ -1,7 +1,7 @@
-import { createDeps } from "../shared/core/deps";
-import { onShutdown, survivePromiseRejections } from "../shared/platform/shutdown";
-import { serveMetrics } from "../shared/http/metrics/endpoint";
-import { startOrExit } from "../shared/core/startup";
+import { createDeps } from "@amem/core";
+import { onShutdown, survivePromiseRejections } from "@amem/platform";
+import { serveMetrics } from "@amem/http";
+import { startOrExit } from "@amem/core";
 import { createApp } from "./app";
 import { serveApi } from "./serve";
 import { ensureConsoleBuilt } from "../console/build";

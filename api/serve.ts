@@ -1,10 +1,10 @@
 import type { Server } from "bun";
-import type { Config } from "../shared/platform/config";
-import { serveHttp } from "../shared/http/serve";
-import type { Logger } from "../shared/platform/logger";
+import type { Config } from "@amem/platform";
+import { serveHttp } from "@amem/http";
+import type { Logger } from "@amem/platform";
 import type { App } from "./app";
-import { unhandledErrorFallback } from "../shared/http/plugins/errors";
-import { appFetch } from "../shared/http/plugins/metrics";
+import { unhandledErrorFallback } from "@amem/http";
+import { appFetch } from "@amem/http";
 
 /**
  * Serves the app on HOST:PORT the way production does (api/main.ts and the end-to-end tests):

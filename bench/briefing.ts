@@ -41,9 +41,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres, { type Sql } from "postgres";
-import { buildBriefing, type BriefingQuery } from "../shared/core/briefing/service";
-import type { Deps } from "../shared/core/deps";
-import type { Principal } from "../shared/core/auth/credentials";
+import { buildBriefing, type BriefingRequest } from "@amem/core";
+import type { Deps } from "@amem/core";
+import type { Principal } from "@amem/core";
 import { applyOnly, intEnv } from "./lib/run-env";
 import { type BenchStart, defineBench } from "./lib/define-bench";
 import type { WrkResult, WrkTarget } from "./lib/wrk";
@@ -89,7 +89,7 @@ const PAGES = !ONLY || ONLY.has("pages");
 const PAGE_REQUESTS = intEnv("BENCH_PAGE_REQUESTS", 200, 10, 100_000);
 
 /** One of each selector kind (seed 2.3); the project is a mid-frequency one of the generator's. */
-const SELECTORS: { key: string; label: string; query: BriefingQuery }[] = [
+const SELECTORS: { key: string; label: string; query: BriefingRequest }[] = [
   { key: "all", label: "all", query: {} },
   { key: "scope", label: "scope=work", query: { kind: "scope", scope: "work" } },
   { key: "project", label: "project=webapp", query: { kind: "project", project: "webapp" } },
@@ -104,7 +104,7 @@ const SELECTORS: { key: string; label: string; query: BriefingQuery }[] = [
     query: { kind: "scope_project", scope: "work", project: "webapp", includeUnscoped: true },
   },
 ];
-const queryString = (q: BriefingQuery) => {
+const queryString = (q: BriefingRequest) => {
   const params = new URLSearchParams(
     Object.entries(q).map(([name, value]) => [name, String(value)] as [string, string]),
   ).toString();

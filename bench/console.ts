@@ -30,11 +30,11 @@ import { seedAgentRuns } from "./lib/seed-runs";
 import { deleteTenantMemories, deleteTenantSessions } from "./lib/tenant";
 import { apiClient, expectStatus } from "./lib/http";
 import { fmtMs, fmtRatio, mdRow, percentile } from "./lib/report";
-import { encodeCursor } from "../shared/core/cursor";
+import { encodeCursor } from "@amem/core";
 import { explainAnalyze, recordingDrizzle, type Statement } from "./lib/explain";
-import { summaryCounts } from "../shared/store/db/queries/dashboard";
-import { commitmentsByDue, memoriesPerDay, sessionsPerDay } from "../shared/store/db/queries/console-activity";
-import { rangeDays } from "../shared/core/console/activity";
+import { summaryCounts } from "@amem/store";
+import { commitmentsByDue, memoriesPerDay, sessionsPerDay } from "@amem/store";
+import { rangeDays } from "@amem/core";
 
 const bench = defineBench({
   levels: "10000,100000,1000000",

@@ -16,12 +16,12 @@
  */
 import { Elysia, t } from "elysia";
 import Redis, { type Result } from "ioredis";
-import { loadConfig } from "../shared/platform/config";
-import { createDeps } from "../shared/core/deps";
+import { loadConfig } from "@amem/platform";
+import { createDeps } from "@amem/core";
 import { createApp } from "../api/app";
-import { appFetch } from "../shared/http/plugins/metrics";
-import { createUser } from "../shared/core/accounts/users";
-import { deleteKeys, scanKeys } from "../shared/store/redis/connections";
+import { appFetch } from "@amem/http";
+import { createUser } from "@amem/core";
+import { deleteKeys, scanKeys } from "@amem/store";
 import { benchDatabaseUrl, isSmoke } from "./lib/run-env";
 
 // A smoke run (.ci/run) checks that it still runs: a few small rounds, on a database of its own.

@@ -8,18 +8,18 @@
  * Run: `bun run bench:heartbeat:pieces`
  */
 import { Command } from "ioredis";
-import { refuseRequestHead } from "../shared/http/request-head";
-import { hasJsonContentType, readJsonBody } from "../shared/http/json-body";
-import { credentialFromRequest } from "../shared/core/auth/console-session";
-import { prepareAuthentication } from "../shared/core/auth/credentials";
-import { sha256Hex } from "../shared/platform/ids";
-import { redisKeys } from "../shared/store/redis/keys";
-import { withTimeout } from "../shared/platform/concurrency/with-timeout";
-import { DeadlineSweep } from "../shared/platform/concurrency/deadline-sweep";
-import { heartbeatView, HeartbeatBody, HeartbeatResponse } from "../shared/core/contract/agent-sessions";
-import { leaseOutcomes } from "../shared/platform/metrics-registry";
+import { refuseRequestHead } from "@amem/http";
+import { hasJsonContentType, readJsonBody } from "@amem/http";
+import { credentialFromRequest } from "@amem/core";
+import { prepareAuthentication } from "@amem/core";
+import { sha256Hex } from "@amem/platform";
+import { redisKeys } from "@amem/store";
+import { withTimeout } from "@amem/platform";
+import { DeadlineSweep } from "@amem/platform";
+import { heartbeatView, HeartbeatBody, HeartbeatResponse } from "@amem/core";
+import { leaseOutcomes } from "@amem/platform";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import type { Deps } from "../shared/core/deps";
+import type { Deps } from "@amem/core";
 
 const apiKey = `amem_${"aB3".repeat(13)}x`;
 const session = { agent: "bench-agent", sessionId: "bench-session-843bb457" };

@@ -36,7 +36,7 @@ import { waitQuiet } from "./lib/load";
 import { spawnApi, spawnBaselineRedis } from "./lib/services";
 import { createBenchUser } from "./lib/tenant";
 import { PrivateCluster } from "../test/private-cluster";
-import { redisKeys } from "../shared/store/redis/keys";
+import { redisKeys } from "@amem/store";
 import { fmtMb, fmtMs, fmtRatio, fmtRps, mdRow, median, textTable } from "./lib/report";
 
 // ---- settings -------------------------------------------------------------------------------

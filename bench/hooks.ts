@@ -49,7 +49,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HOOK_AGENTS } from "../shared/core/hooks/service";
+import { HOOK_AGENTS } from "@amem/core";
 import { applyOnly, FOREIGN_LIMIT, intEnv } from "./lib/run-env";
 import { type BenchStart, defineBench } from "./lib/define-bench";
 import type { WrkResult, WrkTarget } from "./lib/wrk";

@@ -14,10 +14,10 @@
  *      BENCH_SMOKE=1 (CI): one round of 2,000 requests
  */
 import { Elysia, t } from "elysia";
-import { errorsPlugin, methodLookup } from "../shared/http/plugins/errors";
-import { appFetch, metricsPlugin } from "../shared/http/plugins/metrics";
-import { requestContextPlugin } from "../shared/http/plugins/request-context";
-import { createLogger } from "../shared/platform/logger";
+import { errorsPlugin, methodLookup } from "@amem/http";
+import { appFetch, metricsPlugin } from "@amem/http";
+import { requestContextPlugin } from "@amem/http";
+import { createLogger } from "@amem/platform";
 import { defineBench } from "./lib/define-bench";
 import { median } from "./lib/report";
 import { intEnv } from "./lib/run-env";

@@ -43,8 +43,8 @@ import { countRedisCommands, round2, scriptNames, type CommandCount } from "./li
 import { ForeignCpu } from "./lib/cpu";
 import { waitQuiet } from "./lib/load";
 import { cpuProfileFlags, spawnApi } from "./lib/services";
-import { loadConfig } from "../shared/platform/config";
-import { queuePrefix } from "../shared/store/queue/connection";
+import { loadConfig } from "@amem/platform";
+import { queuePrefix } from "@amem/store";
 import { createBenchUser } from "./lib/tenant";
 import { fmtMs, fmtRatio, fmtRps, fmtUs, mdRow, median, textTable } from "./lib/report";
 

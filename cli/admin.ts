@@ -1,13 +1,13 @@
 import { parseArgs } from "node:util";
-import { loadConfig } from "../shared/platform/config";
-import { createDeps, type Deps } from "../shared/core/deps";
-import { createUser } from "../shared/core/accounts/users";
-import { createApiKey, revokeApiKeyById } from "../shared/core/accounts/api-keys";
-import { findUserByEmail } from "../shared/store/db/queries/users";
-import { AppError } from "../shared/platform/errors";
-import { createLogger } from "../shared/platform/logger";
-import { isEmail, isKeyName, isPassword } from "../shared/core/accounts/rules";
-import { isUuid } from "../shared/platform/ids";
+import { loadConfig } from "@amem/platform";
+import { createDeps, type Deps } from "@amem/core";
+import { createUser } from "@amem/core";
+import { createApiKey, revokeApiKeyById } from "@amem/core";
+import { findUserByEmail } from "@amem/store";
+import { AppError } from "@amem/platform";
+import { createLogger } from "@amem/platform";
+import { isEmail, isKeyName, isPassword } from "@amem/core";
+import { isUuid } from "@amem/platform";
 
 const USAGE = `usage:
   bun run amem user create --email E [--password P]   → {"id","email","apiKey"}

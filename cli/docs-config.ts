@@ -1,4 +1,4 @@
-import { withConfigTable } from "../shared/platform/config-docs";
+import { withConfigTable } from "@amem/platform";
 
 /** `bun run docs:config`: rewrites the README's configuration table from the config schema. */
 const path = new URL("../README.md", import.meta.url).pathname;

@@ -1,6 +1,6 @@
-import { loadConfig } from "../shared/platform/config";
-import { applyMigrations } from "../shared/store/db/migrate";
-import { preflight } from "../shared/store/preflight";
+import { loadConfig } from "@amem/platform";
+import { applyMigrations } from "@amem/store";
+import { preflight } from "@amem/store";
 
 /** `bun run migrate`: checks Postgres and Redis, creates the database if needed, applies migrations. */
 export async function migrateFromEnv(): Promise<void> {

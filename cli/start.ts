@@ -1,5 +1,5 @@
-import { ConfigError, loadConfig } from "../shared/platform/config";
-import { createLogger } from "../shared/platform/logger";
+import { ConfigError, loadConfig } from "@amem/platform";
+import { createLogger } from "@amem/platform";
 import { migrateFromEnv } from "./migrate";
 import { supervise } from "./supervisor";
 import { buildConsole } from "../console/build";

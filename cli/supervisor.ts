@@ -1,5 +1,5 @@
 import type { Subprocess } from "bun";
-import type { Logger } from "../shared/platform/logger";
+import type { Logger } from "@amem/platform";
 
 export type ChildSpec = { name: string; command: string[] };
 export type SupervisorOptions = {

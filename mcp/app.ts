@@ -1,15 +1,15 @@
 import { Elysia } from "elysia";
 import type { McpServerFactory } from "@modelcontextprotocol/server";
-import type { Deps } from "../shared/core/deps";
-import { errorsPlugin, methodLookup } from "../shared/http/plugins/errors";
-import { requestContextPlugin } from "../shared/http/plugins/request-context";
-import { metricsPlugin } from "../shared/http/plugins/metrics";
+import type { Deps } from "@amem/core";
+import { errorsPlugin, methodLookup } from "@amem/http";
+import { requestContextPlugin } from "@amem/http";
+import { metricsPlugin } from "@amem/http";
 import { probeRoutes } from "../api/health/routes";
-import type { AccessTokenVerifier } from "../shared/oauth-server/mcp-gate";
-import { discoveryRoutes } from "../shared/oauth-server/discovery/routes";
-import { issuerOf } from "../shared/oauth-server/discovery/metadata";
-import { oauthRoutes } from "../shared/oauth-server/http/routes";
-import { withClientIp } from "../shared/http/client-ip";
+import type { AccessTokenVerifier } from "@amem/oauth-server";
+import { discoveryRoutes } from "@amem/oauth-server";
+import { issuerOf } from "@amem/oauth-server";
+import { oauthRoutes } from "@amem/oauth-server";
+import { withClientIp } from "@amem/http";
 import { mcpRoutes } from "./transport/routes";
 import { createMcpServer } from "./server";
 

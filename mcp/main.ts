@@ -1,8 +1,8 @@
-import { createDeps } from "../shared/core/deps";
-import { authenticateAccessToken } from "../shared/core/auth/credentials";
-import { onShutdown, survivePromiseRejections } from "../shared/platform/shutdown";
-import { serveMetrics } from "../shared/http/metrics/endpoint";
-import { startOrExit } from "../shared/core/startup";
+import { createDeps } from "@amem/core";
+import { authenticateAccessToken } from "@amem/core";
+import { onShutdown, survivePromiseRejections } from "@amem/platform";
+import { serveMetrics } from "@amem/http";
+import { startOrExit } from "@amem/core";
 import { createMcpApp } from "./app";
 import { serveMcp } from "./serve";
 

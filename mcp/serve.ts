@@ -1,9 +1,9 @@
 import type { Server } from "bun";
-import type { Config } from "../shared/platform/config";
-import { serveHttp } from "../shared/http/serve";
-import type { Logger } from "../shared/platform/logger";
-import { unhandledErrorFallback } from "../shared/http/plugins/errors";
-import { appFetch } from "../shared/http/plugins/metrics";
+import type { Config } from "@amem/platform";
+import { serveHttp } from "@amem/http";
+import type { Logger } from "@amem/platform";
+import { unhandledErrorFallback } from "@amem/http";
+import { appFetch } from "@amem/http";
 import type { McpApp } from "./app";
 
 /**

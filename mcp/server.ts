@@ -1,6 +1,6 @@
 import { McpServer, type McpRequestContext } from "@modelcontextprotocol/server";
-import type { Deps } from "../shared/core/deps";
-import { principalOf } from "../shared/oauth-server/mcp-gate";
+import type { Deps } from "@amem/core";
+import { principalOf } from "@amem/oauth-server";
 import { registerTool } from "./tools/tool";
 import { rememberTool } from "./tools/remember";
 import { searchTool } from "./tools/search";

@@ -1,5 +1,5 @@
-import type { ErrorCode } from "../shared/platform/errors";
-import { SCHEDULED_JOBS } from "../shared/store/queue/jobs";
+import type { ErrorCode } from "@amem/platform";
+import { SCHEDULED_JOBS } from "@amem/store";
 
 /**
  * The `{"error": code}` answers each route declares in the OpenAPI document, written out once more

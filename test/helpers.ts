@@ -1,16 +1,16 @@
 import { afterAll } from "bun:test";
-import { loadConfig, type Config } from "../shared/platform/config";
-import { createDeps, type Deps } from "../shared/core/deps";
-import { createLogger, type Logger } from "../shared/platform/logger";
-import { newId, randomToken, sha256Hex } from "../shared/platform/ids";
+import { loadConfig, type Config } from "@amem/platform";
+import { createDeps, type Deps } from "@amem/core";
+import { createLogger, type Logger } from "@amem/platform";
+import { newId, randomToken, sha256Hex } from "@amem/platform";
 import { Writable } from "node:stream";
-import { createUser } from "../shared/core/accounts/users";
+import { createUser } from "@amem/core";
 import { createApp, type App } from "../api/app";
-import type { Mail } from "../shared/platform/mail";
-import type { Principal } from "../shared/core/auth/credentials";
+import type { Mail } from "@amem/platform";
+import type { Principal } from "@amem/core";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./env";
-import { deleteKeys, scanKeys } from "../shared/store/redis/connections";
-import { QUEUES, type QueueName } from "../shared/store/queue/jobs";
+import { deleteKeys, scanKeys } from "@amem/store";
+import { QUEUES, type QueueName } from "@amem/store";
 import { startQueueWorkers } from "../workers/queue-workers";
 import { HANDLERS } from "../workers/handlers";
 

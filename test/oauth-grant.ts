@@ -1,12 +1,12 @@
-import type { Deps } from "../shared/core/deps";
-import { authenticateClient, registerClient } from "../shared/oauth-server/clients";
+import type { Deps } from "@amem/core";
+import { authenticateClient, registerClient } from "@amem/oauth-server";
 import {
   approveAuthorization,
   authorizeParamsOf,
   checkAuthorizationRequest,
   checkClientAndRedirect,
-} from "../shared/oauth-server/authorize";
-import { exchangeCode, type TokenResponse } from "../shared/oauth-server/token-service";
+} from "@amem/oauth-server";
+import { exchangeCode, type TokenResponse } from "@amem/oauth-server";
 import { pkcePair } from "./oauth-flow";
 
 export type ServiceGrantOptions = {

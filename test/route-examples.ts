@@ -1,6 +1,6 @@
 import { Kind, type TSchema } from "@sinclair/typebox";
-import { UUID_PATTERN } from "../shared/platform/ids";
-import { EMAIL_PATTERN } from "../shared/core/accounts/rules";
+import { UUID_PATTERN } from "@amem/platform";
+import { EMAIL_PATTERN } from "@amem/core";
 
 /** A route as Elysia's route table lists it, with the schemas its hooks validate. */
 export type TableRoute = {

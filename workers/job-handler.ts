@@ -1,6 +1,6 @@
-import type { Deps } from "../shared/core/deps";
-import type { Logger } from "../shared/platform/logger";
-import type { JobName, JobPayload, JobResult } from "../shared/store/queue/jobs";
+import type { Deps } from "@amem/core";
+import type { Logger } from "@amem/platform";
+import type { JobName, JobPayload, JobResult } from "@amem/store";
 
 /** What a handler knows of its job's past: `retried` when an earlier attempt failed or its worker died. */
 export type JobRun = { retried: boolean };

@@ -1,11 +1,11 @@
-import { createDeps } from "../shared/core/deps";
-import { onShutdown, survivePromiseRejections } from "../shared/platform/shutdown";
-import { startOrExit } from "../shared/core/startup";
+import { createDeps } from "@amem/core";
+import { onShutdown, survivePromiseRejections } from "@amem/platform";
+import { startOrExit } from "@amem/core";
 import { startFlusher } from "./flusher/flusher";
 import { startQueueWorkers } from "./queue-workers";
 import { HANDLERS } from "./handlers";
 import { keepSchedulers, removeSchedulers, upsertSchedulers } from "./maintenance/schedulers";
-import { serveMetrics } from "../shared/http/metrics/endpoint";
+import { serveMetrics } from "@amem/http";
 import { registerWorkerCollectors } from "./metrics";
 
 await startOrExit("workers", async (config) => {

@@ -1,9 +1,9 @@
 import { Counter, Gauge, Histogram } from "prom-client";
 import type { Job } from "bullmq";
-import type { Deps } from "../shared/core/deps";
-import { registry } from "../shared/platform/metrics-registry";
+import type { Deps } from "@amem/core";
+import { registry } from "@amem/platform";
 import { dirtyBacklog } from "./flusher/backlog";
-import { QUEUES, SCHEDULED_JOBS, type QueueName } from "../shared/store/queue/jobs";
+import { QUEUES, SCHEDULED_JOBS, type QueueName } from "@amem/store";
 
 /**
  * The workers' own metric families (the process-wide families live in shared/platform/metrics-registry.ts).

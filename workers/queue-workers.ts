@@ -1,14 +1,14 @@
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import { Value } from "@sinclair/typebox/value";
-import type { Deps } from "../shared/core/deps";
-import { loggableError } from "../shared/platform/loggable-error";
-import { blockingConnection, closeConnection, queuePrefix } from "../shared/store/queue/connection";
-import { storableFailure } from "../shared/store/queue/failure";
-import { JOBS, QUEUES, type JobName, type QueueName } from "../shared/store/queue/jobs";
+import type { Deps } from "@amem/core";
+import { loggableError } from "@amem/platform";
+import { blockingConnection, closeConnection, queuePrefix } from "@amem/store";
+import { storableFailure } from "@amem/store";
+import { JOBS, QUEUES, type JobName, type QueueName } from "@amem/store";
 import type { JobHandlers, JobRun } from "./job-handler";
 import { recordJobAttempt, recordJobStart } from "./metrics";
-import { redisConnectionErrors } from "../shared/platform/metrics-registry";
-import { withTimeout } from "../shared/platform/concurrency/with-timeout";
+import { redisConnectionErrors } from "@amem/platform";
+import { withTimeout } from "@amem/platform";
 
 const CLOSE_DEADLINE_MS = 8_000;
 

@@ -1,9 +1,9 @@
-import { factView } from "../../shared/core/contract/facts";
-import { exportAccount, type ExportAccountRow, type ExportSink } from "../../shared/core/accounts/export";
-import { loggableError } from "../../shared/platform/loggable-error";
-import { iso } from "../../shared/platform/time";
-import type { ApiDeps } from "../../shared/http/client-ip";
-import { memoryView } from "../../shared/core/contract/memories";
+import { factView } from "@amem/core";
+import { exportAccount, type ExportAccountRow, type ExportSink } from "@amem/core";
+import { loggableError } from "@amem/platform";
+import { iso } from "@amem/platform";
+import type { ApiDeps } from "@amem/core";
+import { memoryView } from "@amem/core";
 import { PacedStream } from "../paced-stream";
 import {
   exportAccountView,
@@ -11,7 +11,7 @@ import {
   exportEdgeView,
   exportScopeView,
   exportSessionView,
-} from "../../shared/core/contract/account";
+} from "@amem/core";
 
 /** Why an export ended before its last page (the abort reasons of its signal). */
 class ExportStopped extends Error {

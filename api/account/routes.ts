@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
-import type { ApiDeps } from "../../shared/http/client-ip";
+import type { ApiDeps } from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
-import { AppError } from "../../shared/platform/errors";
-import { beginErasure, erasureJobId } from "../../shared/core/accounts/erasure";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
+import { AppError } from "@amem/platform";
+import { beginErasure, erasureJobId } from "@amem/core";
 import { streamAccountExport } from "./export-stream";
-import { AccountExport, DeleteAccountBody, DeleteAccountResponse } from "../../shared/core/contract/account";
+import { AccountExport, DeleteAccountBody, DeleteAccountResponse } from "@amem/core";
 
 /** The account (SPEC §8): erasure (GDPR Art. 17) through the account queue, and the export (Art. 20). */
 export function accountRoutes(deps: ApiDeps) {

@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
-import type { ApiDeps } from "../../shared/http/client-ip";
-import { closeSession, getSession, openSession } from "../../shared/core/agent-sessions/service";
-import { heartbeatWithCredential } from "../../shared/core/agent-sessions/heartbeat";
-import { listAgentSessions } from "../../shared/core/agent-sessions/list";
-import { listSessionEvents } from "../../shared/core/agent-sessions/events";
+import type { ApiDeps } from "@amem/core";
+import { closeSession, getSession, openSession } from "@amem/core";
+import { heartbeatWithCredential } from "@amem/core";
+import { listAgentSessions } from "@amem/core";
+import { listSessionEvents } from "@amem/core";
 import { authPlugin, withCredential } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
 import {
   closedView,
   CloseResponse,
@@ -29,9 +29,9 @@ import {
   TriageBeginResponse,
   TriageCompleteBody,
   TriageCompleteResponse,
-} from "../../shared/core/contract/agent-sessions";
-import { beginTriage } from "../../shared/core/triage/begin";
-import { requestTriageCompletion } from "../../shared/core/triage/complete";
+} from "@amem/core";
+import { beginTriage } from "@amem/core";
+import { requestTriageCompletion } from "@amem/core";
 
 const WRITE_CODES = [...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted"] as const;
 

@@ -1,17 +1,10 @@
 import { Elysia, t } from "elysia";
-import type { ApiDeps } from "../../shared/http/client-ip";
-import { createApiKey, listApiKeysWithUse, revokeApiKeyById } from "../../shared/core/accounts/api-keys";
-import { assertWritable } from "../../shared/core/auth/credentials";
+import type { ApiDeps } from "@amem/core";
+import { createApiKey, listApiKeysWithUse, revokeApiKeyById } from "@amem/core";
+import { assertWritable } from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
-import {
-  CreatedKey,
-  createdKeyView,
-  CreateKeyBody,
-  KeyIdParams,
-  KeyList,
-  keyListView,
-} from "../../shared/core/contract/api-keys";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
+import { CreatedKey, createdKeyView, CreateKeyBody, KeyIdParams, KeyList, keyListView } from "@amem/core";
 
 /** API key management for the authenticated user (SPEC §2.2). */
 export function apiKeyRoutes(deps: ApiDeps) {

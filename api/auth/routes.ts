@@ -1,11 +1,11 @@
 import { Elysia, t } from "elysia";
-import { createUser, login, logout } from "../../shared/core/accounts/users";
-import { enforceRateLimit } from "../../shared/core/rate-limit";
-import { iso } from "../../shared/platform/time";
-import { loggableError } from "../../shared/platform/loggable-error";
+import { createUser, login, logout } from "@amem/core";
+import { enforceRateLimit } from "@amem/core";
+import { iso } from "@amem/platform";
+import { loggableError } from "@amem/platform";
 import { authPlugin } from "../plugins/auth";
-import type { ApiDeps } from "../../shared/http/client-ip";
-import { AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
+import type { ApiDeps } from "@amem/core";
+import { AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
 import {
   Accepted,
   ForgotPasswordBody,
@@ -15,8 +15,8 @@ import {
   ResetPasswordBody,
   SignupBody,
   VerifyEmailBody,
-} from "../../shared/core/contract/auth";
-import { requestPasswordReset, resetPassword, verifyEmail } from "../../shared/core/accounts/recovery";
+} from "@amem/core";
+import { requestPasswordReset, resetPassword, verifyEmail } from "@amem/core";
 
 /** Signup, login and logout: the bearer-session half of SPEC §2.3. */
 export function authRoutes(deps: ApiDeps) {

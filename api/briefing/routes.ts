@@ -1,16 +1,10 @@
 import { Elysia } from "elysia";
-import { buildBriefing } from "../../shared/core/briefing/service";
-import { debriefPrompt } from "../../shared/core/briefing/debrief";
-import type { ApiDeps } from "../../shared/http/client-ip";
+import { buildBriefing } from "@amem/core";
+import { debriefPrompt } from "@amem/core";
+import type { ApiDeps } from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, errors } from "../../shared/core/contract/schema-kit";
-import {
-  Briefing,
-  BriefingQuery,
-  briefingView,
-  DebriefPrompt,
-  DebriefQuery,
-} from "../../shared/core/contract/briefing";
+import { AUTHED_CODES, errors } from "@amem/core";
+import { Briefing, BriefingQuery, briefingView, DebriefPrompt, DebriefQuery } from "@amem/core";
 
 /** Session-start briefing (SPEC §6) and the debrief continuation's prompt. */
 export function briefingRoutes(deps: ApiDeps) {

@@ -2,26 +2,21 @@ import { Elysia, t } from "elysia";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CONSOLE_DIST, ensureConsoleBuilt, type ConsoleManifest } from "../../console/build";
-import { login, logout } from "../../shared/core/accounts/users";
-import { CONSOLE_COOKIE, consoleCsrfToken, consoleSessionToken } from "../../shared/core/auth/console-session";
-import { consoleMemoryDetail } from "../../shared/core/console/memory-detail";
-import { AppError } from "../../shared/platform/errors";
-import { sha256Hex } from "../../shared/platform/ids";
-import { enforceRateLimit } from "../../shared/core/rate-limit";
-import { isoOrNull } from "../../shared/platform/time";
-import { LoginBody } from "../../shared/core/contract/auth";
-import {
-  ActivityQuery,
-  ConsoleActivity,
-  ConsoleMemoryDetail,
-  ConsoleSession,
-} from "../../shared/core/contract/console";
-import { consoleActivity } from "../../shared/core/console/activity";
-import { factView } from "../../shared/core/contract/facts";
-import { MemoryIdParams, memoryView } from "../../shared/core/contract/memories";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, errors, NoQuery, Text } from "../../shared/core/contract/schema-kit";
-import type { ApiDeps } from "../../shared/http/client-ip";
-import { htmlPage } from "../../shared/http/html-page";
+import { login, logout } from "@amem/core";
+import { CONSOLE_COOKIE, consoleCsrfToken, consoleSessionToken } from "@amem/core";
+import { consoleMemoryDetail } from "@amem/core";
+import { AppError } from "@amem/platform";
+import { sha256Hex } from "@amem/platform";
+import { enforceRateLimit } from "@amem/core";
+import { isoOrNull } from "@amem/platform";
+import { LoginBody } from "@amem/core";
+import { ActivityQuery, ConsoleActivity, ConsoleMemoryDetail, ConsoleSession } from "@amem/core";
+import { consoleActivity } from "@amem/core";
+import { factView } from "@amem/core";
+import { MemoryIdParams, memoryView } from "@amem/core";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, errors, NoQuery, Text } from "@amem/core";
+import type { ApiDeps } from "@amem/core";
+import { htmlPage } from "@amem/http";
 import { authPlugin } from "../plugins/auth";
 import { consoleHtml } from "./page";
 

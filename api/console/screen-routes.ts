@@ -1,15 +1,10 @@
 import { Elysia } from "elysia";
-import { agentExcerpts } from "../../shared/core/console/agent-excerpts";
-import { factProposalsWithFacts } from "../../shared/core/console/fact-proposals";
-import {
-  agentExcerptsView,
-  ConsoleAgentExcerpts,
-  ConsoleFactProposals,
-  factProposalsWithFactsView,
-} from "../../shared/core/contract/console-screens";
-import { ProposalListQuery } from "../../shared/core/contract/proposals";
-import { AUTHED_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
-import type { ApiDeps } from "../../shared/http/client-ip";
+import { agentExcerpts } from "@amem/core";
+import { factProposalsWithFacts } from "@amem/core";
+import { agentExcerptsView, ConsoleAgentExcerpts, ConsoleFactProposals, factProposalsWithFactsView } from "@amem/core";
+import { ProposalListQuery } from "@amem/core";
+import { AUTHED_CODES, errors, NoQuery } from "@amem/core";
+import type { ApiDeps } from "@amem/core";
 import { authPlugin } from "../plugins/auth";
 
 /**

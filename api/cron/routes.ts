@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
 import { createHash, timingSafeEqual } from "node:crypto";
-import { AppError } from "../../shared/platform/errors";
-import { SCHEDULED_JOBS } from "../../shared/store/queue/jobs";
+import { AppError } from "@amem/platform";
+import { SCHEDULED_JOBS } from "@amem/store";
 import { countFailedAuthentication } from "../plugins/auth";
-import type { ApiDeps } from "../../shared/http/client-ip";
-import { AUTHED_CODES, BODY_CODES, errors, NoQuery, oneOf, strictObject } from "../../shared/core/contract/schema-kit";
+import type { ApiDeps } from "@amem/core";
+import { AUTHED_CODES, BODY_CODES, errors, NoQuery, oneOf, strictObject } from "@amem/core";
 
 const CronAccepted = strictObject({ job: oneOf(SCHEDULED_JOBS), jobId: t.String() });
 /** Nothing to send; an empty object is tolerated, anything in it is an unknown property (400). */

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { dirname, join } from "node:path";
-import { htmlPage } from "../../shared/http/html-page";
-import { NoQuery } from "../../shared/core/contract/schema-kit";
+import { htmlPage } from "@amem/http";
+import { NoQuery } from "@amem/core";
 
 /**
  * The Scalar bundle as installed (pinned in package.json), served from this origin: the reference

@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
-import type { Deps } from "../../shared/core/deps";
-import { migrationsApplied } from "../../shared/store/db/migrate";
-import { AppError } from "../../shared/platform/errors";
-import { errors, NoQuery, strictObject } from "../../shared/core/contract/schema-kit";
-import { withTimeout } from "../../shared/platform/concurrency/with-timeout";
+import type { Deps } from "@amem/core";
+import { migrationsApplied } from "@amem/store";
+import { AppError } from "@amem/platform";
+import { errors, NoQuery, strictObject } from "@amem/core";
+import { withTimeout } from "@amem/platform";
 
 const VERSION = "v1";
 

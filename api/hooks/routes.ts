@@ -1,13 +1,13 @@
 import { Elysia } from "elysia";
 import { Type, type Static } from "@sinclair/typebox";
-import type { ApiDeps } from "../../shared/http/client-ip";
+import type { ApiDeps } from "@amem/core";
 import { withCredential } from "../plugins/auth";
-import { authenticate, type Principal } from "../../shared/core/auth/credentials";
-import { AUTHED_WRITE_CODES, BODY_CODES, errors, Project, ScopeName } from "../../shared/core/contract/schema-kit";
-import { HookBody, readHookEvent } from "../../shared/core/hooks/payload";
-import { HookAnswer, hookAnswer } from "../../shared/core/hooks/output";
-import { handleHookEvent, type Harness } from "../../shared/core/hooks/service";
-import { HookMisses, withinBudget, type Budgeted } from "../../shared/core/hooks/budget";
+import { authenticate, type Principal } from "@amem/core";
+import { AUTHED_WRITE_CODES, BODY_CODES, errors, Project, ScopeName } from "@amem/core";
+import { HookBody, readHookEvent } from "@amem/core";
+import { HookAnswer, hookAnswer } from "@amem/core";
+import { handleHookEvent, type Harness } from "@amem/core";
+import { HookMisses, withinBudget, type Budgeted } from "@amem/core";
 
 /** The hook's caller, resolved before validation, and when the hook's budget runs out. */
 type Caller = { principal: Budgeted<Principal>; budgetEndsAt: number };

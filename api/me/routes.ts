@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import type { ApiDeps } from "../../shared/http/client-ip";
+import type { ApiDeps } from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
-import { Identity, identityView } from "../../shared/core/contract/auth";
+import { AUTHED_CODES, errors, NoQuery } from "@amem/core";
+import { Identity, identityView } from "@amem/core";
 
 /** Who is calling (seed 4.4). */
 export function meRoutes(deps: ApiDeps) {

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import { createMemory } from "../../shared/core/memories/capture";
-import type { ApiDeps } from "../../shared/http/client-ip";
+import { createMemory } from "@amem/core";
+import type { ApiDeps } from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
 import {
   ArchiveBody,
   CaptureBody,
@@ -23,9 +23,9 @@ import {
   ResolveBody,
   resolvedView,
   ReviseBody,
-} from "../../shared/core/contract/memories";
-import { getMemory, listTenantMemories, memoryHistory } from "../../shared/core/memories/read";
-import { archiveMemory, resolveMemory, reviseMemory } from "../../shared/core/memories/revise";
+} from "@amem/core";
+import { getMemory, listTenantMemories, memoryHistory } from "@amem/core";
+import { archiveMemory, resolveMemory, reviseMemory } from "@amem/core";
 
 const WRITE_CODES = [...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted"] as const;
 

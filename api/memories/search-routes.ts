@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import { searchMemories } from "../../shared/core/memories/search";
-import type { ApiDeps } from "../../shared/http/client-ip";
+import { searchMemories } from "@amem/core";
+import type { ApiDeps } from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
-import { SearchBody, SearchResults, searchResultsView } from "../../shared/core/contract/memories";
+import { AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
+import { SearchBody, SearchResults, searchResultsView } from "@amem/core";
 
 /** Ranked memory search (SPEC §4.3): full-text (websearch syntax) blended with trigram similarity. */
 export function searchRoutes(deps: ApiDeps) {

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import { authenticate, type Credential } from "../../shared/core/auth/credentials";
-import { credentialFromRequest } from "../../shared/core/auth/console-session";
-import { AppError } from "../../shared/platform/errors";
-import { enforceRateLimit } from "../../shared/core/rate-limit";
-import type { ApiDeps } from "../../shared/http/client-ip";
+import { authenticate, type Credential } from "@amem/core";
+import { credentialFromRequest } from "@amem/core";
+import { AppError } from "@amem/platform";
+import { enforceRateLimit } from "@amem/core";
+import type { ApiDeps } from "@amem/core";
 
 /**
  * Counts a refused credential (API key, bearer, cron secret) against RATE_LIMIT_IP per client

@@ -1,13 +1,8 @@
 import { Elysia } from "elysia";
-import {
-  decideFactProposal,
-  decideProposal,
-  listFactProposals,
-  listProposals,
-} from "../../shared/core/proposals/service";
-import type { ApiDeps } from "../../shared/http/client-ip";
+import { decideFactProposal, decideProposal, listFactProposals, listProposals } from "@amem/core";
+import type { ApiDeps } from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
 import {
   Applied,
   DecideBody,
@@ -18,7 +13,7 @@ import {
   ProposalListQuery,
   proposalListView,
   Rejected,
-} from "../../shared/core/contract/proposals";
+} from "@amem/core";
 
 const DECIDE_CODES = [
   ...AUTHED_WRITE_CODES,

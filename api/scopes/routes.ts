@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
-import { createScope, deleteScope, listScopesOf, updateScope } from "../../shared/core/scopes/service";
-import type { ApiDeps } from "../../shared/http/client-ip";
+import { createScope, deleteScope, listScopesOf, updateScope } from "@amem/core";
+import type { ApiDeps } from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "../../shared/core/contract/schema-kit";
+import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
 import {
   CreateScopeBody,
   Scope,
@@ -11,7 +11,7 @@ import {
   scopeListView,
   scopeView,
   UpdateScopeBody,
-} from "../../shared/core/contract/scopes";
+} from "@amem/core";
 
 const WRITE_CODES = [...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted", "conflict"] as const;
 

@@ -1,6 +1,6 @@
 import { drizzle } from "drizzle-orm/postgres-js";
 import type postgres from "postgres";
-import * as schema from "../../shared/store/db/schema";
+import { schema } from "@amem/store";
 
 /**
  * The plans of exactly the statements the service's code sends: the code runs against a drizzle

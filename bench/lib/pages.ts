@@ -1,13 +1,13 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Sql } from "postgres";
-import { createDb } from "../../shared/store/db/client";
-import { listTenantMemories } from "../../shared/core/memories/read";
-import { listSessions } from "../../shared/store/db/queries/agent-sessions";
-import { buildBriefing } from "../../shared/core/briefing/service";
-import { encodeCursor } from "../../shared/core/cursor";
-import type { Deps } from "../../shared/core/deps";
-import type { Principal } from "../../shared/core/auth/credentials";
+import { createDb } from "@amem/store";
+import { listTenantMemories } from "@amem/core";
+import { listSessions } from "@amem/store";
+import { buildBriefing } from "@amem/core";
+import { encodeCursor } from "@amem/core";
+import type { Deps } from "@amem/core";
+import type { Principal } from "@amem/core";
 import { explainAnalyze, recordingDrizzle, type Statement } from "./explain";
 import { median, percentile } from "./report";
 

@@ -211,8 +211,8 @@ export async function benchDatabaseUrl(name: string, database: string): Promise<
     process.env.BENCH_DATABASE_URL ??
     `postgres://postgres@127.0.0.1:5432/${isSmoke() ? `amem_ci_bench_${name}` : database}`;
   if (isSmoke()) {
-    const { ensureDatabase } = await import("../../shared/store/db/ensure-database");
-    const { applyMigrations } = await import("../../shared/store/db/migrate");
+    const { ensureDatabase } = await import("@amem/store");
+    const { applyMigrations } = await import("@amem/store");
     await ensureDatabase(url);
     await applyMigrations(url, { timeoutMs: 10_000 });
   }

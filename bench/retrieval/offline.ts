@@ -32,7 +32,7 @@ import { benchDatabaseUrl } from "../lib/run-env";
 import { Bm25Index } from "./bm25";
 import { meanScores, scoreRanking, type Scores } from "./metrics";
 import type { EvalUnit, QuerySpec } from "./types";
-import { parseSearchQuery } from "../../shared/core/memories/search-query";
+import { parseSearchQuery } from "@amem/core";
 import {
   buildSlots,
   FUZZY_MAX_TERMS,
@@ -43,7 +43,7 @@ import {
   type Posting,
   type RankingConstants,
   type Slot,
-} from "../../shared/core/memories/search-ranking";
+} from "@amem/core";
 
 const ROOT = join(import.meta.dir, "../..");
 const LIMIT = 10;

@@ -1,4 +1,4 @@
-import type { MemoryType } from "../../shared/store/db/schema";
+import type { MemoryType } from "@amem/store";
 
 /** What the harness evaluates: datasets of tenants, each with the memories to store and the questions to ask. */
 

@@ -1,7 +1,7 @@
-import type { Deps } from "../../shared/core/deps";
-import type { McpPrincipal } from "../../shared/oauth-server/mcp-gate";
-import { COMPLETION_LIMIT, projectNames } from "../../shared/core/memories/read";
-import { listScopesOf } from "../../shared/core/scopes/service";
+import type { Deps } from "@amem/core";
+import type { McpPrincipal } from "@amem/oauth-server";
+import { COMPLETION_LIMIT, projectNames } from "@amem/core";
+import { listScopesOf } from "@amem/core";
 
 /** Scope names and aliases of the tenant starting with `prefix` (argument completion). */
 export async function completeScope(deps: Deps, principal: McpPrincipal, prefix: string): Promise<string[]> {

@@ -1,10 +1,10 @@
 import { Type } from "@sinclair/typebox";
 import { completable, type McpServer } from "@modelcontextprotocol/server";
-import { Project, ScopeName, strictObject } from "../../shared/core/contract/schema-kit";
-import { briefingView } from "../../shared/core/contract/briefing";
-import type { Deps } from "../../shared/core/deps";
-import { buildBriefing } from "../../shared/core/briefing/service";
-import type { McpPrincipal } from "../../shared/oauth-server/mcp-gate";
+import { Project, ScopeName, strictObject } from "@amem/core";
+import { briefingView } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { buildBriefing } from "@amem/core";
+import type { McpPrincipal } from "@amem/oauth-server";
 import { completeProject, completeScope } from "../completions/names";
 import { checked, requireScope } from "../tools/tool";
 

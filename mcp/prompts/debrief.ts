@@ -1,8 +1,8 @@
 import type { McpServer } from "@modelcontextprotocol/server";
-import { DebriefQuery } from "../../shared/core/contract/briefing";
-import type { Deps } from "../../shared/core/deps";
-import { debriefPrompt } from "../../shared/core/briefing/debrief";
-import type { McpPrincipal } from "../../shared/oauth-server/mcp-gate";
+import { DebriefQuery } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { debriefPrompt } from "@amem/core";
+import type { McpPrincipal } from "@amem/oauth-server";
 import { checked, requireScope } from "../tools/tool";
 
 /** Prompt `debrief`: GET /api/v1/prompts/debrief through MCP (the same service and text). */

@@ -1,10 +1,10 @@
 import { ResourceNotFoundError, ResourceTemplate, type McpServer } from "@modelcontextprotocol/server";
-import { memoryView } from "../../shared/core/contract/memories";
-import type { Deps } from "../../shared/core/deps";
-import { getMemory, listTenantMemories } from "../../shared/core/memories/read";
-import { isUuid } from "../../shared/platform/ids";
-import { AppError } from "../../shared/platform/errors";
-import type { McpPrincipal } from "../../shared/oauth-server/mcp-gate";
+import { memoryView } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { getMemory, listTenantMemories } from "@amem/core";
+import { isUuid } from "@amem/platform";
+import { AppError } from "@amem/platform";
+import type { McpPrincipal } from "@amem/oauth-server";
 import { requireScope } from "../tools/tool";
 
 export const MEMORY_URI_TEMPLATE = "amem://memory/{id}";

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
-import { MemoryView, memoryView } from "../../shared/core/contract/memories";
-import { strictObject, Uuid } from "../../shared/core/contract/schema-kit";
-import type { Deps } from "../../shared/core/deps";
-import { archiveMemory } from "../../shared/core/memories/revise";
+import { MemoryView, memoryView } from "@amem/core";
+import { strictObject, Uuid } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { archiveMemory } from "@amem/core";
 import { defineTool } from "./tool";
 
 const ArchiveInput = strictObject({ id: Uuid, sessionRunId: Type.Optional(Uuid) });

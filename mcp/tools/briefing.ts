@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
-import { SELECTOR_KINDS } from "../../shared/store/db/schema";
-import { Briefing, BriefingText, briefingView } from "../../shared/core/contract/briefing";
-import { Agent, Int, oneOf, Project, ScopeName, SessionId, strictObject } from "../../shared/core/contract/schema-kit";
-import type { Deps } from "../../shared/core/deps";
-import { buildBriefing } from "../../shared/core/briefing/service";
+import { SELECTOR_KINDS } from "@amem/store";
+import { Briefing, BriefingText, briefingView } from "@amem/core";
+import { Agent, Int, oneOf, Project, ScopeName, SessionId, strictObject } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { buildBriefing } from "@amem/core";
 import { defineTool } from "./tool";
 
 export const BriefingInput = strictObject({

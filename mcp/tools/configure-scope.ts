@@ -1,10 +1,10 @@
 import { Type } from "@sinclair/typebox";
-import { Scope, ScopeList, scopeListView, scopeView } from "../../shared/core/contract/scopes";
-import { Int, oneOf, ScopeName, strictObject } from "../../shared/core/contract/schema-kit";
-import type { Deps } from "../../shared/core/deps";
-import { AppError } from "../../shared/platform/errors";
-import type { Principal } from "../../shared/core/auth/credentials";
-import { createScope, deleteScope, listScopesOf, updateScope } from "../../shared/core/scopes/service";
+import { Scope, ScopeList, scopeListView, scopeView } from "@amem/core";
+import { Int, oneOf, ScopeName, strictObject } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { AppError } from "@amem/platform";
+import type { Principal } from "@amem/core";
+import { createScope, deleteScope, listScopesOf, updateScope } from "@amem/core";
 import { defineTool } from "./tool";
 
 const ACTIONS = ["list", "create", "rename", "set_aliases", "delete"] as const;

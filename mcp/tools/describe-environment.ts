@@ -1,12 +1,12 @@
 import { Type } from "@sinclair/typebox";
-import { COMMITMENT_STATUSES, MEMORY_TYPES } from "../../shared/store/db/schema";
-import { CreateMemoryBody, SearchBody } from "../../shared/core/contract/memories";
-import { Scope, scopeView } from "../../shared/core/contract/scopes";
-import { Identity, identityView } from "../../shared/core/contract/auth";
-import { Int, strictObject } from "../../shared/core/contract/schema-kit";
-import type { Deps } from "../../shared/core/deps";
-import { DEFAULT_SCOPE } from "../../shared/core/memories/capture";
-import { listScopesOf } from "../../shared/core/scopes/service";
+import { COMMITMENT_STATUSES, MEMORY_TYPES } from "@amem/store";
+import { CreateMemoryBody, SearchBody } from "@amem/core";
+import { Scope, scopeView } from "@amem/core";
+import { Identity, identityView } from "@amem/core";
+import { Int, strictObject } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { DEFAULT_SCOPE } from "@amem/core";
+import { listScopesOf } from "@amem/core";
 import { defineTool } from "./tool";
 
 /** The limits a model should know before writing, read from the contract's own models (one source). */

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
-import { FactList, factListView } from "../../shared/core/contract/facts";
-import { Int, strictObject, Text, TimestampIn } from "../../shared/core/contract/schema-kit";
-import type { Deps } from "../../shared/core/deps";
-import { readFacts } from "../../shared/core/memories/facts";
+import { FactList, factListView } from "@amem/core";
+import { Int, strictObject, Text, TimestampIn } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { readFacts } from "@amem/core";
 import { defineTool } from "./tool";
 
 const GetFactsInput = strictObject({

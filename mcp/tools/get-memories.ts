@@ -1,10 +1,10 @@
 import { Type } from "@sinclair/typebox";
-import { MEMORY_STATUSES } from "../../shared/store/db/schema";
-import { MemoryPage, MemoryTypeSchema, memoryPageView } from "../../shared/core/contract/memories";
-import { Cursor, Int, oneOf, Project, ScopeName, strictObject, Uuid } from "../../shared/core/contract/schema-kit";
-import type { Deps } from "../../shared/core/deps";
-import { AppError } from "../../shared/platform/errors";
-import { getMemory, listTenantMemories } from "../../shared/core/memories/read";
+import { MEMORY_STATUSES } from "@amem/store";
+import { MemoryPage, MemoryTypeSchema, memoryPageView } from "@amem/core";
+import { Cursor, Int, oneOf, Project, ScopeName, strictObject, Uuid } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { AppError } from "@amem/platform";
+import { getMemory, listTenantMemories } from "@amem/core";
 import { defineTool } from "./tool";
 
 const MAX_IDS = 25;

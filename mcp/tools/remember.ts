@@ -1,6 +1,6 @@
-import { CreatedMemory, CreateMemoryBody, createdMemoryView } from "../../shared/core/contract/memories";
-import type { Deps } from "../../shared/core/deps";
-import { createMemory } from "../../shared/core/memories/capture";
+import { CreatedMemory, CreateMemoryBody, createdMemoryView } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { createMemory } from "@amem/core";
 import { defineTool } from "./tool";
 
 /** POST /api/v1/memories through MCP: the same body, service and view. */

@@ -1,7 +1,7 @@
-import { ResolveBody, Resolved, resolvedView } from "../../shared/core/contract/memories";
-import { strictObject, Uuid } from "../../shared/core/contract/schema-kit";
-import type { Deps } from "../../shared/core/deps";
-import { resolveMemory } from "../../shared/core/memories/revise";
+import { ResolveBody, Resolved, resolvedView } from "@amem/core";
+import { strictObject, Uuid } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { resolveMemory } from "@amem/core";
 import { defineTool } from "./tool";
 
 const ResolveInput = strictObject({ id: Uuid, ...ResolveBody.properties });

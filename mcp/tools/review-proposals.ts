@@ -1,20 +1,10 @@
 import { Type } from "@sinclair/typebox";
-import { PROPOSAL_STATUSES } from "../../shared/store/db/schema";
-import {
-  FactProposalList,
-  factProposalListView,
-  ProposalList,
-  proposalListView,
-} from "../../shared/core/contract/proposals";
-import { Int, oneOf, strictObject, Uuid } from "../../shared/core/contract/schema-kit";
-import type { Deps } from "../../shared/core/deps";
-import { AppError } from "../../shared/platform/errors";
-import {
-  decideFactProposal,
-  decideProposal,
-  listFactProposals,
-  listProposals,
-} from "../../shared/core/proposals/service";
+import { PROPOSAL_STATUSES } from "@amem/store";
+import { FactProposalList, factProposalListView, ProposalList, proposalListView } from "@amem/core";
+import { Int, oneOf, strictObject, Uuid } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { AppError } from "@amem/platform";
+import { decideFactProposal, decideProposal, listFactProposals, listProposals } from "@amem/core";
 import { defineTool } from "./tool";
 
 const ACTIONS = ["list", "apply", "reject"] as const;

@@ -1,7 +1,7 @@
-import { CreatedMemory, memoryView, ReviseBody } from "../../shared/core/contract/memories";
-import { strictObject, Uuid } from "../../shared/core/contract/schema-kit";
-import type { Deps } from "../../shared/core/deps";
-import { reviseMemory } from "../../shared/core/memories/revise";
+import { CreatedMemory, memoryView, ReviseBody } from "@amem/core";
+import { strictObject, Uuid } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { reviseMemory } from "@amem/core";
 import { defineTool } from "./tool";
 
 const ReviseInput = strictObject({ id: Uuid, ...ReviseBody.properties });

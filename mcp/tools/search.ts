@@ -1,6 +1,6 @@
-import { SearchBody, SearchResults, searchResultsView } from "../../shared/core/contract/memories";
-import type { Deps } from "../../shared/core/deps";
-import { searchMemories } from "../../shared/core/memories/search";
+import { SearchBody, SearchResults, searchResultsView } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { searchMemories } from "@amem/core";
 import { defineTool } from "./tool";
 
 /** POST /api/v1/search through MCP. */

@@ -7,13 +7,13 @@ import type {
   StandardSchemaWithJSON,
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
-import type { Deps } from "../../shared/core/deps";
-import { AppError, type ErrorCode } from "../../shared/platform/errors";
-import { allowsScope, type OAuthScope } from "../../shared/platform/scopes";
-import { isDependencyUnavailable, unavailableCause } from "../../shared/platform/unavailable";
-import { mcpToolCalls, unavailableAnswers } from "../../shared/platform/metrics-registry";
-import { loggableError } from "../../shared/platform/loggable-error";
-import { principalOf, type McpPrincipal } from "../../shared/oauth-server/mcp-gate";
+import type { Deps } from "@amem/core";
+import { AppError, type ErrorCode } from "@amem/platform";
+import { allowsScope, type OAuthScope } from "@amem/platform";
+import { isDependencyUnavailable, unavailableCause } from "@amem/platform";
+import { mcpToolCalls, unavailableAnswers } from "@amem/platform";
+import { loggableError } from "@amem/platform";
+import { principalOf, type McpPrincipal } from "@amem/oauth-server";
 
 /** A contract schema as JSON Schema for `tools/list` (TypeBox's kind symbols are not JSON and drop out). */
 const jsonSchemas = new WeakMap<TSchema, Record<string, unknown>>();

@@ -1,5 +1,5 @@
 import { localhostAllowedHostnames, validateHostHeader } from "@modelcontextprotocol/server";
-import type { Config } from "../../shared/platform/config";
+import type { Config } from "@amem/platform";
 
 const LOOPBACK_HOSTNAMES = localhostAllowedHostnames();
 

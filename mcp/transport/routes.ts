@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
 import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
-import type { Deps } from "../../shared/core/deps";
-import { AppError } from "../../shared/platform/errors";
-import { loggableError } from "../../shared/platform/loggable-error";
-import type { Logger } from "../../shared/platform/logger";
-import { errorResponse } from "../../shared/http/plugins/errors";
-import { bearerGate, type AccessTokenVerifier } from "../../shared/oauth-server/mcp-gate";
-import { MCP_PATH } from "../../shared/oauth-server/discovery/metadata";
+import type { Deps } from "@amem/core";
+import { AppError } from "@amem/platform";
+import { loggableError } from "@amem/platform";
+import type { Logger } from "@amem/platform";
+import { errorResponse } from "@amem/http";
+import { bearerGate, type AccessTokenVerifier } from "@amem/oauth-server";
+import { MCP_PATH } from "@amem/oauth-server";
 import { corsHeaders, hostGuard, originGuard, preflightHeaders } from "./guards";
 
 function withHeaders(response: Response, headers: Record<string, string>): Response {

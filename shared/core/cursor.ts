@@ -1,5 +1,5 @@
-import { AppError } from "../platform/errors";
-import { isUuid } from "../platform/ids";
+import { AppError } from "@amem/platform";
+import { isUuid } from "@amem/platform";
 
 /**
  * Opaque keyset cursor for lists ordered by a timestamp then id, both descending: the position of

@@ -1,15 +1,15 @@
-import type { Config } from "../platform/config";
-import { createDb, type Db } from "../store/db/client";
+import type { Config } from "@amem/platform";
+import { createDb, type Db } from "@amem/store";
 import type postgres from "postgres";
-import { connectRedis, createRequestRedis, redisTarget } from "../store/redis/connections";
-import type { ScriptedRedis } from "../store/redis/scripts";
-import { redisKeys, type RedisKeys } from "../store/redis/keys";
-import { createLogger, type Logger } from "../platform/logger";
-import { createMailer, type Mailer } from "../platform/mail";
+import { connectRedis, createRequestRedis, redisTarget } from "@amem/store";
+import type { ScriptedRedis } from "@amem/store";
+import { redisKeys, type RedisKeys } from "@amem/store";
+import { createLogger, type Logger } from "@amem/platform";
+import { createMailer, type Mailer } from "@amem/platform";
 import { CredentialOwners } from "./auth/credential-owners";
-import { JobQueues } from "../store/queue/producer";
-import { WaitLimiter } from "../platform/concurrency/wait-limiter";
-import { instrumentRedis } from "../platform/metrics-registry";
+import { JobQueues } from "@amem/store";
+import { WaitLimiter } from "@amem/platform";
+import { instrumentRedis } from "@amem/platform";
 
 /** What services need from the outside world; built once per process (or per test). */
 export type Deps = {
@@ -70,3 +70,6 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
     },
   };
 }
+
+/** What a server's features get: the shared deps plus the client address of a request (shared/http/client-ip.ts adds it). */
+export type ApiDeps = Deps & { clientIp: (request: Request) => string };

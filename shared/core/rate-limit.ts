@@ -1,6 +1,6 @@
-import { AppError } from "../platform/errors";
+import { AppError } from "@amem/platform";
 import type { Deps } from "./deps";
-import { rateLimitRefusals } from "../platform/metrics-registry";
+import { rateLimitRefusals } from "@amem/platform";
 
 /**
  * Fixed-window limit for traffic that has no credential yet (per client IP). The counting is the

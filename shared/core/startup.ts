@@ -1,5 +1,5 @@
-import { ConfigError, loadConfig, type Config } from "../platform/config";
-import { PreflightError, preflight } from "../store/preflight";
+import { ConfigError, loadConfig, type Config } from "@amem/platform";
+import { PreflightError, preflight } from "@amem/store";
 
 /**
  * The one line for a start-up failure the operator can fix: a bad setting (ConfigError), Postgres

@@ -1,8 +1,7 @@
 import type { Server } from "bun";
-import type { Deps } from "../core/deps";
 
-/** What the api's features get: the shared deps plus the client address of a request. */
-export type ApiDeps = Deps & { clientIp: (request: Request) => string };
+/** The client address of a request, added to a server's deps (core's ApiDeps is Deps with it). */
+export type ClientIpLookup = { clientIp: (request: Request) => string };
 
 /**
  * The client address: the socket's, or, when TRUST_PROXY is set, the last X-Forwarded-For entry
@@ -10,7 +9,10 @@ export type ApiDeps = Deps & { clientIp: (request: Request) => string };
  * Looked up through the server handle rather than the request context, so handlers that only
  * need it on a failure path do not make Elysia prepare `server` for every request.
  */
-export function withClientIp(deps: Deps, server: () => Server<unknown> | null | undefined): ApiDeps {
+export function withClientIp<D extends { config: { TRUST_PROXY: boolean } }>(
+  deps: D,
+  server: () => Server<unknown> | null | undefined,
+): D & ClientIpLookup {
   return {
     ...deps,
     clientIp: (request) => {

@@ -1,7 +1,7 @@
-import { AppError, type ErrorCode } from "../platform/errors";
-import { isStorableText } from "../platform/text";
-import { withTimeout } from "../platform/concurrency/with-timeout";
-import { DeadlineSweep } from "../platform/concurrency/deadline-sweep";
+import { AppError, type ErrorCode } from "@amem/platform";
+import { isStorableText } from "@amem/platform";
+import { withTimeout } from "@amem/platform";
+import { DeadlineSweep } from "@amem/platform";
 
 export type JsonBodyLimits = {
   /** Bytes; more is 413 (SPEC §1). */

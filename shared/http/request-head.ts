@@ -1,4 +1,4 @@
-import type { ErrorCode } from "../platform/errors";
+import type { ErrorCode } from "@amem/platform";
 
 /**
  * The app's bound on a request head: the URL plus every header as `name: value\r\n`. It is the

@@ -1,16 +1,10 @@
-import type { Deps } from "../core/deps";
-import { newId } from "../platform/ids";
-import {
-  findClient,
-  insertCode,
-  upsertGrant,
-  upsertMetadataDocumentClient,
-  type OAuthClientRow,
-} from "../store/db/queries/oauth";
-import { lockActiveAccount } from "../store/db/queries/account-fence";
-import { effectiveScopes, OAUTH_SCOPES, type OAuthScope } from "../platform/scopes";
+import type { Deps } from "@amem/core";
+import { newId } from "@amem/platform";
+import { findClient, insertCode, upsertGrant, upsertMetadataDocumentClient, type OAuthClientRow } from "@amem/store";
+import { lockActiveAccount } from "@amem/store";
+import { effectiveScopes, OAUTH_SCOPES, type OAuthScope } from "@amem/platform";
 import { OAuthError } from "./errors";
-import { isPkceValue, mintSecret } from "../platform/ids";
+import { isPkceValue, mintSecret } from "@amem/platform";
 import { redirectUriMatches } from "./redirect-uris";
 import {
   isUrlClientId,

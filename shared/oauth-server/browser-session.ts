@@ -1,5 +1,5 @@
-import type { Deps } from "../core/deps";
-import { isRandomToken, isUuid, randomToken, sha256Hex } from "../platform/ids";
+import type { Deps } from "@amem/core";
+import { isRandomToken, isUuid, randomToken, sha256Hex } from "@amem/platform";
 
 /** How long the login page remembers a signed-in browser. */
 export const BROWSER_SESSION_SECONDS = 3_600;

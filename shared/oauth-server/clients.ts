@@ -1,7 +1,7 @@
-import type { Deps } from "../core/deps";
-import { mintSecret, newClientId, sha256Hex } from "../platform/ids";
+import type { Deps } from "@amem/core";
+import { mintSecret, newClientId, sha256Hex } from "@amem/platform";
 import { timingSafeEqual } from "node:crypto";
-import { findClient, insertClient, type OAuthClientRow } from "../store/db/queries/oauth";
+import { findClient, insertClient, type OAuthClientRow } from "@amem/store";
 import {
   OAUTH_APPLICATION_TYPES,
   OAUTH_AUTH_METHODS,
@@ -9,7 +9,7 @@ import {
   type OAuthApplicationType,
   type OAuthAuthMethod,
   type OAuthGrantType,
-} from "../store/db/schema";
+} from "@amem/store";
 import { OAuthError } from "./errors";
 import { isAllowedRedirectUri, looksNative } from "./redirect-uris";
 import { isUrlClientId, MetadataDocumentError, resolveMetadataDocumentClient } from "./metadata-documents";

@@ -1,9 +1,9 @@
-import type { Deps } from "../core/deps";
-import { AppError } from "../platform/errors";
-import { listLiveGrants, lockLiveGrants } from "../store/db/queries/oauth";
+import type { Deps } from "@amem/core";
+import { AppError } from "@amem/platform";
+import { listLiveGrants, lockLiveGrants, type GrantRow } from "@amem/store";
 import { revokeGrantsAndMark } from "./token-service";
 
-export type GrantRow = Awaited<ReturnType<typeof listLiveGrants>>[number];
+export type { GrantRow };
 
 /** GET /api/v1/oauth/grants: the clients the user authorised (live grants), newest first. */
 export async function listGrants(deps: Deps, userId: string): Promise<GrantRow[]> {

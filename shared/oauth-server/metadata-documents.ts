@@ -1,6 +1,6 @@
-import type { Deps } from "../core/deps";
-import { sha256Hex } from "../platform/ids";
-import type { OAuthApplicationType, OAuthGrantType } from "../store/db/schema";
+import type { Deps } from "@amem/core";
+import { sha256Hex } from "@amem/platform";
+import type { OAuthApplicationType, OAuthGrantType } from "@amem/store";
 import { OAuthError } from "./errors";
 import { validateClientMetadata } from "./clients";
 import {

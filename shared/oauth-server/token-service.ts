@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import type { Deps } from "../core/deps";
-import type { Executor } from "../store/db/client";
-import { newId } from "../platform/ids";
-import { lockActiveAccount } from "../store/db/queries/account-fence";
+import type { Deps } from "@amem/core";
+import type { Executor } from "@amem/store";
+import { newId } from "@amem/platform";
+import { lockActiveAccount } from "@amem/store";
 import {
   consumeCode,
   findCode,
@@ -19,10 +19,10 @@ import {
   type OAuthClientRow,
   type OAuthTokenRow,
   type RevokedToken,
-} from "../store/db/queries/oauth";
-import type { OAuthScope } from "../platform/scopes";
-import { cacheIssuedCredential, markCredentialsRevoked } from "../core/auth/credentials";
-import { isPkceValue, mintSecret, SECRET_PREFIXES, secretHash, sha256Hex } from "../platform/ids";
+} from "@amem/store";
+import type { OAuthScope } from "@amem/platform";
+import { cacheIssuedCredential, markCredentialsRevoked } from "@amem/core";
+import { isPkceValue, mintSecret, SECRET_PREFIXES, secretHash, sha256Hex } from "@amem/platform";
 import { OAuthError } from "./errors";
 import { grantedScopes, normaliseResource } from "./authorize";
 

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "bun:test";
-import { scanKeys } from "../../shared/store/redis/connections";
+import { scanKeys } from "@amem/store";
 import { createTestContext, startWorkers, type TestContext } from "../helpers";
 import { TEST_DATABASE_URL } from "../env";
-import { createUser } from "../../shared/core/accounts/users";
-import { requestPasswordReset } from "../../shared/core/accounts/recovery";
-import { ZERO_COUNTS } from "../../shared/core/accounts/erasure";
-import { newId } from "../../shared/platform/ids";
-import { completeTriageJobId } from "../../shared/core/triage/complete";
+import { createUser } from "@amem/core";
+import { requestPasswordReset } from "@amem/core";
+import { ZERO_COUNTS } from "@amem/core";
+import { newId } from "@amem/platform";
+import { completeTriageJobId } from "@amem/core";
 import { flushLeases } from "../../workers/flusher/lease-flusher";
 import { ISSUER, oauthFetch } from "../../shared/oauth-server/test/context";
 import { authorizeInBrowser, CookieJar, obtainTokens, pkcePair } from "../oauth-flow";
-import { authenticateAccessToken } from "../../shared/core/auth/credentials";
-import { sha256Hex } from "../../shared/platform/ids";
+import { authenticateAccessToken } from "@amem/core";
+import { sha256Hex } from "@amem/platform";
 
 const ctx = await createTestContext();
 await startWorkers(ctx, ["account"]);
@@ -301,7 +301,7 @@ describe("account erasure completeness", () => {
   it("does not let the write-behind flusher bring an excerpt back after the erasure", async () => {
     // A flusher pass that read a lease before the purge writes it after the commit: fenced out.
     const run = await ctx.deps.sql`select id from agent_sessions where user_id = ${erased.userId} limit 1`;
-    const { applyLeaseRefreshes } = await import("../../shared/store/db/queries/agent-sessions");
+    const { applyLeaseRefreshes } = await import("@amem/store");
     await applyLeaseRefreshes(ctx.deps.db, [
       { id: run[0]!.id, seenMs: Date.now(), excerpt: `late ${erased.mark}`, excerptAtMs: Date.now() },
     ]);

@@ -8,23 +8,23 @@ import {
   type TestResponse,
 } from "../helpers";
 import { newSessionId } from "../agent-sessions/helpers";
-import { AppError } from "../../shared/platform/errors";
-import { sha256Hex } from "../../shared/platform/ids";
-import type { Principal } from "../../shared/core/auth/credentials";
-import { cacheIssuedCredential } from "../../shared/core/auth/credentials";
-import { beginErasure } from "../../shared/core/accounts/erasure";
-import { createApiKey, insertNewApiKey } from "../../shared/core/accounts/api-keys";
-import { tenantWrite } from "../../shared/core/accounts/write-fence";
-import { createMemory } from "../../shared/core/memories/capture";
-import { archiveMemory, resolveMemory, reviseMemory } from "../../shared/core/memories/revise";
-import { closeSession, openSession } from "../../shared/core/agent-sessions/service";
-import { heartbeat } from "../../shared/core/agent-sessions/heartbeat";
-import { beginTriage } from "../../shared/core/triage/begin";
-import { completeTriage } from "../../shared/core/triage/complete";
-import { buildBriefing } from "../../shared/core/briefing/service";
-import { createScope, deleteScope, updateScope } from "../../shared/core/scopes/service";
-import { decideFactProposal, decideProposal } from "../../shared/core/proposals/service";
-import { leaseKey } from "../../shared/core/agent-sessions/lease-cache";
+import { AppError } from "@amem/platform";
+import { sha256Hex } from "@amem/platform";
+import type { Principal } from "@amem/core";
+import { cacheIssuedCredential } from "@amem/core";
+import { beginErasure } from "@amem/core";
+import { createApiKey, insertNewApiKey } from "@amem/core";
+import { tenantWrite } from "@amem/core";
+import { createMemory } from "@amem/core";
+import { archiveMemory, resolveMemory, reviseMemory } from "@amem/core";
+import { closeSession, openSession } from "@amem/core";
+import { heartbeat } from "@amem/core";
+import { beginTriage } from "@amem/core";
+import { completeTriage } from "@amem/core";
+import { buildBriefing } from "@amem/core";
+import { createScope, deleteScope, updateScope } from "@amem/core";
+import { decideFactProposal, decideProposal } from "@amem/core";
+import { leaseKey } from "@amem/core";
 
 /** A string that appears nowhere unless a test put it there (lower case: valid as agent and scope name). */
 const canary = () => `cnry${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;

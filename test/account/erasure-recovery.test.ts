@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { AppError } from "../../shared/platform/errors";
+import { AppError } from "@amem/platform";
 import { createTestContext, eventually, newTenant, startWorkers, type TestContext } from "../helpers";
 
 /**

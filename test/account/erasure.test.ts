@@ -9,10 +9,10 @@ import {
   type TestContext,
 } from "../helpers";
 import { newSessionId } from "../agent-sessions/helpers";
-import { createApiKey } from "../../shared/core/accounts/api-keys";
-import { beginErasure, eraseAccountData, ZERO_COUNTS } from "../../shared/core/accounts/erasure";
-import type { Principal } from "../../shared/core/auth/credentials";
-import { sha256Hex } from "../../shared/platform/ids";
+import { createApiKey } from "@amem/core";
+import { beginErasure, eraseAccountData, ZERO_COUNTS } from "@amem/core";
+import type { Principal } from "@amem/core";
+import { sha256Hex } from "@amem/platform";
 
 const ctx = await createTestContext();
 await startWorkers(ctx, ["account"]);

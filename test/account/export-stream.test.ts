@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "bun:test";
 import postgres from "postgres";
 import { captureLogs, createTestContext, eventually, newTenant, type Tenant, type TestContext } from "../helpers";
-import { EXPORT_PAGE_ROWS } from "../../shared/core/accounts/export";
+import { EXPORT_PAGE_ROWS } from "@amem/core";
 import { TEST_DATABASE_URL } from "../env";
 
 const EXPORTED_TABLES = [

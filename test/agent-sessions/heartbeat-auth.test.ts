@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { sha256Hex } from "../../shared/platform/ids";
+import { sha256Hex } from "@amem/platform";
 import { createTestContext, insertBearer, newTenant, type Tenant, type TestContext } from "../helpers";
 import { PrivateRedis } from "../faults/private-redis";
 import { heartbeat, newSessionId, open } from "./helpers";

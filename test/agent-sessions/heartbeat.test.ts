@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { createDb } from "../../shared/store/db/client";
+import { createDb } from "@amem/store";
 import { createApp } from "../../api/app";
 import { startFlusher } from "../../workers/flusher/flusher";
 import { flushLeases } from "../../workers/flusher/lease-flusher";

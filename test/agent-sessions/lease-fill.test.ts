@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext } from "../helpers";
-import { newId } from "../../shared/platform/ids";
+import { newId } from "@amem/platform";
 
 const ctx = await createTestContext();
 const TTL_MS = 60_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { sha256Hex } from "../../shared/platform/ids";
+import { sha256Hex } from "@amem/platform";
 import { createTestContext, ISO_MS, newTenant, UUID_V7 } from "../helpers";
 import { close, countRows, dbRow, getRun, heartbeat, newSessionId, open } from "./helpers";
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "bun:test";
 import Redis from "ioredis";
 import { createTestContext, newTenant } from "../helpers";
 import { PrivateRedis } from "../faults/private-redis";
-import { sha256Hex } from "../../shared/platform/ids";
+import { sha256Hex } from "@amem/platform";
 
 // A Redis of its own: the bytes it sends are then this file's requests' and nothing else's.
 const redis = new PrivateRedis();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, eventually, ISO_MS, newTenant, UUID_V7, type Tenant, type TestContext } from "../helpers";
-import { authenticate } from "../../shared/core/auth/credentials";
-import { sha256Hex } from "../../shared/platform/ids";
+import { authenticate } from "@amem/core";
+import { sha256Hex } from "@amem/platform";
 import { flushKeyUse } from "../../workers/flusher/key-use-flusher";
 import { startFlusher } from "../../workers/flusher/flusher";
 
@@ -465,7 +465,7 @@ describe("API key lastUsedAt", () => {
 
 describe("credential cache", () => {
   it("keeps a revoked marker when an issue of the same credential races it (no resurrection)", async () => {
-    const { cacheIssuedCredential, markCredentialRevoked } = await import("../../shared/core/auth/credentials");
+    const { cacheIssuedCredential, markCredentialRevoked } = await import("@amem/core");
     const tenant = await newTenant(ctx);
     const hash = sha256Hex(`amem_${"r".repeat(40)}`);
     await markCredentialRevoked(ctx.deps, "k", hash);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, insertBearer, ISO_MS, newTenant, UUID_V7, type TestContext } from "../helpers";
-import { randomToken, sha256Hex } from "../../shared/platform/ids";
+import { randomToken, sha256Hex } from "@amem/platform";
 
 const ctx = await createTestContext();
 /** Tiny limits so a handful of requests crosses them; each context has its own Redis prefix. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext } from "../helpers";
 import { head, rawRequest, serveOnLoopback, type RawResponse } from "../raw-http";
-import { earliestIdleCloseMs, idleTimeoutFor } from "../../shared/http/serve";
-import { ConfigSchema } from "../../shared/platform/config";
+import { earliestIdleCloseMs, idleTimeoutFor } from "@amem/http";
+import { ConfigSchema } from "@amem/platform";
 import { MCP_IDLE_TIMEOUT_SECONDS } from "../../mcp/serve";
 
 const json = { "content-type": "application/json" };

@@ -4,10 +4,10 @@ import { createTestContext, insertBearer, newTenant, type TestContext } from "..
 import { newSessionId, open } from "../agent-sessions/helpers";
 import { retireAfterEach } from "../maintenance/past";
 import { cronSecretMatches } from "../../api/cron/routes";
-import { leaseKey } from "../../shared/core/agent-sessions/lease-cache";
-import { newId } from "../../shared/platform/ids";
-import { blockingConnection, closeConnection, queuePrefix } from "../../shared/store/queue/connection";
-import { SCHEDULED_JOBS } from "../../shared/store/queue/jobs";
+import { leaseKey } from "@amem/core";
+import { newId } from "@amem/platform";
+import { blockingConnection, closeConnection, queuePrefix } from "@amem/store";
+import { SCHEDULED_JOBS } from "@amem/store";
 import { startWorkers } from "../helpers";
 
 const SECRET = "cron-secret-0123456789abcdef";

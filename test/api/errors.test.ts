@@ -571,7 +571,7 @@ describe("contract edges", () => {
 
   it("turns a response that fails its own schema into a logged 500, never a 400", async () => {
     const { Elysia, t } = await import("elysia");
-    const { errorsPlugin } = await import("../../shared/http/plugins/errors");
+    const { errorsPlugin } = await import("@amem/http");
     const { logger, lines } = captureLogs("error");
     const app = new Elysia({ normalize: false })
       .use(errorsPlugin(logger, () => []))

@@ -70,7 +70,7 @@ describe("HTTP server: answers Bun used to give itself", () => {
 
 describe("serveHttp", () => {
   it("answers a handler that throws with the fallback (the contract's 500), never Bun's error page", async () => {
-    const { serveHttp } = await import("../../shared/http/serve");
+    const { serveHttp } = await import("@amem/http");
     const server = serveHttp({
       hostname: "127.0.0.1",
       port: 0,

@@ -107,7 +107,7 @@ describe("text lengths count characters (code points), as the published JSON Sch
   });
 
   it("counts characters in the admin CLI's rules too", async () => {
-    const { isKeyName, isPassword } = await import("../../shared/core/accounts/rules");
+    const { isKeyName, isPassword } = await import("@amem/core");
     expect(isKeyName(emoji.repeat(64))).toBe(true);
     expect(isKeyName(emoji.repeat(65))).toBe(false);
     expect(isPassword(emoji.repeat(8))).toBe(true);

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { createTestContext } from "../helpers";
 import { createMcpTestContext } from "../mcp/helpers";
 import { SCALAR_PATH } from "../../api/docs/routes";
-import { ERROR_STATUS } from "../../shared/platform/errors";
+import { ERROR_STATUS } from "@amem/platform";
 
 /**
  * The README's reference tables are read instead of the code: a route or error code that exists

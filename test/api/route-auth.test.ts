@@ -1,13 +1,13 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, insertBearer, type TestContext } from "../helpers";
-import { createUser } from "../../shared/core/accounts/users";
+import { createUser } from "@amem/core";
 import { SCALAR_PATH } from "../../api/docs/routes";
 import { validRequestFor, type TableRoute } from "../route-examples";
-import { issueVerificationToken } from "../../shared/core/accounts/recovery";
-import { insertMailToken } from "../../shared/store/db/queries/mail-tokens";
-import { passwordResetTokens } from "../../shared/store/db/schema";
-import { newId, randomToken, sha256Hex } from "../../shared/platform/ids";
-import { CONSOLE_COOKIE, consoleCsrfToken } from "../../shared/core/auth/console-session";
+import { issueVerificationToken } from "@amem/core";
+import { insertMailToken } from "@amem/store";
+import { passwordResetTokens } from "@amem/store";
+import { newId, randomToken, sha256Hex } from "@amem/platform";
+import { CONSOLE_COOKIE, consoleCsrfToken } from "@amem/core";
 
 /**
  * Authorization checked from the route table itself (STYLE.md, lesson 1): whatever order features

@@ -7,9 +7,9 @@ import {
   UNKNOWN_MARKER,
   type CredentialEntry,
   type CredentialKind,
-} from "../../shared/core/auth/credential-entry";
+} from "@amem/core";
 import { readFileSync } from "node:fs";
-import { sha256Hex } from "../../shared/platform/ids";
+import { sha256Hex } from "@amem/platform";
 import { createTestContext } from "../helpers";
 import { ON_CLUSTER } from "../env";
 import { PrivateRedis } from "../faults/private-redis";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
 import { ERROR_CODES as CLIENT_ERROR_CODES, isAmemError } from "../../clients/typescript/src/client";
 import { checkErrorResponses, GENERATED_PATH, generateSource } from "../../clients/typescript/scripts/generate";
-import { ERROR_CODES } from "../../shared/platform/errors";
+import { ERROR_CODES } from "@amem/platform";
 import { createTestContext } from "../helpers";
 
 const ctx = await createTestContext();

@@ -2,7 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, startWorkers, type Tenant } from "../helpers";
 import { foldSearchStats } from "../../workers/flusher/search-stats-folder";
-import { rangeDays } from "../../shared/core/console/activity";
+import { rangeDays } from "@amem/core";
 
 /*
  * GET /api/console/activity (the Overview's charts): memories per day by type come from the

@@ -3,7 +3,7 @@ import { createTestContext, newTenant, type Tenant } from "../helpers";
 import { heartbeat, newSessionId, open } from "../agent-sessions/helpers";
 import { memoryAt, proposeFact, unique } from "../proposals/helpers";
 import { flushLeases } from "../../workers/flusher/lease-flusher";
-import { EXCERPT_PREVIEW_CHARS, excerptPreview } from "../../shared/core/console/agent-excerpts";
+import { EXCERPT_PREVIEW_CHARS, excerptPreview } from "@amem/core";
 
 /*
  * The console's screen views over HTTP (the browser test, screens.test.ts, drives the same ones

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { createTestContext, insertBearer, newTenant, type TestContext } from "../helpers";
-import { consoleCsrfToken } from "../../shared/core/auth/console-session";
+import { consoleCsrfToken } from "@amem/core";
 
 /*
  * The console's cookie session (issue 21) over the real app: the cookie is the only credential a

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "bun:test";
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
-import { openSession } from "../../shared/core/agent-sessions/service";
-import { sha256Hex } from "../../shared/platform/ids";
+import { openSession } from "@amem/core";
+import { sha256Hex } from "@amem/platform";
 import { createTestContext, newTenant, principalOf } from "../helpers";
 import { ApiProcess } from "../faults/api-process";
 import { WorkerProcess } from "../faults/worker-process";

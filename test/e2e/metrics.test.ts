@@ -6,8 +6,8 @@ import { ServiceProcess } from "../faults/service-process";
 import { McpProcess } from "./mcp-process";
 import { freePort } from "../free-port";
 import { grantThroughServices } from "../oauth-grant";
-import { createUser } from "../../shared/core/accounts/users";
-import { sha256Hex } from "../../shared/platform/ids";
+import { createUser } from "@amem/core";
+import { sha256Hex } from "@amem/platform";
 import { dirtyBacklog } from "../../workers/flusher/backlog";
 
 const TOKEN = "metrics-token-0123456789abcdef";

@@ -95,7 +95,7 @@ describe("bun run start (api + workers + mcp, one process tree)", () => {
     expect(await tree.exited).toBe(0);
     expect(children.filter(alive)).toEqual([]);
 
-    const { createDb } = await import("../../shared/store/db/client");
+    const { createDb } = await import("@amem/store");
     const { client } = createDb({ url: TEST_DATABASE_URL, poolSize: 1, timeoutMs: 2_000 });
     const rows =
       await client`select (extract(epoch from last_seen_at) * 1000)::float8 as seen, last_message_excerpt as excerpt from agent_sessions where id = ${opened.sessionRunId}`;

@@ -1,4 +1,4 @@
-import type { Config } from "../../shared/platform/config";
+import type { Config } from "@amem/platform";
 import { freePort } from "../free-port";
 import { ServiceProcess } from "./service-process";
 

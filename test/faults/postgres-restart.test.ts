@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { applyMigrations } from "../../shared/store/db/migrate";
+import { applyMigrations } from "@amem/store";
 import { createTestContext, newTenant } from "../helpers";
 import { armedRun } from "../triage/helpers";
 import { ApiProcess } from "./api-process";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, eventually } from "../helpers";
-import { isDependencyUnavailable } from "../../shared/platform/unavailable";
+import { isDependencyUnavailable } from "@amem/platform";
 import { privateRedisWithAdmin } from "./private-redis";
 
 const { redis, admin } = await privateRedisWithAdmin();

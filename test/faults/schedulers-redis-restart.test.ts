@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from "bun:test";
 import { createTestContext, eventually, type TestContext } from "../helpers";
 import { upsertSchedulers } from "../../workers/maintenance/schedulers";
-import { SCHEDULED_JOBS } from "../../shared/store/queue/jobs";
+import { SCHEDULED_JOBS } from "@amem/store";
 import { PrivateRedis } from "./private-redis";
 import { WorkerProcess } from "./worker-process";
 

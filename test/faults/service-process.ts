@@ -1,6 +1,6 @@
 import type { Subprocess } from "bun";
 import { join } from "node:path";
-import type { Config } from "../../shared/platform/config";
+import type { Config } from "@amem/platform";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 

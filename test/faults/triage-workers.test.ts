@@ -4,7 +4,7 @@ import { createTestContext, eventually, newTenant, type TestContext, type TestRe
 import { PrivateRedis } from "./private-redis";
 import { WorkerProcess } from "./worker-process";
 import { armedRun, complete, remember } from "../triage/helpers";
-import { completeTriageJobId } from "../../shared/core/triage/complete";
+import { completeTriageJobId } from "@amem/core";
 
 /**
  * Triage complete with real worker processes killed by pid (SIGKILL), on a private redis-server.

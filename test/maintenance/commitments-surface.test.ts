@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
-import { surfaceCommitments } from "../../shared/core/memories/surface-commitments";
+import { surfaceCommitments } from "@amem/core";
 import { ms, pastNow, retireAfterEach } from "./past";
 
 const ctx = await createTestContext();

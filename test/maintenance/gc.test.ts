@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
-import { collectGarbage } from "../../shared/core/accounts/gc";
-import { newId, randomToken, sha256Hex } from "../../shared/platform/ids";
+import { collectGarbage } from "@amem/core";
+import { newId, randomToken, sha256Hex } from "@amem/platform";
 import { ms, pastNow, retireAfterEach } from "./past";
 
 const ctx = await createTestContext();

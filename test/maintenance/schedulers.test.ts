@@ -3,8 +3,8 @@ import type { Job } from "bullmq";
 import { createTestContext, eventually, newTenant, startWorkers, uniquePrefix } from "../helpers";
 import { newSessionId, open } from "../agent-sessions/helpers";
 import { keepSchedulers, removeSchedulers, upsertSchedulers } from "../../workers/maintenance/schedulers";
-import { SCHEDULED_JOBS } from "../../shared/store/queue/jobs";
-import { leaseKey } from "../../shared/core/agent-sessions/lease-cache";
+import { SCHEDULED_JOBS } from "@amem/store";
+import { leaseKey } from "@amem/core";
 import { retireAfterEach } from "./past";
 
 // A one-year lease: the real-time sweep only reaches rows older than a year, which only this file makes.

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 import { close, dbRow, heartbeat, newSessionId, open } from "../agent-sessions/helpers";
-import { sweepCutoff, sweepSessions } from "../../shared/core/agent-sessions/sweep";
-import { fillLease, leaseKey, readLease } from "../../shared/core/agent-sessions/lease-cache";
-import { findSessionById } from "../../shared/store/db/queries/agent-sessions";
-import { clearExcerpts, closeQuietRuns, expirePendingAttempts } from "../../shared/store/db/queries/session-sweep";
-import { newId } from "../../shared/platform/ids";
+import { sweepCutoff, sweepSessions } from "@amem/core";
+import { fillLease, leaseKey, readLease } from "@amem/core";
+import { findSessionById } from "@amem/store";
+import { clearExcerpts, closeQuietRuns, expirePendingAttempts } from "@amem/store";
+import { newId } from "@amem/platform";
 import { ms, pastNow, retireAfterEach } from "./past";
 
 // A one-minute lease: quiet for lease + 1 h means last seen more than 61 minutes ago.

@@ -1,13 +1,13 @@
 import { afterAll } from "bun:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { Deps } from "../../shared/core/deps";
-import { createDeps } from "../../shared/core/deps";
-import { createLogger, type Logger } from "../../shared/platform/logger";
-import { createUser } from "../../shared/core/accounts/users";
-import { authenticateAccessToken } from "../../shared/core/auth/credentials";
-import type { Config } from "../../shared/platform/config";
+import type { Deps } from "@amem/core";
+import { createDeps } from "@amem/core";
+import { createLogger, type Logger } from "@amem/platform";
+import { createUser } from "@amem/core";
+import { authenticateAccessToken } from "@amem/core";
+import type { Config } from "@amem/platform";
 import { createMcpApp, type McpApp } from "../../mcp/app";
-import { issuerOf } from "../../shared/oauth-server/discovery/metadata";
+import { issuerOf } from "@amem/oauth-server";
 import { deletePrefix, testConfig } from "../helpers";
 import { grantThroughServices, type ServiceGrantOptions } from "../oauth-grant";
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "bun:test";
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from "@modelcontextprotocol/core";
-import { createUser } from "../../shared/core/accounts/users";
-import { sha256Hex } from "../../shared/platform/ids";
-import { findClient } from "../../shared/store/db/queries/oauth";
-import { revokeToken } from "../../shared/oauth-server/token-service";
+import { createUser } from "@amem/core";
+import { sha256Hex } from "@amem/platform";
+import { findClient } from "@amem/store";
+import { revokeToken } from "@amem/oauth-server";
 import { insertBearer } from "../helpers";
 import { grantThroughServices } from "../oauth-grant";
 import { createMcpTestContext } from "./helpers";

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
-import { insertFactProposals, insertProposals } from "../../shared/store/db/queries/proposals";
-import { openSession } from "../../shared/core/agent-sessions/service";
-import { newId } from "../../shared/platform/ids";
+import { insertFactProposals, insertProposals } from "@amem/store";
+import { openSession } from "@amem/core";
+import { newId } from "@amem/platform";
 import { principalOf } from "../helpers";
-import { searchMemories } from "../../shared/core/memories/search";
-import { searchResultsView } from "../../shared/core/contract/memories";
-import { briefingView } from "../../shared/core/contract/briefing";
-import { buildBriefing } from "../../shared/core/briefing/service";
+import { searchMemories } from "@amem/core";
+import { searchResultsView } from "@amem/core";
+import { briefingView } from "@amem/core";
+import { buildBriefing } from "@amem/core";
 import { connectClient, createMcpTestContext, type McpUser } from "./helpers";
 
 // Every token is a real OAuth access token checked by authenticateAccessToken (helpers.ts).

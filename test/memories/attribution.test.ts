@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { newId } from "../../shared/platform/ids";
+import { newId } from "@amem/platform";
 import { createTestContext, newTenant, type Tenant, type TestContext } from "../helpers";
 import { close, dbRow, heartbeat, newSessionId, open } from "../agent-sessions/helpers";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 import { newSessionId, open } from "../agent-sessions/helpers";
-import { LONG_TEXT_MIN_SCORE, RELEVANT_MIN_SCORE, relevantMinScore } from "../../shared/core/briefing/relevant";
+import { LONG_TEXT_MIN_SCORE, RELEVANT_MIN_SCORE, relevantMinScore } from "@amem/core";
 
 const ctx = await createTestContext();
 /** A loaded machine (the suite shares two cores) runs these well past bun's 5 s default. */

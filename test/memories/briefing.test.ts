@@ -1,10 +1,10 @@
 import { describe, expect, it } from "bun:test";
 import postgres from "postgres";
 import { drizzle } from "drizzle-orm/postgres-js";
-import * as schema from "../../shared/store/db/schema";
-import type { Deps } from "../../shared/core/deps";
-import { buildBriefing } from "../../shared/core/briefing/service";
-import { BRIEFING_COUNT_CAP } from "../../shared/store/db/queries/briefing";
+import { schema } from "@amem/store";
+import type { Deps } from "@amem/core";
+import { buildBriefing } from "@amem/core";
+import { BRIEFING_COUNT_CAP } from "@amem/store";
 import { createTestContext, newTenant, principalOf, type Tenant } from "../helpers";
 import { TEST_DATABASE_URL } from "../env";
 import { newSessionId, open } from "../agent-sessions/helpers";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { eraseMemories, ERASED } from "../../shared/store/db/queries/account-erasure";
-import { closeMemoryValidity } from "../../shared/store/db/queries/memories";
+import { eraseMemories, ERASED } from "@amem/store";
+import { closeMemoryValidity } from "@amem/store";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 
 // A commitment keeps a copy of its memory's state (commitments.memory_current, memory_scope,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
-import { insertMemoryUnlessDuplicate } from "../../shared/store/db/queries/memories";
-import { insertSessionIfAbsent } from "../../shared/store/db/queries/agent-sessions";
-import { sha256Hex } from "../../shared/platform/ids";
+import { insertMemoryUnlessDuplicate } from "@amem/store";
+import { insertSessionIfAbsent } from "@amem/store";
+import { sha256Hex } from "@amem/platform";
 
 const ctx = await createTestContext();
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import type { TransactionSql } from "postgres";
-import { newId } from "../../shared/platform/ids";
+import { newId } from "@amem/platform";
 import { createTestContext, newTenant } from "../helpers";
 
 const ctx = await createTestContext();

@@ -1,15 +1,9 @@
 import { beforeAll, describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, startWorkers, type Tenant } from "../helpers";
-import { newId } from "../../shared/platform/ids";
-import {
-  consolidate,
-  PROPOSALS_PER_TENANT,
-  proposalRationale,
-  proposedEdge,
-  takeWithinCap,
-} from "../../shared/core/proposals/consolidate";
-import type { ProbeMatch } from "../../shared/store/db/queries/consolidation";
+import { newId } from "@amem/platform";
+import { consolidate, PROPOSALS_PER_TENANT, proposalRationale, proposedEdge, takeWithinCap } from "@amem/core";
+import type { ProbeMatch } from "@amem/store";
 import { memoryAt } from "./helpers";
 
 const ctx = await createTestContext();

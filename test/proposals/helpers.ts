@@ -1,7 +1,7 @@
 import { expect } from "bun:test";
-import { createMemory, type NewMemory } from "../../shared/core/memories/capture";
-import { insertFactProposals, insertProposals } from "../../shared/store/db/queries/proposals";
-import { newId } from "../../shared/platform/ids";
+import { createMemory, type NewMemory } from "@amem/core";
+import { insertFactProposals, insertProposals } from "@amem/store";
+import { newId } from "@amem/platform";
 import { principalOf, type TestContext, type Tenant } from "../helpers";
 
 export const unique = (text: string) => `${text} ${crypto.randomUUID()}`;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, insertBearer, ISO_MS, newTenant, principalOf, type Tenant } from "../helpers";
-import { sha256Hex } from "../../shared/platform/ids";
+import { sha256Hex } from "@amem/platform";
 import { propose, proposeFact, remember, unique } from "./helpers";
-import { createMemory } from "../../shared/core/memories/capture";
+import { createMemory } from "@amem/core";
 
 const ctx = await createTestContext();
 

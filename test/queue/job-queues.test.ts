@@ -1,9 +1,9 @@
 import { describe, expect, it } from "bun:test";
-import { scanKeys } from "../../shared/store/redis/connections";
+import { scanKeys } from "@amem/store";
 import { Worker } from "bullmq";
 import { createTestContext, eventually, startWorkers } from "../helpers";
-import { blockingConnection, closeConnection, queuePrefix } from "../../shared/store/queue/connection";
-import { AppError } from "../../shared/platform/errors";
+import { blockingConnection, closeConnection, queuePrefix } from "@amem/store";
+import { AppError } from "@amem/platform";
 import { startQueueWorkers } from "../../workers/queue-workers";
 import { HANDLERS } from "../../workers/handlers";
 

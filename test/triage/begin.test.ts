@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant } from "../helpers";
 import { close, heartbeat, newSessionId, dbRow } from "../agent-sessions/helpers";
-import { sha256Hex } from "../../shared/platform/ids";
+import { sha256Hex } from "@amem/platform";
 import { addEvents, armedRun, begin, openRun, remember, triageRow } from "./helpers";
 
 const ctx = await createTestContext();

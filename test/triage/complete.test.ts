@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, startWorkers } from "../helpers";
 import { newSessionId, open } from "../agent-sessions/helpers";
-import { sha256Hex } from "../../shared/platform/ids";
+import { sha256Hex } from "@amem/platform";
 import { addEvents, armedRun, begin, complete, openRun, remember, triageRow } from "./helpers";
 
 const ctx = await createTestContext();

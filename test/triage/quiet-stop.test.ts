@@ -1,19 +1,19 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, deletePrefix, newTenant, principalOf, type Tenant, type TestContext } from "../helpers";
-import { createDb } from "../../shared/store/db/client";
+import { createDb } from "@amem/store";
 import { freePort } from "../free-port";
-import { handleHookEvent } from "../../shared/core/hooks/service";
-import type { HookEvent } from "../../shared/core/hooks/payload";
-import type { Deps } from "../../shared/core/deps";
-import { beginTriageObserved } from "../../shared/core/triage/begin";
-import { readQuietStop, recordQuietStop } from "../../shared/core/triage/quiet-stop";
-import { attributeWrite, settleAttributedLease } from "../../shared/core/agent-sessions/attribution";
-import { tenantWrite } from "../../shared/core/accounts/write-fence";
-import { insertMemoryEvent, insertMemoryUnlessDuplicate } from "../../shared/store/db/queries/memories";
-import { newId, sha256Hex } from "../../shared/platform/ids";
+import { handleHookEvent } from "@amem/core";
+import type { HookEvent } from "@amem/core";
+import type { Deps } from "@amem/core";
+import { beginTriageObserved } from "@amem/core";
+import { readQuietStop, recordQuietStop } from "@amem/core";
+import { attributeWrite, settleAttributedLease } from "@amem/core";
+import { tenantWrite } from "@amem/core";
+import { insertMemoryEvent, insertMemoryUnlessDuplicate } from "@amem/store";
+import { newId, sha256Hex } from "@amem/platform";
 import { AGENT, begin, openRun, remember, triageRow } from "./helpers";
-import { expirePendingAttempts } from "../../shared/store/db/queries/session-sweep";
-import { findSessionById } from "../../shared/store/db/queries/agent-sessions";
+import { expirePendingAttempts } from "@amem/store";
+import { findSessionById } from "@amem/store";
 
 const ctx = await createTestContext();
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { ConfigError, ConfigSchema, loadConfig } from "../../shared/platform/config";
-import { configTable, withConfigTable } from "../../shared/platform/config-docs";
+import { ConfigError, ConfigSchema, loadConfig } from "@amem/platform";
+import { configTable, withConfigTable } from "@amem/platform";
 
 function problems(env: Record<string, string>): string[] {
   try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { ConfigError, loadConfig } from "../../shared/platform/config";
+import { ConfigError, loadConfig } from "@amem/platform";
 
 /** Runs loadConfig and returns the ConfigError it throws (fails the test if it does not throw one). */
 function configError(env: Record<string, string>): ConfigError {

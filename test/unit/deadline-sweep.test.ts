@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
-import { DeadlineSweep } from "../../shared/platform/concurrency/deadline-sweep";
+import { DeadlineSweep } from "@amem/platform";
 import { runProcess } from "../process";
 
 const never = () => new Promise<never>(() => {});

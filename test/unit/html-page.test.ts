@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { htmlPage } from "../../shared/http/html-page";
+import { htmlPage } from "@amem/http";
 
 const directivesOf = (res: Response) =>
   Object.fromEntries(

@@ -13,7 +13,7 @@ import {
   type SecretKind,
   secretHash,
   sha256Hex,
-} from "../../shared/platform/ids";
+} from "@amem/platform";
 
 const KINDS = Object.keys(SECRET_PREFIXES) as SecretKind[];
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
-import { loggableError } from "../../shared/platform/loggable-error";
-import { createDb } from "../../shared/store/db/client";
+import { loggableError } from "@amem/platform";
+import { createDb } from "@amem/store";
 import { createApp } from "../../api/app";
 import { captureLogs, createTestContext, newTenant } from "../helpers";
 

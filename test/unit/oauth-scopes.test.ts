@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import { allowsScope, effectiveScopes, OAUTH_SCOPES } from "../../shared/platform/scopes";
-import { grantedScopes } from "../../shared/oauth-server/authorize";
+import { allowsScope, effectiveScopes, OAUTH_SCOPES } from "@amem/platform";
+import { grantedScopes } from "@amem/oauth-server";
 import { requireScope } from "../../mcp/tools/tool";
 
 describe("shared/platform/scopes", () => {

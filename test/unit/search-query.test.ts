@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { parseSearchQuery } from "../../shared/core/memories/search-query";
-import { buildSlots, idf, MAX_SLOTS, scoreMemory } from "../../shared/core/memories/search-ranking";
+import { parseSearchQuery } from "@amem/core";
+import { buildSlots, idf, MAX_SLOTS, scoreMemory } from "@amem/core";
 
 describe("parseSearchQuery (web-search syntax)", () => {
   it("keeps every wanted word, phrases among them, and collects exclusions apart", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { isDependencyUnavailable } from "../../shared/platform/unavailable";
+import { isDependencyUnavailable } from "@amem/platform";
 
 describe("isDependencyUnavailable", () => {
   it("treats a Redis Cluster mid-failover as an outage (503), not a bug (500)", () => {

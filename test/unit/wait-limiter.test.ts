@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { AppError } from "../../shared/platform/errors";
-import { WaitLimiter } from "../../shared/platform/concurrency/wait-limiter";
+import { AppError } from "@amem/platform";
+import { WaitLimiter } from "@amem/platform";
 
 /** A task that runs until the test lets it finish. */
 function heldTask() {

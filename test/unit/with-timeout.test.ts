@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
-import { isTimeout, withTimeout } from "../../shared/platform/concurrency/with-timeout";
+import { isTimeout, withTimeout } from "@amem/platform";
 import { runProcess } from "../process";
 
 const never = () => new Promise<never>(() => {});

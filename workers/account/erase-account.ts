@@ -1,10 +1,5 @@
 import type { JobHandler } from "../job-handler";
-import {
-  eraseAccountData,
-  erasureFollowUpJobId,
-  followUpDueAt,
-  purgeUserTraces,
-} from "../../shared/core/accounts/erasure";
+import { eraseAccountData, erasureFollowUpJobId, followUpDueAt, purgeUserTraces } from "@amem/core";
 
 /**
  * erase-account (SPEC §8): one Postgres transaction with the user row locked, then the Redis

@@ -1,5 +1,5 @@
-import type { Deps } from "../../shared/core/deps";
-import { TENANT_PARTS } from "../../shared/store/redis/keys";
+import type { Deps } from "@amem/core";
+import { TENANT_PARTS } from "@amem/store";
 
 /**
  * The flusher's backlog over every tenant part: how many leases wait, and the first-dirtied time of

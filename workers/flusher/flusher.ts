@@ -1,6 +1,6 @@
-import type { Deps } from "../../shared/core/deps";
-import { loggableError } from "../../shared/platform/loggable-error";
-import { CREDENTIAL_PARTS, TENANT_PARTS } from "../../shared/store/redis/keys";
+import type { Deps } from "@amem/core";
+import { loggableError } from "@amem/platform";
+import { CREDENTIAL_PARTS, TENANT_PARTS } from "@amem/store";
 import { dirtyParts, flushLeases } from "./lease-flusher";
 import { flushKeyUseChunk, keyUseParts } from "./key-use-flusher";
 import { foldSearchStats } from "./search-stats-folder";

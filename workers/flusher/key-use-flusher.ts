@@ -1,6 +1,6 @@
-import type { Deps } from "../../shared/core/deps";
-import { recordKeyUse } from "../../shared/store/db/queries/api-keys";
-import { CREDENTIAL_PARTS } from "../../shared/store/redis/keys";
+import type { Deps } from "@amem/core";
+import { recordKeyUse } from "@amem/store";
+import { CREDENTIAL_PARTS } from "@amem/store";
 
 /** One chunk of recorded API key use of one credential part: `raw` is the stored value, which the ack compares. */
 export type KeyUseChunk = { part: number; cursor: string; uses: { id: string; raw: string }[] };

@@ -1,8 +1,8 @@
-import type { Deps } from "../../shared/core/deps";
-import { applyLeaseRefreshes, findSessionsByIds } from "../../shared/store/db/queries/agent-sessions";
-import { fillLease } from "../../shared/core/agent-sessions/lease-cache";
+import type { Deps } from "@amem/core";
+import { applyLeaseRefreshes, findSessionsByIds } from "@amem/store";
+import { fillLease } from "@amem/core";
 import { flushBatchSize } from "../metrics";
-import { TENANT_PARTS } from "../../shared/store/redis/keys";
+import { TENANT_PARTS } from "@amem/store";
 
 /** One dirty lease hash as the flusher read it. `version` and `excerptAt` are the raw values the ack compares. */
 export type LeaseSnapshot = {

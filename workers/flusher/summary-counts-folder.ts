@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Deps } from "../../shared/core/deps";
+import type { Deps } from "@amem/core";
 
 /**
  * Folds up to `batch` pending deltas into the dashboard summary's counts

@@ -1,5 +1,5 @@
 import type { JobHandler } from "../job-handler";
-import { surfaceCommitments } from "../../shared/core/memories/surface-commitments";
+import { surfaceCommitments } from "@amem/core";
 
 /** commitments-surface: stamp `surfacedAt` on commitments that became overdue. */
 export const commitmentsSurface: JobHandler<"commitments-surface"> = async (deps, _payload, log) => {

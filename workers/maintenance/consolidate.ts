@@ -1,5 +1,5 @@
 import type { JobHandler } from "../job-handler";
-import { consolidate } from "../../shared/core/proposals/consolidate";
+import { consolidate } from "@amem/core";
 
 /**
  * The `consolidate` job (SPEC §7): one transaction proposing edges between similar current

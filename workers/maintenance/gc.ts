@@ -1,5 +1,5 @@
 import type { JobHandler } from "../job-handler";
-import { collectGarbage } from "../../shared/core/accounts/gc";
+import { collectGarbage } from "@amem/core";
 
 /** gc: delete spent bearer sessions and mail tokens. */
 export const gc: JobHandler<"gc"> = async (deps, _payload, log) => {

@@ -1,6 +1,6 @@
-import type { Deps } from "../../shared/core/deps";
-import { loggableError } from "../../shared/platform/loggable-error";
-import { JOBS, SCHEDULED_JOBS, type ScheduledJob } from "../../shared/store/queue/jobs";
+import type { Deps } from "@amem/core";
+import { loggableError } from "@amem/platform";
+import { JOBS, SCHEDULED_JOBS, type ScheduledJob } from "@amem/store";
 
 function everySeconds(deps: Deps, job: ScheduledJob): number {
   const c = deps.config;

@@ -1,6 +1,6 @@
 import type { JobHandler } from "../job-handler";
-import { sweepSessions } from "../../shared/core/agent-sessions/sweep";
-import { recoverErasures } from "../../shared/core/accounts/erasure-recovery";
+import { sweepSessions } from "@amem/core";
+import { recoverErasures } from "@amem/core";
 
 /**
  * session-sweep (SPEC §3.9): close quiet runs, retire their pending triage attempts, clear old

@@ -1,4 +1,4 @@
-import { completeTriage } from "../../shared/core/triage/complete";
+import { completeTriage } from "@amem/core";
 import type { JobHandler } from "../job-handler";
 
 /** triage queue: finalizes one triage attempt (one transaction, session row locked). */

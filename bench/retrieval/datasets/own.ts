@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { MEMORY_TYPES, type MemoryType } from "../../../shared/store/db/schema";
+import { MEMORY_TYPES, type MemoryType } from "@amem/store";
 import type { Dataset, MemorySpec, QuerySpec } from "../types";
 import { mergeDuplicateContent, splitOfId } from "./split";
 

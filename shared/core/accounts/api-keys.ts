@@ -1,10 +1,10 @@
-import { AppError } from "../../platform/errors";
-import { newId } from "../../platform/ids";
-import { apiKeyIdsOf, findLiveApiKey, insertApiKey, listApiKeys, revokeApiKey } from "../../store/db/queries/api-keys";
-import type { Executor } from "../../store/db/client";
+import { AppError } from "@amem/platform";
+import { newId } from "@amem/platform";
+import { apiKeyIdsOf, findLiveApiKey, insertApiKey, listApiKeys, revokeApiKey } from "@amem/store";
+import type { Executor } from "@amem/store";
 import type { Deps } from "../deps";
 import { cacheIssuedCredential, markCredentialRevoked } from "../auth/credentials";
-import { mintApiKey } from "../../platform/ids";
+import { mintApiKey } from "@amem/platform";
 
 /**
  * Inserts a key for the user, only while the account is active (410 account_deleted otherwise);

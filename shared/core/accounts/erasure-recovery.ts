@@ -1,5 +1,5 @@
 import type { Deps } from "../deps";
-import { dueFollowUps, stalledErasures } from "../../store/db/queries/account-erasure";
+import { dueFollowUps, stalledErasures } from "@amem/store";
 import { erasureFollowUpJobId, erasureJobId } from "./erasure";
 
 /** Accounts looked at per pass for each of the two checks; the next pass continues. */

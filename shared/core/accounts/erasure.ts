@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
-import type { Executor } from "../../store/db/client";
-import type { ErasureCounts } from "../../store/db/schema";
-import type { ErasureResult } from "../../store/queue/jobs";
-import { newId } from "../../platform/ids";
+import type { Executor } from "@amem/store";
+import type { ErasureCounts } from "@amem/store";
+import type { ErasureResult } from "@amem/store";
+import { newId } from "@amem/platform";
 import { triageJobIdPrefix } from "../triage/complete";
 import {
   cacheErasingCredential,
@@ -35,9 +35,9 @@ import {
   lockUser,
   markUserErasing,
   revokeAndScrubApiKeys,
-} from "../../store/db/queries/account-erasure";
-import { accessTokensOf, deleteUserCodes, revokeUserOAuth } from "../../store/db/queries/oauth";
-import { deleteKeys, scanKeys } from "../../store/redis/connections";
+} from "@amem/store";
+import { accessTokensOf, deleteUserCodes, revokeUserOAuth } from "@amem/store";
+import { deleteKeys, scanKeys } from "@amem/store";
 
 export const ZERO_COUNTS: ErasureCounts = {
   agentSessions: 0,

@@ -1,5 +1,5 @@
 import type { Deps } from "../deps";
-import { AppError } from "../../platform/errors";
+import { AppError } from "@amem/platform";
 import {
   configureExportTransaction,
   readAgentSessionsPage,
@@ -10,8 +10,8 @@ import {
   readMemoryEdgesPage,
   readScopesPage,
   type ExportAccountRow,
-} from "../../store/db/queries/account-export";
-import type { AgentSessionRow } from "../../store/db/queries/agent-sessions";
+} from "@amem/store";
+import type { AgentSessionRow } from "@amem/store";
 import { leaseKey } from "../agent-sessions/lease-cache";
 import { withCachedSeen } from "../agent-sessions/service";
 

@@ -1,7 +1,7 @@
 import type { Deps } from "../deps";
-import { emailVerificationTokens, passwordResetTokens } from "../../store/db/schema";
-import { deleteSpentBearerSessions, deleteSpentMailTokens } from "../../store/db/queries/expired-credentials";
-import { deleteUngrantedClients } from "../../store/db/queries/oauth";
+import { emailVerificationTokens, passwordResetTokens } from "@amem/store";
+import { deleteSpentBearerSessions, deleteSpentMailTokens } from "@amem/store";
+import { deleteUngrantedClients } from "@amem/store";
 
 /** Rows deleted per table per pass; the next pass continues. */
 export const GC_BATCH = 5_000;

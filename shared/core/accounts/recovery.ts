@@ -1,11 +1,11 @@
-import { AppError } from "../../platform/errors";
-import { newId, randomToken, sha256Hex } from "../../platform/ids";
+import { AppError } from "@amem/platform";
+import { newId, randomToken, sha256Hex } from "@amem/platform";
 import type { Deps } from "../deps";
-import type { Executor } from "../../store/db/client";
-import { emailVerificationTokens, passwordResetTokens } from "../../store/db/schema";
-import { consumeMailToken, findUsableMailToken, insertMailToken } from "../../store/db/queries/mail-tokens";
-import { findUserByEmail, markEmailVerified, setPasswordHash } from "../../store/db/queries/users";
-import { liveUserSessionHashes, revokeAllUserSessions } from "../../store/db/queries/user-sessions";
+import type { Executor } from "@amem/store";
+import { emailVerificationTokens, passwordResetTokens } from "@amem/store";
+import { consumeMailToken, findUsableMailToken, insertMailToken } from "@amem/store";
+import { findUserByEmail, markEmailVerified, setPasswordHash } from "@amem/store";
+import { liveUserSessionHashes, revokeAllUserSessions } from "@amem/store";
 import { hashPassword } from "../auth/passwords";
 import { markCredentialRevoked } from "../auth/credentials";
 

@@ -1,4 +1,4 @@
-import { hasLengthWithin } from "../../platform/text";
+import { hasLengthWithin } from "@amem/platform";
 
 /**
  * Input rules shared by the HTTP schemas and the admin CLI, so both accept exactly the same.

@@ -1,8 +1,8 @@
-import { AppError } from "../../platform/errors";
-import { newId, randomToken, sha256Hex } from "../../platform/ids";
-import { findUserByEmail, insertUser } from "../../store/db/queries/users";
-import { insertDefaultScopes } from "../../store/db/queries/scopes";
-import { insertUserSession, revokeUserSession } from "../../store/db/queries/user-sessions";
+import { AppError } from "@amem/platform";
+import { newId, randomToken, sha256Hex } from "@amem/platform";
+import { findUserByEmail, insertUser } from "@amem/store";
+import { insertDefaultScopes } from "@amem/store";
+import { insertUserSession, revokeUserSession } from "@amem/store";
 import type { Deps } from "../deps";
 import { hashPassword, verifyPassword } from "../auth/passwords";
 import { cacheIssuedCredential, markCredentialRevoked, type Principal } from "../auth/credentials";

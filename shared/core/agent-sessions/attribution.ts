@@ -1,14 +1,8 @@
-import { AppError } from "../../platform/errors";
+import { AppError } from "@amem/platform";
 import type { Deps } from "../deps";
-import type { Executor } from "../../store/db/client";
+import type { Executor } from "@amem/store";
 import type { Principal } from "../auth/credentials";
-import {
-  findLiveRunsForProject,
-  lockSessionById,
-  rearmTriage,
-  reopenSession,
-  type AgentSessionRow,
-} from "../../store/db/queries/agent-sessions";
+import { findLiveRunsForProject, lockSessionById, rearmTriage, reopenSession, type AgentSessionRow } from "@amem/store";
 import { fillLease, heartbeatLease, readLease } from "./lease-cache";
 import { isLive, leaseCutoff, leaseMs } from "./lease";
 import { holdQuietStops, releaseQuietStops, type QuietHold } from "../triage/quiet-hold";

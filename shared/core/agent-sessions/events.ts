@@ -1,9 +1,9 @@
-import { AppError } from "../../platform/errors";
+import { AppError } from "@amem/platform";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import { findSessionById } from "../../store/db/queries/agent-sessions";
-import { countRunEvents, listRunEvents } from "../../store/db/queries/memories";
-import { isUuid } from "../../platform/ids";
+import { findSessionById } from "@amem/store";
+import { countRunEvents, listRunEvents } from "@amem/store";
+import { isUuid } from "@amem/platform";
 
 /** At most this many of a run's events are listed (SPEC §3.6); the run's per-run ceiling. */
 export const RUN_EVENT_CEILING = 500;

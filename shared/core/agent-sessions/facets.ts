@@ -1,4 +1,4 @@
-import type { Selector } from "../../store/db/schema";
+import type { Selector } from "@amem/store";
 
 /** Selector as sent (with optional includeUnscoped); normalised before it is stored or compared. */
 export type SelectorInput =

@@ -1,7 +1,7 @@
-import { AppError } from "../../platform/errors";
-import { credentialLookups, leaseOutcomes } from "../../platform/metrics-registry";
+import { AppError } from "@amem/platform";
+import { credentialLookups, leaseOutcomes } from "@amem/platform";
 import type { Deps } from "../deps";
-import { findSessionByNaturalKey, reopenSession, type NaturalKey } from "../../store/db/queries/agent-sessions";
+import { findSessionByNaturalKey, reopenSession, type NaturalKey } from "@amem/store";
 import { fencedWrite } from "../accounts/write-fence";
 import { decodeCredentialEntry } from "../auth/credential-entry";
 import {

@@ -1,5 +1,5 @@
 import type { Deps } from "../deps";
-import type { AgentSessionRow, NaturalKey } from "../../store/db/queries/agent-sessions";
+import type { AgentSessionRow, NaturalKey } from "@amem/store";
 import { leaseKeyTtlMs, leaseMs } from "./lease";
 
 export type CachedLease = { runId: string; epoch: number; seenMs: number; closedMs: number };

@@ -1,4 +1,4 @@
-import type { Config } from "../../platform/config";
+import type { Config } from "@amem/platform";
 
 /** SESSION_LEASE_SECONDS in milliseconds. */
 export function leaseMs(config: Config): number {

@@ -1,7 +1,7 @@
 import { decodeCursor, encodeCursor } from "../cursor";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import { listSessions } from "../../store/db/queries/agent-sessions";
+import { listSessions } from "@amem/store";
 import { readLease } from "./lease-cache";
 import { withCachedSeen } from "./service";
 import { leaseCutoff } from "./lease";

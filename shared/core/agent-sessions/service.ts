@@ -1,7 +1,7 @@
-import { AppError } from "../../platform/errors";
-import { newId } from "../../platform/ids";
+import { AppError } from "@amem/platform";
+import { newId } from "@amem/platform";
 import type { Deps } from "../deps";
-import type { BriefedMemory } from "../../store/db/schema";
+import type { BriefedMemory } from "@amem/store";
 import {
   closeSessionRow,
   findSessionById,
@@ -12,8 +12,8 @@ import {
   upsertResumedSession,
   type AgentSessionRow,
   type NaturalKey,
-} from "../../store/db/queries/agent-sessions";
-import type { Executor } from "../../store/db/client";
+} from "@amem/store";
+import type { Executor } from "@amem/store";
 import { fencedWrite } from "../accounts/write-fence";
 import { normalizeSelector, type SelectorInput } from "./facets";
 import { fillLease, readLease, type CachedLease } from "./lease-cache";

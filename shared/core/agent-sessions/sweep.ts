@@ -1,7 +1,7 @@
 import type { Deps } from "../deps";
-import type { Logger } from "../../platform/logger";
-import { loggableError } from "../../platform/loggable-error";
-import type { AgentSessionRow } from "../../store/db/queries/agent-sessions";
+import type { Logger } from "@amem/platform";
+import { loggableError } from "@amem/platform";
+import type { AgentSessionRow } from "@amem/store";
 import {
   clearExcerpts,
   closeQuietRuns,
@@ -11,7 +11,7 @@ import {
   lockQuietRuns,
   type QuietRun,
   type SweptRun,
-} from "../../store/db/queries/session-sweep";
+} from "@amem/store";
 import { fillLease, leaseKey, type CachedLease } from "./lease-cache";
 import { leaseMs } from "./lease";
 

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
-import { AppError } from "../../platform/errors";
-import { sha256Hex } from "../../platform/ids";
+import { AppError } from "@amem/platform";
+import { sha256Hex } from "@amem/platform";
 import { credentialFromHeaders, type Credential } from "./credentials";
 
 /**

@@ -1,4 +1,4 @@
-import type { UserState } from "../../store/db/schema";
+import type { UserState } from "@amem/store";
 
 /** `k` API key, `t` REST bearer session, `o` OAuth access token (the MCP server's only credential). */
 export type CredentialKind = "k" | "t" | "o";

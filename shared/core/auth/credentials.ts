@@ -1,11 +1,11 @@
-import { AppError } from "../../platform/errors";
-import { hasSecretShape, isRandomToken, sha256Hex } from "../../platform/ids";
-import { findApiKeyCredential } from "../../store/db/queries/api-keys";
-import { findBearerCredential } from "../../store/db/queries/user-sessions";
-import { findAccessTokenCredential } from "../../store/db/queries/oauth";
+import { AppError } from "@amem/platform";
+import { hasSecretShape, isRandomToken, sha256Hex } from "@amem/platform";
+import { findApiKeyCredential } from "@amem/store";
+import { findBearerCredential } from "@amem/store";
+import { findAccessTokenCredential } from "@amem/store";
 import type { Deps } from "../deps";
-import type { UserState } from "../../store/db/schema";
-import { credentialFills, credentialLookups, rateLimitRefusals } from "../../platform/metrics-registry";
+import type { UserState } from "@amem/store";
+import { credentialFills, credentialLookups, rateLimitRefusals } from "@amem/platform";
 import {
   decodeCredentialEntry,
   encodeCredentialEntry,

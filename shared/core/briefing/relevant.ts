@@ -1,7 +1,7 @@
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import type { BriefingItem } from "../../store/db/queries/briefing";
-import { commitmentsOfMemories } from "../../store/db/queries/commitments";
+import type { BriefingItem } from "@amem/store";
+import { commitmentsOfMemories } from "@amem/store";
 import { searchMemories } from "../memories/search";
 
 /**

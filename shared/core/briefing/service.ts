@@ -1,10 +1,10 @@
-import { AppError } from "../../platform/errors";
+import { AppError } from "@amem/platform";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import { fencedWrite } from "../accounts/write-fence";
-import type { BriefedMemory, Selector } from "../../store/db/schema";
-import { BRIEFING_SECTIONS, briefingSections, type BriefingSections } from "../../store/db/queries/briefing";
-import { stampBriefingDelivered } from "../../store/db/queries/agent-sessions";
+import type { BriefedMemory, Selector } from "@amem/store";
+import { BRIEFING_SECTIONS, briefingSections, type BriefingSections } from "@amem/store";
+import { stampBriefingDelivered } from "@amem/store";
 import { normalizeSelector } from "../agent-sessions/facets";
 import { relevantSection, type RelevantSection } from "./relevant";
 
@@ -13,7 +13,7 @@ export const DEFAULT_SECTION_LIMIT = 5;
 export const STALE_AFTER_DAYS = 90;
 const BRIEFED_MAX = 100;
 
-export type BriefingQuery = {
+export type BriefingRequest = {
   kind?: "all" | "scope" | "project" | "scope_project";
   scope?: string;
   project?: string;
@@ -37,7 +37,7 @@ export type Briefing = {
  * The selector the query describes; fields that the kind does not take are invalid (seed 2.3). Its
  * scope is as given (a name or an alias): the briefing's statement resolves it.
  */
-function selectorOf(q: BriefingQuery): Selector {
+function selectorOf(q: BriefingRequest): Selector {
   const kind = q.kind ?? "all";
   type Field = "scope" | "project" | "includeUnscoped";
   const takes: readonly Field[] = (
@@ -88,7 +88,7 @@ export async function recordBriefingDelivered(
 export async function buildBriefing(
   deps: Deps,
   principal: Principal,
-  q: BriefingQuery,
+  q: BriefingRequest,
   now = new Date(),
 ): Promise<Briefing> {
   if ((q.agent === undefined) !== (q.sessionId === undefined)) throw new AppError("invalid_input");

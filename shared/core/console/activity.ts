@@ -1,5 +1,5 @@
 import type { Principal } from "../auth/credentials";
-import { commitmentsByDue, memoriesPerDay, sessionsPerDay } from "../../store/db/queries/console-activity";
+import { commitmentsByDue, memoriesPerDay, sessionsPerDay } from "@amem/store";
 import type { Deps } from "../deps";
 
 /** The ranges the Overview offers, in days. */

@@ -1,5 +1,5 @@
 import type { Principal } from "../auth/credentials";
-import { latestExcerptPerAgent } from "../../store/db/queries/agent-sessions";
+import { latestExcerptPerAgent } from "@amem/store";
 import type { Deps } from "../deps";
 
 /** How much of an excerpt (up to 4,000 characters as stored) the Agents screen shows: a line or two. */

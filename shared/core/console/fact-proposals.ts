@@ -1,5 +1,5 @@
 import type { Principal } from "../auth/credentials";
-import { factsByIds } from "../../store/db/queries/facts";
+import { factsByIds } from "@amem/store";
 import type { Deps } from "../deps";
 import { listFactProposals, type ProposalQuery } from "../proposals/service";
 

@@ -1,6 +1,6 @@
 import type { Principal } from "../auth/credentials";
-import { commitmentsOfMemories } from "../../store/db/queries/commitments";
-import { factsOfMemory } from "../../store/db/queries/facts";
+import { commitmentsOfMemories } from "@amem/store";
+import { factsOfMemory } from "@amem/store";
 import type { Deps } from "../deps";
 import { commitmentMoves } from "../memories/commitment-status";
 import { getMemory } from "../memories/read";

@@ -1,8 +1,8 @@
 /* The account (SPEC §8) in the REST and MCP contract: erasure, and the export with its per-item views. */
 import { Type, type Static } from "@sinclair/typebox";
 import type { ExportAccountRow, ExportPages } from "../accounts/export";
-import { COMMITMENT_STATUSES } from "../../store/db/schema";
-import { iso, isoOrNull } from "../../platform/time";
+import { COMMITMENT_STATUSES } from "@amem/store";
+import { iso, isoOrNull } from "@amem/platform";
 import { SessionView, sessionView } from "./agent-sessions";
 import { FactView } from "./facts";
 import { EdgeTypeOut, MemoryView } from "./memories";

@@ -2,7 +2,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { createApiKey, listApiKeysWithUse } from "../accounts/api-keys";
 import { KEY_NAME_MAX } from "../accounts/rules";
-import { iso, isoOrNull } from "../../platform/time";
+import { iso, isoOrNull } from "@amem/platform";
 import { Int, NullableTimestamp, strictObject, Text, Timestamp, Uuid } from "./schema-kit";
 
 export const CreateKeyBody = strictObject({ name: Text({ minLength: 1, maxLength: KEY_NAME_MAX }) });

@@ -2,7 +2,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { agentExcerpts } from "../console/agent-excerpts";
 import type { factProposalsWithFacts } from "../console/fact-proposals";
-import { isoOrNull } from "../../platform/time";
+import { isoOrNull } from "@amem/platform";
 import { FactView, factView } from "./facts";
 import { FactProposal, factProposalView } from "./proposals";
 import { Int, NullableTimestamp, strictObject, Uuid } from "./schema-kit";

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { ACTIVITY_RANGES } from "../console/activity";
-import { COMMITMENT_STATUSES, MEMORY_TYPES, TRIAGE_STATUSES } from "../../store/db/schema";
+import { COMMITMENT_STATUSES, MEMORY_TYPES, TRIAGE_STATUSES } from "@amem/store";
 import { FactView } from "./facts";
 import { MemoryView } from "./memories";
 import { Int, NullableTimestamp, oneOf, strictObject, UnionEnum } from "./schema-kit";

@@ -1,7 +1,7 @@
 /* Facts in the REST and MCP contract: the bi-temporal read's query, the fact model and its view. */
 import { Type, type Static } from "@sinclair/typebox";
-import type { FactRow } from "../../store/db/queries/facts";
-import { iso, isoOrNull } from "../../platform/time";
+import type { FactRow } from "@amem/store";
+import { iso, isoOrNull } from "@amem/platform";
 import { Int, NullableTimestamp, QueryInteger, strictObject, Text, Timestamp, TimestampIn, Uuid } from "./schema-kit";
 
 export const FactsQuery = Type.Object(

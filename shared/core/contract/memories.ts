@@ -3,7 +3,7 @@
  * that turn rows into those responses (pure functions: rows in, response shapes out).
  */
 import { Type, type Static } from "@sinclair/typebox";
-import type { memoryEdges, memoryEvents } from "../../store/db/schema";
+import type { memoryEdges, memoryEvents } from "@amem/store";
 import {
   COMMITMENT_STATUSES,
   EDGE_TYPES,
@@ -11,12 +11,12 @@ import {
   MEMORY_STATUSES,
   MEMORY_TYPES,
   REVISION_EDGE_TYPES,
-} from "../../store/db/schema";
-import type { CommitmentRow } from "../../store/db/queries/commitments";
-import type { MemoryRow } from "../../store/db/queries/memories";
+} from "@amem/store";
+import type { CommitmentRow } from "@amem/store";
+import type { MemoryRow } from "@amem/store";
 import type { SearchPage } from "../memories/search";
 import { SEARCH_CURSOR_MAX_LENGTH } from "../memories/search-cursor";
-import { iso, isoOrNull } from "../../platform/time";
+import { iso, isoOrNull } from "@amem/platform";
 import {
   Cursor,
   Int,

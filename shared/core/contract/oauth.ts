@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { OAUTH_SCOPES } from "../../platform/scopes";
-import { isoOrNull, iso } from "../../platform/time";
-import type { GrantRow } from "../../oauth-server/grants";
+import { OAUTH_SCOPES } from "@amem/platform";
+import { isoOrNull, iso } from "@amem/platform";
+import type { GrantRow } from "@amem/store";
 import { Int, strictObject, Text, Timestamp, UnionEnum } from "./schema-kit";
 
 export const OAuthScopeOut = UnionEnum(OAUTH_SCOPES);

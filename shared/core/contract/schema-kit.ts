@@ -18,10 +18,10 @@ import {
   type TUnion,
   type TUnsafe,
 } from "@sinclair/typebox";
-import { UUID_PATTERN } from "../../platform/ids";
-import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../../platform/errors";
-import { hasLengthWithin } from "../../platform/text";
-import { isUtcTimestamp } from "../../platform/time";
+import { UUID_PATTERN } from "@amem/platform";
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "@amem/platform";
+import { hasLengthWithin } from "@amem/platform";
+import { isUtcTimestamp } from "@amem/platform";
 
 /** Every object schema rejects unknown properties (SPEC §1: nothing is silently stripped). */
 export function strictObject<P extends TProperties>(properties: P, options: ObjectOptions = {}) {

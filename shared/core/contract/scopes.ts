@@ -1,7 +1,7 @@
 /* Scopes in the REST and MCP contract (seed 4.6 list; SPEC §5 management). */
 import { Type, type Static } from "@sinclair/typebox";
-import type { ScopeRow } from "../../store/db/queries/scopes";
-import { iso } from "../../platform/time";
+import type { ScopeRow } from "@amem/store";
+import { iso } from "@amem/platform";
 import { Int, ScopeName, strictObject, Timestamp, Uuid } from "./schema-kit";
 
 const Aliases = Type.Array(ScopeName, { maxItems: 16 });

@@ -1,7 +1,7 @@
-import type { BriefedMemory, Selector } from "../../store/db/schema";
-import type { BriefingItem, BriefingSectionName, BriefingSections } from "../../store/db/queries/briefing";
+import type { BriefedMemory, Selector } from "@amem/store";
+import type { BriefingItem, BriefingSectionName, BriefingSections } from "@amem/store";
 import type { RelevantSection } from "../briefing/relevant";
-import { iso } from "../../platform/time";
+import { iso } from "@amem/platform";
 
 const TITLES: Record<BriefingSectionName | "relevant", string> = {
   relevant: "Relevant to this project's last session",

@@ -1,9 +1,9 @@
-import { AppError } from "../../platform/errors";
-import type { Logger } from "../../platform/logger";
-import { loggableError } from "../../platform/loggable-error";
-import { isDependencyUnavailable } from "../../platform/unavailable";
-import { hookMisses } from "../../platform/metrics-registry";
-import { withTimeout } from "../../platform/concurrency/with-timeout";
+import { AppError } from "@amem/platform";
+import type { Logger } from "@amem/platform";
+import { loggableError } from "@amem/platform";
+import { isDependencyUnavailable } from "@amem/platform";
+import { hookMisses } from "@amem/platform";
+import { withTimeout } from "@amem/platform";
 
 /** Why a hook answered with no decision. */
 export type MissCause = "timeout" | "unavailable";

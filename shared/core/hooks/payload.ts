@@ -10,7 +10,7 @@
  */
 import { Type, type Static, type TObject } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
-import { AppError } from "../../platform/errors";
+import { AppError } from "@amem/platform";
 import { SessionId, Text } from "../contract/schema-kit";
 
 /** Every hook body: an object naming its event; anything else in it is the event's business. */

@@ -1,16 +1,16 @@
-import { AppError } from "../../platform/errors";
+import { AppError } from "@amem/platform";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import type { SelectorInput } from "../agent-sessions/facets";
 import { closeSession, getSession, openSession } from "../agent-sessions/service";
 import { heartbeat } from "../agent-sessions/heartbeat";
-import { buildBriefing, recordBriefingDelivered, type BriefingQuery } from "../briefing/service";
+import { buildBriefing, recordBriefingDelivered, type BriefingRequest } from "../briefing/service";
 import { debriefPrompt } from "../briefing/debrief";
 import { beginTriage } from "../triage/begin";
 import { requestTriageCompletion } from "../triage/complete";
 import { beginUnlessQuiet } from "../triage/quiet-stop";
 import { renderBriefingMarkdown } from "./briefing-markdown";
-import { lastRunExcerpt } from "../../store/db/queries/briefing";
+import { lastRunExcerpt } from "@amem/store";
 import type { HookEvent } from "./payload";
 
 /** The harnesses amem has hook endpoints for, and the `agent` their runs are recorded under. */
@@ -50,7 +50,7 @@ export function excerptOf(message: string | null | undefined): string | undefine
   return chars.length <= HOOK_EXCERPT_MAX_CHARS ? text : `${chars.slice(0, HOOK_EXCERPT_MAX_CHARS - 1).join("")}…`;
 }
 
-function selectorOf(target: { project?: string; scope?: string }): SelectorInput & BriefingQuery {
+function selectorOf(target: { project?: string; scope?: string }): SelectorInput & BriefingRequest {
   if (target.project !== undefined && target.scope !== undefined)
     return { kind: "scope_project", scope: target.scope, project: target.project };
   if (target.project !== undefined) return { kind: "project", project: target.project };

@@ -1,14 +1,14 @@
-import { AppError } from "../../platform/errors";
-import { newId, sha256Hex } from "../../platform/ids";
+import { AppError } from "@amem/platform";
+import { newId, sha256Hex } from "@amem/platform";
 import type { Deps } from "../deps";
 import { assertWritable, type Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
-import type { MemoryType } from "../../store/db/schema";
-import { insertMemoryEvent, insertMemoryUnlessDuplicate, type MemoryRow } from "../../store/db/queries/memories";
+import type { MemoryType } from "@amem/store";
+import { insertMemoryEvent, insertMemoryUnlessDuplicate, type MemoryRow } from "@amem/store";
 import { scopeForWrite } from "../scopes/service";
 import { attributeWrite, settleAttributedLease } from "../agent-sessions/attribution";
-import { insertCommitment } from "../../store/db/queries/commitments";
-import { insertPlainMemory } from "../../store/db/queries/plain-memory-insert";
+import { insertCommitment } from "@amem/store";
+import { insertPlainMemory } from "@amem/store";
 import { leaseCutoff } from "../agent-sessions/lease";
 import { recordFact, type NewFact } from "./facts";
 

@@ -1,5 +1,5 @@
-import { AppError } from "../../platform/errors";
-import type { CommitmentStatus } from "../../store/db/schema";
+import { AppError } from "@amem/platform";
+import type { CommitmentStatus } from "@amem/store";
 
 /** The commitment state machine (SPEC §4.3), the only place it is written down. */
 const ALLOWED: Record<CommitmentStatus, readonly CommitmentStatus[]> = {

@@ -1,9 +1,9 @@
-import { AppError } from "../../platform/errors";
-import { newId } from "../../platform/ids";
+import { AppError } from "@amem/platform";
+import { newId } from "@amem/platform";
 import type { Deps } from "../deps";
-import type { Executor } from "../../store/db/client";
+import type { Executor } from "@amem/store";
 import type { Principal } from "../auth/credentials";
-import { factsAsOf, insertFact, lockOverlappingFacts, retractFact, type FactRow } from "../../store/db/queries/facts";
+import { factsAsOf, insertFact, lockOverlappingFacts, retractFact, type FactRow } from "@amem/store";
 
 export type NewFact = { subject: string; predicate: string; value: string; validFrom?: string; validTo?: string };
 

@@ -1,7 +1,7 @@
-import { AppError } from "../../platform/errors";
+import { AppError } from "@amem/platform";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import type { MemoryType } from "../../store/db/schema";
+import type { MemoryType } from "@amem/store";
 import {
   findEdgesAmong,
   findEventsFor,
@@ -11,7 +11,7 @@ import {
   projectNamesStartingWith,
   supersedeChainIds,
   type MemoryRow,
-} from "../../store/db/queries/memories";
+} from "@amem/store";
 import { decodeCursor, encodeCursor } from "../cursor";
 import { resolveScopeName } from "../scopes/service";
 

@@ -1,9 +1,9 @@
-import { AppError } from "../../platform/errors";
-import { newId, sha256Hex } from "../../platform/ids";
+import { AppError } from "@amem/platform";
+import { newId, sha256Hex } from "@amem/platform";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
-import type { REVISION_EDGE_TYPES } from "../../store/db/schema";
+import type { REVISION_EDGE_TYPES } from "@amem/store";
 import {
   archiveMemoryRow,
   closeMemoryValidity,
@@ -12,15 +12,10 @@ import {
   insertMemoryUnlessDuplicate,
   lockMemory,
   type MemoryRow,
-} from "../../store/db/queries/memories";
+} from "@amem/store";
 import { actorOf } from "./capture";
-import {
-  lockCommitmentOf,
-  moveCommitment,
-  setCommitmentStatus,
-  type CommitmentRow,
-} from "../../store/db/queries/commitments";
-import type { CommitmentStatus } from "../../store/db/schema";
+import { lockCommitmentOf, moveCommitment, setCommitmentStatus, type CommitmentRow } from "@amem/store";
+import type { CommitmentStatus } from "@amem/store";
 import { commitmentTransition } from "./commitment-status";
 import { attributeWrite, settleAttributedLease, type Attribution } from "../agent-sessions/attribution";
 

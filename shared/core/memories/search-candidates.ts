@@ -1,5 +1,5 @@
 import type { Deps } from "../deps";
-import { championPostings, postingsOf, successorsOf, type SearchScope } from "../../store/db/queries/search";
+import { championPostings, postingsOf, successorsOf, type SearchScope } from "@amem/store";
 import { roundScore, saturation, SCORE_DECIMALS, scoreMemory, type Posting } from "./search-ranking";
 import type { SearchPlan } from "./search-cursor";
 

@@ -23,6 +23,7 @@
  * near 1, one matching only its commonest word near 0, and a query about words the tenant never
  * used scores low everywhere — which is what `minScore` cuts on.
  */
+import type { Posting } from "@amem/store";
 export const K1 = 0.9;
 export const B = 0.4;
 export const W_TOPIC = 3.0;
@@ -51,7 +52,8 @@ export type Alternative = { term: string; weight: number };
 export type Slot = { alternatives: Alternative[]; weight: number };
 
 /** A posting: how often a term occurs in a memory's fields, and the memory's field lengths. */
-export type Posting = { topicTf: number; contentTf: number; topicLength: number; contentLength: number };
+
+export type { Posting };
 
 export function idf(documents: number, df: number): number {
   return Math.log(1 + (Math.max(documents, df) - df + 0.5) / (df + 0.5));

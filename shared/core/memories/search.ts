@@ -1,16 +1,10 @@
-import { AppError } from "../../platform/errors";
+import { AppError } from "@amem/platform";
 import { resolveScopeName } from "../scopes/service";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import type { MemoryType } from "../../store/db/schema";
-import type { MemoryRow } from "../../store/db/queries/memories";
-import {
-  eligibleMemories,
-  fuzzyTerms,
-  phrasesFound,
-  queryTermStats,
-  type SearchScope,
-} from "../../store/db/queries/search";
+import type { MemoryType } from "@amem/store";
+import type { MemoryRow } from "@amem/store";
+import { eligibleMemories, fuzzyTerms, phrasesFound, queryTermStats, type SearchScope } from "@amem/store";
 import { rankCandidates, type Candidate } from "./search-candidates";
 import { parseSearchQuery } from "./search-query";
 import { buildSlots, FUZZY_MAX_TERMS, FUZZY_MIN_SIMILARITY, type CorpusStats } from "./search-ranking";

@@ -1,5 +1,5 @@
 import type { Deps } from "../deps";
-import { surfaceOverdueCommitments } from "../../store/db/queries/overdue-commitments";
+import { surfaceOverdueCommitments } from "@amem/store";
 
 /** Commitments stamped per pass; the next pass continues. */
 export const SURFACE_BATCH = 5_000;

@@ -1,6 +1,6 @@
-import { newId } from "../../platform/ids";
-import type { Executor } from "../../store/db/client";
-import type { MemoryType } from "../../store/db/schema";
+import { newId } from "@amem/platform";
+import type { Executor } from "@amem/store";
+import type { MemoryType } from "@amem/store";
 import {
   configureConsolidation,
   probeFacts,
@@ -11,13 +11,8 @@ import {
   type Position,
   type ProbeMatch,
   type TenantCursor,
-} from "../../store/db/queries/consolidation";
-import {
-  insertFactProposals,
-  insertProposals,
-  type NewFactProposal,
-  type NewProposal,
-} from "../../store/db/queries/proposals";
+} from "@amem/store";
+import { insertFactProposals, insertProposals, type NewFactProposal, type NewProposal } from "@amem/store";
 
 /** Pairs at least this similar (pg_trgm similarity of topic + content) are proposed (SPEC §7). */
 export const SIMILARITY_THRESHOLD = 0.6;

@@ -1,10 +1,10 @@
-import { AppError } from "../../platform/errors";
-import { newId } from "../../platform/ids";
+import { AppError } from "@amem/platform";
+import { newId } from "@amem/platform";
 import type { Deps } from "../deps";
-import type { Executor } from "../../store/db/client";
+import type { Executor } from "@amem/store";
 import type { Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
-import { factProposals, proposals, type ProposalStatus } from "../../store/db/schema";
+import { factProposals, proposals, type ProposalStatus } from "@amem/store";
 import {
   decideProposalRow,
   listProposalRows,
@@ -12,14 +12,9 @@ import {
   type FactProposalRow,
   type ProposalRow,
   type ProposalTable,
-} from "../../store/db/queries/proposals";
-import {
-  closeMemoryValidity,
-  insertMemoryEdge,
-  lockMemoriesByIds,
-  type MemoryRow,
-} from "../../store/db/queries/memories";
-import { lockFactsByIds, retractFact } from "../../store/db/queries/facts";
+} from "@amem/store";
+import { closeMemoryValidity, insertMemoryEdge, lockMemoriesByIds, type MemoryRow } from "@amem/store";
+import { lockFactsByIds, retractFact } from "@amem/store";
 
 export const DEFAULT_PROPOSAL_LIMIT = 25;
 export type ProposalQuery = { status?: ProposalStatus; limit?: number };

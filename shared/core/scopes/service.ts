@@ -1,7 +1,7 @@
-import { AppError } from "../../platform/errors";
-import { newId } from "../../platform/ids";
+import { AppError } from "@amem/platform";
+import { newId } from "@amem/platform";
 import type { Deps } from "../deps";
-import type { Executor } from "../../store/db/client";
+import type { Executor } from "@amem/store";
 import type { Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
 import {
@@ -14,8 +14,8 @@ import {
   scopeNamesTaken,
   updateScopeRow,
   type ScopeRow,
-} from "../../store/db/queries/scopes";
-import { renameMemoryScope } from "../../store/db/queries/memories";
+} from "@amem/store";
+import { renameMemoryScope } from "@amem/store";
 
 /** The scope name a read means: an alias resolves to its scope's name; anything else is taken as is. */
 export async function resolveScopeName(db: Executor, userId: string, nameOrAlias: string): Promise<string> {

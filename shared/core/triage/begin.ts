@@ -1,9 +1,9 @@
-import { AppError } from "../../platform/errors";
-import { newId } from "../../platform/ids";
+import { AppError } from "@amem/platform";
+import { newId } from "@amem/platform";
 import type { Deps } from "../deps";
 import { assertWritable, type Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
-import type { NaturalKey } from "../../store/db/queries/agent-sessions";
+import type { NaturalKey } from "@amem/store";
 import {
   armAttempt,
   hasUntriagedEvent,
@@ -12,12 +12,12 @@ import {
   runEventIds,
   stampOverflowed,
   type TriageRow,
-} from "../../store/db/queries/triage";
+} from "@amem/store";
 import { readLease } from "../agent-sessions/lease-cache";
 import { isLive, leaseMs } from "../agent-sessions/lease";
 import { RUN_EVENT_CEILING } from "../agent-sessions/events";
 import { decideBegin, type BeginDecision, type BeginInput, type BeginReason } from "./decision";
-import type { TriageStatus } from "../../store/db/schema";
+import type { TriageStatus } from "@amem/store";
 import { holdQuietStops, releaseQuietStops } from "./quiet-hold";
 
 export type BeginAnswer = {

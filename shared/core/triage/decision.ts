@@ -1,5 +1,5 @@
-import type { Config } from "../../platform/config";
-import type { TriageRow } from "../../store/db/queries/triage";
+import type { Config } from "@amem/platform";
+import type { TriageRow } from "@amem/store";
 
 export type BeginInput = { turnCount?: number; stopHookActive?: boolean };
 

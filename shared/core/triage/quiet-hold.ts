@@ -1,5 +1,5 @@
 import type { Deps } from "../deps";
-import type { NaturalKey } from "../../store/db/queries/agent-sessions";
+import type { NaturalKey } from "@amem/store";
 import { leaseKeyTtlMs, leaseMs } from "../agent-sessions/lease";
 
 /**

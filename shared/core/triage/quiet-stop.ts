@@ -1,9 +1,9 @@
 import type { Deps } from "../deps";
-import type { Config } from "../../platform/config";
+import type { Config } from "@amem/platform";
 import type { Principal } from "../auth/credentials";
-import type { NaturalKey } from "../../store/db/queries/agent-sessions";
-import type { TriageRow } from "../../store/db/queries/triage";
-import { TRIAGE_STATUSES, type TriageStatus } from "../../store/db/schema";
+import type { NaturalKey } from "@amem/store";
+import type { TriageRow } from "@amem/store";
+import { TRIAGE_STATUSES, type TriageStatus } from "@amem/store";
 import { beginTriageObserved, type BeginAnswer } from "./begin";
 import { decideBegin, type BeginReason } from "./decision";
 import { quietKeyTtlMs } from "./quiet-hold";

@@ -1,9 +1,9 @@
-import type { Logger } from "../../platform/logger";
+import type { Logger } from "@amem/platform";
 import { timingSafeEqual } from "node:crypto";
 import type { Server } from "bun";
-import type { Config } from "../../platform/config";
-import { sha256Hex } from "../../platform/ids";
-import { collectProcessMetrics, exposition } from "../../platform/metrics-registry";
+import type { Config } from "@amem/platform";
+import { sha256Hex } from "@amem/platform";
+import { collectProcessMetrics, exposition } from "@amem/platform";
 
 export const METRICS_PATH = "/metrics";
 

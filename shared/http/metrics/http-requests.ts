@@ -1,5 +1,5 @@
 import { Memoirist } from "memoirist";
-import { UNMATCHED_ROUTE } from "../../platform/metrics-registry";
+import { UNMATCHED_ROUTE } from "@amem/platform";
 import { requestTally } from "./request-tallies";
 
 type Fetch<S> = (request: Request, server: S) => Response | Promise<Response>;

@@ -1,5 +1,5 @@
 import { Counter, type Metric } from "prom-client";
-import { registry } from "../../platform/metrics-registry";
+import { registry } from "@amem/platform";
 
 /**
  * Seconds. A heartbeat answers in ~0.3–1 ms (bench/README.md), so the low end is fine-grained; a

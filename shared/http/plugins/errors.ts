@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import { AppError, ERROR_STATUS, type ErrorCode } from "../../platform/errors";
-import { isDependencyUnavailable, unavailableCause } from "../../platform/unavailable";
-import { unavailableAnswers } from "../../platform/metrics-registry";
-import type { Logger } from "../../platform/logger";
-import { loggableError } from "../../platform/loggable-error";
+import { AppError, ERROR_STATUS, type ErrorCode } from "@amem/platform";
+import { isDependencyUnavailable, unavailableCause } from "@amem/platform";
+import { unavailableAnswers } from "@amem/platform";
+import type { Logger } from "@amem/platform";
+import { loggableError } from "@amem/platform";
 import { UnreadBodyError } from "../json-body";
 
 /** The only place an error becomes a response: exactly `{"error": code}`, nothing echoed. */

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { AppError } from "../../platform/errors";
+import { AppError } from "@amem/platform";
 import { hasJsonContentType, readJsonBody, UnreadBodyError, type JsonBodyLimits } from "../json-body";
 import { refuseRequestHead } from "../request-head";
 

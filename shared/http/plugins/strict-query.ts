@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { AppError } from "../../platform/errors";
+import { AppError } from "@amem/platform";
 
 /** `METHOD path` of a route as Elysia names it in the request context. */
 export const routeKey = (method: string, path: string) => `${method} ${path}`;

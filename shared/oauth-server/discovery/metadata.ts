@@ -1,5 +1,5 @@
-import type { Config } from "../../platform/config";
-import { OAUTH_SCOPES } from "../../platform/scopes";
+import type { Config } from "@amem/platform";
+import { OAUTH_SCOPES } from "@amem/platform";
 
 /**
  * The authorization server's endpoints, relative to the issuer (MCP_PUBLIC_URL). The OAuth routes

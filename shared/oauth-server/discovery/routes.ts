@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
-import type { Config } from "../../platform/config";
-import { AppError } from "../../platform/errors";
+import type { Config } from "@amem/platform";
+import { AppError } from "@amem/platform";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
 
 /**

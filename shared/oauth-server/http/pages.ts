@@ -1,6 +1,6 @@
 import type { AuthorizeParams } from "../authorize";
-import { isOAuthScope, SCOPE_DESCRIPTIONS } from "../../platform/scopes";
-import { escapeHtml, htmlPage } from "../../http/html-page";
+import { isOAuthScope, SCOPE_DESCRIPTIONS } from "@amem/platform";
+import { escapeHtml, htmlPage } from "@amem/http";
 
 const STYLE = `
 body{font-family:system-ui,-apple-system,sans-serif;margin:0;background:#f5f5f4;color:#1c1917}

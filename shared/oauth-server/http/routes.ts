@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import type { Deps } from "../../core/deps";
-import { AppError } from "../../platform/errors";
-import { enforceRateLimit } from "../../core/rate-limit";
-import { checkPassword } from "../../core/accounts/users";
-import { activeUserEmail } from "../../store/db/queries/oauth";
+import type { Deps } from "@amem/core";
+import { AppError } from "@amem/platform";
+import { enforceRateLimit } from "@amem/core";
+import { checkPassword } from "@amem/core";
+import { activeUserEmail } from "@amem/store";
 import { OAuthError, OAUTH_ERROR_STATUS } from "../errors";
 import { authenticateClient, clientCredentialsOf, registerClient } from "../clients";
 import {
@@ -20,7 +20,7 @@ import { exchangeCode, refreshTokens, revokeToken } from "../token-service";
 import { browserSessionUser, BROWSER_SESSION_SECONDS, csrfToken, startBrowserSession } from "../browser-session";
 import { formActionSource, redirectHost } from "../redirect-uris";
 import type { MetadataDocumentFailure } from "../metadata-documents";
-import { randomToken } from "../../platform/ids";
+import { randomToken } from "@amem/platform";
 import { consentPage, errorPage, loginPage } from "./pages";
 
 /** What the routes need beyond the shared deps: the client address (TRUST_PROXY-aware when the app provides it). */

@@ -9,7 +9,7 @@ import {
   pkcePair,
   registerOAuthClient,
 } from "../../../test/oauth-flow";
-import { authenticateAccessToken } from "../../core/auth/credentials";
+import { authenticateAccessToken } from "@amem/core";
 
 const ctx = await createOAuthTestContext();
 const REDIRECT = "http://127.0.0.1:8765/callback";

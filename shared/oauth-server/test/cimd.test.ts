@@ -2,8 +2,8 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { eq } from "drizzle-orm";
 import { createOAuthTestContext, newUser, type OAuthTestContext } from "./context";
 import { CookieJar, authorizeQuery, obtainTokens, pkcePair, tokenRequest, type Tokens } from "../../../test/oauth-flow";
-import { authenticateAccessToken } from "../../core/auth/credentials";
-import { oauthClients } from "../../store/db/schema";
+import { authenticateAccessToken } from "@amem/core";
+import { oauthClients } from "@amem/store";
 import { createMcpTestContext } from "../../../test/mcp/helpers";
 
 /**

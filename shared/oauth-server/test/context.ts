@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { createTestContext, newTenant, type TestContext } from "../../../test/helpers";
-import type { Logger } from "../../platform/logger";
-import { errorsPlugin } from "../../http/plugins/errors";
+import type { Logger } from "@amem/platform";
+import { errorsPlugin } from "@amem/http";
 import { oauthRoutes } from "../http/routes";
 import type { Fetch } from "../../../test/oauth-flow";
 

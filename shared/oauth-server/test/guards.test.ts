@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createOAuthTestContext, newUser } from "./context";
 import { obtainTokens, tokenRequest, type Tokens } from "../../../test/oauth-flow";
-import { authenticateAccessToken } from "../../core/auth/credentials";
+import { authenticateAccessToken } from "@amem/core";
 import { GrantRevocation } from "../token-service";
 
 const ctx = await createOAuthTestContext();

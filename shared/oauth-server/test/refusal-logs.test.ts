@@ -9,7 +9,7 @@ import {
   tokenRequest,
 } from "../../../test/oauth-flow";
 import { createMcpApp } from "../../../mcp/app";
-import { authenticateAccessToken } from "../../core/auth/credentials";
+import { authenticateAccessToken } from "@amem/core";
 
 const logs = captureLogs("debug");
 const ctx = await createOAuthTestContext({}, undefined, logs.logger);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { createOAuthTestContext } from "./context";
-import { sha256Hex } from "../../platform/ids";
+import { sha256Hex } from "@amem/platform";
 
 const ctx = await createOAuthTestContext();
 const register = (body: unknown) =>

@@ -8,8 +8,8 @@ import {
   tokenRequest,
   type Tokens,
 } from "../../../test/oauth-flow";
-import { authenticateAccessToken } from "../../core/auth/credentials";
-import { sha256Hex } from "../../platform/ids";
+import { authenticateAccessToken } from "@amem/core";
+import { sha256Hex } from "@amem/platform";
 
 const ctx = await createOAuthTestContext();
 const strict = await createOAuthTestContext({ OAUTH_REFRESH_GRACE_SECONDS: "0" });

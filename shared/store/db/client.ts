@@ -1,8 +1,8 @@
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { WaitLimiter } from "../../platform/concurrency/wait-limiter";
+import { WaitLimiter } from "@amem/platform";
 import { gatePool } from "./pool-gate";
-import { trackPoolGate } from "../../platform/metrics-registry";
+import { trackPoolGate } from "@amem/platform";
 import * as schema from "./schema";
 
 export type DbOptions = {

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { WaitLimiter } from "../../platform/concurrency/wait-limiter";
+import type { WaitLimiter } from "@amem/platform";
 
 /**
  * The pool as drizzle sees it, with a bounded wait for a connection. postgres.js has no acquire

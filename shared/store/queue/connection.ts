@@ -1,6 +1,6 @@
 import type { ConnectionOptions } from "bullmq";
 import type { RedisOptions } from "ioredis";
-import type { Config } from "../../platform/config";
+import type { Config } from "@amem/platform";
 import { createRedis, redisTarget } from "../redis/connections";
 
 /**

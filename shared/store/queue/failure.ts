@@ -1,5 +1,5 @@
-import { loggableError } from "../../platform/loggable-error";
-import { isDependencyDown } from "../../platform/unavailable";
+import { loggableError } from "@amem/platform";
+import { isDependencyDown } from "@amem/platform";
 
 /**
  * A failed attempt as BullMQ keeps it (the job's failedReason and stack, the events stream): only

@@ -1,7 +1,7 @@
 import { Type as T, type Static, type TSchema } from "@sinclair/typebox";
 import type { ErasureCounts } from "../db/schema/account-erasures";
 import type { TriageOutcome } from "../db/schema/agent-sessions";
-import { UUID_PATTERN } from "../../platform/ids";
+import { UUID_PATTERN } from "@amem/platform";
 
 /**
  * The job catalog: every queue, job name, payload and result the workers handle. Payloads carry

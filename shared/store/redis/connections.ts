@@ -1,6 +1,6 @@
 import Redis, { Cluster, type ClusterOptions, type RedisOptions } from "ioredis";
 import { defineScripts, type ScriptedRedis } from "./scripts";
-import { withTimeout } from "../../platform/concurrency/with-timeout";
+import { withTimeout } from "@amem/platform";
 
 const CLUSTER_SCHEME = "redis+cluster://";
 

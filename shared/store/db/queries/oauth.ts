@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import { oauthClients, oauthCodes, oauthGrants, oauthTokens, users, type OAuthTokenKind } from "../schema";
-import type { OAuthScope } from "../../../platform/scopes";
+import type { OAuthScope } from "@amem/platform";
 
 export type OAuthClientRow = typeof oauthClients.$inferSelect;
 export type OAuthCodeRow = typeof oauthCodes.$inferSelect;
@@ -317,3 +317,6 @@ export async function activeUserEmail(db: Executor, userId: string): Promise<str
     .limit(1);
   return rows[0]?.email;
 }
+
+/** A live grant as the grants list reads it (the console and GET /api/v1/oauth/grants). */
+export type GrantRow = Awaited<ReturnType<typeof listLiveGrants>>[number];

@@ -1,7 +1,7 @@
 import { and, asc, eq, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { scopes } from "../schema";
-import { newId } from "../../../platform/ids";
+import { newId } from "@amem/platform";
 
 /** Every new account starts with these scopes (SPEC §5). */
 export const DEFAULT_SCOPES = ["personal", "work"] as const;

@@ -2,7 +2,9 @@ import { and, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { memories, memoryEdges, REVISION_EDGE_TYPES, type MemoryType } from "../schema";
 import { memoryColumns, memoryFilter, type MemoryRow } from "./memories";
-import type { Posting } from "../../../core/memories/search-ranking";
+
+/** One term's frequencies in a memory's two fields and the fields' lengths: what the ranking scores (core/memories/search-ranking.ts). */
+export type Posting = { topicTf: number; contentTf: number; topicLength: number; contentLength: number };
 
 /**
  * The search index's reads (docs/decisions/search.md). Statistics are the folded figures

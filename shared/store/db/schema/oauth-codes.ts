@@ -3,7 +3,7 @@ import { idColumn, ts } from "./columns";
 import { users } from "./users";
 import { allOfCheck, oauthClients } from "./oauth-clients";
 import { oauthGrants } from "./oauth-grants";
-import { OAUTH_SCOPES, type OAuthScope } from "../../../platform/scopes";
+import { OAUTH_SCOPES, type OAuthScope } from "@amem/platform";
 
 /**
  * Authorization codes: only the SHA-256 is kept. Single use: the exchange marks `used_at` first

@@ -3,7 +3,7 @@ import { index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { idColumn, ts } from "./columns";
 import { users } from "./users";
 import { allOfCheck, oauthClients } from "./oauth-clients";
-import { OAUTH_SCOPES, type OAuthScope } from "../../../platform/scopes";
+import { OAUTH_SCOPES, type OAuthScope } from "@amem/platform";
 
 /**
  * A user's consent to one client: the scopes and the resource (audience) its tokens carry. One

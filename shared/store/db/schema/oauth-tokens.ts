@@ -4,7 +4,7 @@ import { idColumn, oneOfCheck, ts } from "./columns";
 import { users } from "./users";
 import { allOfCheck, oauthClients } from "./oauth-clients";
 import { oauthGrants } from "./oauth-grants";
-import { OAUTH_SCOPES, type OAuthScope } from "../../../platform/scopes";
+import { OAUTH_SCOPES, type OAuthScope } from "@amem/platform";
 
 export const OAUTH_TOKEN_KINDS = ["access", "refresh"] as const;
 export type OAuthTokenKind = (typeof OAUTH_TOKEN_KINDS)[number];
