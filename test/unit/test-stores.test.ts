@@ -3,11 +3,13 @@ import { Glob } from "bun";
 
 const root = new URL("../..", import.meta.url).pathname;
 
-/** Every test source (test files and their helpers), with its text. */
+/** Every test source (test files and their helpers, test/ and the packages' own test/), with its text. */
 async function testSources(): Promise<{ path: string; text: string }[]> {
   const sources: { path: string; text: string }[] = [];
-  for await (const path of new Glob("test/**/*.ts").scan({ cwd: root }))
-    sources.push({ path, text: await Bun.file(`${root}${path}`).text() });
+  for (const pattern of ["test/**/*.ts", "shared/*/test/**/*.ts"])
+    for await (const path of new Glob(pattern).scan({ cwd: root }))
+      sources.push({ path, text: await Bun.file(`${root}${path}`).text() });
+  expect(sources.some(({ path }) => path.startsWith("shared/"))).toBe(true);
   return sources;
 }
 

@@ -3,7 +3,7 @@ import { OAUTH_SCOPES } from "@amem/platform";
 
 /**
  * The authorization server's endpoints, relative to the issuer (MCP_PUBLIC_URL). The OAuth routes
- * (mcp/oauth/) serve them; this document advertises them, so both read the paths from here.
+ * (http/routes.ts) serve them; this document advertises them, so both read the paths from here.
  */
 export const OAUTH_PATHS = {
   authorize: "/authorize",
