@@ -1,10 +1,9 @@
 import { Elysia } from "elysia";
 import type { McpServerFactory } from "@modelcontextprotocol/server";
 import type { Deps } from "@amem/core";
-import { errorsPlugin, methodLookup } from "@amem/http";
+import { errorsPlugin, methodLookup, probeRoutes } from "@amem/http";
 import { requestContextPlugin } from "@amem/http";
 import { metricsPlugin } from "@amem/http";
-import { probeRoutes } from "../api/health/routes";
 import type { AccessTokenVerifier } from "@amem/oauth-server";
 import { discoveryRoutes } from "@amem/oauth-server";
 import { issuerOf } from "@amem/oauth-server";

@@ -14,5 +14,6 @@ export { errorResponse, errorsPlugin, methodLookup, unhandledErrorFallback } fro
 export { appFetch, metricsPlugin } from "./plugins/metrics";
 export { requestContextPlugin } from "./plugins/request-context";
 export { routeKey, strictQueryPlugin } from "./plugins/strict-query";
+export { probeRoutes } from "./probes";
 export { refuseRequestHead } from "./request-head";
 export { earliestIdleCloseMs, idleTimeoutFor, serveHttp } from "./serve";

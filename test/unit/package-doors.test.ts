@@ -4,10 +4,11 @@ import { dirname, join, normalize } from "node:path";
 
 /**
  * The layout's rules (README "Layout"), held by the build: each package under shared/ is entered
- * only through its front door (`@amem/<name>`, its index.ts), a package imports only the packages
- * its package.json declares (platform ← store ← core ← oauth-server; http ← platform), never a
- * process folder, and only the HTTP-side packages import Elysia. A package's own test/ folder is
- * not behind the door (other tests may use its helpers), and its tests may start the processes.
+ * only through its front door (`@amem/<name>`, its index.ts); a package imports only the packages
+ * its package.json declares (platform ← store ← core ← http ← oauth-server) and never a process
+ * folder; processes never import each other; only the HTTP-side packages import Elysia. A
+ * package's own test/ folder is not behind the door (other tests may use its helpers), and its
+ * tests may start the processes.
  */
 const ROOT = normalize(join(import.meta.dir, "..", ".."));
 const PROCESS_FOLDERS = ["api", "mcp", "workers", "cli", "bench", "test", "console", "clients", "ops"];
@@ -54,6 +55,10 @@ function violationsOf(file: string, text: string, packages: Map<string, Package>
     const into = [...packages.values()].find((p) => target === p.dir || target.startsWith(`${p.dir}/`));
     if (into && into !== owner && !(isTest && target.startsWith(`${into.dir}/test/`)))
       found.push(`${file}: "${spec}" reaches into ${into.name} past its front door`);
+    const processes = ["api", "mcp", "workers", "cli"];
+    const [from, to] = [file.split("/")[0]!, target.split("/")[0]!];
+    if (processes.includes(from) && processes.includes(to) && from !== to)
+      found.push(`${file}: the process ${from}/ imports the process ${to}/ ("${spec}")`);
     if (owner && !target.startsWith(`${owner.dir}/`) && !into) {
       const top = target.split("/")[0]!;
       if (PROCESS_FOLDERS.includes(top) && !isTest)
@@ -108,12 +113,12 @@ describe("packages with front doors (README Layout)", () => {
     for (const p of packages.values()) expect(existsSync(join(ROOT, p.dir, "index.ts"))).toBe(true);
   });
 
-  it("declares an acyclic direction: platform imports no package, store only platform, core only store and platform", () => {
+  it("declares an acyclic direction: platform imports no package, store only platform, core only store and platform, http not oauth-server", () => {
     expect(cycleIn(packages)).toBeNull();
     expect([...packages.get("@amem/platform")!.allowed]).toEqual([]);
     expect([...packages.get("@amem/store")!.allowed].sort()).toEqual(["@amem/platform"]);
     expect([...packages.get("@amem/core")!.allowed].sort()).toEqual(["@amem/platform", "@amem/store"]);
-    expect([...packages.get("@amem/http")!.allowed].sort()).toEqual(["@amem/platform"]);
+    expect([...packages.get("@amem/http")!.allowed].sort()).toEqual(["@amem/core", "@amem/platform", "@amem/store"]);
   });
 
   it("every import in the tree keeps to the rules", () => {
@@ -132,6 +137,7 @@ describe("packages with front doors (README Layout)", () => {
     expect(check("shared/core/x.ts", 'import { a } from "@amem/core";')).toBe(1);
     expect(check("shared/core/x.ts", 'import { Elysia } from "elysia";')).toBe(1);
     expect(check("shared/core/x.ts", 'import { a } from "../../api/app";')).toBe(1);
+    expect(check("mcp/app.ts", 'import { a } from "../api/health/routes";')).toBe(1);
     expect(check("shared/core/test/x.test.ts", 'import { a } from "../../../api/app";')).toBe(0);
     expect(check("shared/core/x.ts", 'const { a } = await import("../store/db/client");')).toBe(1);
     expect(check("test/x.test.ts", 'import { a } from "../shared/oauth-server/test/context";')).toBe(0);
