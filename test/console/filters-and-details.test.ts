@@ -9,11 +9,10 @@ import {
   newPage,
   openScreen,
   screenshots,
-  signIn,
   startConsole,
   TEST_MS,
   waitForText,
-  watchProblems,
+  withSignedInPage,
 } from "./harness";
 
 /** Page functions run in the browser: its globals, typed loosely (the project compiles without the DOM library). */
@@ -52,173 +51,157 @@ const listedTopics = (page: Awaited<ReturnType<typeof newPage>>) =>
 describe("the console's filters and details in headless Chromium", () => {
   it(
     "Memories: the tag filter and the created date range narrow the list",
-    async () => {
-      const page = await newPage(h);
-      const problems = watchProblems(page);
-      const user = await signIn(h, page);
-      const note = (topic: string, tags: string[], daysAgo: number) =>
-        memoryAt(ctx, user, { memoryType: "note", topic, content: unique(topic), tags }, daysAgo * DAY_MINUTES);
-      await note("Old infra change", ["infra"], 20);
-      await note("Recent infra change", ["infra", "deploy"], 1);
-      await note("Recent design note", ["design"], 1);
-      await note("Ancient design note", ["design"], 40);
-      await openScreen(page, "Memories");
-      await waitForText(page, ".card", "Ancient design note");
-      expect((await listedTopics(page)).length).toBe(4);
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        const note = (topic: string, tags: string[], daysAgo: number) =>
+          memoryAt(ctx, user, { memoryType: "note", topic, content: unique(topic), tags }, daysAgo * DAY_MINUTES);
+        await note("Old infra change", ["infra"], 20);
+        await note("Recent infra change", ["infra", "deploy"], 1);
+        await note("Recent design note", ["design"], 1);
+        await note("Ancient design note", ["design"], 40);
+        await openScreen(page, "Memories");
+        await waitForText(page, ".card", "Ancient design note");
+        expect((await listedTopics(page)).length).toBe(4);
 
-      await page.type("input[name=tag]", "infra");
-      await clickText(page, "form[role=search] button", "Apply");
-      await page.waitForFunction(() => document.querySelectorAll("ul[aria-label=Memories] .card").length === 2);
-      expect(await listedTopics(page)).toEqual(["Recent infra change", "Old infra change"]);
+        await page.type("input[name=tag]", "infra");
+        await clickText(page, "form[role=search] button", "Apply");
+        await page.waitForFunction(() => document.querySelectorAll("ul[aria-label=Memories] .card").length === 2);
+        expect(await listedTopics(page)).toEqual(["Recent infra change", "Old infra change"]);
 
-      // From 7 days ago: only the recent one of the two.
-      await setDate(page, "from", localDay(7));
-      await clickText(page, "form[role=search] button", "Apply");
-      await page.waitForFunction(() => document.querySelectorAll("ul[aria-label=Memories] .card").length === 1);
-      expect(await listedTopics(page)).toEqual(["Recent infra change"]);
-      await screenshots(page, "memories-filtered");
-      await expectAccessible(page, "memories-filtered");
-      await checkDarkMode(page, "memories-filtered");
+        // From 7 days ago: only the recent one of the two.
+        await setDate(page, "from", localDay(7));
+        await clickText(page, "form[role=search] button", "Apply");
+        await page.waitForFunction(() => document.querySelectorAll("ul[aria-label=Memories] .card").length === 1);
+        expect(await listedTopics(page)).toEqual(["Recent infra change"]);
+        await screenshots(page, "memories-filtered");
+        await expectAccessible(page, "memories-filtered");
+        await checkDarkMode(page, "memories-filtered");
 
-      // Without the tag, a range that ends 10 days ago: the two old ones, by date alone.
-      await page.$eval("input[name=tag]", (el: any) => {
-        el.value = "";
-        el.dispatchEvent(new Event("input", { bubbles: true }));
-      });
-      await setDate(page, "from", localDay(60));
-      await setDate(page, "to", localDay(10));
-      await clickText(page, "form[role=search] button", "Apply");
-      await page.waitForFunction(() => document.querySelectorAll("ul[aria-label=Memories] .card").length === 2);
-      expect(await listedTopics(page)).toEqual(["Old infra change", "Ancient design note"]);
+        // Without the tag, a range that ends 10 days ago: the two old ones, by date alone.
+        await page.$eval("input[name=tag]", (el: any) => {
+          el.value = "";
+          el.dispatchEvent(new Event("input", { bubbles: true }));
+        });
+        await setDate(page, "from", localDay(60));
+        await setDate(page, "to", localDay(10));
+        await clickText(page, "form[role=search] button", "Apply");
+        await page.waitForFunction(() => document.querySelectorAll("ul[aria-label=Memories] .card").length === 2);
+        expect(await listedTopics(page)).toEqual(["Old infra change", "Ancient design note"]);
 
-      // "to" before "from" is said at once, and nothing is asked of the api.
-      await setDate(page, "from", localDay(5));
-      await waitForText(page, "[role=alert]", "is before");
-      expect(problems).toEqual([]);
-      await page.browserContext().close();
-    },
+        // "to" before "from" is said at once, and nothing is asked of the api.
+        await setDate(page, "from", localDay(5));
+        await waitForText(page, "[role=alert]", "is before");
+      }),
     TEST_MS,
   );
 
   it(
     "Agents: shows each agent's last message as text",
-    async () => {
-      const page = await newPage(h);
-      const problems = watchProblems(page);
-      const user = await signIn(h, page);
-      const sessionId = newSessionId();
-      expect((await open(ctx, user, { sessionId, source: "startup" })).status).toBe(200);
-      const said = "Refactored the <b>billing</b> module;\n\nall tests pass.";
-      expect((await heartbeat(ctx, user, { sessionId, lastMessageExcerpt: said })).status).toBe(200);
-      // The write-behind flusher's work, done now (the api process runs none of its own).
-      while ((await flushLeases(ctx.deps)) > 0);
-      await openScreen(page, "Agents");
-      await waitForText(page, "[data-testid=last-message]", "Refactored the <b>billing</b> module; all tests pass.");
-      // Text, never markup: no element came out of the excerpt.
-      expect(await page.$$eval("[data-testid=last-message] b", (els) => els.length)).toBe(0);
-      await screenshots(page, "agents-last-message");
-      await expectAccessible(page, "agents-last-message");
-      await checkDarkMode(page, "agents-last-message");
-      expect(problems).toEqual([]);
-      await page.browserContext().close();
-    },
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        const sessionId = newSessionId();
+        expect((await open(ctx, user, { sessionId, source: "startup" })).status).toBe(200);
+        const said = "Refactored the <b>billing</b> module;\n\nall tests pass.";
+        expect((await heartbeat(ctx, user, { sessionId, lastMessageExcerpt: said })).status).toBe(200);
+        // The write-behind flusher's work, done now (the api process runs none of its own).
+        while ((await flushLeases(ctx.deps)) > 0);
+        await openScreen(page, "Agents");
+        await waitForText(page, "[data-testid=last-message]", "Refactored the <b>billing</b> module; all tests pass.");
+        // Text, never markup: no element came out of the excerpt.
+        expect(await page.$$eval("[data-testid=last-message] b", (els) => els.length)).toBe(0);
+        await screenshots(page, "agents-last-message");
+        await expectAccessible(page, "agents-last-message");
+        await checkDarkMode(page, "agents-last-message");
+      }),
     TEST_MS,
   );
 
   it(
     "Proposals: a fact proposal shows both facts side by side with similarity and rationale, and applies",
-    async () => {
-      const page = await newPage(h);
-      const problems = watchProblems(page);
-      const user = await signIn(h, page);
-      const older = await memoryAt(
-        ctx,
-        user,
-        {
-          memoryType: "fact",
-          topic: "Office location",
-          content: unique("office"),
-          facts: [{ subject: "office", predicate: "located in", value: "Berlin Kreuzberg" }],
-        },
-        60,
-      );
-      const newer = await memoryAt(
-        ctx,
-        user,
-        {
-          memoryType: "fact",
-          topic: "Office moved",
-          content: unique("office moved"),
-          facts: [{ subject: "office", predicate: "is located in", value: "Berlin Mitte" }],
-        },
-        30,
-      );
-      const proposal = await proposeFact(ctx, user, { fromId: newer.factIds![0]!, toId: older.factIds![0]! });
-      await openScreen(page, "Proposals");
-      await page.select("select[name=kind]", "fact");
-      await waitForText(page, ".fact-side", "Berlin Mitte");
-      const sides = await page.$$eval(".proposal .fact-side", (els) => els.map((e) => e.textContent));
-      expect(sides.length).toBe(2);
-      expect(sides[0]).toContain("Newer · kept");
-      expect(sides[0]).toContain("office is located in Berlin Mitte");
-      expect(sides[1]).toContain("Older · retracted if applied");
-      expect(sides[1]).toContain("office located in Berlin Kreuzberg");
-      await waitForText(page, ".proposal .score", "0.750");
-      await waitForText(page, ".proposal .meta strong", "replaces");
-      await waitForText(page, ".proposal .rationale", proposal.rationale);
-      await screenshots(page, "fact-proposals");
-      await expectAccessible(page, "fact-proposals");
-      await checkDarkMode(page, "fact-proposals");
-      // The side links to the memory that stated the fact.
-      expect(await page.$$eval(".fact-side a", (els) => els.map((e: any) => e.getAttribute("href")))).toEqual([
-        `/app/memories/${newer.id}`,
-        `/app/memories/${older.id}`,
-      ]);
-      await page.keyboard.press("a");
-      await waitForText(page, "main", "Nothing here.");
-      const applied = await ctx.request("GET", "/api/v1/fact-proposals?status=applied", { apiKey: user.apiKey });
-      expect(applied.body.proposals.map((p: { id: string }) => p.id)).toEqual([proposal.id]);
-      expect(problems).toEqual([]);
-      await page.browserContext().close();
-    },
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        const older = await memoryAt(
+          ctx,
+          user,
+          {
+            memoryType: "fact",
+            topic: "Office location",
+            content: unique("office"),
+            facts: [{ subject: "office", predicate: "located in", value: "Berlin Kreuzberg" }],
+          },
+          60,
+        );
+        const newer = await memoryAt(
+          ctx,
+          user,
+          {
+            memoryType: "fact",
+            topic: "Office moved",
+            content: unique("office moved"),
+            facts: [{ subject: "office", predicate: "is located in", value: "Berlin Mitte" }],
+          },
+          30,
+        );
+        const proposal = await proposeFact(ctx, user, { fromId: newer.factIds![0]!, toId: older.factIds![0]! });
+        await openScreen(page, "Proposals");
+        await page.select("select[name=kind]", "fact");
+        await waitForText(page, ".fact-side", "Berlin Mitte");
+        const sides = await page.$$eval(".proposal .fact-side", (els) => els.map((e) => e.textContent));
+        expect(sides.length).toBe(2);
+        expect(sides[0]).toContain("Newer · kept");
+        expect(sides[0]).toContain("office is located in Berlin Mitte");
+        expect(sides[1]).toContain("Older · retracted if applied");
+        expect(sides[1]).toContain("office located in Berlin Kreuzberg");
+        await waitForText(page, ".proposal .score", "0.750");
+        await waitForText(page, ".proposal .meta strong", "replaces");
+        await waitForText(page, ".proposal .rationale", proposal.rationale);
+        await screenshots(page, "fact-proposals");
+        await expectAccessible(page, "fact-proposals");
+        await checkDarkMode(page, "fact-proposals");
+        // The side links to the memory that stated the fact.
+        expect(await page.$$eval(".fact-side a", (els) => els.map((e: any) => e.getAttribute("href")))).toEqual([
+          `/app/memories/${newer.id}`,
+          `/app/memories/${older.id}`,
+        ]);
+        await page.keyboard.press("a");
+        await waitForText(page, "main", "Nothing here.");
+        const applied = await ctx.request("GET", "/api/v1/fact-proposals?status=applied", { apiKey: user.apiKey });
+        expect(applied.body.proposals.map((p: { id: string }) => p.id)).toEqual([proposal.id]);
+      }),
     TEST_MS,
   );
 
   it(
     "Memory detail: lists the memory's facts",
-    async () => {
-      const page = await newPage(h);
-      const problems = watchProblems(page);
-      const user = await signIn(h, page);
-      const written = await ctx.request("POST", "/api/v1/memories", {
-        apiKey: user.apiKey,
-        body: {
-          memoryType: "fact",
-          topic: "The platform team",
-          content: "The platform team has seven people, led by Ada since January.",
-          tags: ["team"],
-          facts: [
-            { subject: "platform team", predicate: "size", value: "7" },
-            { subject: "platform team", predicate: "lead", value: "Ada", validFrom: "2026-01-01T00:00:00.000Z" },
-          ],
-        },
-      });
-      expect(written.status).toBe(201);
-      await page.goto(`${h.url}/app/memories/${written.body.memory.id}`);
-      await waitForText(page, "h2", "Facts");
-      const rows = await page.$$eval("[data-testid=memory-facts] tbody tr", (els) =>
-        els.map((tr: any) => [...tr.querySelectorAll("td")].slice(0, 3).map((td: any) => td.textContent)),
-      );
-      expect(rows).toEqual([
-        ["platform team", "lead", "Ada"],
-        ["platform team", "size", "7"],
-      ]);
-      await screenshots(page, "memory-facts");
-      await expectAccessible(page, "memory-facts");
-      await checkDarkMode(page, "memory-facts");
-      expect(problems).toEqual([]);
-      await page.browserContext().close();
-    },
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        const written = await ctx.request("POST", "/api/v1/memories", {
+          apiKey: user.apiKey,
+          body: {
+            memoryType: "fact",
+            topic: "The platform team",
+            content: "The platform team has seven people, led by Ada since January.",
+            tags: ["team"],
+            facts: [
+              { subject: "platform team", predicate: "size", value: "7" },
+              { subject: "platform team", predicate: "lead", value: "Ada", validFrom: "2026-01-01T00:00:00.000Z" },
+            ],
+          },
+        });
+        expect(written.status).toBe(201);
+        await page.goto(`${h.url}/app/memories/${written.body.memory.id}`);
+        await waitForText(page, "h2", "Facts");
+        const rows = await page.$$eval("[data-testid=memory-facts] tbody tr", (els) =>
+          els.map((tr: any) => [...tr.querySelectorAll("td")].slice(0, 3).map((td: any) => td.textContent)),
+        );
+        expect(rows).toEqual([
+          ["platform team", "lead", "Ada"],
+          ["platform team", "size", "7"],
+        ]);
+        await screenshots(page, "memory-facts");
+        await expectAccessible(page, "memory-facts");
+        await checkDarkMode(page, "memory-facts");
+      }),
     TEST_MS,
   );
 });

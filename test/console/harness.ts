@@ -97,6 +97,25 @@ export async function newPage(h: ConsoleHarness): Promise<Page> {
   return page;
 }
 
+/**
+ * Runs a test's steps on a fresh page signed in as a fresh tenant, then requires that the page saw
+ * no problem (watchProblems); the browser context is closed whatever happened.
+ */
+export async function withSignedInPage(
+  h: ConsoleHarness,
+  steps: (page: Page, user: Tenant) => Promise<void>,
+): Promise<void> {
+  const page = await newPage(h);
+  try {
+    const problems = watchProblems(page);
+    const user = await signIn(h, page);
+    await steps(page, user);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.browserContext().close();
+  }
+}
+
 /** Waits until the element matching `selector` contains `text`. */
 export async function waitForText(page: Page, selector: string, text: string): Promise<void> {
   await page.waitForFunction(

@@ -15,6 +15,7 @@ import {
   waitForText,
   watchProblems,
   remember,
+  withSignedInPage,
 } from "./harness";
 
 /** Page functions run in the browser: its globals, typed loosely (the project compiles without the DOM library). */
@@ -79,50 +80,48 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
 
   it(
     "Memories: search finds a memory written through the API and shows its score; revise shows the history",
-    async () => {
-      const page = await newPage(h);
-      const problems = watchProblems(page);
-      const user = await signIn(h, page);
-      const word = `zephyr${crypto.randomUUID().slice(0, 8)}`;
-      const written = await remember(h, user, {
-        topic: `Deploy with ${word}`,
-        content: `We deploy with ${word} on Fridays.`,
-      });
-      await remember(h, user, { topic: "Unrelated", content: "nothing to see" });
-      await openScreen(page, "Memories");
-      await waitForText(page, ".card", "Unrelated");
-      await fill(page, "input[name=q]", word);
-      await clickText(page, "form[role=search] button", "Apply");
-      await waitForText(page, "ul[aria-label='Search results'] .card", `Deploy with ${word}`);
-      const cards = await page.$$eval("ul[aria-label='Search results'] .card", (els) => els.map((e) => e.textContent));
-      expect(cards.length).toBe(1);
-      expect(cards[0]).toMatch(/score (0|1)\.\d{3}/);
-      await screenshots(page, "memories");
-      await expectAccessible(page, "memories");
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        const word = `zephyr${crypto.randomUUID().slice(0, 8)}`;
+        const written = await remember(h, user, {
+          topic: `Deploy with ${word}`,
+          content: `We deploy with ${word} on Fridays.`,
+        });
+        await remember(h, user, { topic: "Unrelated", content: "nothing to see" });
+        await openScreen(page, "Memories");
+        await waitForText(page, ".card", "Unrelated");
+        await fill(page, "input[name=q]", word);
+        await clickText(page, "form[role=search] button", "Apply");
+        await waitForText(page, "ul[aria-label='Search results'] .card", `Deploy with ${word}`);
+        const cards = await page.$$eval("ul[aria-label='Search results'] .card", (els) =>
+          els.map((e) => e.textContent),
+        );
+        expect(cards.length).toBe(1);
+        expect(cards[0]).toMatch(/score (0|1)\.\d{3}/);
+        await screenshots(page, "memories");
+        await expectAccessible(page, "memories");
 
-      await clickText(page, ".card a", `Deploy with ${word}`);
-      await waitForText(page, "[data-testid=memory-content]", `We deploy with ${word} on Fridays.`);
-      await clickText(page, "button", "Revise");
-      await fill(
-        page,
-        "form[aria-label='Revise memory'] textarea[name=content]",
-        `We deploy with ${word} on Tuesdays.`,
-      );
-      await clickText(page, "form[aria-label='Revise memory'] button", "Save revision");
-      await waitForText(page, "[data-testid=memory-content]", "Tuesdays");
-      await waitForText(page, "[data-testid=history] .diff .added", "Tuesdays");
-      await waitForText(page, "[data-testid=history] .diff .removed", "Fridays");
-      expect(await page.$$eval("[data-testid=history] > li", (els) => els.length)).toBe(2);
-      expect(page.url()).not.toContain(written.id);
-      await screenshots(page, "memory-detail");
-      await expectAccessible(page, "memory-detail");
-      await checkDarkMode(page, "memory-detail");
-      // The first version says it was superseded.
-      await page.goto(`${h.url}/app/memories/${written.id}`);
-      await waitForText(page, "[data-testid=memory-status]", "superseded");
-      expect(problems).toEqual([]);
-      await page.browserContext().close();
-    },
+        await clickText(page, ".card a", `Deploy with ${word}`);
+        await waitForText(page, "[data-testid=memory-content]", `We deploy with ${word} on Fridays.`);
+        await clickText(page, "button", "Revise");
+        await fill(
+          page,
+          "form[aria-label='Revise memory'] textarea[name=content]",
+          `We deploy with ${word} on Tuesdays.`,
+        );
+        await clickText(page, "form[aria-label='Revise memory'] button", "Save revision");
+        await waitForText(page, "[data-testid=memory-content]", "Tuesdays");
+        await waitForText(page, "[data-testid=history] .diff .added", "Tuesdays");
+        await waitForText(page, "[data-testid=history] .diff .removed", "Fridays");
+        expect(await page.$$eval("[data-testid=history] > li", (els) => els.length)).toBe(2);
+        expect(page.url()).not.toContain(written.id);
+        await screenshots(page, "memory-detail");
+        await expectAccessible(page, "memory-detail");
+        await checkDarkMode(page, "memory-detail");
+        // The first version says it was superseded.
+        await page.goto(`${h.url}/app/memories/${written.id}`);
+        await waitForText(page, "[data-testid=memory-status]", "superseded");
+      }),
     TEST_MS,
   );
 
@@ -156,92 +155,84 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
 
   it(
     "Proposals: shows both sides and similarity; a applies, r rejects (keyboard), decided ones filterable",
-    async () => {
-      const page = await newPage(h);
-      const problems = watchProblems(page);
-      const user = await signIn(h, page);
-      const a = await remember(h, user, { topic: "Use Postgres 16", content: "We use Postgres 16." });
-      const b = await remember(h, user, { topic: "Use Postgres 17", content: "We use Postgres 17 now." });
-      const c = await remember(h, user, { topic: "Cache in Redis", content: "Cache sessions in Redis." });
-      const d = await remember(h, user, { topic: "Cache in Valkey", content: "Cache sessions in Valkey." });
-      const first = await propose(ctx, user, { fromId: b.id, toId: a.id, createdAt: new Date(Date.now() - 60_000) });
-      const second = await propose(ctx, user, { fromId: d.id, toId: c.id });
-      await openScreen(page, "Proposals");
-      await waitForText(page, ".side", "Use Postgres 17");
-      await waitForText(page, ".side", "Use Postgres 16");
-      await waitForText(page, ".proposal .score", "0.800");
-      await screenshots(page, "proposals");
-      await expectAccessible(page, "proposals");
-      const ids = await ctx.request("GET", "/api/v1/proposals", { apiKey: user.apiKey });
-      const order = (ids.body.proposals as { id: string }[]).map((p) => p.id);
-      // The selected (first listed) proposal is applied with "a", then the next rejected with "r".
-      await page.keyboard.press("a");
-      await page.waitForFunction(() => document.querySelectorAll(".proposal").length === 1);
-      await page.keyboard.press("r");
-      await waitForText(page, "main", "Nothing here.");
-      const status = async (id: string) =>
-        (await ctx.request("GET", "/api/v1/proposals?status=applied", { apiKey: user.apiKey })).body.proposals.some(
-          (p: { id: string }) => p.id === id,
-        )
-          ? "applied"
-          : "other";
-      expect([await status(order[0]!), await status(order[1]!)]).toEqual(["applied", "other"]);
-      expect(new Set(order)).toEqual(new Set([first.id, second.id]));
-      await page.select("select[name=status]", "rejected");
-      await page.waitForFunction(() => document.querySelectorAll(".proposal").length === 1);
-      expect(problems).toEqual([]);
-      await page.browserContext().close();
-    },
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        const a = await remember(h, user, { topic: "Use Postgres 16", content: "We use Postgres 16." });
+        const b = await remember(h, user, { topic: "Use Postgres 17", content: "We use Postgres 17 now." });
+        const c = await remember(h, user, { topic: "Cache in Redis", content: "Cache sessions in Redis." });
+        const d = await remember(h, user, { topic: "Cache in Valkey", content: "Cache sessions in Valkey." });
+        const first = await propose(ctx, user, { fromId: b.id, toId: a.id, createdAt: new Date(Date.now() - 60_000) });
+        const second = await propose(ctx, user, { fromId: d.id, toId: c.id });
+        await openScreen(page, "Proposals");
+        await waitForText(page, ".side", "Use Postgres 17");
+        await waitForText(page, ".side", "Use Postgres 16");
+        await waitForText(page, ".proposal .score", "0.800");
+        await screenshots(page, "proposals");
+        await expectAccessible(page, "proposals");
+        const ids = await ctx.request("GET", "/api/v1/proposals", { apiKey: user.apiKey });
+        const order = (ids.body.proposals as { id: string }[]).map((p) => p.id);
+        // The selected (first listed) proposal is applied with "a", then the next rejected with "r".
+        await page.keyboard.press("a");
+        await page.waitForFunction(() => document.querySelectorAll(".proposal").length === 1);
+        await page.keyboard.press("r");
+        await waitForText(page, "main", "Nothing here.");
+        const status = async (id: string) =>
+          (await ctx.request("GET", "/api/v1/proposals?status=applied", { apiKey: user.apiKey })).body.proposals.some(
+            (p: { id: string }) => p.id === id,
+          )
+            ? "applied"
+            : "other";
+        expect([await status(order[0]!), await status(order[1]!)]).toEqual(["applied", "other"]);
+        expect(new Set(order)).toEqual(new Set([first.id, second.id]));
+        await page.select("select[name=status]", "rejected");
+        await page.waitForFunction(() => document.querySelectorAll(".proposal").length === 1);
+      }),
     TEST_MS,
   );
 
   it(
     "Agents: lists the fleet and a run's detail with the memories it wrote; Scopes: create, rename, delete",
-    async () => {
-      const page = await newPage(h);
-      const problems = watchProblems(page);
-      const user = await signIn(h, page);
-      const opened = await ctx.request("POST", "/api/v1/agent-sessions/open", {
-        apiKey: user.apiKey,
-        body: { agent: "claude-code", sessionId: "run-one", source: "startup" },
-      });
-      expect(opened.status).toBe(200);
-      await remember(h, user, {
-        topic: "Written in a run",
-        content: "by the agent",
-        sessionRunId: opened.body.sessionRunId,
-      });
-      await openScreen(page, "Agents");
-      await waitForText(page, "table th[scope=row]", "claude-code");
-      await screenshots(page, "agents");
-      await expectAccessible(page, "agents");
-      await clickText(page, "td a", "run-one");
-      await waitForText(page, "h1", "claude-code · run-one");
-      await waitForText(page, "main li a", "memory ");
-      await screenshots(page, "session-run");
-      await expectAccessible(page, "session-run");
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        const opened = await ctx.request("POST", "/api/v1/agent-sessions/open", {
+          apiKey: user.apiKey,
+          body: { agent: "claude-code", sessionId: "run-one", source: "startup" },
+        });
+        expect(opened.status).toBe(200);
+        await remember(h, user, {
+          topic: "Written in a run",
+          content: "by the agent",
+          sessionRunId: opened.body.sessionRunId,
+        });
+        await openScreen(page, "Agents");
+        await waitForText(page, "table th[scope=row]", "claude-code");
+        await screenshots(page, "agents");
+        await expectAccessible(page, "agents");
+        await clickText(page, "td a", "run-one");
+        await waitForText(page, "h1", "claude-code · run-one");
+        await waitForText(page, "main li a", "memory ");
+        await screenshots(page, "session-run");
+        await expectAccessible(page, "session-run");
 
-      await openScreen(page, "Scopes");
-      // New accounts have "personal" and "work" already.
-      await fill(page, "form[aria-label='New scope'] input[name=name]", "clients");
-      await fill(page, "form[aria-label='New scope'] input[name=aliases]", "job, office");
-      await clickText(page, "form[aria-label='New scope'] button", "Create scope");
-      await page.waitForSelector("form[aria-label='Scope clients']");
-      await fill(page, "form[aria-label='Scope clients'] input[name=name]", "career");
-      await clickText(page, "form[aria-label='Scope clients'] button", "Save");
-      await page.waitForSelector("form[aria-label='Scope career']");
-      const scopes = await ctx.request("GET", "/api/v1/scopes", { apiKey: user.apiKey });
-      expect(scopes.body.scopes.map((s: { name: string; aliases: string[] }) => [s.name, s.aliases])).toContainEqual([
-        "career",
-        ["job", "office"],
-      ]);
-      await screenshots(page, "scopes");
-      await expectAccessible(page, "scopes");
-      await clickText(page, "form[aria-label='Scope career'] button", "Delete");
-      await page.waitForFunction(() => !document.querySelector("form[aria-label='Scope career']"));
-      expect(problems).toEqual([]);
-      await page.browserContext().close();
-    },
+        await openScreen(page, "Scopes");
+        // New accounts have "personal" and "work" already.
+        await fill(page, "form[aria-label='New scope'] input[name=name]", "clients");
+        await fill(page, "form[aria-label='New scope'] input[name=aliases]", "job, office");
+        await clickText(page, "form[aria-label='New scope'] button", "Create scope");
+        await page.waitForSelector("form[aria-label='Scope clients']");
+        await fill(page, "form[aria-label='Scope clients'] input[name=name]", "career");
+        await clickText(page, "form[aria-label='Scope clients'] button", "Save");
+        await page.waitForSelector("form[aria-label='Scope career']");
+        const scopes = await ctx.request("GET", "/api/v1/scopes", { apiKey: user.apiKey });
+        expect(scopes.body.scopes.map((s: { name: string; aliases: string[] }) => [s.name, s.aliases])).toContainEqual([
+          "career",
+          ["job", "office"],
+        ]);
+        await screenshots(page, "scopes");
+        await expectAccessible(page, "scopes");
+        await clickText(page, "form[aria-label='Scope career'] button", "Delete");
+        await page.waitForFunction(() => !document.querySelector("form[aria-label='Scope career']"));
+      }),
     TEST_MS,
   );
 });
