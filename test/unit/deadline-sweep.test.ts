@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { DeadlineSweep } from "@amem/platform";
-import { runProcess } from "../process";
+import { expectExitsByItself, expectLateRejectionHandled } from "./deadline-checks";
 
 const never = () => new Promise<never>(() => {});
 const expired = new Error("expired");
@@ -34,19 +34,9 @@ describe("DeadlineSweep", () => {
 
   it("handles the late rejection of work abandoned at the deadline", async () => {
     const sweep = new DeadlineSweep(10);
-    let rejectLate!: (e: Error) => void;
-    const late = new Promise<never>((_, reject) => (rejectLate = reject));
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on("unhandledRejection", onUnhandled);
-    try {
+    await expectLateRejectionHandled(async (late) => {
       expect(await sweep.within(10, late, () => expired).catch((e: unknown) => e)).toBe(expired);
-      rejectLate(new Error("late"));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off("unhandledRejection", onUnhandled);
-    }
+    });
   });
 
   it(
@@ -57,13 +47,7 @@ describe("DeadlineSweep", () => {
 const sweep = new DeadlineSweep(50);
 void sweep.within(600_000, new Promise(() => {}), () => new Error("expired")).catch(() => {});
 console.log(await sweep.within(600_000, Promise.resolve("settled"), () => new Error("expired")));`;
-      const run = await runProcess([process.execPath, "-e", script], { env: { PATH: process.env.PATH ?? "" } });
-      expect({ exitCode: run.exitCode, stdout: run.stdout.trim(), stderr: run.stderr }).toEqual({
-        exitCode: 0,
-        stdout: "settled",
-        stderr: "",
-      });
-      expect(run.ms).toBeLessThan(60_000);
+      await expectExitsByItself(script);
     },
     { timeout: 120_000 },
   );

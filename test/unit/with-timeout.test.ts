@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { isTimeout, withTimeout } from "@amem/platform";
-import { runProcess } from "../process";
+import { expectExitsByItself, expectLateRejectionHandled } from "./deadline-checks";
 
 const never = () => new Promise<never>(() => {});
 
@@ -48,19 +48,9 @@ describe("withTimeout", () => {
   });
 
   it("handles the late rejection of work abandoned at the bound", async () => {
-    let rejectLate!: (e: Error) => void;
-    const late = new Promise<never>((_, reject) => (rejectLate = reject));
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on("unhandledRejection", onUnhandled);
-    try {
+    await expectLateRejectionHandled(async (late) => {
       expect(isTimeout(await withTimeout(10, () => late).catch((e: unknown) => e))).toBe(true);
-      rejectLate(new Error("late"));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off("unhandledRejection", onUnhandled);
-    }
+    });
   });
 
   it(
@@ -69,13 +59,7 @@ describe("withTimeout", () => {
       // A bound of ten minutes: a process that waited on it would outlive the test by far.
       const script = `import { withTimeout } from ${JSON.stringify(join(import.meta.dir, "../../shared/platform/concurrency/with-timeout.ts"))};
 console.log(await withTimeout(600_000, async () => "settled"));`;
-      const run = await runProcess([process.execPath, "-e", script], { env: { PATH: process.env.PATH ?? "" } });
-      expect({ exitCode: run.exitCode, stdout: run.stdout.trim(), stderr: run.stderr }).toEqual({
-        exitCode: 0,
-        stdout: "settled",
-        stderr: "",
-      });
-      expect(run.ms).toBeLessThan(60_000);
+      await expectExitsByItself(script);
     },
     { timeout: 120_000 },
   );
