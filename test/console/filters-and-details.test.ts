@@ -50,7 +50,7 @@ const listedTopics = (page: Awaited<ReturnType<typeof newPage>>) =>
 
 describe("the console's filters and details in headless Chromium", () => {
   it(
-    "Memories: the tag filter and the created date range narrow the list",
+    "Memories: the tag filter, a card's tag chip and the created date range narrow the list",
     () =>
       withSignedInPage(h, async (page, user) => {
         const note = (topic: string, tags: string[], daysAgo: number) =>
@@ -91,6 +91,18 @@ describe("the console's filters and details in headless Chromium", () => {
         // "to" before "from" is said at once, and nothing is asked of the api.
         await setDate(page, "from", localDay(5));
         await waitForText(page, "[role=alert]", "is before");
+
+        // A tag chip on a card lists that tag's memories (whatever the dates were).
+        await setDate(page, "from", "");
+        await setDate(page, "to", "");
+        await clickText(page, "ul[aria-label=Memories] .card button.chip", "design");
+        await page.waitForFunction(() =>
+          [...document.querySelectorAll("ul[aria-label=Memories] .card")].every((card: any) =>
+            card.textContent.includes("design note"),
+          ),
+        );
+        expect(await page.$eval("input[name=tag]", (el: any) => el.value)).toBe("design");
+        expect(await listedTopics(page)).toEqual(["Recent design note", "Ancient design note"]);
       }),
     TEST_MS,
   );

@@ -84,9 +84,17 @@ export function Memories() {
       if (!more) setRows([]);
     }
   };
+  // A reload asked for by a state change (a tag chip): runs after the render that holds the new filters.
+  const [reloads, setReloads] = useState(0);
   useEffect(() => {
     void load(false);
-  }, []);
+  }, [reloads]);
+  /** A tag chip: list this tag's memories (a search cannot filter by tag, so it is cleared). */
+  const filterByTag = (tag: string) => {
+    setSearch("");
+    setFilters((f) => ({ ...f, tag }));
+    setReloads((n) => n + 1);
+  };
 
   const set = (k: keyof Filters) => (e: Event) =>
     setFilters((f) => ({ ...f, [k]: (e.currentTarget as HTMLInputElement).value }));
@@ -203,9 +211,15 @@ export function Memories() {
                 {m.status === "archived" && <span> · archived</span>}
                 {m.validTo && <span> · superseded</span>}
                 {m.tags.map((t) => (
-                  <span key={t} class="chip">
+                  <button
+                    key={t}
+                    type="button"
+                    class="chip"
+                    title={`List the memories tagged ${t}`}
+                    onClick={() => filterByTag(t)}
+                  >
                     {t}
-                  </span>
+                  </button>
                 ))}{" "}
                 · <When at={m.createdAt} />
               </p>
