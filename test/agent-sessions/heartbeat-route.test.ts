@@ -66,6 +66,7 @@ const cases: Case[] = [
   post("text/plain", { body, headers: { ...keyed, "content-type": "text/plain" } }),
   post("no body", { headers: keyed }),
   post("an empty body", { body: "", headers: keyed }),
+  post("a Content-Length and no body", { headers: { ...keyed, "content-length": "10" } }),
   post("an empty text/plain body", { body: "", headers: { ...keyed, "content-type": "text/plain" } }),
   post("an empty body of an unparsed type", { body: "", headers: { ...keyed, "content-type": "application/x+json" } }),
   post("over the body limit", { body: "x".repeat(3000), headers: keyed }),
