@@ -13,11 +13,19 @@
 -- { 1, run, epoch, seen } when it refreshed a live lease (the hot path: the caller needs nothing of
 -- the entry it accepted, so the entry is not sent); { entry, count, status, … } with
 -- heartbeatLease's answer when the lease is missing or stale (the caller goes on to Postgres).
-local credentialPart, kind, hash = string.match(KEYS[1], '^(.-{c:%d+}):auth:(%a):(%x+)$')
-local tenantPart, ownerId = string.match(KEYS[2], '^(.-{t:%d+}):lease:([^:]+):')
-local window = string.format('%d', math.floor(tonumber(ARGV[1]) / (tonumber(ARGV[3]) * 1000)))
-local auth = authenticate(KEYS[1], credentialPart .. ':auth:last-used',
-  credentialPart .. ':rl:' .. kind .. string.sub(hash, 1, 32) .. ':' .. window, ARGV[1], ARGV[2], ARGV[3])
+-- Plain finds, not patterns: measured cheaper in Redis (the prefix never holds '}').
+local entryKey, leaseKey = KEYS[1], KEYS[2]
+local at = string.find(entryKey, '}:auth:', 1, true)
+local credentialPart = string.sub(entryKey, 1, at)
+local rateKey = false
+if ARGV[2] ~= '0' then
+  local window = math.floor(tonumber(ARGV[1]) / (tonumber(ARGV[3]) * 1000))
+  rateKey = credentialPart .. ':rl:' .. string.sub(entryKey, at + 7, at + 7)
+    .. string.sub(entryKey, at + 9, at + 40) .. ':' .. string.format('%d', window)
+end
+local tenantEnd = string.find(leaseKey, '}:lease:', 1, true)
+local ownerId = string.sub(leaseKey, tenantEnd + 8, string.find(leaseKey, ':', tenantEnd + 8, true) - 1)
+local auth = authenticate(entryKey, credentialPart .. ':auth:last-used', rateKey, ARGV[1], ARGV[2], ARGV[3])
 if not auth then return nil end
 local _, owner, _, state, expires = parseCredentialEntry(auth[1])
 local limit = tonumber(ARGV[2])
@@ -26,6 +34,6 @@ if owner ~= ownerId or state ~= 'active'
   or (limit > 0 and auth[2] > limit) then
   return auth
 end
-local lease = heartbeatLease(KEYS[2], tenantPart .. ':lease:dirty', ARGV[1], ARGV[4], ARGV[5], ARGV[6], ARGV[7])
+local lease = heartbeatLease(leaseKey, string.sub(leaseKey, 1, tenantEnd) .. ':lease:dirty', ARGV[1], ARGV[4], ARGV[5], ARGV[6], ARGV[7])
 if lease[1] == 1 then return lease end
 return { auth[1], auth[2], lease[1], lease[2], lease[3], lease[4] }
