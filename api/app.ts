@@ -26,6 +26,7 @@ import { oauthGrantRoutes } from "./oauth/routes";
 import { hookRoutes } from "./hooks/routes";
 import { consoleRoutes } from "./console/routes";
 import { consoleScreenRoutes } from "./console/screen-routes";
+import { heartbeatRoute, isHeartbeatRequest } from "./agent-sessions/heartbeat-route";
 
 /** errors → metrics → request context → strict query → openapi → features (each feature applies auth to its own routes). */
 export function createApp(sharedDeps: Deps) {
@@ -35,6 +36,10 @@ export function createApp(sharedDeps: Deps) {
   // The Bun server exists once the app listens; client addresses are read through it.
   const built: { server?: Server<unknown> | null } = {};
   const deps = withClientIp(sharedDeps, () => built.server);
+  const bodyRules = {
+    bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
+    bodyReadTimeoutMs: deps.config.BODY_READ_TIMEOUT_MS,
+  };
   const app = new Elysia({ normalize: false, name: "amem" })
     .use(
       errorsPlugin(
@@ -43,12 +48,7 @@ export function createApp(sharedDeps: Deps) {
       ),
     )
     .use(metricsPlugin(deps.config))
-    .use(
-      requestContextPlugin({
-        bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
-        bodyReadTimeoutMs: deps.config.BODY_READ_TIMEOUT_MS,
-      }),
-    )
+    .use(requestContextPlugin(bodyRules))
     .use(strictQueryPlugin(() => querylessRoutes))
     .use(openapiPlugin(() => documentedRoutes))
     .use(docsRoutes(SPEC_PATH))
@@ -76,6 +76,22 @@ export function createApp(sharedDeps: Deps) {
   querylessRoutes = new Set(
     app.routes.filter((r) => !(r.hooks as { query?: unknown }).query).map((r) => routeKey(r.method, r.path)),
   );
+  withHeartbeatRoute(app, heartbeatRoute(deps, bodyRules));
   return app;
+}
+
+/**
+ * The app's fetch (what Bun.serve, appFetch and `app.handle` all call) with the heartbeat's
+ * requests taken before Elysia's lifecycle, to the function that serves them with the same guards
+ * (api/agent-sessions/heartbeat-route.ts). Set once the routes are all registered: Elysia compiles
+ * its own fetch on first read.
+ */
+function withHeartbeatRoute(
+  app: { fetch: (request: Request) => Response | Promise<Response> },
+  heartbeat: (request: Request) => Promise<Response>,
+): void {
+  const elysiaFetch = app.fetch;
+  const fetch = (request: Request) => (isHeartbeatRequest(request) ? heartbeat(request) : elysiaFetch(request));
+  Object.defineProperty(app, "fetch", { value: fetch, configurable: true, writable: true });
 }
 export type App = ReturnType<typeof createApp>;

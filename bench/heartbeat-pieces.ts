@@ -47,20 +47,16 @@ const answer = view();
 const encoder = new TextEncoder();
 
 /** The authenticated-heartbeat EVALSHA as ioredis encodes it and the socket gets it, with these credential keys. */
-const scriptCommand = (auth: { entryKey: string; lastUsedKey: string; rateKey: string; nowMs: number }) =>
+const scriptCommand = (auth: { entryKey: string; nowMs: number }) =>
   encoder.encode(
     new Command("evalsha", [
       "0".repeat(40),
-      5,
+      2,
       auth.entryKey,
-      auth.lastUsedKey,
-      auth.rateKey,
       deps.keys.lease(userId, session.agent, session.sessionId),
-      deps.keys.leaseDirtyOf(userId),
       auth.nowMs,
       0,
       60,
-      userId,
       30_000,
       3_630_000,
       "0",

@@ -6,13 +6,25 @@
  */
 export { withClientIp } from "./client-ip";
 export { escapeHtml, htmlPage } from "./html-page";
-export { hasJsonContentType, readJsonBody } from "./json-body";
+export { hasJsonContentType, readDeclaredJsonBody, readJsonBody, type JsonBodyLimits } from "./json-body";
 export { serveMetrics } from "./metrics/endpoint";
 export { countedFetch } from "./metrics/http-requests";
 export { httpRequestDuration, httpRequests, requestTally } from "./metrics/request-tallies";
-export { errorResponse, errorsPlugin, methodLookup, unhandledErrorFallback } from "./plugins/errors";
+export {
+  errorResponse,
+  errorsPlugin,
+  methodLookup,
+  thrownErrorResponse,
+  unhandledErrorFallback,
+} from "./plugins/errors";
 export { appFetch, metricsPlugin } from "./plugins/metrics";
-export { requestContextPlugin } from "./plugins/request-context";
+export {
+  jsonBodyLimits,
+  refusalBeforeRouting,
+  requestContextPlugin,
+  requestIdOf,
+  type BodyRules,
+} from "./plugins/request-context";
 export { routeKey, strictQueryPlugin } from "./plugins/strict-query";
 export { probeRoutes } from "./probes";
 export { refuseRequestHead } from "./request-head";

@@ -154,6 +154,19 @@ export async function readJsonBody(request: Request, limits: JsonBodyLimits): Pr
   const bytes = request.headers.has("content-length")
     ? await readDeclared(request, limits)
     : await readStreamed(request.body, limits);
+  return parseJsonBytes(request, bytes);
+}
+
+/**
+ * readJsonBody for a request that declared a Content-Length, without reading `request.body`:
+ * Bun builds a ReadableStream for that getter (~0.4 µs per request, measured), and a declared
+ * body is read natively (readDeclared). A body that is not there reads as empty: undefined.
+ */
+export async function readDeclaredJsonBody(request: Request, limits: JsonBodyLimits): Promise<unknown> {
+  return parseJsonBytes(request, await readDeclared(request, limits));
+}
+
+function parseJsonBytes(request: Request, bytes: Uint8Array): unknown {
   if (bytes.byteLength === 0) return undefined;
   if (!hasJsonContentType(request)) throw new AppError("unsupported_media_type");
   let text: string;

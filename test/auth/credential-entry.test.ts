@@ -125,32 +125,33 @@ describe("the credential-cache entry: one codec, one Lua reader", () => {
         const accepted = variant.name === "active";
         const k = keysOf(kind, single);
         await single.redis.set(k.entryKey, encodeCredentialEntry(kind, entry), "PX", 60_000);
-        const leaseKey = single.keys.lease(entry.userId, "claude-code", crypto.randomUUID());
+        const sessionId = crypto.randomUUID();
+        const leaseKey = single.keys.lease(entry.userId, "claude-code", sessionId);
         const dirtyKey = single.keys.leaseDirtyOf(entry.userId);
         const runId = crypto.randomUUID();
         await single.redis.hset(leaseKey, { run: runId, epoch: "1", seen: String(NOW - 1_000), closed: "0" });
         const beat = (ownerId: string) =>
           single.redis.authenticatedHeartbeat(
             k.entryKey,
-            k.lastUsedKey,
-            k.rateKey,
-            leaseKey,
-            dirtyKey,
+            single.keys.lease(ownerId, "claude-code", sessionId),
             NOW,
             100,
             60,
-            ownerId,
             60_000,
             3_660_000,
             "0",
             "",
           );
-        // Another owner than the entry names: the lease is never touched.
+        // Another owner than the entry names (its lease key names another user): the lease is never touched.
         expect(await beat(crypto.randomUUID())).toEqual([encodeCredentialEntry(kind, entry), 1]);
         // Accepted: the refreshed lease alone (the hot path sends no entry back); refused: the entry alone.
         const reply = await beat(entry.userId);
         expect(reply).toEqual(accepted ? [1, runId, "1", String(NOW)] : [encodeCredentialEntry(kind, entry), 2]);
         expect(await single.redis.hget(leaseKey, "seen")).toBe(String(accepted ? NOW : NOW - 1_000));
+        // The keys the script names itself are the ones shared/store/redis/keys.ts names.
+        expect(await single.redis.get(k.rateKey)).toBe("2");
+        expect(await single.redis.hget(k.lastUsedKey, entry.credentialId)).toBe(kind === "k" ? String(NOW) : null);
+        expect(await single.redis.zscore(dirtyKey, leaseKey)).toBe(accepted ? String(NOW) : null);
         await single.redis.del(leaseKey, dirtyKey, k.entryKey, k.lastUsedKey, k.rateKey);
       });
     }

@@ -141,16 +141,14 @@ async function authenticatedLeaseScript(
 ): Promise<ScriptStep | null> {
   if (deps.redis.isCluster) return authenticateThenLease(deps, auth, k, excerpt);
   const lease = leaseMs(deps.config);
+  // The lease key names the expected owner (k.userId); the script derives the keys that share
+  // the two keys' hash tags itself, so the command carries half the bytes.
   const reply = await deps.redis.authenticatedHeartbeat(
     auth.entryKey,
-    auth.lastUsedKey,
-    auth.rateKey,
     leaseKey(deps, k),
-    deps.keys.leaseDirtyOf(k.userId),
     auth.nowMs,
     auth.limit,
     auth.windowSeconds,
-    k.userId,
     lease,
     leaseKeyTtlMs(lease),
     excerpt === undefined ? "0" : "1",

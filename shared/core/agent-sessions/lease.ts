@@ -18,7 +18,11 @@ export function isLive(closedAt: Date | null, lastSeenMs: number, nowMs: number,
   return closedAt === null && nowMs - lastSeenMs < leaseMs;
 }
 
-/** Lease hashes outlive the lease by an hour, then fall out of Redis; Postgres keeps the row. */
+/**
+ * Lease hashes outlive the lease by an hour, less up to a minute (a heartbeat renews the TTL once a
+ * minute: shared/store/redis/scripts/lib/lease-heartbeat.lua), then fall out of Redis; Postgres
+ * keeps the row.
+ */
 export function leaseKeyTtlMs(leaseMs: number): number {
   return leaseMs + 3_600_000;
 }

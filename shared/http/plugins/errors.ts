@@ -54,27 +54,42 @@ export function methodLookup(routes: () => readonly { method: string; path: stri
 }
 
 /**
+ * The answer to an error our own code threw (not one of Elysia's codes): an AppError as its code
+ * (with Retry-After, and Connection: close when the body was left unread), a dependency that is
+ * down as 503 `unavailable`, anything else as a logged 500. For errorsPlugin and the heartbeat's
+ * own route (api/agent-sessions/heartbeat-route.ts).
+ */
+export function thrownErrorResponse(logger: Logger, error: unknown, requestId: string): Response {
+  const headers: Record<string, string> = requestId ? { "x-request-id": requestId } : {};
+  if (error instanceof AppError) {
+    if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+    // The rest of the body is still on the connection: it cannot carry another request.
+    if (error instanceof UnreadBodyError) headers.connection = "close";
+    if (error.code === "unavailable") unavailableAnswers.inc({ cause: unavailableCause(error) });
+    return errorResponse(error.code, headers);
+  }
+  if (isDependencyUnavailable(error)) {
+    logger.warn({ requestId, err: loggableError(error) }, "dependency unavailable");
+    unavailableAnswers.inc({ cause: unavailableCause(error) });
+    return errorResponse("unavailable", { ...headers, "retry-after": "1" });
+  }
+  logger.error({ requestId, err: loggableError(error) }, "unhandled error");
+  return errorResponse("internal_error", headers);
+}
+
+/**
  * Registered first, globally. `allowedMethods` is consulted for unknown method + path pairs so a
  * known path with the wrong method answers 405 with an Allow header instead of 404.
  */
 export function errorsPlugin(logger: Logger, allowedMethods: MethodLookup) {
   return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error: thrown, request, set }) => {
     let error: unknown = thrown;
-    const answer = (errorCode: ErrorCode, answerHeaders: Record<string, string>): Response => {
-      if (errorCode === "unavailable") unavailableAnswers.inc({ cause: unavailableCause(error) });
-      return errorResponse(errorCode, answerHeaders);
-    };
     const requestId = String(set.headers["x-request-id"] ?? "");
     const headers: Record<string, string> = requestId ? { "x-request-id": requestId } : {};
     // Elysia wraps what a parser throws in a ParseError; our parser throws AppError for 413/415.
     const cause = (error as { cause?: unknown }).cause;
     if (code === "PARSE" && cause instanceof AppError) error = cause;
-    if (error instanceof AppError) {
-      if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
-      // The rest of the body is still on the connection: it cannot carry another request.
-      if (error instanceof UnreadBodyError) headers.connection = "close";
-      return answer(error.code, headers);
-    }
+    if (error instanceof AppError) return thrownErrorResponse(logger, error, requestId);
     // A known path with the wrong method is 405, even when a parameterised route of that method
     // happened to match it (GET /agent-sessions/open reaching GET /agent-sessions/:id). HEAD is
     // GET without the body (Elysia answers it from the GET route), so it is never the wrong method there.
@@ -82,26 +97,21 @@ export function errorsPlugin(logger: Logger, allowedMethods: MethodLookup) {
       const allowed = allowedMethods(new URL(request.url).pathname);
       const method = request.method === "HEAD" ? "GET" : request.method;
       if (allowed.length > 0 && !allowed.includes(method)) {
-        return answer("method_not_allowed", { ...headers, allow: allowed.join(", ") });
+        return errorResponse("method_not_allowed", { ...headers, allow: allowed.join(", ") });
       }
     }
     switch (code) {
       case "VALIDATION":
         // Our own answer failing its schema is a bug, not the client's fault.
         if ((error as { type?: string }).type === "response") break;
-        return answer("invalid_input", headers);
+        return errorResponse("invalid_input", headers);
       case "INVALID_FILE_TYPE":
-        return answer("invalid_input", headers);
+        return errorResponse("invalid_input", headers);
       case "PARSE":
-        return answer("invalid_json", headers);
+        return errorResponse("invalid_json", headers);
       case "NOT_FOUND":
-        return answer("not_found", headers);
+        return errorResponse("not_found", headers);
     }
-    if (isDependencyUnavailable(error)) {
-      logger.warn({ requestId, err: loggableError(error) }, "dependency unavailable");
-      return answer("unavailable", { ...headers, "retry-after": "1" });
-    }
-    logger.error({ requestId, err: loggableError(error) }, "unhandled error");
-    return answer("internal_error", headers);
+    return thrownErrorResponse(logger, error, requestId);
   });
 }

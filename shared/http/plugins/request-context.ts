@@ -29,34 +29,54 @@ export type BodyRules = {
   jsonBodies?: boolean;
 };
 
+/** The request's id: the client's X-Request-Id when it is safe to echo back, else a fresh one. */
+export function requestIdOf(request: Request): string {
+  const incoming = request.headers.get("x-request-id");
+  return incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+}
+
+/**
+ * What is refused before routing, in this order: the head's bounds, the body size limit, a body on
+ * GET or HEAD, a non-JSON body (when `jsonBodies`). Null when the request may go on. Shared by the
+ * plugin below and the heartbeat's own route (api/agent-sessions/heartbeat-route.ts).
+ */
+export function refusalBeforeRouting(
+  request: Request,
+  rules: { bodyLimitBytes: number; jsonBodies: boolean },
+): AppError | null {
+  const refused = refuseRequestHead(request);
+  if (refused) return new AppError(refused);
+  if (!hasBody(request)) return null;
+  // Refused before a byte of the body is read, so the answer also closes the connection.
+  if (Number(request.headers.get("content-length") ?? 0) > rules.bodyLimitBytes) {
+    return new UnreadBodyError("payload_too_large");
+  }
+  // GET and HEAD take no body; one sent is refused like an unknown property, not ignored (SPEC §1).
+  if (!BODY_METHODS.has(request.method)) {
+    if (request.method === "GET" || request.method === "HEAD") return new UnreadBodyError("invalid_input");
+    return null;
+  }
+  if (rules.jsonBodies && !hasJsonContentType(request)) return new UnreadBodyError("unsupported_media_type");
+  return null;
+}
+
+/** The body limits every JSON body is read within. */
+export function jsonBodyLimits(rules: BodyRules): JsonBodyLimits {
+  return { limitBytes: rules.bodyLimitBytes, readTimeoutMs: rules.bodyReadTimeoutMs, maxDepth: MAX_JSON_DEPTH };
+}
+
 /**
  * Request id, the head's bounds, the body size limit and the JSON-only rule, applied before
  * routing and parsing so an oversized or non-JSON body never reaches a handler. The parser reads
  * the body within its limits (size, depth, read time) in one pass, whatever its framing.
  */
 export function requestContextPlugin(rules: BodyRules) {
-  const limits: JsonBodyLimits = {
-    limitBytes: rules.bodyLimitBytes,
-    readTimeoutMs: rules.bodyReadTimeoutMs,
-    maxDepth: MAX_JSON_DEPTH,
-  };
+  const limits = jsonBodyLimits(rules);
   const jsonBodies = rules.jsonBodies ?? true;
   const plugin = new Elysia({ name: "request-context" }).onRequest(({ request, set }) => {
-    const incoming = request.headers.get("x-request-id");
-    set.headers["x-request-id"] = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-    const refused = refuseRequestHead(request);
-    if (refused) throw new AppError(refused);
-    if (!hasBody(request)) return;
-    // Refused before a byte of the body is read, so the answer also closes the connection.
-    if (Number(request.headers.get("content-length") ?? 0) > rules.bodyLimitBytes) {
-      throw new UnreadBodyError("payload_too_large");
-    }
-    // GET and HEAD take no body; one sent is refused like an unknown property, not ignored (SPEC §1).
-    if (!BODY_METHODS.has(request.method)) {
-      if (request.method === "GET" || request.method === "HEAD") throw new UnreadBodyError("invalid_input");
-      return;
-    }
-    if (jsonBodies && !hasJsonContentType(request)) throw new UnreadBodyError("unsupported_media_type");
+    set.headers["x-request-id"] = requestIdOf(request);
+    const refused = refusalBeforeRouting(request, { bodyLimitBytes: rules.bodyLimitBytes, jsonBodies });
+    if (refused) throw refused;
   });
   return jsonBodies ? plugin.onParse({ as: "global" }, ({ request }) => readJsonBody(request, limits)) : plugin;
 }

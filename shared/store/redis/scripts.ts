@@ -11,7 +11,7 @@ const SCRIPTS = {
   rateCount: { numberOfKeys: 1, lua: withLib(["rate-count"], "rate-count") },
   leaseHeartbeat: { numberOfKeys: 2, lua: withLib(["lease-heartbeat"], "lease-heartbeat") },
   authenticatedHeartbeat: {
-    numberOfKeys: 5,
+    numberOfKeys: 2,
     lua: withLib(["credential-entry", "rate-count", "authenticate", "lease-heartbeat"], "authenticated-heartbeat"),
   },
   leaseFill: { numberOfKeys: 2, lua: load("lease-fill") },
@@ -43,16 +43,13 @@ declare module "ioredis" {
       hasExcerpt: "0" | "1",
       excerpt: string,
     ): Result<[0] | [1 | 2, string, string, string], Context>;
+    /** One Redis only: the credential's other keys and the dirty set are named in the script (its header). */
     authenticatedHeartbeat(
       entryKey: string,
-      lastUsedKey: string,
-      rateKey: string,
       leaseKey: string,
-      dirtyKey: string,
       nowMs: number,
       limit: number,
       windowSeconds: number,
-      ownerId: string,
       leaseMs: number,
       ttlMs: number,
       hasExcerpt: "0" | "1",
