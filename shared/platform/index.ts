@@ -54,4 +54,4 @@ export type { OAuthScope } from "./scopes";
 export { onShutdown, survivePromiseRejections } from "./shutdown";
 export { hasLengthWithin, isStorableText } from "./text";
 export { isUtcTimestamp, iso, isoOrNull } from "./time";
-export { isDependencyDown, isDependencyUnavailable, unavailableCause } from "./unavailable";
+export { hasErrorCode, isDependencyDown, isDependencyUnavailable, unavailableCause } from "./unavailable";

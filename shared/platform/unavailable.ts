@@ -120,3 +120,8 @@ export function unavailableCause(error: unknown): UnavailableCause {
   });
   return found;
 }
+
+/** True when the error, or one in its cause chain (drizzle wraps the driver's), has this SQLSTATE or driver code. */
+export function hasErrorCode(error: unknown, code: string): boolean {
+  return someInChain(error, (e) => e.code === code);
+}

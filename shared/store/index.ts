@@ -93,8 +93,9 @@ export {
   saveTenantCursor,
   tenantsToConsolidate,
   tryLockConsolidation,
+  unlessTimedOut,
 } from "./db/queries/consolidation";
-export type { Position, ProbeMatch, TenantCursor } from "./db/queries/consolidation";
+export type { Position, ProbeMatch, Savepoints, TenantCursor } from "./db/queries/consolidation";
 export { summaryCounts } from "./db/queries/dashboard";
 export { deleteSpentBearerSessions, deleteSpentMailTokens } from "./db/queries/expired-credentials";
 export {

@@ -11,12 +11,16 @@ await startWorkers(ctx, ["maintenance"]);
 
 const runJob = () => ctx.deps.jobs.run("consolidate", {}, `consolidate-${newId()}`);
 /** A pass run directly (unit level), `minutesAhead` in the future so everything written counts as settled. */
-const runPass = (options: { capPerTenant?: number; minutesAhead?: number } = {}) =>
+const runPass = (
+  options: { capPerTenant?: number; minutesAhead?: number; passBudgetMs?: number; statementTimeoutMs?: number } = {},
+) =>
   ctx.deps.db.transaction((tx) =>
     consolidate(tx, {
       now: new Date(Date.now() + (options.minutesAhead ?? 0) * 60_000),
       probesPerRun: 100_000,
       capPerTenant: options.capPerTenant,
+      passBudgetMs: options.passBudgetMs,
+      statementTimeoutMs: options.statementTimeoutMs,
     }),
   );
 
@@ -222,6 +226,51 @@ describe("consolidate job", () => {
     expect(p.similarity).toBeGreaterThanOrEqual(0.6);
     await runJob();
     expect((await ctx.request("GET", "/api/v1/fact-proposals", { apiKey: tenant.apiKey })).body.count).toBe(1);
+  });
+
+  it("survives probes the statement timeout cancels: the pass completes, and the next one proposes what they would have", async () => {
+    const tenant = await newTenant(ctx);
+    const n = crypto.randomUUID();
+    const old = await memoryAt(ctx, tenant, { memoryType: "decision", topic: "d", content: text(n, "old") }, 30);
+    const fresh = await memoryAt(ctx, tenant, { memoryType: "decision", topic: "d", content: text(n, "new") }, 20);
+    // Every memory probe reads proposals; a lock held on the table makes each one outlast the timeout.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((r) => (locked = r));
+    const holder = ctx.deps.db.transaction(async (tx) => {
+      await tx.execute(sql`lock table proposals in access exclusive mode`);
+      locked();
+      await held;
+    });
+    await lockTaken;
+    const blocked = await runPass({ statementTimeoutMs: 300 }).finally(release);
+    await holder;
+    expect(blocked.skipped).toBe(0);
+    expect(blocked.memoriesProbed).toBe(0);
+    expect(await proposalsOf(tenant)).toEqual([]);
+    await runPass();
+    expect(pairs(await proposalsOf(tenant))).toEqual([`${fresh.id}>${old.id}:supersedes`]);
+  });
+
+  it("stops starting work once the pass's time budget is spent, and later passes reach the rest", async () => {
+    const tenants = [await newTenant(ctx), await newTenant(ctx)];
+    const n = crypto.randomUUID();
+    for (const tenant of tenants)
+      for (const variant of ["old", "new"])
+        await memoryAt(
+          ctx,
+          tenant,
+          { memoryType: "note", topic: "t", content: text(n, variant) },
+          variant === "old" ? 30 : 20,
+        );
+    const spent = await runPass({ passBudgetMs: 0 });
+    // The first tenant's first batch always runs (every pass moves on); no second tenant is started.
+    expect(spent.tenants).toBe(1);
+    const proposed = await Promise.all(tenants.map(async (t) => (await proposalsOf(t)).length));
+    expect(proposed.sort()).toEqual([0, 1]);
+    await runPass();
+    expect(await Promise.all(tenants.map(async (t) => (await proposalsOf(t)).length))).toEqual([1, 1]);
   });
 
   it("lets one pass run at a time: a concurrent pass skips", async () => {

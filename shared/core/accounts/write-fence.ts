@@ -1,4 +1,4 @@
-import { AppError } from "@amem/platform";
+import { AppError, hasErrorCode } from "@amem/platform";
 import type { Deps } from "../deps";
 import type { Executor } from "@amem/store";
 import { assertWritable, type Principal } from "../auth/credentials";
@@ -14,13 +14,7 @@ export async function fenceAccountWrite(tx: Executor, userId: string): Promise<v
 }
 
 /** True when a statement failed on the fence inside it (amem_active_user: the account is not active). */
-function refusedByFence(error: unknown): boolean {
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
-    if (e.code === ACCOUNT_NOT_ACTIVE) return true;
-    e = e.cause as typeof e;
-  }
-  return false;
-}
+const refusedByFence = (error: unknown) => hasErrorCode(error, ACCOUNT_NOT_ACTIVE);
 
 /**
  * A write whose statements carry the fence themselves (`activeUserId`, one statement each: open,

@@ -1,5 +1,5 @@
 import { newId } from "@amem/platform";
-import type { Executor } from "@amem/store";
+import type { Savepoints } from "@amem/store";
 import type { MemoryType } from "@amem/store";
 import {
   configureConsolidation,
@@ -8,6 +8,7 @@ import {
   saveTenantCursor,
   tenantsToConsolidate,
   tryLockConsolidation,
+  unlessTimedOut,
   type Position,
   type ProbeMatch,
   type TenantCursor,
@@ -23,8 +24,17 @@ export const PROPOSALS_PER_TENANT = 200;
  * an earlier timestamp than a probed one would otherwise fall behind the cursor unseen.
  */
 export const SETTLE_MS = 60_000;
-/** Memories probed per statement: each probe is one trigram index lookup (tens of ms). */
+/**
+ * Memories probed per statement: each probe is one trigram index lookup, whose cost grows with the
+ * tenant (measured: 25 probes 0.7–0.9 s at 10⁴ memories, 8–10 s at 10⁵). A batch the statement
+ * timeout cancels is retried at half the size, down to one probe.
+ */
 const PROBE_BATCH = 25;
+/**
+ * Wall-clock budget of one pass: once spent, no further batch starts (the first always runs, so
+ * every pass moves on). It bounds the pass's Postgres time whatever the tenants' sizes.
+ */
+export const PASS_BUDGET_MS = 120_000;
 /** Facts probed per tenant per run (one statement; no index lookup per probe beyond the subject's). */
 const FACT_PROBES_PER_TENANT = 1_000;
 /** Tenants visited per run at most (those waiting longest first). */
@@ -33,7 +43,14 @@ const STATEMENT_TIMEOUT_MS = 60_000;
 /** Same type among these → the newer supersedes the older; any other pair → extends. */
 const SUPERSEDING_TYPES: readonly string[] = ["decision", "preference", "fact", "blocker"];
 
-export type ConsolidateOptions = { now: Date; probesPerRun: number; capPerTenant?: number };
+export type ConsolidateOptions = {
+  now: Date;
+  probesPerRun: number;
+  capPerTenant?: number;
+  /** Tests shorten these to reach the bounds. */
+  passBudgetMs?: number;
+  statementTimeoutMs?: number;
+};
 export type ConsolidateCounts = {
   skipped: number;
   tenants: number;
@@ -102,15 +119,25 @@ export function takeWithinCap(
 
 /** Memory proposals for one tenant; returns the probes used and proposals made. */
 async function consolidateMemories(
-  tx: Executor,
+  tx: Savepoints,
   tenant: TenantCursor,
-  o: { now: Date; settledBefore: Date; budget: number; cap: number },
+  o: { now: Date; settledBefore: Date; budget: number; cap: number; deadline: number },
 ): Promise<{ probed: number; proposed: number }> {
   let probed = 0;
   let proposed = 0;
-  while (probed < o.budget) {
-    const ask = Math.min(PROBE_BATCH, o.budget - probed);
-    const groups = byProbe(await probeMemories(tx, tenant.userId, tenant.memory, o.settledBefore, ask));
+  let batch = PROBE_BATCH;
+  while (probed < o.budget && (probed === 0 || performance.now() < o.deadline)) {
+    const ask = Math.min(batch, o.budget - probed);
+    const found = await unlessTimedOut(tx, (savepoint) =>
+      probeMemories(savepoint, tenant.userId, tenant.memory, o.settledBefore, ask),
+    );
+    if (found === null) {
+      // Too slow for the statement timeout: try fewer probes; one alone too slow waits for the next pass.
+      if (ask === 1) break;
+      batch = Math.ceil(ask / 2);
+      continue;
+    }
+    const groups = byProbe(found);
     const take = takeWithinCap(groups, o.cap - proposed);
     const rows: NewProposal[] = take.taken.map((m) => {
       const edgeType = proposedEdge(m.probeType, m.toType!);
@@ -136,18 +163,20 @@ async function consolidateMemories(
 
 /** Fact proposals for one tenant (the newer fact would retract the older). */
 async function consolidateFacts(
-  tx: Executor,
+  tx: Savepoints,
   tenant: TenantCursor,
   o: { now: Date; settledBefore: Date; cap: number },
 ): Promise<{ probed: number; proposed: number }> {
-  const groups = byProbe(
-    await probeFacts(tx, tenant.userId, tenant.fact, {
+  const found = await unlessTimedOut(tx, (savepoint) =>
+    probeFacts(savepoint, tenant.userId, tenant.fact, {
       settledBefore: o.settledBefore,
       now: o.now,
       threshold: SIMILARITY_THRESHOLD,
       limit: FACT_PROBES_PER_TENANT,
     }),
   );
+  if (found === null) return { probed: 0, proposed: 0 }; // the facts wait for the next pass
+  const groups = byProbe(found);
   const take = takeWithinCap(groups, o.cap);
   const rows: NewFactProposal[] = take.taken.map((m) => ({
     id: newId(),
@@ -168,7 +197,7 @@ async function consolidateFacts(
  * pair is found when its newer member is probed, so probing only what is new finds every pair
  * once; a pair already proposed (whatever its status) is never proposed again.
  */
-export async function consolidate(tx: Executor, options: ConsolidateOptions): Promise<ConsolidateCounts> {
+export async function consolidate(tx: Savepoints, options: ConsolidateOptions): Promise<ConsolidateCounts> {
   const counts: ConsolidateCounts = {
     skipped: 0,
     tenants: 0,
@@ -178,13 +207,14 @@ export async function consolidate(tx: Executor, options: ConsolidateOptions): Pr
     factProposals: 0,
   };
   if (!(await tryLockConsolidation(tx))) return { ...counts, skipped: 1 };
-  await configureConsolidation(tx, SIMILARITY_THRESHOLD, STATEMENT_TIMEOUT_MS);
+  await configureConsolidation(tx, SIMILARITY_THRESHOLD, options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS);
   const cap = options.capPerTenant ?? PROPOSALS_PER_TENANT;
   const settledBefore = new Date(options.now.getTime() - SETTLE_MS);
+  const deadline = performance.now() + (options.passBudgetMs ?? PASS_BUDGET_MS);
   for (const tenant of await tenantsToConsolidate(tx, settledBefore, TENANTS_PER_RUN)) {
     const budget = options.probesPerRun - counts.memoriesProbed;
-    if (budget <= 0) break;
-    const memories = await consolidateMemories(tx, tenant, { now: options.now, settledBefore, budget, cap });
+    if (budget <= 0 || (counts.tenants > 0 && performance.now() >= deadline)) break;
+    const memories = await consolidateMemories(tx, tenant, { now: options.now, settledBefore, budget, cap, deadline });
     const facts = await consolidateFacts(tx, tenant, { now: options.now, settledBefore, cap });
     await saveTenantCursor(tx, tenant, options.now);
     counts.tenants++;

@@ -1,6 +1,13 @@
 import { sql } from "drizzle-orm";
-import type { Executor } from "../client";
+import type { Db, Executor } from "../client";
+
+/** A transaction that can open savepoints (drizzle's nested transaction). */
+export type Savepoints = Executor & Pick<Db, "transaction">;
+import { hasErrorCode } from "@amem/platform";
 import { consolidationCursors } from "../schema";
+
+/** SQLSTATE query_canceled: what a statement cancelled by statement_timeout fails with. */
+const STATEMENT_CANCELLED = "57014";
 
 /** A (time, id) position in a tenant's memories or facts; null before the first probe. */
 export type Position = { at: Date; id: string } | null;
@@ -21,6 +28,25 @@ export async function tryLockConsolidation(tx: Executor): Promise<boolean> {
     sql`select pg_try_advisory_xact_lock(hashtextextended('amem:consolidate', 0)) as ok`,
   );
   return rows[0]?.ok === true;
+}
+
+/**
+ * Runs `statements` in a savepoint of the pass's transaction (postgres.js's own: in its transactions
+ * the first failed statement fails the whole transaction, caught or not, unless it ran in a
+ * savepoint scope). When the statement timeout cancels one of them (57014), the savepoint is rolled
+ * back, the pass's transaction stays usable, and the answer is null; any other error fails the pass
+ * as before.
+ */
+export async function unlessTimedOut<T>(
+  tx: Savepoints,
+  statements: (savepoint: Executor) => Promise<T>,
+): Promise<T | null> {
+  try {
+    return await tx.transaction((savepoint) => statements(savepoint));
+  } catch (error) {
+    if (!hasErrorCode(error, STATEMENT_CANCELLED)) throw error;
+    return null;
+  }
 }
 
 /**
