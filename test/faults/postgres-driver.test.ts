@@ -4,7 +4,8 @@ import { PrivatePostgres } from "./private-postgres";
 
 /**
  * postgres.js 3.4.9 as patched (patches/postgres@3.4.9.patch) when a connection's backend dies
- * under it, on a private Postgres whose backends are terminated with pg_terminate_backend.
+ * under it, on a private Postgres whose backends are terminated with pg_terminate_backend, and when
+ * a statement fails after sending some of its rows.
  */
 const pg = new PrivatePostgres();
 await pg.start();
@@ -16,10 +17,11 @@ await admin`create table pairs (id serial primary key, pair uuid not null)`;
 afterAll(() => admin.end({ timeout: 1 }));
 
 /** A pool that reports each connection close, so a test can wait until the client has seen one. */
-function pool(max: number) {
+function pool(max: number, { fetchTypes = true } = {}) {
   const closes: (() => void)[] = [];
   const sql = postgres(pg.url("driver"), {
     max,
+    fetch_types: fetchTypes,
     onnotice: () => {},
     connect_timeout: 2,
     backoff: () => 0.02,
@@ -69,6 +71,38 @@ describe("postgres.js when the backend of a connection dies", () => {
     await Bun.sleep(50); // let a stale statement (unpatched) reach the server
     const [written] = await admin`select count(*)::int as n from pairs where pair = ${pair}`;
     expect({ outcome, rowsWritten: written!.n }).toEqual({ outcome: "CONNECTION_CLOSED", rowsWritten: 0 });
+    await sql.end({ timeout: 1 });
+  });
+
+  it("answers the statements after a backend died midway through a result with their own rows", async () => {
+    // No array-types query on reconnect: it would run first and take the holes itself (a TypeError inside the
+    // driver, an unhandled rejection), hiding them from the selects this test reads.
+    const { sql, nextClose } = pool(1, { fetchTypes: false });
+    const pid = (await sql`select pg_backend_pid() as pid`)[0]!.pid as number;
+    const closed = nextClose();
+    // Rows 1 and 2 wait in the backend's output buffer while it sleeps on row 3; terminated there, it
+    // sends them ahead of its FATAL error: the client has counted 2 rows of a result that never completes.
+    const streaming = sql`select x, case when x = 3 then pg_sleep(30) end from generate_series(1, 5) x`.catch(
+      (e: { code?: string }) => e.code,
+    );
+    while ((await admin`select wait_event from pg_stat_activity where pid = ${pid}`)[0]?.wait_event !== "PgSleep")
+      await Bun.sleep(10);
+    await terminate(pid);
+    await closed;
+    // Unpatched, the reconnected session inherited the dead one's state: its first statement was rejected
+    // with the dead session's 57P01 (it never ran), the second resolved as [undefined, undefined, { answer }].
+    const answers = [];
+    for (let i = 0; i < 2; i++)
+      answers.push(
+        await sql`select 42 as answer`.then(
+          (r) => [...r],
+          (e: { code?: string }) => e.code,
+        ),
+      );
+    expect({ streaming: await streaming, answers }).toEqual({
+      streaming: "CONNECTION_CLOSED",
+      answers: [[{ answer: 42 }], [{ answer: 42 }]],
+    });
     await sql.end({ timeout: 1 });
   });
 
@@ -127,4 +161,18 @@ describe("postgres.js when the backend of a connection dies", () => {
     },
     { timeout: 30_000 },
   );
+});
+
+describe("postgres.js when a statement fails midway through its rows", () => {
+  it("answers the statement after one that failed midway through its rows with its own rows (#1119 #1181)", async () => {
+    // The service's statement_timeout, hit after the first rows were sent.
+    const sql = postgres(pg.url("driver"), { max: 1, onnotice: () => {}, connection: { statement_timeout: 200 } });
+    const failed = await sql`select x, case when x = 3 then pg_sleep(1) end from generate_series(1, 5) x`.catch(
+      (e: { code?: string }) => e.code,
+    );
+    // Unpatched: [undefined, undefined, { answer: 42 }], the rows counter left at 2 by the failed statement.
+    const next = await sql`select 42 as answer`;
+    expect({ failed, next: [...next] }).toEqual({ failed: "57014", next: [{ answer: 42 }] });
+    await sql.end({ timeout: 1 });
+  });
 });
