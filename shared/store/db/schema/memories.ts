@@ -75,7 +75,10 @@ export const memories = pgTable(
     index("memories_user_by_id_idx").on(t.userId, t.id),
     index("memories_user_scope_project_idx").on(t.userId, t.scope, t.project),
     index("memories_session_run_idx").on(t.sessionRunId),
-    index("memories_trigram_idx").using("gin", sql`(${t.topic} || ' ' || ${t.content}) gin_trgm_ops`),
+    // The consolidate job's near-duplicate probes (`%` on topic + content). The tenant leads (btree_gin),
+    // so a probe reads its own tenant's entries: measured 1.6–1.9 s per probe for a 1,000- or
+    // 10,000-memory tenant in a table of 1.1 million rows with the trigrams alone, 19–40 ms with the tenant.
+    index("memories_trigram_idx").using("gin", t.userId, sql`(${t.topic} || ' ' || ${t.content}) gin_trgm_ops`),
     // The list's `tag` filter (`tags @> array[tag]`): a tenant's memories with a rare tag without
     // walking the tenant's whole created-at range (btree_gin puts the tenant in the same index).
     index("memories_user_tags_idx").using("gin", t.userId, t.tags),
