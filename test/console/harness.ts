@@ -187,6 +187,11 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   // The layout settles on the next frame after the resize.
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   await page.screenshot({ path: join(ARTIFACTS, `${name}-phone.png`), fullPage: true });
+  // Usable at a phone's width: nothing widens the page past the screen (a wide table scrolls in its own box).
+  expect({ screen: name, pageWidth: await page.evaluate(() => document.documentElement.scrollWidth) }).toEqual({
+    screen: name,
+    pageWidth: 390,
+  });
   await page.setViewport({ width: 1280, height: 860 });
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }
