@@ -3,7 +3,6 @@ import { AppError } from "@amem/platform";
 import { heartbeatWithCredential, HeartbeatBody, HeartbeatResponse, heartbeatView, type ApiDeps } from "@amem/core";
 import {
   jsonBodyLimits,
-  readDeclaredJsonBody,
   readJsonBody,
   refusalBeforeRouting,
   requestIdOf,
@@ -68,16 +67,13 @@ function hasQueryParameters(url: string): boolean {
 
 /**
  * The body as the api's parser gives it to Elysia (readJsonBody: a failure that is not our own
- * refusal is Elysia's PARSE, invalid_json); a declared body is read without the `request.body`
- * stream Elysia's handler builds first. An empty body that was sent with one of the media types
+ * refusal is Elysia's PARSE, invalid_json). An empty body that was sent with one of the media types
  * Elysia parses itself is read again by Elysia's parser, which throws: invalid_json too.
  */
 async function parsedBody(request: Request, limits: JsonBodyLimits): Promise<unknown> {
   let body: unknown;
   try {
-    body = request.headers.has("content-length")
-      ? await readDeclaredJsonBody(request, limits)
-      : await readJsonBody(request, limits);
+    body = await readJsonBody(request, limits);
   } catch (error) {
     throw error instanceof AppError ? error : new AppError("invalid_json");
   }

@@ -1,7 +1,4 @@
-import { AppError, type ErrorCode } from "@amem/platform";
-import { isStorableText } from "@amem/platform";
-import { withTimeout } from "@amem/platform";
-import { DeadlineSweep } from "@amem/platform";
+import { AppError, type ErrorCode, isStorableText, withTimeout, DeadlineSweep } from "@amem/platform";
 
 export type JsonBodyLimits = {
   /** Bytes; more is 413 (SPEC §1). */
@@ -150,20 +147,11 @@ function hasUnstorableString(value: unknown): boolean {
  * The depth bound also bounds the recursion of that check.
  */
 export async function readJsonBody(request: Request, limits: JsonBodyLimits): Promise<unknown> {
+  // A declared body is read natively, without `request.body`: Bun builds a ReadableStream for that
+  // getter (~0.4 µs per request, measured). A declared body that is not there reads as empty.
+  if (request.headers.has("content-length")) return parseJsonBytes(request, await readDeclared(request, limits));
   if (!request.body) return undefined;
-  const bytes = request.headers.has("content-length")
-    ? await readDeclared(request, limits)
-    : await readStreamed(request.body, limits);
-  return parseJsonBytes(request, bytes);
-}
-
-/**
- * readJsonBody for a request that declared a Content-Length, without reading `request.body`:
- * Bun builds a ReadableStream for that getter (~0.4 µs per request, measured), and a declared
- * body is read natively (readDeclared). A body that is not there reads as empty: undefined.
- */
-export async function readDeclaredJsonBody(request: Request, limits: JsonBodyLimits): Promise<unknown> {
-  return parseJsonBytes(request, await readDeclared(request, limits));
+  return parseJsonBytes(request, await readStreamed(request.body, limits));
 }
 
 function parseJsonBytes(request: Request, bytes: Uint8Array): unknown {
