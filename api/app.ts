@@ -1,11 +1,15 @@
 import { Elysia } from "elysia";
 import type { Server } from "bun";
 import type { Deps } from "@amem/core";
-import { withClientIp } from "@amem/http";
-import { errorsPlugin, methodLookup } from "@amem/http";
-import { requestContextPlugin } from "@amem/http";
-import { metricsPlugin } from "@amem/http";
-import { routeKey, strictQueryPlugin } from "@amem/http";
+import {
+  withClientIp,
+  errorsPlugin,
+  methodLookup,
+  requestContextPlugin,
+  metricsPlugin,
+  routeKey,
+  strictQueryPlugin,
+} from "@amem/http";
 import { openapiPlugin, SPEC_PATH, type RouteLike } from "./plugins/openapi";
 import { docsRoutes } from "./docs/routes";
 import { healthRoutes } from "./health/routes";

@@ -1,7 +1,6 @@
-import { createDeps } from "@amem/core";
+import { createDeps, startOrExit } from "@amem/core";
 import { onShutdown, survivePromiseRejections } from "@amem/platform";
 import { serveMetrics } from "@amem/http";
-import { startOrExit } from "@amem/core";
 import { createApp } from "./app";
 import { serveApi } from "./serve";
 import { ensureConsoleBuilt } from "../console/build";

@@ -1,10 +1,7 @@
 import type { Server } from "bun";
-import type { Config } from "@amem/platform";
-import { serveHttp } from "@amem/http";
-import type { Logger } from "@amem/platform";
+import type { Config, Logger } from "@amem/platform";
+import { serveHttp, unhandledErrorFallback, appFetch } from "@amem/http";
 import type { App } from "./app";
-import { unhandledErrorFallback } from "@amem/http";
-import { appFetch } from "@amem/http";
 
 /**
  * Serves the app on HOST:PORT the way production does (api/main.ts and the end-to-end tests):

@@ -41,9 +41,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres, { type Sql } from "postgres";
-import { buildBriefing, type BriefingRequest } from "@amem/core";
-import type { Deps } from "@amem/core";
-import type { Principal } from "@amem/core";
+import { buildBriefing, type BriefingRequest, type Deps, type Principal } from "@amem/core";
 import { applyOnly, intEnv } from "./lib/run-env";
 import { type BenchStart, defineBench } from "./lib/define-bench";
 import type { WrkResult, WrkTarget } from "./lib/wrk";

@@ -30,11 +30,9 @@ import { seedAgentRuns } from "./lib/seed-runs";
 import { deleteTenantMemories, deleteTenantSessions } from "./lib/tenant";
 import { apiClient, expectStatus } from "./lib/http";
 import { fmtMs, fmtRatio, mdRow, percentile } from "./lib/report";
-import { encodeCursor } from "@amem/core";
+import { encodeCursor, rangeDays } from "@amem/core";
 import { explainAnalyze, recordingDrizzle, type Statement } from "./lib/explain";
-import { summaryCounts } from "@amem/store";
-import { commitmentsByDue, memoriesPerDay, sessionsPerDay } from "@amem/store";
-import { rangeDays } from "@amem/core";
+import { summaryCounts, commitmentsByDue, memoriesPerDay, sessionsPerDay } from "@amem/store";
 
 const bench = defineBench({
   levels: "10000,100000,1000000",

@@ -17,10 +17,9 @@
 import { Elysia, t } from "elysia";
 import Redis, { type Result } from "ioredis";
 import { loadConfig } from "@amem/platform";
-import { createDeps } from "@amem/core";
+import { createDeps, createUser } from "@amem/core";
 import { createApp } from "../api/app";
 import { appFetch } from "@amem/http";
-import { createUser } from "@amem/core";
 import { deleteKeys, scanKeys } from "@amem/store";
 import { benchDatabaseUrl, isSmoke } from "./lib/run-env";
 

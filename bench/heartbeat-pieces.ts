@@ -8,18 +8,18 @@
  * Run: `bun run bench:heartbeat:pieces`
  */
 import { Command } from "ioredis";
-import { refuseRequestHead } from "@amem/http";
-import { hasJsonContentType, readJsonBody } from "@amem/http";
-import { credentialFromRequest } from "@amem/core";
-import { prepareAuthentication } from "@amem/core";
-import { sha256Hex } from "@amem/platform";
+import { refuseRequestHead, hasJsonContentType, readJsonBody } from "@amem/http";
+import {
+  credentialFromRequest,
+  prepareAuthentication,
+  heartbeatView,
+  HeartbeatBody,
+  HeartbeatResponse,
+  type Deps,
+} from "@amem/core";
+import { sha256Hex, withTimeout, DeadlineSweep, leaseOutcomes } from "@amem/platform";
 import { redisKeys } from "@amem/store";
-import { withTimeout } from "@amem/platform";
-import { DeadlineSweep } from "@amem/platform";
-import { heartbeatView, HeartbeatBody, HeartbeatResponse } from "@amem/core";
-import { leaseOutcomes } from "@amem/platform";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import type { Deps } from "@amem/core";
 
 const apiKey = `amem_${"aB3".repeat(13)}x`;
 const session = { agent: "bench-agent", sessionId: "bench-session-843bb457" };

@@ -14,9 +14,7 @@
  *      BENCH_SMOKE=1 (CI): one round of 2,000 requests
  */
 import { Elysia, t } from "elysia";
-import { errorsPlugin, methodLookup } from "@amem/http";
-import { appFetch, metricsPlugin } from "@amem/http";
-import { requestContextPlugin } from "@amem/http";
+import { errorsPlugin, methodLookup, appFetch, metricsPlugin, requestContextPlugin } from "@amem/http";
 import { createLogger } from "@amem/platform";
 import { defineBench } from "./lib/define-bench";
 import { median } from "./lib/report";

@@ -1,13 +1,16 @@
 import { parseArgs } from "node:util";
-import { loadConfig } from "@amem/platform";
-import { createDeps, type Deps } from "@amem/core";
-import { createUser } from "@amem/core";
-import { createApiKey, revokeApiKeyById } from "@amem/core";
+import { loadConfig, AppError, createLogger, isUuid } from "@amem/platform";
+import {
+  createDeps,
+  type Deps,
+  createUser,
+  createApiKey,
+  revokeApiKeyById,
+  isEmail,
+  isKeyName,
+  isPassword,
+} from "@amem/core";
 import { findUserByEmail } from "@amem/store";
-import { AppError } from "@amem/platform";
-import { createLogger } from "@amem/platform";
-import { isEmail, isKeyName, isPassword } from "@amem/core";
-import { isUuid } from "@amem/platform";
 
 const USAGE = `usage:
   bun run amem user create --email E [--password P]   → {"id","email","apiKey"}

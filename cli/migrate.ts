@@ -1,6 +1,5 @@
 import { loadConfig } from "@amem/platform";
-import { applyMigrations } from "@amem/store";
-import { preflight } from "@amem/store";
+import { applyMigrations, preflight } from "@amem/store";
 
 /** `bun run migrate`: checks Postgres and Redis, creates the database if needed, applies migrations. */
 export async function migrateFromEnv(): Promise<void> {

@@ -1,5 +1,4 @@
-import { ConfigError, loadConfig } from "@amem/platform";
-import { createLogger } from "@amem/platform";
+import { ConfigError, loadConfig, createLogger } from "@amem/platform";
 import { migrateFromEnv } from "./migrate";
 import { supervise } from "./supervisor";
 import { buildConsole } from "../console/build";

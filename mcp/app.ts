@@ -1,14 +1,8 @@
 import { Elysia } from "elysia";
 import type { McpServerFactory } from "@modelcontextprotocol/server";
 import type { Deps } from "@amem/core";
-import { errorsPlugin, methodLookup, probeRoutes } from "@amem/http";
-import { requestContextPlugin } from "@amem/http";
-import { metricsPlugin } from "@amem/http";
-import type { AccessTokenVerifier } from "@amem/oauth-server";
-import { discoveryRoutes } from "@amem/oauth-server";
-import { issuerOf } from "@amem/oauth-server";
-import { oauthRoutes } from "@amem/oauth-server";
-import { withClientIp } from "@amem/http";
+import { errorsPlugin, methodLookup, probeRoutes, requestContextPlugin, metricsPlugin, withClientIp } from "@amem/http";
+import { type AccessTokenVerifier, discoveryRoutes, issuerOf, oauthRoutes } from "@amem/oauth-server";
 import { mcpRoutes } from "./transport/routes";
 import { createMcpServer } from "./server";
 

@@ -1,8 +1,6 @@
-import { createDeps } from "@amem/core";
-import { authenticateAccessToken } from "@amem/core";
+import { createDeps, authenticateAccessToken, startOrExit } from "@amem/core";
 import { onShutdown, survivePromiseRejections } from "@amem/platform";
 import { serveMetrics } from "@amem/http";
-import { startOrExit } from "@amem/core";
 import { createMcpApp } from "./app";
 import { serveMcp } from "./serve";
 

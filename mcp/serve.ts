@@ -1,9 +1,6 @@
 import type { Server } from "bun";
-import type { Config } from "@amem/platform";
-import { serveHttp } from "@amem/http";
-import type { Logger } from "@amem/platform";
-import { unhandledErrorFallback } from "@amem/http";
-import { appFetch } from "@amem/http";
+import type { Config, Logger } from "@amem/platform";
+import { serveHttp, unhandledErrorFallback, appFetch } from "@amem/http";
 import type { McpApp } from "./app";
 
 /**

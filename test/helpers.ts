@@ -1,16 +1,19 @@
 import { afterAll } from "bun:test";
-import { loadConfig, type Config } from "@amem/platform";
-import { createDeps, type Deps } from "@amem/core";
-import { createLogger, type Logger } from "@amem/platform";
-import { newId, randomToken, sha256Hex } from "@amem/platform";
+import {
+  loadConfig,
+  type Config,
+  createLogger,
+  type Logger,
+  newId,
+  randomToken,
+  sha256Hex,
+  type Mail,
+} from "@amem/platform";
+import { createDeps, type Deps, createUser, type Principal } from "@amem/core";
 import { Writable } from "node:stream";
-import { createUser } from "@amem/core";
 import { createApp, type App } from "../api/app";
-import type { Mail } from "@amem/platform";
-import type { Principal } from "@amem/core";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./env";
-import { deleteKeys, scanKeys } from "@amem/store";
-import { QUEUES, type QueueName } from "@amem/store";
+import { deleteKeys, scanKeys, QUEUES, type QueueName } from "@amem/store";
 import { startQueueWorkers } from "../workers/queue-workers";
 import { HANDLERS } from "../workers/handlers";
 

@@ -1,12 +1,14 @@
 import type { Deps } from "@amem/core";
-import { authenticateClient, registerClient } from "@amem/oauth-server";
 import {
+  authenticateClient,
+  registerClient,
   approveAuthorization,
   authorizeParamsOf,
   checkAuthorizationRequest,
   checkClientAndRedirect,
+  exchangeCode,
+  type TokenResponse,
 } from "@amem/oauth-server";
-import { exchangeCode, type TokenResponse } from "@amem/oauth-server";
 import { pkcePair } from "./oauth-flow";
 
 export type ServiceGrantOptions = {

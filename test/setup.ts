@@ -1,6 +1,5 @@
 import { afterAll } from "bun:test";
-import { preflight } from "@amem/store";
-import { applyMigrations } from "@amem/store";
+import { preflight, applyMigrations } from "@amem/store";
 import { PrivateCluster } from "./private-cluster";
 
 // AMEM_TEST_REDIS=cluster: the whole suite runs against a private 3-master Redis Cluster started

@@ -1,6 +1,5 @@
-import { createDeps } from "@amem/core";
+import { createDeps, startOrExit } from "@amem/core";
 import { onShutdown, survivePromiseRejections } from "@amem/platform";
-import { startOrExit } from "@amem/core";
 import { startFlusher } from "./flusher/flusher";
 import { startQueueWorkers } from "./queue-workers";
 import { HANDLERS } from "./handlers";

@@ -1,14 +1,19 @@
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import { Value } from "@sinclair/typebox/value";
 import type { Deps } from "@amem/core";
-import { loggableError } from "@amem/platform";
-import { blockingConnection, closeConnection, queuePrefix } from "@amem/store";
-import { storableFailure } from "@amem/store";
-import { JOBS, QUEUES, type JobName, type QueueName } from "@amem/store";
+import { loggableError, redisConnectionErrors, withTimeout } from "@amem/platform";
+import {
+  blockingConnection,
+  closeConnection,
+  queuePrefix,
+  storableFailure,
+  JOBS,
+  QUEUES,
+  type JobName,
+  type QueueName,
+} from "@amem/store";
 import type { JobHandlers, JobRun } from "./job-handler";
 import { recordJobAttempt, recordJobStart } from "./metrics";
-import { redisConnectionErrors } from "@amem/platform";
-import { withTimeout } from "@amem/platform";
 
 const CLOSE_DEADLINE_MS = 8_000;
 

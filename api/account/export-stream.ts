@@ -1,17 +1,18 @@
-import { factView } from "@amem/core";
-import { exportAccount, type ExportAccountRow, type ExportSink } from "@amem/core";
-import { loggableError } from "@amem/platform";
-import { iso } from "@amem/platform";
-import type { ApiDeps } from "@amem/core";
-import { memoryView } from "@amem/core";
-import { PacedStream } from "../paced-stream";
 import {
+  factView,
+  exportAccount,
+  type ExportAccountRow,
+  type ExportSink,
+  type ApiDeps,
+  memoryView,
   exportAccountView,
   exportCommitmentView,
   exportEdgeView,
   exportScopeView,
   exportSessionView,
 } from "@amem/core";
+import { loggableError, iso } from "@amem/platform";
+import { PacedStream } from "../paced-stream";
 
 /** Why an export ended before its last page (the abort reasons of its signal). */
 class ExportStopped extends Error {

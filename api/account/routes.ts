@@ -1,11 +1,20 @@
 import { Elysia } from "elysia";
-import type { ApiDeps } from "@amem/core";
+import {
+  type ApiDeps,
+  AUTHED_CODES,
+  AUTHED_WRITE_CODES,
+  BODY_CODES,
+  errors,
+  NoQuery,
+  beginErasure,
+  erasureJobId,
+  AccountExport,
+  DeleteAccountBody,
+  DeleteAccountResponse,
+} from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
 import { AppError } from "@amem/platform";
-import { beginErasure, erasureJobId } from "@amem/core";
 import { streamAccountExport } from "./export-stream";
-import { AccountExport, DeleteAccountBody, DeleteAccountResponse } from "@amem/core";
 
 /** The account (SPEC §8): erasure (GDPR Art. 17) through the account queue, and the export (Art. 20). */
 export function accountRoutes(deps: ApiDeps) {

@@ -1,12 +1,17 @@
 import { Elysia } from "elysia";
-import type { ApiDeps } from "@amem/core";
-import { closeSession, getSession, openSession } from "@amem/core";
-import { heartbeatWithCredential } from "@amem/core";
-import { listAgentSessions } from "@amem/core";
-import { listSessionEvents } from "@amem/core";
-import { authPlugin, withCredential } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
 import {
+  type ApiDeps,
+  closeSession,
+  getSession,
+  openSession,
+  heartbeatWithCredential,
+  listAgentSessions,
+  listSessionEvents,
+  AUTHED_CODES,
+  AUTHED_WRITE_CODES,
+  BODY_CODES,
+  errors,
+  NoQuery,
   closedView,
   CloseResponse,
   EventPage,
@@ -29,9 +34,10 @@ import {
   TriageBeginResponse,
   TriageCompleteBody,
   TriageCompleteResponse,
+  beginTriage,
+  requestTriageCompletion,
 } from "@amem/core";
-import { beginTriage } from "@amem/core";
-import { requestTriageCompletion } from "@amem/core";
+import { authPlugin, withCredential } from "../plugins/auth";
 
 const WRITE_CODES = [...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted"] as const;
 

@@ -1,10 +1,23 @@
 import { Elysia, t } from "elysia";
-import type { ApiDeps } from "@amem/core";
-import { createApiKey, listApiKeysWithUse, revokeApiKeyById } from "@amem/core";
-import { assertWritable } from "@amem/core";
+import {
+  type ApiDeps,
+  createApiKey,
+  listApiKeysWithUse,
+  revokeApiKeyById,
+  assertWritable,
+  AUTHED_CODES,
+  AUTHED_WRITE_CODES,
+  BODY_CODES,
+  errors,
+  NoQuery,
+  CreatedKey,
+  createdKeyView,
+  CreateKeyBody,
+  KeyIdParams,
+  KeyList,
+  keyListView,
+} from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
-import { CreatedKey, createdKeyView, CreateKeyBody, KeyIdParams, KeyList, keyListView } from "@amem/core";
 
 /** API key management for the authenticated user (SPEC §2.2). */
 export function apiKeyRoutes(deps: ApiDeps) {

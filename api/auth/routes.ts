@@ -1,12 +1,14 @@
 import { Elysia, t } from "elysia";
-import { createUser, login, logout } from "@amem/core";
-import { enforceRateLimit } from "@amem/core";
-import { iso } from "@amem/platform";
-import { loggableError } from "@amem/platform";
-import { authPlugin } from "../plugins/auth";
-import type { ApiDeps } from "@amem/core";
-import { AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
 import {
+  createUser,
+  login,
+  logout,
+  enforceRateLimit,
+  type ApiDeps,
+  AUTHED_WRITE_CODES,
+  BODY_CODES,
+  errors,
+  NoQuery,
   Accepted,
   ForgotPasswordBody,
   Identity,
@@ -15,8 +17,12 @@ import {
   ResetPasswordBody,
   SignupBody,
   VerifyEmailBody,
+  requestPasswordReset,
+  resetPassword,
+  verifyEmail,
 } from "@amem/core";
-import { requestPasswordReset, resetPassword, verifyEmail } from "@amem/core";
+import { iso, loggableError } from "@amem/platform";
+import { authPlugin } from "../plugins/auth";
 
 /** Signup, login and logout: the bearer-session half of SPEC §2.3. */
 export function authRoutes(deps: ApiDeps) {

@@ -1,10 +1,17 @@
 import { Elysia } from "elysia";
-import { buildBriefing } from "@amem/core";
-import { debriefPrompt } from "@amem/core";
-import type { ApiDeps } from "@amem/core";
+import {
+  buildBriefing,
+  debriefPrompt,
+  type ApiDeps,
+  AUTHED_CODES,
+  errors,
+  Briefing,
+  BriefingQuery,
+  briefingView,
+  DebriefPrompt,
+  DebriefQuery,
+} from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, errors } from "@amem/core";
-import { Briefing, BriefingQuery, briefingView, DebriefPrompt, DebriefQuery } from "@amem/core";
 
 /** Session-start briefing (SPEC §6) and the debrief continuation's prompt. */
 export function briefingRoutes(deps: ApiDeps) {

@@ -2,20 +2,31 @@ import { Elysia, t } from "elysia";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CONSOLE_DIST, ensureConsoleBuilt, type ConsoleManifest } from "../../console/build";
-import { login, logout } from "@amem/core";
-import { CONSOLE_COOKIE, consoleCsrfToken, consoleSessionToken } from "@amem/core";
-import { consoleMemoryDetail } from "@amem/core";
-import { AppError } from "@amem/platform";
-import { sha256Hex } from "@amem/platform";
-import { enforceRateLimit } from "@amem/core";
-import { isoOrNull } from "@amem/platform";
-import { LoginBody } from "@amem/core";
-import { ActivityQuery, ConsoleActivity, ConsoleMemoryDetail, ConsoleSession } from "@amem/core";
-import { consoleActivity } from "@amem/core";
-import { factView } from "@amem/core";
-import { MemoryIdParams, memoryView } from "@amem/core";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, errors, NoQuery, Text } from "@amem/core";
-import type { ApiDeps } from "@amem/core";
+import {
+  login,
+  logout,
+  CONSOLE_COOKIE,
+  consoleCsrfToken,
+  consoleSessionToken,
+  consoleMemoryDetail,
+  enforceRateLimit,
+  LoginBody,
+  ActivityQuery,
+  ConsoleActivity,
+  ConsoleMemoryDetail,
+  ConsoleSession,
+  consoleActivity,
+  factView,
+  MemoryIdParams,
+  memoryView,
+  AUTHED_CODES,
+  AUTHED_WRITE_CODES,
+  errors,
+  NoQuery,
+  Text,
+  type ApiDeps,
+} from "@amem/core";
+import { AppError, sha256Hex, isoOrNull } from "@amem/platform";
 import { htmlPage } from "@amem/http";
 import { authPlugin } from "../plugins/auth";
 import { consoleHtml } from "./page";

@@ -1,10 +1,17 @@
 import { Elysia } from "elysia";
-import { agentExcerpts } from "@amem/core";
-import { factProposalsWithFacts } from "@amem/core";
-import { agentExcerptsView, ConsoleAgentExcerpts, ConsoleFactProposals, factProposalsWithFactsView } from "@amem/core";
-import { ProposalListQuery } from "@amem/core";
-import { AUTHED_CODES, errors, NoQuery } from "@amem/core";
-import type { ApiDeps } from "@amem/core";
+import {
+  agentExcerpts,
+  factProposalsWithFacts,
+  agentExcerptsView,
+  ConsoleAgentExcerpts,
+  ConsoleFactProposals,
+  factProposalsWithFactsView,
+  ProposalListQuery,
+  AUTHED_CODES,
+  errors,
+  NoQuery,
+  type ApiDeps,
+} from "@amem/core";
 import { authPlugin } from "../plugins/auth";
 
 /**

@@ -3,8 +3,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { AppError } from "@amem/platform";
 import { SCHEDULED_JOBS } from "@amem/store";
 import { countFailedAuthentication } from "../plugins/auth";
-import type { ApiDeps } from "@amem/core";
-import { AUTHED_CODES, BODY_CODES, errors, NoQuery, oneOf, strictObject } from "@amem/core";
+import { type ApiDeps, AUTHED_CODES, BODY_CODES, errors, NoQuery, oneOf, strictObject } from "@amem/core";
 
 const CronAccepted = strictObject({ job: oneOf(SCHEDULED_JOBS), jobId: t.String() });
 /** Nothing to send; an empty object is tolerated, anything in it is an unknown property (400). */

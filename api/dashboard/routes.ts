@@ -1,10 +1,17 @@
 import { Elysia } from "elysia";
 import { COMMITMENT_STATUSES, MEMORY_TYPES, PROPOSAL_STATUSES, TRIAGE_STATUSES } from "@amem/store";
-import { dashboardSummary } from "@amem/core";
+import {
+  dashboardSummary,
+  type ApiDeps,
+  AUTHED_CODES,
+  errors,
+  Int,
+  NoQuery,
+  NullableTimestamp,
+  strictObject,
+} from "@amem/core";
 import { isoOrNull } from "@amem/platform";
-import type { ApiDeps } from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, errors, Int, NoQuery, NullableTimestamp, strictObject } from "@amem/core";
 
 /** An object with exactly these keys, each a count. */
 const countsOf = (keys: readonly string[]) =>

@@ -1,9 +1,6 @@
 import { Elysia } from "elysia";
-import { readFacts } from "@amem/core";
-import type { ApiDeps } from "@amem/core";
+import { readFacts, type ApiDeps, AUTHED_CODES, errors, FactList, factListView, FactsQuery } from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, errors } from "@amem/core";
-import { FactList, factListView, FactsQuery } from "@amem/core";
 
 /** Bi-temporal fact reads (SPEC §4.3): `validAt` is world time, `knownAt` system time; both default to now. */
 export function factRoutes(deps: ApiDeps) {

@@ -1,13 +1,25 @@
 import { Elysia } from "elysia";
 import { Type, type Static } from "@sinclair/typebox";
-import type { ApiDeps } from "@amem/core";
+import {
+  type ApiDeps,
+  authenticate,
+  type Principal,
+  AUTHED_WRITE_CODES,
+  BODY_CODES,
+  errors,
+  Project,
+  ScopeName,
+  HookBody,
+  readHookEvent,
+  HookAnswer,
+  hookAnswer,
+  handleHookEvent,
+  type Harness,
+  HookMisses,
+  withinBudget,
+  type Budgeted,
+} from "@amem/core";
 import { withCredential } from "../plugins/auth";
-import { authenticate, type Principal } from "@amem/core";
-import { AUTHED_WRITE_CODES, BODY_CODES, errors, Project, ScopeName } from "@amem/core";
-import { HookBody, readHookEvent } from "@amem/core";
-import { HookAnswer, hookAnswer } from "@amem/core";
-import { handleHookEvent, type Harness } from "@amem/core";
-import { HookMisses, withinBudget, type Budgeted } from "@amem/core";
 
 /** The hook's caller, resolved before validation, and when the hook's budget runs out. */
 type Caller = { principal: Budgeted<Principal>; budgetEndsAt: number };

@@ -1,8 +1,6 @@
 import { Elysia } from "elysia";
-import type { ApiDeps } from "@amem/core";
+import { type ApiDeps, AUTHED_CODES, errors, NoQuery, Identity, identityView } from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, errors, NoQuery } from "@amem/core";
-import { Identity, identityView } from "@amem/core";
 
 /** Who is calling (seed 4.4). */
 export function meRoutes(deps: ApiDeps) {

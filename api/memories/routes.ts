@@ -1,9 +1,12 @@
 import { Elysia } from "elysia";
-import { createMemory } from "@amem/core";
-import type { ApiDeps } from "@amem/core";
-import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
 import {
+  createMemory,
+  type ApiDeps,
+  AUTHED_CODES,
+  AUTHED_WRITE_CODES,
+  BODY_CODES,
+  errors,
+  NoQuery,
   ArchiveBody,
   CaptureBody,
   CaptureResponse,
@@ -23,9 +26,14 @@ import {
   ResolveBody,
   resolvedView,
   ReviseBody,
+  getMemory,
+  listTenantMemories,
+  memoryHistory,
+  archiveMemory,
+  resolveMemory,
+  reviseMemory,
 } from "@amem/core";
-import { getMemory, listTenantMemories, memoryHistory } from "@amem/core";
-import { archiveMemory, resolveMemory, reviseMemory } from "@amem/core";
+import { authPlugin } from "../plugins/auth";
 
 const WRITE_CODES = [...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted"] as const;
 

@@ -1,9 +1,16 @@
 import { Elysia } from "elysia";
-import { searchMemories } from "@amem/core";
-import type { ApiDeps } from "@amem/core";
+import {
+  searchMemories,
+  type ApiDeps,
+  AUTHED_WRITE_CODES,
+  BODY_CODES,
+  errors,
+  NoQuery,
+  SearchBody,
+  SearchResults,
+  searchResultsView,
+} from "@amem/core";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
-import { SearchBody, SearchResults, searchResultsView } from "@amem/core";
 
 /** Ranked memory search (SPEC §4.3): full-text (websearch syntax) blended with trigram similarity. */
 export function searchRoutes(deps: ApiDeps) {

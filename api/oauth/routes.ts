@@ -1,9 +1,16 @@
 import { Elysia, t } from "elysia";
-import type { ApiDeps } from "@amem/core";
+import {
+  type ApiDeps,
+  AUTHED_CODES,
+  AUTHED_WRITE_CODES,
+  errors,
+  NoQuery,
+  ClientIdParams,
+  grantListView,
+  OAuthGrantList,
+} from "@amem/core";
 import { deleteGrant, listGrants } from "@amem/oauth-server";
 import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, errors, NoQuery } from "@amem/core";
-import { ClientIdParams, grantListView, OAuthGrantList } from "@amem/core";
 
 /** The OAuth clients (MCP apps) the user authorised, and taking that back (issue 11). */
 export function oauthGrantRoutes(deps: ApiDeps) {

@@ -1,9 +1,6 @@
 import { Elysia } from "elysia";
-import { authenticate, type Credential } from "@amem/core";
-import { credentialFromRequest } from "@amem/core";
+import { authenticate, type Credential, credentialFromRequest, enforceRateLimit, type ApiDeps } from "@amem/core";
 import { AppError } from "@amem/platform";
-import { enforceRateLimit } from "@amem/core";
-import type { ApiDeps } from "@amem/core";
 
 /**
  * Counts a refused credential (API key, bearer, cron secret) against RATE_LIMIT_IP per client

@@ -1,9 +1,15 @@
 import { Elysia } from "elysia";
-import { decideFactProposal, decideProposal, listFactProposals, listProposals } from "@amem/core";
-import type { ApiDeps } from "@amem/core";
-import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
 import {
+  decideFactProposal,
+  decideProposal,
+  listFactProposals,
+  listProposals,
+  type ApiDeps,
+  AUTHED_CODES,
+  AUTHED_WRITE_CODES,
+  BODY_CODES,
+  errors,
+  NoQuery,
   Applied,
   DecideBody,
   FactProposalList,
@@ -14,6 +20,7 @@ import {
   proposalListView,
   Rejected,
 } from "@amem/core";
+import { authPlugin } from "../plugins/auth";
 
 const DECIDE_CODES = [
   ...AUTHED_WRITE_CODES,

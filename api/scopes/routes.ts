@@ -1,9 +1,15 @@
 import { Elysia, t } from "elysia";
-import { createScope, deleteScope, listScopesOf, updateScope } from "@amem/core";
-import type { ApiDeps } from "@amem/core";
-import { authPlugin } from "../plugins/auth";
-import { AUTHED_CODES, AUTHED_WRITE_CODES, BODY_CODES, errors, NoQuery } from "@amem/core";
 import {
+  createScope,
+  deleteScope,
+  listScopesOf,
+  updateScope,
+  type ApiDeps,
+  AUTHED_CODES,
+  AUTHED_WRITE_CODES,
+  BODY_CODES,
+  errors,
+  NoQuery,
   CreateScopeBody,
   Scope,
   ScopeIdParams,
@@ -12,6 +18,7 @@ import {
   scopeView,
   UpdateScopeBody,
 } from "@amem/core";
+import { authPlugin } from "../plugins/auth";
 
 const WRITE_CODES = [...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted", "conflict"] as const;
 

@@ -1,13 +1,8 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Sql } from "postgres";
-import { createDb } from "@amem/store";
-import { listTenantMemories } from "@amem/core";
-import { listSessions } from "@amem/store";
-import { buildBriefing } from "@amem/core";
-import { encodeCursor } from "@amem/core";
-import type { Deps } from "@amem/core";
-import type { Principal } from "@amem/core";
+import { createDb, listSessions } from "@amem/store";
+import { listTenantMemories, buildBriefing, encodeCursor, type Deps, type Principal } from "@amem/core";
 import { explainAnalyze, recordingDrizzle, type Statement } from "./explain";
 import { median, percentile } from "./report";
 

@@ -32,8 +32,8 @@ import { benchDatabaseUrl } from "../lib/run-env";
 import { Bm25Index } from "./bm25";
 import { meanScores, scoreRanking, type Scores } from "./metrics";
 import type { EvalUnit, QuerySpec } from "./types";
-import { parseSearchQuery } from "@amem/core";
 import {
+  parseSearchQuery,
   buildSlots,
   FUZZY_MAX_TERMS,
   FUZZY_MIN_SIMILARITY,

@@ -1,7 +1,5 @@
-import type { Deps } from "@amem/core";
+import { type Deps, COMPLETION_LIMIT, projectNames, listScopesOf } from "@amem/core";
 import type { McpPrincipal } from "@amem/oauth-server";
-import { COMPLETION_LIMIT, projectNames } from "@amem/core";
-import { listScopesOf } from "@amem/core";
 
 /** Scope names and aliases of the tenant starting with `prefix` (argument completion). */
 export async function completeScope(deps: Deps, principal: McpPrincipal, prefix: string): Promise<string[]> {

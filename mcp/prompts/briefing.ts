@@ -1,9 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { completable, type McpServer } from "@modelcontextprotocol/server";
-import { Project, ScopeName, strictObject } from "@amem/core";
-import { briefingView } from "@amem/core";
-import type { Deps } from "@amem/core";
-import { buildBriefing } from "@amem/core";
+import { Project, ScopeName, strictObject, briefingView, type Deps, buildBriefing } from "@amem/core";
 import type { McpPrincipal } from "@amem/oauth-server";
 import { completeProject, completeScope } from "../completions/names";
 import { checked, requireScope } from "../tools/tool";

@@ -1,7 +1,5 @@
 import type { McpServer } from "@modelcontextprotocol/server";
-import { DebriefQuery } from "@amem/core";
-import type { Deps } from "@amem/core";
-import { debriefPrompt } from "@amem/core";
+import { DebriefQuery, type Deps, debriefPrompt } from "@amem/core";
 import type { McpPrincipal } from "@amem/oauth-server";
 import { checked, requireScope } from "../tools/tool";
 

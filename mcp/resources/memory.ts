@@ -1,9 +1,6 @@
 import { ResourceNotFoundError, ResourceTemplate, type McpServer } from "@modelcontextprotocol/server";
-import { memoryView } from "@amem/core";
-import type { Deps } from "@amem/core";
-import { getMemory, listTenantMemories } from "@amem/core";
-import { isUuid } from "@amem/platform";
-import { AppError } from "@amem/platform";
+import { memoryView, type Deps, getMemory, listTenantMemories } from "@amem/core";
+import { isUuid, AppError } from "@amem/platform";
 import type { McpPrincipal } from "@amem/oauth-server";
 import { requireScope } from "../tools/tool";
 

@@ -1,8 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { MemoryView, memoryView } from "@amem/core";
-import { strictObject, Uuid } from "@amem/core";
-import type { Deps } from "@amem/core";
-import { archiveMemory } from "@amem/core";
+import { MemoryView, memoryView, strictObject, Uuid, type Deps, archiveMemory } from "@amem/core";
 import { defineTool } from "./tool";
 
 const ArchiveInput = strictObject({ id: Uuid, sessionRunId: Type.Optional(Uuid) });

@@ -1,9 +1,19 @@
 import { Type } from "@sinclair/typebox";
 import { SELECTOR_KINDS } from "@amem/store";
-import { Briefing, BriefingText, briefingView } from "@amem/core";
-import { Agent, Int, oneOf, Project, ScopeName, SessionId, strictObject } from "@amem/core";
-import type { Deps } from "@amem/core";
-import { buildBriefing } from "@amem/core";
+import {
+  Briefing,
+  BriefingText,
+  briefingView,
+  Agent,
+  Int,
+  oneOf,
+  Project,
+  ScopeName,
+  SessionId,
+  strictObject,
+  type Deps,
+  buildBriefing,
+} from "@amem/core";
 import { defineTool } from "./tool";
 
 export const BriefingInput = strictObject({

@@ -1,10 +1,21 @@
 import { Type } from "@sinclair/typebox";
-import { Scope, ScopeList, scopeListView, scopeView } from "@amem/core";
-import { Int, oneOf, ScopeName, strictObject } from "@amem/core";
-import type { Deps } from "@amem/core";
+import {
+  Scope,
+  ScopeList,
+  scopeListView,
+  scopeView,
+  Int,
+  oneOf,
+  ScopeName,
+  strictObject,
+  type Deps,
+  type Principal,
+  createScope,
+  deleteScope,
+  listScopesOf,
+  updateScope,
+} from "@amem/core";
 import { AppError } from "@amem/platform";
-import type { Principal } from "@amem/core";
-import { createScope, deleteScope, listScopesOf, updateScope } from "@amem/core";
 import { defineTool } from "./tool";
 
 const ACTIONS = ["list", "create", "rename", "set_aliases", "delete"] as const;

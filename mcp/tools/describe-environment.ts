@@ -1,12 +1,18 @@
 import { Type } from "@sinclair/typebox";
 import { COMMITMENT_STATUSES, MEMORY_TYPES } from "@amem/store";
-import { CreateMemoryBody, SearchBody } from "@amem/core";
-import { Scope, scopeView } from "@amem/core";
-import { Identity, identityView } from "@amem/core";
-import { Int, strictObject } from "@amem/core";
-import type { Deps } from "@amem/core";
-import { DEFAULT_SCOPE } from "@amem/core";
-import { listScopesOf } from "@amem/core";
+import {
+  CreateMemoryBody,
+  SearchBody,
+  Scope,
+  scopeView,
+  Identity,
+  identityView,
+  Int,
+  strictObject,
+  type Deps,
+  DEFAULT_SCOPE,
+  listScopesOf,
+} from "@amem/core";
 import { defineTool } from "./tool";
 
 /** The limits a model should know before writing, read from the contract's own models (one source). */

@@ -1,8 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { FactList, factListView } from "@amem/core";
-import { Int, strictObject, Text, TimestampIn } from "@amem/core";
-import type { Deps } from "@amem/core";
-import { readFacts } from "@amem/core";
+import { FactList, factListView, Int, strictObject, Text, TimestampIn, type Deps, readFacts } from "@amem/core";
 import { defineTool } from "./tool";
 
 const GetFactsInput = strictObject({

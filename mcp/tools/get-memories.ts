@@ -1,10 +1,21 @@
 import { Type } from "@sinclair/typebox";
 import { MEMORY_STATUSES } from "@amem/store";
-import { MemoryPage, MemoryTypeSchema, memoryPageView } from "@amem/core";
-import { Cursor, Int, oneOf, Project, ScopeName, strictObject, Uuid } from "@amem/core";
-import type { Deps } from "@amem/core";
+import {
+  MemoryPage,
+  MemoryTypeSchema,
+  memoryPageView,
+  Cursor,
+  Int,
+  oneOf,
+  Project,
+  ScopeName,
+  strictObject,
+  Uuid,
+  type Deps,
+  getMemory,
+  listTenantMemories,
+} from "@amem/core";
 import { AppError } from "@amem/platform";
-import { getMemory, listTenantMemories } from "@amem/core";
 import { defineTool } from "./tool";
 
 const MAX_IDS = 25;

@@ -1,6 +1,4 @@
-import { CreatedMemory, CreateMemoryBody, createdMemoryView } from "@amem/core";
-import type { Deps } from "@amem/core";
-import { createMemory } from "@amem/core";
+import { CreatedMemory, CreateMemoryBody, createdMemoryView, type Deps, createMemory } from "@amem/core";
 import { defineTool } from "./tool";
 
 /** POST /api/v1/memories through MCP: the same body, service and view. */

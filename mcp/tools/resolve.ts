@@ -1,7 +1,4 @@
-import { ResolveBody, Resolved, resolvedView } from "@amem/core";
-import { strictObject, Uuid } from "@amem/core";
-import type { Deps } from "@amem/core";
-import { resolveMemory } from "@amem/core";
+import { ResolveBody, Resolved, resolvedView, strictObject, Uuid, type Deps, resolveMemory } from "@amem/core";
 import { defineTool } from "./tool";
 
 const ResolveInput = strictObject({ id: Uuid, ...ResolveBody.properties });

@@ -1,10 +1,21 @@
 import { Type } from "@sinclair/typebox";
 import { PROPOSAL_STATUSES } from "@amem/store";
-import { FactProposalList, factProposalListView, ProposalList, proposalListView } from "@amem/core";
-import { Int, oneOf, strictObject, Uuid } from "@amem/core";
-import type { Deps } from "@amem/core";
+import {
+  FactProposalList,
+  factProposalListView,
+  ProposalList,
+  proposalListView,
+  Int,
+  oneOf,
+  strictObject,
+  Uuid,
+  type Deps,
+  decideFactProposal,
+  decideProposal,
+  listFactProposals,
+  listProposals,
+} from "@amem/core";
 import { AppError } from "@amem/platform";
-import { decideFactProposal, decideProposal, listFactProposals, listProposals } from "@amem/core";
 import { defineTool } from "./tool";
 
 const ACTIONS = ["list", "apply", "reject"] as const;

@@ -1,7 +1,4 @@
-import { CreatedMemory, memoryView, ReviseBody } from "@amem/core";
-import { strictObject, Uuid } from "@amem/core";
-import type { Deps } from "@amem/core";
-import { reviseMemory } from "@amem/core";
+import { CreatedMemory, memoryView, ReviseBody, strictObject, Uuid, type Deps, reviseMemory } from "@amem/core";
 import { defineTool } from "./tool";
 
 const ReviseInput = strictObject({ id: Uuid, ...ReviseBody.properties });

@@ -1,6 +1,4 @@
-import { SearchBody, SearchResults, searchResultsView } from "@amem/core";
-import type { Deps } from "@amem/core";
-import { searchMemories } from "@amem/core";
+import { SearchBody, SearchResults, searchResultsView, type Deps, searchMemories } from "@amem/core";
 import { defineTool } from "./tool";
 
 /** POST /api/v1/search through MCP. */

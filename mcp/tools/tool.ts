@@ -8,11 +8,17 @@ import type {
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
 import type { Deps } from "@amem/core";
-import { AppError, type ErrorCode } from "@amem/platform";
-import { allowsScope, type OAuthScope } from "@amem/platform";
-import { isDependencyUnavailable, unavailableCause } from "@amem/platform";
-import { mcpToolCalls, unavailableAnswers } from "@amem/platform";
-import { loggableError } from "@amem/platform";
+import {
+  AppError,
+  type ErrorCode,
+  allowsScope,
+  type OAuthScope,
+  isDependencyUnavailable,
+  unavailableCause,
+  mcpToolCalls,
+  unavailableAnswers,
+  loggableError,
+} from "@amem/platform";
 import { principalOf, type McpPrincipal } from "@amem/oauth-server";
 
 /** A contract schema as JSON Schema for `tools/list` (TypeBox's kind symbols are not JSON and drop out). */

@@ -1,12 +1,9 @@
 import { Elysia } from "elysia";
 import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
 import type { Deps } from "@amem/core";
-import { AppError } from "@amem/platform";
-import { loggableError } from "@amem/platform";
-import type { Logger } from "@amem/platform";
+import { AppError, loggableError, type Logger } from "@amem/platform";
 import { errorResponse } from "@amem/http";
-import { bearerGate, type AccessTokenVerifier } from "@amem/oauth-server";
-import { MCP_PATH } from "@amem/oauth-server";
+import { bearerGate, type AccessTokenVerifier, MCP_PATH } from "@amem/oauth-server";
 import { corsHeaders, hostGuard, originGuard, preflightHeaders } from "./guards";
 
 function withHeaders(response: Response, headers: Record<string, string>): Response {

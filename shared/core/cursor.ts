@@ -1,5 +1,4 @@
-import { AppError } from "@amem/platform";
-import { isUuid } from "@amem/platform";
+import { AppError, isUuid } from "@amem/platform";
 
 /**
  * Opaque keyset cursor for lists ordered by a timestamp then id, both descending: the position of

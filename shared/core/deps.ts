@@ -1,15 +1,25 @@
-import type { Config } from "@amem/platform";
-import { createDb, type Db } from "@amem/store";
+import {
+  type Config,
+  createLogger,
+  type Logger,
+  createMailer,
+  type Mailer,
+  WaitLimiter,
+  instrumentRedis,
+} from "@amem/platform";
+import {
+  createDb,
+  type Db,
+  connectRedis,
+  createRequestRedis,
+  redisTarget,
+  type ScriptedRedis,
+  redisKeys,
+  type RedisKeys,
+  JobQueues,
+} from "@amem/store";
 import type postgres from "postgres";
-import { connectRedis, createRequestRedis, redisTarget } from "@amem/store";
-import type { ScriptedRedis } from "@amem/store";
-import { redisKeys, type RedisKeys } from "@amem/store";
-import { createLogger, type Logger } from "@amem/platform";
-import { createMailer, type Mailer } from "@amem/platform";
 import { CredentialOwners } from "./auth/credential-owners";
-import { JobQueues } from "@amem/store";
-import { WaitLimiter } from "@amem/platform";
-import { instrumentRedis } from "@amem/platform";
 
 /** What services need from the outside world; built once per process (or per test). */
 export type Deps = {

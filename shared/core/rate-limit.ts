@@ -1,6 +1,5 @@
-import { AppError } from "@amem/platform";
+import { AppError, rateLimitRefusals } from "@amem/platform";
 import type { Deps } from "./deps";
-import { rateLimitRefusals } from "@amem/platform";
 
 /**
  * Fixed-window limit for traffic that has no credential yet (per client IP). The counting is the

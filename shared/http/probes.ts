@@ -1,6 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { Deps } from "@amem/core";
-import { errors, NoQuery, strictObject } from "@amem/core";
+import { type Deps, errors, NoQuery, strictObject } from "@amem/core";
 import { migrationsApplied } from "@amem/store";
 import { AppError, withTimeout } from "@amem/platform";
 

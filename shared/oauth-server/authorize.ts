@@ -1,10 +1,14 @@
 import type { Deps } from "@amem/core";
-import { newId } from "@amem/platform";
-import { findClient, insertCode, upsertGrant, upsertMetadataDocumentClient, type OAuthClientRow } from "@amem/store";
-import { lockActiveAccount } from "@amem/store";
-import { effectiveScopes, OAUTH_SCOPES, type OAuthScope } from "@amem/platform";
+import { newId, effectiveScopes, OAUTH_SCOPES, type OAuthScope, isPkceValue, mintSecret } from "@amem/platform";
+import {
+  findClient,
+  insertCode,
+  upsertGrant,
+  upsertMetadataDocumentClient,
+  type OAuthClientRow,
+  lockActiveAccount,
+} from "@amem/store";
 import { OAuthError } from "./errors";
-import { isPkceValue, mintSecret } from "@amem/platform";
 import { redirectUriMatches } from "./redirect-uris";
 import {
   isUrlClientId,

@@ -1,8 +1,10 @@
 import type { Deps } from "@amem/core";
 import { mintSecret, newClientId, sha256Hex } from "@amem/platform";
 import { timingSafeEqual } from "node:crypto";
-import { findClient, insertClient, type OAuthClientRow } from "@amem/store";
 import {
+  findClient,
+  insertClient,
+  type OAuthClientRow,
   OAUTH_APPLICATION_TYPES,
   OAUTH_AUTH_METHODS,
   OAUTH_GRANT_TYPES,

@@ -1,12 +1,8 @@
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import type { Config } from "@amem/platform";
-import type { Logger } from "@amem/platform";
+import { type Config, type Logger, hasSecretShape, AppError, effectiveScopes, OAUTH_SCOPES } from "@amem/platform";
 import type { Principal } from "@amem/core";
-import { hasSecretShape } from "@amem/platform";
-import { AppError } from "@amem/platform";
 import { errorResponse } from "@amem/http";
 import { mcpResourceOf, protectedResourceMetadataUrlOf } from "./discovery/metadata";
-import { effectiveScopes, OAUTH_SCOPES } from "@amem/platform";
 
 /**
  * Who an OAuth access token stands for: the account (the same Principal API keys and session

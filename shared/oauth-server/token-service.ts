@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
-import type { Deps } from "@amem/core";
-import type { Executor } from "@amem/store";
-import { newId } from "@amem/platform";
-import { lockActiveAccount } from "@amem/store";
+import { type Deps, cacheIssuedCredential, markCredentialsRevoked } from "@amem/core";
 import {
+  type Executor,
+  lockActiveAccount,
   consumeCode,
   findCode,
   findToken,
@@ -20,9 +19,15 @@ import {
   type OAuthTokenRow,
   type RevokedToken,
 } from "@amem/store";
-import type { OAuthScope } from "@amem/platform";
-import { cacheIssuedCredential, markCredentialsRevoked } from "@amem/core";
-import { isPkceValue, mintSecret, SECRET_PREFIXES, secretHash, sha256Hex } from "@amem/platform";
+import {
+  newId,
+  type OAuthScope,
+  isPkceValue,
+  mintSecret,
+  SECRET_PREFIXES,
+  secretHash,
+  sha256Hex,
+} from "@amem/platform";
 import { OAuthError } from "./errors";
 import { grantedScopes, normaliseResource } from "./authorize";
 

@@ -2,16 +2,17 @@ import { describe, expect, it } from "bun:test";
 import { scanKeys } from "@amem/store";
 import { createTestContext, startWorkers, type TestContext } from "../helpers";
 import { TEST_DATABASE_URL } from "../env";
-import { createUser } from "@amem/core";
-import { requestPasswordReset } from "@amem/core";
-import { ZERO_COUNTS } from "@amem/core";
-import { newId } from "@amem/platform";
-import { completeTriageJobId } from "@amem/core";
+import {
+  createUser,
+  requestPasswordReset,
+  ZERO_COUNTS,
+  completeTriageJobId,
+  authenticateAccessToken,
+} from "@amem/core";
+import { newId, sha256Hex } from "@amem/platform";
 import { flushLeases } from "../../workers/flusher/lease-flusher";
 import { ISSUER, oauthFetch } from "../../shared/oauth-server/test/context";
 import { authorizeInBrowser, CookieJar, obtainTokens, pkcePair } from "../oauth-flow";
-import { authenticateAccessToken } from "@amem/core";
-import { sha256Hex } from "@amem/platform";
 
 const ctx = await createTestContext();
 await startWorkers(ctx, ["account"]);

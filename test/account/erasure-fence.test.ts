@@ -8,23 +8,31 @@ import {
   type TestResponse,
 } from "../helpers";
 import { newSessionId } from "../agent-sessions/helpers";
-import { AppError } from "@amem/platform";
-import { sha256Hex } from "@amem/platform";
-import type { Principal } from "@amem/core";
-import { cacheIssuedCredential } from "@amem/core";
-import { beginErasure } from "@amem/core";
-import { createApiKey, insertNewApiKey } from "@amem/core";
-import { tenantWrite } from "@amem/core";
-import { createMemory } from "@amem/core";
-import { archiveMemory, resolveMemory, reviseMemory } from "@amem/core";
-import { closeSession, openSession } from "@amem/core";
-import { heartbeat } from "@amem/core";
-import { beginTriage } from "@amem/core";
-import { completeTriage } from "@amem/core";
-import { buildBriefing } from "@amem/core";
-import { createScope, deleteScope, updateScope } from "@amem/core";
-import { decideFactProposal, decideProposal } from "@amem/core";
-import { leaseKey } from "@amem/core";
+import { AppError, sha256Hex } from "@amem/platform";
+import {
+  type Principal,
+  cacheIssuedCredential,
+  beginErasure,
+  createApiKey,
+  insertNewApiKey,
+  tenantWrite,
+  createMemory,
+  archiveMemory,
+  resolveMemory,
+  reviseMemory,
+  closeSession,
+  openSession,
+  heartbeat,
+  beginTriage,
+  completeTriage,
+  buildBriefing,
+  createScope,
+  deleteScope,
+  updateScope,
+  decideFactProposal,
+  decideProposal,
+  leaseKey,
+} from "@amem/core";
 
 /** A string that appears nowhere unless a test put it there (lower case: valid as agent and scope name). */
 const canary = () => `cnry${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;

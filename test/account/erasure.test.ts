@@ -9,9 +9,7 @@ import {
   type TestContext,
 } from "../helpers";
 import { newSessionId } from "../agent-sessions/helpers";
-import { createApiKey } from "@amem/core";
-import { beginErasure, eraseAccountData, ZERO_COUNTS } from "@amem/core";
-import type { Principal } from "@amem/core";
+import { createApiKey, beginErasure, eraseAccountData, ZERO_COUNTS, type Principal } from "@amem/core";
 import { sha256Hex } from "@amem/platform";
 
 const ctx = await createTestContext();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { heartbeatLease, leaseKey } from "@amem/core";
-import type { NaturalKey } from "@amem/store";
+import { type NaturalKey, CREDENTIAL_PARTS, partOf } from "@amem/store";
 import { newFlushCursor, runFlushPass } from "../../workers/flusher/flusher";
 import {
   ackLeaseBatch,
@@ -10,7 +10,6 @@ import {
   type LeaseSnapshot,
 } from "../../workers/flusher/lease-flusher";
 import { ackKeyUse, applyKeyUse, flushKeyUse, readKeyUse } from "../../workers/flusher/key-use-flusher";
-import { CREDENTIAL_PARTS, partOf } from "@amem/store";
 import { createTestContext, eventually, newTenant, type TestContext } from "../helpers";
 import { dbRow, newSessionId, open } from "./helpers";
 

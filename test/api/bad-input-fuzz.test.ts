@@ -1,6 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { ERROR_CODES } from "@amem/platform";
-import { ERROR_STATUS } from "@amem/platform";
+import { ERROR_CODES, ERROR_STATUS } from "@amem/platform";
 import { createTestContext, newTenant } from "../helpers";
 import { head, rawRequest, serveOnLoopback, type RawResponse } from "../raw-http";
 

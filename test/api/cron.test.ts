@@ -6,8 +6,7 @@ import { retireAfterEach } from "../maintenance/past";
 import { cronSecretMatches } from "../../api/cron/routes";
 import { leaseKey } from "@amem/core";
 import { newId } from "@amem/platform";
-import { blockingConnection, closeConnection, queuePrefix } from "@amem/store";
-import { SCHEDULED_JOBS } from "@amem/store";
+import { blockingConnection, closeConnection, queuePrefix, SCHEDULED_JOBS } from "@amem/store";
 import { startWorkers } from "../helpers";
 
 const SECRET = "cron-secret-0123456789abcdef";

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, type TestContext } from "../helpers";
-import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "@amem/platform";
-import { sha256Hex } from "@amem/platform";
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode, sha256Hex } from "@amem/platform";
 import { CONSOLE_COOKIE } from "@amem/core";
 import { validRequestFor, type TableRoute } from "../route-examples";
 import { DECLARED_ERRORS } from "../declared-errors";

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import type { Server } from "bun";
 import { ConfigError, loadConfig } from "@amem/platform";
-import { serveHttp } from "@amem/http";
-import { serveMetrics } from "@amem/http";
+import { serveHttp, serveMetrics } from "@amem/http";
 
 const answer = (text: string) => () => new Response(text);
 const fallback = () => new Response("fallback", { status: 500 });

@@ -4,9 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { sql } from "drizzle-orm";
-import { migratorDb } from "@amem/store";
-import { applyMigrations } from "@amem/store";
-import { ensureDatabase } from "@amem/store";
+import { migratorDb, applyMigrations, ensureDatabase } from "@amem/store";
 import { createTestContext } from "../helpers";
 import { TEST_DATABASE_URL } from "../env";
 

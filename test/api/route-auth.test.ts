@@ -1,13 +1,10 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, insertBearer, type TestContext } from "../helpers";
-import { createUser } from "@amem/core";
+import { createUser, issueVerificationToken, CONSOLE_COOKIE, consoleCsrfToken } from "@amem/core";
 import { SCALAR_PATH } from "../../api/docs/routes";
 import { validRequestFor, type TableRoute } from "../route-examples";
-import { issueVerificationToken } from "@amem/core";
-import { insertMailToken } from "@amem/store";
-import { passwordResetTokens } from "@amem/store";
+import { insertMailToken, passwordResetTokens } from "@amem/store";
 import { newId, randomToken, sha256Hex } from "@amem/platform";
-import { CONSOLE_COOKIE, consoleCsrfToken } from "@amem/core";
 
 /**
  * Authorization checked from the route table itself (STYLE.md, lesson 1): whatever order features

@@ -1,10 +1,8 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 import { close, dbRow, heartbeat, newSessionId, open } from "../agent-sessions/helpers";
-import { sweepCutoff, sweepSessions } from "@amem/core";
-import { fillLease, leaseKey, readLease } from "@amem/core";
-import { findSessionById } from "@amem/store";
-import { clearExcerpts, closeQuietRuns, expirePendingAttempts } from "@amem/store";
+import { sweepCutoff, sweepSessions, fillLease, leaseKey, readLease } from "@amem/core";
+import { findSessionById, clearExcerpts, closeQuietRuns, expirePendingAttempts } from "@amem/store";
 import { newId } from "@amem/platform";
 import { ms, pastNow, retireAfterEach } from "./past";
 

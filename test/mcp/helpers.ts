@@ -1,11 +1,7 @@
 import { afterAll } from "bun:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { Deps } from "@amem/core";
-import { createDeps } from "@amem/core";
-import { createLogger, type Logger } from "@amem/platform";
-import { createUser } from "@amem/core";
-import { authenticateAccessToken } from "@amem/core";
-import type { Config } from "@amem/platform";
+import { type Deps, createDeps, createUser, authenticateAccessToken } from "@amem/core";
+import { createLogger, type Logger, type Config } from "@amem/platform";
 import { createMcpApp, type McpApp } from "../../mcp/app";
 import { issuerOf } from "@amem/oauth-server";
 import { deletePrefix, testConfig } from "../helpers";

@@ -1,13 +1,9 @@
 import { describe, expect, it } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { insertFactProposals, insertProposals } from "@amem/store";
-import { openSession } from "@amem/core";
+import { openSession, searchMemories, searchResultsView, briefingView, buildBriefing } from "@amem/core";
 import { newId } from "@amem/platform";
 import { principalOf } from "../helpers";
-import { searchMemories } from "@amem/core";
-import { searchResultsView } from "@amem/core";
-import { briefingView } from "@amem/core";
-import { buildBriefing } from "@amem/core";
 import { connectClient, createMcpTestContext, type McpUser } from "./helpers";
 
 // Every token is a real OAuth access token checked by authenticateAccessToken (helpers.ts).

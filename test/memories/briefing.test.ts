@@ -1,10 +1,8 @@
 import { describe, expect, it } from "bun:test";
 import postgres from "postgres";
 import { drizzle } from "drizzle-orm/postgres-js";
-import { schema } from "@amem/store";
-import type { Deps } from "@amem/core";
-import { buildBriefing } from "@amem/core";
-import { BRIEFING_COUNT_CAP } from "@amem/store";
+import { schema, BRIEFING_COUNT_CAP } from "@amem/store";
+import { type Deps, buildBriefing } from "@amem/core";
 import { createTestContext, newTenant, principalOf, type Tenant } from "../helpers";
 import { TEST_DATABASE_URL } from "../env";
 import { newSessionId, open } from "../agent-sessions/helpers";

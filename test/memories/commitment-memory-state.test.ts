@@ -1,6 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { eraseMemories, ERASED } from "@amem/store";
-import { closeMemoryValidity } from "@amem/store";
+import { eraseMemories, ERASED, closeMemoryValidity } from "@amem/store";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 
 // A commitment keeps a copy of its memory's state (commitments.memory_current, memory_scope,

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
-import { insertMemoryUnlessDuplicate } from "@amem/store";
-import { insertSessionIfAbsent } from "@amem/store";
+import { insertMemoryUnlessDuplicate, insertSessionIfAbsent } from "@amem/store";
 import { sha256Hex } from "@amem/platform";
 
 const ctx = await createTestContext();

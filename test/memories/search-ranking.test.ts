@@ -1,8 +1,7 @@
 import { describe, expect, it, setDefaultTimeout } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
-import { saturation } from "@amem/core";
-import { CHAMPION_DEPTH } from "@amem/core";
+import { saturation, CHAMPION_DEPTH } from "@amem/core";
 
 const ctx = await createTestContext();
 // Several tests write a few dozen memories through the API and fold the whole test database's

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "bun:test";
-import { scanKeys } from "@amem/store";
+import { scanKeys, blockingConnection, closeConnection, queuePrefix } from "@amem/store";
 import { Worker } from "bullmq";
 import { createTestContext, eventually, startWorkers } from "../helpers";
-import { blockingConnection, closeConnection, queuePrefix } from "@amem/store";
 import { AppError } from "@amem/platform";
 import { startQueueWorkers } from "../../workers/queue-workers";
 import { HANDLERS } from "../../workers/handlers";

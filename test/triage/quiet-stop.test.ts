@@ -1,19 +1,26 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, deletePrefix, newTenant, principalOf, type Tenant, type TestContext } from "../helpers";
-import { createDb } from "@amem/store";
+import {
+  createDb,
+  insertMemoryEvent,
+  insertMemoryUnlessDuplicate,
+  expirePendingAttempts,
+  findSessionById,
+} from "@amem/store";
 import { freePort } from "../free-port";
-import { handleHookEvent } from "@amem/core";
-import type { HookEvent } from "@amem/core";
-import type { Deps } from "@amem/core";
-import { beginTriageObserved } from "@amem/core";
-import { readQuietStop, recordQuietStop } from "@amem/core";
-import { attributeWrite, settleAttributedLease } from "@amem/core";
-import { tenantWrite } from "@amem/core";
-import { insertMemoryEvent, insertMemoryUnlessDuplicate } from "@amem/store";
+import {
+  handleHookEvent,
+  type HookEvent,
+  type Deps,
+  beginTriageObserved,
+  readQuietStop,
+  recordQuietStop,
+  attributeWrite,
+  settleAttributedLease,
+  tenantWrite,
+} from "@amem/core";
 import { newId, sha256Hex } from "@amem/platform";
 import { AGENT, begin, openRun, remember, triageRow } from "./helpers";
-import { expirePendingAttempts } from "@amem/store";
-import { findSessionById } from "@amem/store";
 
 const ctx = await createTestContext();
 

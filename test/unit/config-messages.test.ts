@@ -1,6 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { ConfigError, ConfigSchema, loadConfig } from "@amem/platform";
-import { configTable, withConfigTable } from "@amem/platform";
+import { ConfigError, ConfigSchema, loadConfig, configTable, withConfigTable } from "@amem/platform";
 
 function problems(env: Record<string, string>): string[] {
   try {

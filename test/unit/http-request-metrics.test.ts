@@ -1,8 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { Elysia } from "elysia";
-import { countedFetch } from "@amem/http";
+import { countedFetch, httpRequestDuration, httpRequests, requestTally } from "@amem/http";
 import { UNMATCHED_ROUTE } from "@amem/platform";
-import { httpRequestDuration, httpRequests, requestTally } from "@amem/http";
 
 // The registry is the process's own: every route here lives under a prefix no other test uses,
 // and every figure is read as a difference around the requests.

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { parseSearchQuery } from "@amem/core";
-import { buildSlots, idf, MAX_SLOTS, scoreMemory } from "@amem/core";
+import { parseSearchQuery, buildSlots, idf, MAX_SLOTS, scoreMemory } from "@amem/core";
 
 describe("parseSearchQuery (web-search syntax)", () => {
   it("keeps every wanted word, phrases among them, and collects exclusions apart", () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { AppError } from "@amem/platform";
-import { WaitLimiter } from "@amem/platform";
+import { AppError, WaitLimiter } from "@amem/platform";
 
 /** A task that runs until the test lets it finish. */
 function heldTask() {

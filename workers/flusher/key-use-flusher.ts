@@ -1,6 +1,5 @@
 import type { Deps } from "@amem/core";
-import { recordKeyUse } from "@amem/store";
-import { CREDENTIAL_PARTS } from "@amem/store";
+import { recordKeyUse, CREDENTIAL_PARTS } from "@amem/store";
 
 /** One chunk of recorded API key use of one credential part: `raw` is the stored value, which the ack compares. */
 export type KeyUseChunk = { part: number; cursor: string; uses: { id: string; raw: string }[] };

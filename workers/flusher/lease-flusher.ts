@@ -1,8 +1,6 @@
-import type { Deps } from "@amem/core";
-import { applyLeaseRefreshes, findSessionsByIds } from "@amem/store";
-import { fillLease } from "@amem/core";
+import { type Deps, fillLease } from "@amem/core";
+import { applyLeaseRefreshes, findSessionsByIds, TENANT_PARTS } from "@amem/store";
 import { flushBatchSize } from "../metrics";
-import { TENANT_PARTS } from "@amem/store";
 
 /** One dirty lease hash as the flusher read it. `version` and `excerptAt` are the raw values the ack compares. */
 export type LeaseSnapshot = {

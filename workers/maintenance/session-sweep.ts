@@ -1,6 +1,5 @@
 import type { JobHandler } from "../job-handler";
-import { sweepSessions } from "@amem/core";
-import { recoverErasures } from "@amem/core";
+import { sweepSessions, recoverErasures } from "@amem/core";
 
 /**
  * session-sweep (SPEC §3.9): close quiet runs, retire their pending triage attempts, clear old

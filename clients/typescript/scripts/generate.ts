@@ -1,10 +1,8 @@
 import { join } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import { createApp } from "../../../api/app";
-import { loadConfig } from "@amem/platform";
+import { loadConfig, createLogger, ERROR_CODES, ERROR_STATUS } from "@amem/platform";
 import { createDeps } from "@amem/core";
-import { createLogger } from "@amem/platform";
-import { ERROR_CODES, ERROR_STATUS } from "@amem/platform";
 
 /** Where the generated types live; `bun run client:generate` rewrites it, CI checks it is current. */
 export const GENERATED_PATH = join(import.meta.dir, "..", "src", "schema.generated.ts");

@@ -1,10 +1,7 @@
-import { AppError } from "@amem/platform";
-import { newId } from "@amem/platform";
-import { apiKeyIdsOf, findLiveApiKey, insertApiKey, listApiKeys, revokeApiKey } from "@amem/store";
-import type { Executor } from "@amem/store";
+import { AppError, newId, mintApiKey } from "@amem/platform";
+import { apiKeyIdsOf, findLiveApiKey, insertApiKey, listApiKeys, revokeApiKey, type Executor } from "@amem/store";
 import type { Deps } from "../deps";
 import { cacheIssuedCredential, markCredentialRevoked } from "../auth/credentials";
-import { mintApiKey } from "@amem/platform";
 
 /**
  * Inserts a key for the user, only while the account is active (410 account_deleted otherwise);

@@ -1,18 +1,9 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
-import type { Executor } from "@amem/store";
-import type { ErasureCounts } from "@amem/store";
-import type { ErasureResult } from "@amem/store";
-import { newId } from "@amem/platform";
-import { triageJobIdPrefix } from "../triage/complete";
 import {
-  cacheErasingCredential,
-  credentialRateKeys,
-  markCredentialsRevoked,
-  type Principal,
-} from "../auth/credentials";
-import type { CredentialKind, OAuthEntryFields } from "../auth/credential-entry";
-import {
+  type Executor,
+  type ErasureCounts,
+  type ErasureResult,
   anonymiseUser,
   apiKeyHashes,
   awaitFencedWrites,
@@ -35,9 +26,21 @@ import {
   lockUser,
   markUserErasing,
   revokeAndScrubApiKeys,
+  accessTokensOf,
+  deleteUserCodes,
+  revokeUserOAuth,
+  deleteKeys,
+  scanKeys,
 } from "@amem/store";
-import { accessTokensOf, deleteUserCodes, revokeUserOAuth } from "@amem/store";
-import { deleteKeys, scanKeys } from "@amem/store";
+import { newId } from "@amem/platform";
+import { triageJobIdPrefix } from "../triage/complete";
+import {
+  cacheErasingCredential,
+  credentialRateKeys,
+  markCredentialsRevoked,
+  type Principal,
+} from "../auth/credentials";
+import type { CredentialKind, OAuthEntryFields } from "../auth/credential-entry";
 
 export const ZERO_COUNTS: ErasureCounts = {
   agentSessions: 0,

@@ -10,8 +10,8 @@ import {
   readMemoryEdgesPage,
   readScopesPage,
   type ExportAccountRow,
+  type AgentSessionRow,
 } from "@amem/store";
-import type { AgentSessionRow } from "@amem/store";
 import { leaseKey } from "../agent-sessions/lease-cache";
 import { withCachedSeen } from "../agent-sessions/service";
 

@@ -1,7 +1,11 @@
 import type { Deps } from "../deps";
-import { emailVerificationTokens, passwordResetTokens } from "@amem/store";
-import { deleteSpentBearerSessions, deleteSpentMailTokens } from "@amem/store";
-import { deleteUngrantedClients } from "@amem/store";
+import {
+  emailVerificationTokens,
+  passwordResetTokens,
+  deleteSpentBearerSessions,
+  deleteSpentMailTokens,
+  deleteUngrantedClients,
+} from "@amem/store";
 
 /** Rows deleted per table per pass; the next pass continues. */
 export const GC_BATCH = 5_000;

@@ -1,11 +1,18 @@
-import { AppError } from "@amem/platform";
-import { newId, randomToken, sha256Hex } from "@amem/platform";
+import { AppError, newId, randomToken, sha256Hex } from "@amem/platform";
 import type { Deps } from "../deps";
-import type { Executor } from "@amem/store";
-import { emailVerificationTokens, passwordResetTokens } from "@amem/store";
-import { consumeMailToken, findUsableMailToken, insertMailToken } from "@amem/store";
-import { findUserByEmail, markEmailVerified, setPasswordHash } from "@amem/store";
-import { liveUserSessionHashes, revokeAllUserSessions } from "@amem/store";
+import {
+  type Executor,
+  emailVerificationTokens,
+  passwordResetTokens,
+  consumeMailToken,
+  findUsableMailToken,
+  insertMailToken,
+  findUserByEmail,
+  markEmailVerified,
+  setPasswordHash,
+  liveUserSessionHashes,
+  revokeAllUserSessions,
+} from "@amem/store";
 import { hashPassword } from "../auth/passwords";
 import { markCredentialRevoked } from "../auth/credentials";
 

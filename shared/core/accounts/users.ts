@@ -1,8 +1,5 @@
-import { AppError } from "@amem/platform";
-import { newId, randomToken, sha256Hex } from "@amem/platform";
-import { findUserByEmail, insertUser } from "@amem/store";
-import { insertDefaultScopes } from "@amem/store";
-import { insertUserSession, revokeUserSession } from "@amem/store";
+import { AppError, newId, randomToken, sha256Hex } from "@amem/platform";
+import { findUserByEmail, insertUser, insertDefaultScopes, insertUserSession, revokeUserSession } from "@amem/store";
 import type { Deps } from "../deps";
 import { hashPassword, verifyPassword } from "../auth/passwords";
 import { cacheIssuedCredential, markCredentialRevoked, type Principal } from "../auth/credentials";

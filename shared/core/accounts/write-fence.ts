@@ -1,8 +1,7 @@
 import { AppError, hasErrorCode } from "@amem/platform";
 import type { Deps } from "../deps";
-import type { Executor } from "@amem/store";
+import { type Executor, ACCOUNT_NOT_ACTIVE, lockActiveAccount } from "@amem/store";
 import { assertWritable, type Principal } from "../auth/credentials";
-import { ACCOUNT_NOT_ACTIVE, lockActiveAccount } from "@amem/store";
 
 /**
  * Fences a write inside its transaction: the user row is held FOR KEY SHARE until the commit, or

@@ -1,8 +1,14 @@
 import { AppError } from "@amem/platform";
 import type { Deps } from "../deps";
-import type { Executor } from "@amem/store";
+import {
+  type Executor,
+  findLiveRunsForProject,
+  lockSessionById,
+  rearmTriage,
+  reopenSession,
+  type AgentSessionRow,
+} from "@amem/store";
 import type { Principal } from "../auth/credentials";
-import { findLiveRunsForProject, lockSessionById, rearmTriage, reopenSession, type AgentSessionRow } from "@amem/store";
 import { fillLease, heartbeatLease, readLease } from "./lease-cache";
 import { isLive, leaseCutoff, leaseMs } from "./lease";
 import { holdQuietStops, releaseQuietStops, type QuietHold } from "../triage/quiet-hold";

@@ -1,9 +1,7 @@
-import { AppError } from "@amem/platform";
+import { AppError, isUuid } from "@amem/platform";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import { findSessionById } from "@amem/store";
-import { countRunEvents, listRunEvents } from "@amem/store";
-import { isUuid } from "@amem/platform";
+import { findSessionById, countRunEvents, listRunEvents } from "@amem/store";
 
 /** At most this many of a run's events are listed (SPEC §3.6); the run's per-run ceiling. */
 export const RUN_EVENT_CEILING = 500;

@@ -1,5 +1,4 @@
-import { AppError } from "@amem/platform";
-import { credentialLookups, leaseOutcomes } from "@amem/platform";
+import { AppError, credentialLookups, leaseOutcomes } from "@amem/platform";
 import type { Deps } from "../deps";
 import { findSessionByNaturalKey, reopenSession, type NaturalKey } from "@amem/store";
 import { fencedWrite } from "../accounts/write-fence";

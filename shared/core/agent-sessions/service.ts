@@ -1,8 +1,7 @@
-import { AppError } from "@amem/platform";
-import { newId } from "@amem/platform";
+import { AppError, newId } from "@amem/platform";
 import type { Deps } from "../deps";
-import type { BriefedMemory } from "@amem/store";
 import {
+  type BriefedMemory,
   closeSessionRow,
   findSessionById,
   findSessionByNaturalKey,
@@ -12,8 +11,8 @@ import {
   upsertResumedSession,
   type AgentSessionRow,
   type NaturalKey,
+  type Executor,
 } from "@amem/store";
-import type { Executor } from "@amem/store";
 import { fencedWrite } from "../accounts/write-fence";
 import { normalizeSelector, type SelectorInput } from "./facets";
 import { fillLease, readLease, type CachedLease } from "./lease-cache";

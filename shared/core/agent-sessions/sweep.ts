@@ -1,8 +1,7 @@
 import type { Deps } from "../deps";
-import type { Logger } from "@amem/platform";
-import { loggableError } from "@amem/platform";
-import type { AgentSessionRow } from "@amem/store";
+import { type Logger, loggableError } from "@amem/platform";
 import {
+  type AgentSessionRow,
   clearExcerpts,
   closeQuietRuns,
   expirePendingAttempts,

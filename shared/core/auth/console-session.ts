@@ -1,6 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { AppError } from "@amem/platform";
-import { sha256Hex } from "@amem/platform";
+import { AppError, sha256Hex } from "@amem/platform";
 import { credentialFromHeaders, type Credential } from "./credentials";
 
 /**

@@ -1,11 +1,14 @@
-import { AppError } from "@amem/platform";
-import { hasSecretShape, isRandomToken, sha256Hex } from "@amem/platform";
-import { findApiKeyCredential } from "@amem/store";
-import { findBearerCredential } from "@amem/store";
-import { findAccessTokenCredential } from "@amem/store";
+import {
+  AppError,
+  hasSecretShape,
+  isRandomToken,
+  sha256Hex,
+  credentialFills,
+  credentialLookups,
+  rateLimitRefusals,
+} from "@amem/platform";
+import { findApiKeyCredential, findBearerCredential, findAccessTokenCredential, type UserState } from "@amem/store";
 import type { Deps } from "../deps";
-import type { UserState } from "@amem/store";
-import { credentialFills, credentialLookups, rateLimitRefusals } from "@amem/platform";
 import {
   decodeCredentialEntry,
   encodeCredentialEntry,

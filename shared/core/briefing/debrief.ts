@@ -1,8 +1,7 @@
 import { AppError } from "@amem/platform";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import { findSessionByNaturalKey } from "@amem/store";
-import { commitmentsOfMemories } from "@amem/store";
+import { findSessionByNaturalKey, commitmentsOfMemories } from "@amem/store";
 
 const INSTRUCTIONS = `You are running the debrief continuation of an agent session, before it ends.
 Review what this session did and record what a future session must know, using the amem memory API

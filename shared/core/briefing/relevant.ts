@@ -1,7 +1,6 @@
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import type { BriefingItem } from "@amem/store";
-import { commitmentsOfMemories } from "@amem/store";
+import { type BriefingItem, commitmentsOfMemories } from "@amem/store";
 import { searchMemories } from "../memories/search";
 
 /**

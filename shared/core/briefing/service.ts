@@ -2,9 +2,14 @@ import { AppError } from "@amem/platform";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import { fencedWrite } from "../accounts/write-fence";
-import type { BriefedMemory, Selector } from "@amem/store";
-import { BRIEFING_SECTIONS, briefingSections, type BriefingSections } from "@amem/store";
-import { stampBriefingDelivered } from "@amem/store";
+import {
+  type BriefedMemory,
+  type Selector,
+  BRIEFING_SECTIONS,
+  briefingSections,
+  type BriefingSections,
+  stampBriefingDelivered,
+} from "@amem/store";
 import { normalizeSelector } from "../agent-sessions/facets";
 import { relevantSection, type RelevantSection } from "./relevant";
 

@@ -1,6 +1,5 @@
 import type { Principal } from "../auth/credentials";
-import { commitmentsOfMemories } from "@amem/store";
-import { factsOfMemory } from "@amem/store";
+import { commitmentsOfMemories, factsOfMemory } from "@amem/store";
 import type { Deps } from "../deps";
 import { commitmentMoves } from "../memories/commitment-status";
 import { getMemory } from "../memories/read";

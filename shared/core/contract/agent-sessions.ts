@@ -3,8 +3,14 @@ import { Type, type Static } from "@sinclair/typebox";
 import type { listSessionEvents } from "../agent-sessions/events";
 import type { CloseAnswer, OpenResult } from "../agent-sessions/service";
 import type { HeartbeatAnswer } from "../agent-sessions/heartbeat";
-import type { AgentSessionRow } from "@amem/store";
-import { EVENT_KINDS, SESSION_SOURCES, TRIAGE_OUTCOMES, TRIAGE_STATUSES, type SessionSource } from "@amem/store";
+import {
+  type AgentSessionRow,
+  EVENT_KINDS,
+  SESSION_SOURCES,
+  TRIAGE_OUTCOMES,
+  TRIAGE_STATUSES,
+  type SessionSource,
+} from "@amem/store";
 import { iso, isoOrNull } from "@amem/platform";
 import { BEGIN_REASONS } from "../triage/decision";
 import {

@@ -1,8 +1,7 @@
 /* The session-start briefing (SPEC §6) and the debrief prompt in the REST and MCP contract. */
 import { Type, type Static } from "@sinclair/typebox";
 import type { buildBriefing } from "../briefing/service";
-import { BRIEFING_COUNT_CAP, type BriefingItem as BriefingItemRow } from "@amem/store";
-import { SELECTOR_KINDS } from "@amem/store";
+import { BRIEFING_COUNT_CAP, type BriefingItem as BriefingItemRow, SELECTOR_KINDS } from "@amem/store";
 import { iso, isoOrNull } from "@amem/platform";
 import { StoredSelector } from "./agent-sessions";
 import {

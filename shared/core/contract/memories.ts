@@ -3,17 +3,18 @@
  * that turn rows into those responses (pure functions: rows in, response shapes out).
  */
 import { Type, type Static } from "@sinclair/typebox";
-import type { memoryEdges, memoryEvents } from "@amem/store";
 import {
+  type memoryEdges,
+  type memoryEvents,
   COMMITMENT_STATUSES,
   EDGE_TYPES,
   EVENT_KINDS,
   MEMORY_STATUSES,
   MEMORY_TYPES,
   REVISION_EDGE_TYPES,
+  type CommitmentRow,
+  type MemoryRow,
 } from "@amem/store";
-import type { CommitmentRow } from "@amem/store";
-import type { MemoryRow } from "@amem/store";
 import type { SearchPage } from "../memories/search";
 import { SEARCH_CURSOR_MAX_LENGTH } from "../memories/search-cursor";
 import { iso, isoOrNull } from "@amem/platform";

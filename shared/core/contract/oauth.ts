@@ -1,6 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { OAUTH_SCOPES } from "@amem/platform";
-import { isoOrNull, iso } from "@amem/platform";
+import { OAUTH_SCOPES, isoOrNull, iso } from "@amem/platform";
 import type { GrantRow } from "@amem/store";
 import { Int, strictObject, Text, Timestamp, UnionEnum } from "./schema-kit";
 

@@ -1,7 +1,6 @@
 /* Consolidation proposals and fact proposals (seed 2.5/4.7, SPEC §7) in the REST and MCP contract. */
 import { Type, type Static } from "@sinclair/typebox";
-import type { FactProposalRow, ProposalRow } from "@amem/store";
-import { PROPOSAL_STATUSES } from "@amem/store";
+import { type FactProposalRow, type ProposalRow, PROPOSAL_STATUSES } from "@amem/store";
 import { iso, isoOrNull } from "@amem/platform";
 import { EdgeTypeOut } from "./memories";
 import { Int, NullableTimestamp, oneOf, QueryInteger, strictObject, Timestamp, UnionEnum, Uuid } from "./schema-kit";

@@ -18,10 +18,14 @@ import {
   type TUnion,
   type TUnsafe,
 } from "@sinclair/typebox";
-import { UUID_PATTERN } from "@amem/platform";
-import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "@amem/platform";
-import { hasLengthWithin } from "@amem/platform";
-import { isUtcTimestamp } from "@amem/platform";
+import {
+  UUID_PATTERN,
+  ERROR_CODES,
+  ERROR_STATUS,
+  type ErrorCode,
+  hasLengthWithin,
+  isUtcTimestamp,
+} from "@amem/platform";
 
 /** Every object schema rejects unknown properties (SPEC §1: nothing is silently stripped). */
 export function strictObject<P extends TProperties>(properties: P, options: ObjectOptions = {}) {

@@ -1,7 +1,6 @@
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import { COMMITMENT_STATUSES, MEMORY_TYPES, PROPOSAL_STATUSES, TRIAGE_STATUSES } from "@amem/store";
-import { summaryCounts } from "@amem/store";
+import { COMMITMENT_STATUSES, MEMORY_TYPES, PROPOSAL_STATUSES, TRIAGE_STATUSES, summaryCounts } from "@amem/store";
 import { leaseCutoff } from "../agent-sessions/lease";
 
 /** Every key of `keys` with its count (zero when absent), so clients never meet a missing key. */

@@ -1,5 +1,4 @@
-import type { BriefedMemory, Selector } from "@amem/store";
-import type { BriefingItem, BriefingSectionName, BriefingSections } from "@amem/store";
+import type { BriefedMemory, Selector, BriefingItem, BriefingSectionName, BriefingSections } from "@amem/store";
 import type { RelevantSection } from "../briefing/relevant";
 import { iso } from "@amem/platform";
 

@@ -1,9 +1,4 @@
-import { AppError } from "@amem/platform";
-import type { Logger } from "@amem/platform";
-import { loggableError } from "@amem/platform";
-import { isDependencyUnavailable } from "@amem/platform";
-import { hookMisses } from "@amem/platform";
-import { withTimeout } from "@amem/platform";
+import { AppError, type Logger, loggableError, isDependencyUnavailable, hookMisses, withTimeout } from "@amem/platform";
 
 /** Why a hook answered with no decision. */
 export type MissCause = "timeout" | "unavailable";

@@ -1,14 +1,17 @@
-import { AppError } from "@amem/platform";
-import { newId, sha256Hex } from "@amem/platform";
+import { AppError, newId, sha256Hex } from "@amem/platform";
 import type { Deps } from "../deps";
 import { assertWritable, type Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
-import type { MemoryType } from "@amem/store";
-import { insertMemoryEvent, insertMemoryUnlessDuplicate, type MemoryRow } from "@amem/store";
+import {
+  type MemoryType,
+  insertMemoryEvent,
+  insertMemoryUnlessDuplicate,
+  type MemoryRow,
+  insertCommitment,
+  insertPlainMemory,
+} from "@amem/store";
 import { scopeForWrite } from "../scopes/service";
 import { attributeWrite, settleAttributedLease } from "../agent-sessions/attribution";
-import { insertCommitment } from "@amem/store";
-import { insertPlainMemory } from "@amem/store";
 import { leaseCutoff } from "../agent-sessions/lease";
 import { recordFact, type NewFact } from "./facts";
 

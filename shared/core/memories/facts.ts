@@ -1,9 +1,7 @@
-import { AppError } from "@amem/platform";
-import { newId } from "@amem/platform";
+import { AppError, newId } from "@amem/platform";
 import type { Deps } from "../deps";
-import type { Executor } from "@amem/store";
+import { type Executor, factsAsOf, insertFact, lockOverlappingFacts, retractFact, type FactRow } from "@amem/store";
 import type { Principal } from "../auth/credentials";
-import { factsAsOf, insertFact, lockOverlappingFacts, retractFact, type FactRow } from "@amem/store";
 
 export type NewFact = { subject: string; predicate: string; value: string; validFrom?: string; validTo?: string };
 

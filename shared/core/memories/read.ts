@@ -1,8 +1,8 @@
 import { AppError } from "@amem/platform";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import type { MemoryType } from "@amem/store";
 import {
+  type MemoryType,
   findEdgesAmong,
   findEventsFor,
   findMemoriesByIds,

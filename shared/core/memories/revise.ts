@@ -1,10 +1,9 @@
-import { AppError } from "@amem/platform";
-import { newId, sha256Hex } from "@amem/platform";
+import { AppError, newId, sha256Hex } from "@amem/platform";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
-import type { REVISION_EDGE_TYPES } from "@amem/store";
 import {
+  type REVISION_EDGE_TYPES,
   archiveMemoryRow,
   closeMemoryValidity,
   insertMemoryEdge,
@@ -12,10 +11,13 @@ import {
   insertMemoryUnlessDuplicate,
   lockMemory,
   type MemoryRow,
+  lockCommitmentOf,
+  moveCommitment,
+  setCommitmentStatus,
+  type CommitmentRow,
+  type CommitmentStatus,
 } from "@amem/store";
 import { actorOf } from "./capture";
-import { lockCommitmentOf, moveCommitment, setCommitmentStatus, type CommitmentRow } from "@amem/store";
-import type { CommitmentStatus } from "@amem/store";
 import { commitmentTransition } from "./commitment-status";
 import { attributeWrite, settleAttributedLease, type Attribution } from "../agent-sessions/attribution";
 

@@ -1,8 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { AppError } from "@amem/platform";
-import { sha256Hex } from "@amem/platform";
-import { isUuid } from "@amem/platform";
+import { AppError, sha256Hex, isUuid } from "@amem/platform";
 import { FUZZY_MAX_TERMS, MAX_SLOTS, type CorpusStats, type Slot } from "./search-ranking";
 
 /** What a query is scored with: the tenant's statistics and the query's weighted terms. */

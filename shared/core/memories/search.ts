@@ -2,9 +2,15 @@ import { AppError } from "@amem/platform";
 import { resolveScopeName } from "../scopes/service";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import type { MemoryType } from "@amem/store";
-import type { MemoryRow } from "@amem/store";
-import { eligibleMemories, fuzzyTerms, phrasesFound, queryTermStats, type SearchScope } from "@amem/store";
+import {
+  type MemoryType,
+  type MemoryRow,
+  eligibleMemories,
+  fuzzyTerms,
+  phrasesFound,
+  queryTermStats,
+  type SearchScope,
+} from "@amem/store";
 import { rankCandidates, type Candidate } from "./search-candidates";
 import { parseSearchQuery } from "./search-query";
 import { buildSlots, FUZZY_MAX_TERMS, FUZZY_MIN_SIMILARITY, type CorpusStats } from "./search-ranking";

@@ -1,7 +1,7 @@
 import { newId } from "@amem/platform";
-import type { Savepoints } from "@amem/store";
-import type { MemoryType } from "@amem/store";
 import {
+  type Savepoints,
+  type MemoryType,
   configureConsolidation,
   probeFacts,
   probeMemories,
@@ -12,8 +12,11 @@ import {
   type Position,
   type ProbeMatch,
   type TenantCursor,
+  insertFactProposals,
+  insertProposals,
+  type NewFactProposal,
+  type NewProposal,
 } from "@amem/store";
-import { insertFactProposals, insertProposals, type NewFactProposal, type NewProposal } from "@amem/store";
 
 /** Pairs at least this similar (pg_trgm similarity of topic + content) are proposed (SPEC §7). */
 export const SIMILARITY_THRESHOLD = 0.6;

@@ -1,20 +1,25 @@
-import { AppError } from "@amem/platform";
-import { newId } from "@amem/platform";
+import { AppError, newId } from "@amem/platform";
 import type { Deps } from "../deps";
-import type { Executor } from "@amem/store";
-import type { Principal } from "../auth/credentials";
-import { tenantWrite } from "../accounts/write-fence";
-import { factProposals, proposals, type ProposalStatus } from "@amem/store";
 import {
+  type Executor,
+  factProposals,
+  proposals,
+  type ProposalStatus,
   decideProposalRow,
   listProposalRows,
   lockProposalRow,
   type FactProposalRow,
   type ProposalRow,
   type ProposalTable,
+  closeMemoryValidity,
+  insertMemoryEdge,
+  lockMemoriesByIds,
+  type MemoryRow,
+  lockFactsByIds,
+  retractFact,
 } from "@amem/store";
-import { closeMemoryValidity, insertMemoryEdge, lockMemoriesByIds, type MemoryRow } from "@amem/store";
-import { lockFactsByIds, retractFact } from "@amem/store";
+import type { Principal } from "../auth/credentials";
+import { tenantWrite } from "../accounts/write-fence";
 
 export const DEFAULT_PROPOSAL_LIMIT = 25;
 export type ProposalQuery = { status?: ProposalStatus; limit?: number };

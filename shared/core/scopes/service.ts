@@ -1,10 +1,7 @@
-import { AppError } from "@amem/platform";
-import { newId } from "@amem/platform";
+import { AppError, newId } from "@amem/platform";
 import type { Deps } from "../deps";
-import type { Executor } from "@amem/store";
-import type { Principal } from "../auth/credentials";
-import { tenantWrite } from "../accounts/write-fence";
 import {
+  type Executor,
   deleteScopeRow,
   findScopeById,
   findScopeByNameOrAlias,
@@ -14,8 +11,10 @@ import {
   scopeNamesTaken,
   updateScopeRow,
   type ScopeRow,
+  renameMemoryScope,
 } from "@amem/store";
-import { renameMemoryScope } from "@amem/store";
+import type { Principal } from "../auth/credentials";
+import { tenantWrite } from "../accounts/write-fence";
 
 /** The scope name a read means: an alias resolves to its scope's name; anything else is taken as is. */
 export async function resolveScopeName(db: Executor, userId: string, nameOrAlias: string): Promise<string> {

@@ -1,10 +1,9 @@
-import { AppError } from "@amem/platform";
-import { newId } from "@amem/platform";
+import { AppError, newId } from "@amem/platform";
 import type { Deps } from "../deps";
 import { assertWritable, type Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
-import type { NaturalKey } from "@amem/store";
 import {
+  type NaturalKey,
   armAttempt,
   hasUntriagedEvent,
   lockSessionForTriage,
@@ -12,12 +11,12 @@ import {
   runEventIds,
   stampOverflowed,
   type TriageRow,
+  type TriageStatus,
 } from "@amem/store";
 import { readLease } from "../agent-sessions/lease-cache";
 import { isLive, leaseMs } from "../agent-sessions/lease";
 import { RUN_EVENT_CEILING } from "../agent-sessions/events";
 import { decideBegin, type BeginDecision, type BeginInput, type BeginReason } from "./decision";
-import type { TriageStatus } from "@amem/store";
 import { holdQuietStops, releaseQuietStops } from "./quiet-hold";
 
 export type BeginAnswer = {

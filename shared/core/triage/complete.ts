@@ -1,10 +1,8 @@
 import type { Deps } from "../deps";
-import { AppError } from "@amem/platform";
+import { AppError, sha256Hex } from "@amem/platform";
 import { assertWritable, type Principal } from "../auth/credentials";
-import type { JobOutcome, JobPayload } from "@amem/store";
-import { completeTriageAttempt } from "@amem/store";
+import { type JobOutcome, type JobPayload, completeTriageAttempt } from "@amem/store";
 import { RUN_EVENT_CEILING } from "../agent-sessions/events";
-import { sha256Hex } from "@amem/platform";
 
 /**
  * The job id of a complete: deterministic, so every retry of one request (and every concurrent

@@ -1,9 +1,7 @@
 import type { Deps } from "../deps";
 import type { Config } from "@amem/platform";
 import type { Principal } from "../auth/credentials";
-import type { NaturalKey } from "@amem/store";
-import type { TriageRow } from "@amem/store";
-import { TRIAGE_STATUSES, type TriageStatus } from "@amem/store";
+import { type NaturalKey, type TriageRow, TRIAGE_STATUSES, type TriageStatus } from "@amem/store";
 import { beginTriageObserved, type BeginAnswer } from "./begin";
 import { decideBegin, type BeginReason } from "./decision";
 import { quietKeyTtlMs } from "./quiet-hold";

@@ -1,9 +1,6 @@
-import type { Logger } from "@amem/platform";
+import { type Logger, type Config, sha256Hex, collectProcessMetrics, exposition } from "@amem/platform";
 import { timingSafeEqual } from "node:crypto";
 import type { Server } from "bun";
-import type { Config } from "@amem/platform";
-import { sha256Hex } from "@amem/platform";
-import { collectProcessMetrics, exposition } from "@amem/platform";
 
 export const METRICS_PATH = "/metrics";
 

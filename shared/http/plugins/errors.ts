@@ -1,9 +1,14 @@
 import { Elysia } from "elysia";
-import { AppError, ERROR_STATUS, type ErrorCode } from "@amem/platform";
-import { isDependencyUnavailable, unavailableCause } from "@amem/platform";
-import { unavailableAnswers } from "@amem/platform";
-import type { Logger } from "@amem/platform";
-import { loggableError } from "@amem/platform";
+import {
+  AppError,
+  ERROR_STATUS,
+  type ErrorCode,
+  isDependencyUnavailable,
+  unavailableCause,
+  unavailableAnswers,
+  type Logger,
+  loggableError,
+} from "@amem/platform";
 import { UnreadBodyError } from "../json-body";
 
 /** The only place an error becomes a response: exactly `{"error": code}`, nothing echoed. */

@@ -1,9 +1,8 @@
 import { Elysia } from "elysia";
-import type { Config } from "@amem/platform";
+import { type Config, collectProcessMetrics } from "@amem/platform";
 import { METRICS_PATH, metricsAnswer, metricsPlacement, type MetricsConfig } from "../metrics/endpoint";
 import type { FetchHandler } from "../serve";
 import { countedFetch } from "../metrics/http-requests";
-import { collectProcessMetrics } from "@amem/platform";
 
 /**
  * The metrics side of an HTTP process (the api and the MCP server): process metrics on, and with

@@ -1,5 +1,4 @@
-import type { Config } from "@amem/platform";
-import { OAUTH_SCOPES } from "@amem/platform";
+import { type Config, OAUTH_SCOPES } from "@amem/platform";
 
 /**
  * The authorization server's endpoints, relative to the issuer (MCP_PUBLIC_URL). The OAuth routes

@@ -1,6 +1,5 @@
 import { Elysia } from "elysia";
-import type { Config } from "@amem/platform";
-import { AppError } from "@amem/platform";
+import { type Config, AppError } from "@amem/platform";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
 
 /**

@@ -1,8 +1,6 @@
 import { Elysia } from "elysia";
-import type { Deps } from "@amem/core";
-import { AppError } from "@amem/platform";
-import { enforceRateLimit } from "@amem/core";
-import { checkPassword } from "@amem/core";
+import { type Deps, enforceRateLimit, checkPassword } from "@amem/core";
+import { AppError, randomToken } from "@amem/platform";
 import { activeUserEmail } from "@amem/store";
 import { OAuthError, OAUTH_ERROR_STATUS } from "../errors";
 import { authenticateClient, clientCredentialsOf, registerClient } from "../clients";
@@ -20,7 +18,6 @@ import { exchangeCode, refreshTokens, revokeToken } from "../token-service";
 import { browserSessionUser, BROWSER_SESSION_SECONDS, csrfToken, startBrowserSession } from "../browser-session";
 import { formActionSource, redirectHost } from "../redirect-uris";
 import type { MetadataDocumentFailure } from "../metadata-documents";
-import { randomToken } from "@amem/platform";
 import { consentPage, errorPage, loginPage } from "./pages";
 
 /** What the routes need beyond the shared deps: the client address (TRUST_PROXY-aware when the app provides it). */

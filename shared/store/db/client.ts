@@ -1,8 +1,7 @@
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { WaitLimiter } from "@amem/platform";
+import { WaitLimiter, trackPoolGate } from "@amem/platform";
 import { gatePool } from "./pool-gate";
-import { trackPoolGate } from "@amem/platform";
 import * as schema from "./schema";
 
 export type DbOptions = {

@@ -1,5 +1,4 @@
-import { loggableError } from "@amem/platform";
-import { isDependencyDown } from "@amem/platform";
+import { loggableError, isDependencyDown } from "@amem/platform";
 
 /**
  * A failed attempt as BullMQ keeps it (the job's failedReason and stack, the events stream): only

@@ -1,13 +1,9 @@
 import { Queue, QueueEvents, type JobsOptions } from "bullmq";
-import type { Config } from "@amem/platform";
-import { AppError } from "@amem/platform";
-import type { Logger } from "@amem/platform";
-import { loggableError } from "@amem/platform";
+import { type Config, AppError, type Logger, loggableError, withTimeout } from "@amem/platform";
 import { failedOnUnavailableDependency } from "./failure";
 import { JOBS, type JobName, type JobPayload, type JobResult, type QueueName } from "./jobs";
 import { blockingConnection, closeConnection, producerConnection, queuePrefix } from "./connection";
 import type { ConnectionOptions } from "bullmq";
-import { withTimeout } from "@amem/platform";
 
 /** What a wait past its bound answers: 503 with Retry-After, counted as a job wait. */
 const jobWaitExpired = () => new AppError("unavailable", 1, "job_wait");
