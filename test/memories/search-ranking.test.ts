@@ -159,6 +159,27 @@ describe("search ranking properties (README, Search)", () => {
     expect(history.items.map((h) => h.memory.id)).toEqual([successor.id, old.id]);
   });
 
+  it("with current false, a superseded memory that matches best keeps its chain's rank, its successor just above it", async () => {
+    const tenant = await newTenant(ctx);
+    const old = await remember(tenant, "Release checklist", "Before the release: run the canary checks, tag v0.9.");
+    const revised = await ctx.request("POST", `/api/v1/memories/${old.id}/revise`, {
+      apiKey: tenant.apiKey,
+      body: { topic: "Release process", content: "Ship on Tuesdays; the release manager signs off." },
+    });
+    expect(revised.status).toBe(201);
+    const successor = revised.body.memory as Memory;
+    // Matches the question better than the successor does, worse than the old version.
+    const other = await remember(tenant, "Canary hosts", "The canary checks run on two hosts in the release pool.");
+    await foldAll();
+    const history = await search(tenant, {
+      query: "what are the canary checks before the release checklist?",
+      current: false,
+    });
+    // Sinking the old version below its weaker successor would put both under `other`.
+    expect(history.items.map((h) => h.memory.id)).toEqual([successor.id, old.id, other.id]);
+    expect(history.items[0]!.score).toBeGreaterThan(history.items[1]!.score);
+  });
+
   it("finds current memories even when a term's best postings, beyond the depth read first, are all archived", async () => {
     const tenant = await newTenant(ctx);
     // More archived memories than the first read of a term's postings takes (CHAMPION_DEPTH + 2 per

@@ -60,8 +60,11 @@ export async function rankCandidates(
 
 /**
  * With `current: false` a memory and the revision that replaced it may both match: the successor
- * is what holds now, so it ranks above its predecessor (SPEC §4.3) — the predecessor's score is
- * capped just below its successor's. Chains (a revision of a revision) are capped link by link.
+ * is what holds now, so it ranks above its predecessor (SPEC §4.3) — its score is lifted just above
+ * its predecessor's when that is higher (at most 1, where the newer id wins the tie). Lifting, not
+ * sinking the predecessor below its successor: a question that matches an old version best still
+ * finds that chain at its own rank, newest version first, instead of losing both below weaker
+ * matches. Chains (a revision of a revision) are lifted link by link.
  */
 async function rankSuccessorsFirst(deps: Deps, userId: string, candidates: Map<string, Candidate>): Promise<void> {
   const superseded = [...candidates.values()].filter((c) => c.superseded).map((c) => c.id);
@@ -72,10 +75,10 @@ async function rankSuccessorsFirst(deps: Deps, userId: string, candidates: Map<s
   for (let pass = 0, changed = true; changed && pass <= links.length; pass++) {
     changed = false;
     for (const { predecessor, successor } of links) {
-      const p = candidates.get(predecessor)!;
-      const cap = roundScore(candidates.get(successor)!.score - step);
-      if (p.score > cap) {
-        p.score = cap;
+      const s = candidates.get(successor)!;
+      const floor = Math.min(1, roundScore(candidates.get(predecessor)!.score + step));
+      if (s.score < floor) {
+        s.score = floor;
         changed = true;
       }
     }

@@ -11,8 +11,8 @@
  *                 its trigram similarity, and a memory counts the best of them
  *   score(m)    = Σ_slots max_alt w · sat / Σ_slots max_alt w
  *
- * With `current: false`, a superseded memory's score is then capped just below its successor's
- * when both match (shared/core/memories/search.ts), so the memory that holds now ranks first.
+ * With `current: false`, a successor's score is then lifted just above its predecessor's when both
+ * match and it was lower (search-candidates.ts), so the memory that holds now ranks first.
  *
  * Each factor is from the textbook (Robertson & Zaragoza, "The Probabilistic Relevance Framework:
  * BM25 and Beyond", 2009). K1, B and W_TOPIC were chosen on the evaluation's dev split only, from
