@@ -17,7 +17,7 @@ export type Outcome = {
   /** With RETRIEVAL_MIN_SCORE: the same answerable question without minScore, for the recall it costs. */
   amemWithoutMinScore: string[] | null;
   latencyMs: number;
-  /** Memory ids the gold memory revised (supersession questions): the gold must rank above them. */
+  /** Memory ids the gold must rank above (supersession questions): what it revised, or the dataset's `forbidden`. */
   predecessors: string[];
 };
 
@@ -46,7 +46,7 @@ export async function evaluateUnit(
       bm25: (query.current ? bm25.current : bm25.all).search(query.text, SEARCH_LIMIT).map((h) => h.id),
       amemWithoutMinScore: minScore !== null && answerable ? (await search(post, query, null)).ids : null,
       latencyMs: ms,
-      predecessors: query.gold.flatMap((g) => stored.predecessorsOf.get(g) ?? []).map(idOf),
+      predecessors: (query.forbidden ?? query.gold.flatMap((g) => stored.predecessorsOf.get(g) ?? [])).map(idOf),
     });
   }
   return outcomes;

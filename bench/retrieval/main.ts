@@ -14,7 +14,7 @@
  *
  * env:
  *   RETRIEVAL_DATA_DIR=bench/retrieval/data   where the public datasets are placed (git-ignored)
- *   RETRIEVAL_DATASETS=                       comma list to run (own-agent-memories, locomo-turns, locomo-sessions, locomo-summaries)
+ *   RETRIEVAL_DATASETS=                       comma list to run (own-agent-memories, 3ngram-golden, locomo-turns, locomo-sessions, locomo-summaries)
  *   RETRIEVAL_MIN_SCORE=                      sends minScore with every search, and reports its recall cost
  *   BENCH_SMOKE=1                             only the committed hand-written set, nothing recorded (CI)
  *   BENCH_RECORD=1                            appends the tables to bench/README.md, "Retrieval quality"

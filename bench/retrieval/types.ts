@@ -24,6 +24,8 @@ export type QuerySpec = {
   gold: string[];
   /** false: searched with `current: false` (a supersession query: the successor must rank first). */
   current: boolean;
+  /** Memories the gold must rank above, when the dataset names them (else the gold's own predecessors). */
+  forbidden?: string[];
 };
 
 /** One tenant of a dataset: a fresh user gets exactly these memories and answers these questions. */

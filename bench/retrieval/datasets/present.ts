@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Dataset } from "../types";
 import { loadLocomo } from "./locomo";
 import { loadOwn } from "./own";
+import { loadThreeNgram } from "./three-ngram";
 
 /**
  * The datasets present, in report order, for bench:retrieval and its ablation alike: the committed
@@ -18,6 +19,9 @@ export function presentDatasets(root: string, smoke: boolean): Dataset[] {
   if (typeof own === "string") console.log(own);
   else found.push(own);
   if (!smoke) {
+    const golden = loadThreeNgram(dataDir);
+    if (typeof golden === "string") console.log(golden);
+    else found.push(golden);
     const locomo = loadLocomo(dataDir);
     if (typeof locomo === "string") console.log(locomo);
     else found.push(...locomo);
