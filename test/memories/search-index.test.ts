@@ -40,8 +40,8 @@ type Index = { postings: unknown[]; pending: unknown[] };
 async function indexOf(tx: TransactionSql, ids: string[]): Promise<Index> {
   const postings = await tx`select memory_id, user_id, term, topic_tf, content_tf, topic_length, content_length, impact
     from memory_terms where memory_id = any(${ids}::uuid[]) order by memory_id, term`;
-  const pending = await tx`select user_id, memory_id, topic_length, content_length
-    from memory_search_pending where memory_id = any(${ids}::uuid[]) order by memory_id`;
+  const pending = await tx`select user_id, memory_id, topic_length, content_length, removed
+    from memory_search_pending where memory_id = any(${ids}::uuid[]) order by memory_id, removed`;
   return { postings: [...postings], pending: [...pending] };
 }
 
@@ -62,6 +62,9 @@ async function triggerAndBackfill(stats: { documents: number; topicLength: numbe
         valid_from, recorded_at, created_at, updated_at)
       select r.id, ${tenant.userId}, 'note', r.topic, r.content, md5(r.content), 'work', now(), now(), now(), now()
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id uuid, topic text, content text)`;
+    // One memory stops being current: the update trigger (amem_unindex_memory) writes its `removed`
+    // row, which the backfill must write too for a memory it finds no longer current.
+    await tx`update memories set status = 'archived' where id = ${ids[0]!}`;
     const byTrigger = await indexOf(tx, ids);
     await tx`delete from memory_terms where memory_id = any(${ids}::uuid[])`;
     await tx`delete from memory_search_pending where memory_id = any(${ids}::uuid[])`;
@@ -71,7 +74,7 @@ async function triggerAndBackfill(stats: { documents: number; topicLength: numbe
   });
 }
 
-describe("search index writers (amem_index_memory trigger, amem_index_memories backfill)", () => {
+describe("search index writers (amem_index_memory and amem_unindex_memory triggers, amem_index_memories backfill)", () => {
   for (const [label, stats] of [
     ["before the tenant's first fold (prior lengths)", null],
     ["with folded statistics", { documents: 40, topicLength: 90, contentLength: 2_600 }],
@@ -80,7 +83,10 @@ describe("search index writers (amem_index_memory trigger, amem_index_memories b
       const { ids, byTrigger, byBackfill, indexed } = await triggerAndBackfill(stats);
       expect(indexed).toBe(DOCUMENTS.length);
       // Not vacuously equal: every memory has its pending row, and every one with terms its postings.
-      expect(byTrigger.pending).toHaveLength(DOCUMENTS.length);
+      expect(byTrigger.pending).toHaveLength(DOCUMENTS.length + 1);
+      expect(byTrigger.pending.filter((p) => (p as { removed: boolean }).removed)).toEqual([
+        expect.objectContaining({ memory_id: ids[0], removed: true }),
+      ]);
       const indexedMemories = new Set(byTrigger.postings.map((p) => (p as { memory_id: string }).memory_id));
       expect(indexedMemories).toEqual(new Set(ids.filter((_, i) => i !== 2)));
       expect(byBackfill).toEqual(byTrigger);

@@ -96,6 +96,72 @@ describe("search ranking properties (README, Search)", () => {
     expect(await search(mine, query)).toEqual(before);
   });
 
+  it("ranks current memories with the statistics of current memories: revising and archiving leave no trace, before and after the fold", async () => {
+    const revised = await newTenant(ctx);
+    const fresh = await newTenant(ctx);
+    const versions = Array.from({ length: 8 }, (_, i) => `Payments go through Stripe, webhook retry ${i + 1}.`);
+    // The revised tenant's history: a memory revised seven times, and one archived.
+    await remember(revised, "Deploy", "We deploy to Fly.io from the main branch.");
+    let payment = await remember(revised, "Payments", versions[0]!);
+    for (const content of versions.slice(1)) {
+      const res = await ctx.request("POST", `/api/v1/memories/${payment.id}/revise`, {
+        apiKey: revised.apiKey,
+        body: { content },
+      });
+      expect(res.status).toBe(201);
+      payment = res.body.memory as Memory;
+    }
+    const gone = await remember(revised, "Old webhook", "Stripe webhook secrets rotate monthly.");
+    expect((await ctx.request("POST", `/api/v1/memories/${gone.id}/archive`, { apiKey: revised.apiKey })).status).toBe(
+      200,
+    );
+    // The same current memories, written once.
+    await remember(fresh, "Deploy", "We deploy to Fly.io from the main branch.");
+    await remember(fresh, "Payments", versions.at(-1)!);
+    const query = { query: "stripe webhook deploy" };
+    const scores = async (tenant: Tenant) =>
+      (await search(tenant, query)).items.map((h) => [h.memory.topic, h.score] as const);
+    const expected = await scores(fresh);
+    expect(expected.length).toBe(2);
+    expect(await scores(revised)).toEqual(expected);
+    await foldAll();
+    expect(await scores(revised)).toEqual(expected);
+    expect(await scores(fresh)).toEqual(expected);
+  });
+
+  it("with current false ranks with the statistics of every memory, superseded ones included", async () => {
+    const revised = await newTenant(ctx);
+    const flat = await newTenant(ctx);
+    const versions = [
+      "Staging runs on one Postgres.",
+      "Staging runs on two Postgres replicas.",
+      "Staging has Redis too.",
+    ];
+    let memory = await remember(revised, "Staging", versions[0]!);
+    for (const content of versions.slice(1)) {
+      const res = await ctx.request("POST", `/api/v1/memories/${memory.id}/revise`, {
+        apiKey: revised.apiKey,
+        body: { content },
+      });
+      memory = res.body.memory as Memory;
+    }
+    await remember(revised, "Prod", "Production runs Postgres on managed hosts.");
+    // Every version as a current memory of its own: the same documents, so the same statistics.
+    for (const content of versions) await remember(flat, "Staging", content);
+    await remember(flat, "Prod", "Production runs Postgres on managed hosts.");
+    await foldAll();
+    const byContent = async (tenant: Tenant, body: Record<string, unknown>) =>
+      Object.fromEntries((await search(tenant, body)).items.map((h) => [h.memory.content, h.score]));
+    const all = await byContent(revised, { query: "postgres replicas prod", current: false });
+    const flatScores = await byContent(flat, { query: "postgres replicas prod" });
+    // The successor's score may be lifted above its predecessor's; every other score is the flat one.
+    expect(Object.keys(all).sort()).toEqual(Object.keys(flatScores).sort());
+    expect(all["Production runs Postgres on managed hosts."]).toBe(
+      flatScores["Production runs Postgres on managed hosts."]!,
+    );
+    expect(all[versions[1]!]).toBe(flatScores[versions[1]!]!);
+  });
+
   it("gives the same scores before and after the statistics are folded", async () => {
     const tenant = await newTenant(ctx);
     await remember(tenant, "Alpha", "Alpha release notes are in the wiki config.");

@@ -54,7 +54,7 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   const fingerprint = searchFingerprint({ ...input, current, minScore });
   const after = input.cursor === undefined ? undefined : decodeSearchCursor(input.cursor, fingerprint);
   const parsed = parseSearchQuery(input.query, { plainWords: input.plainWords });
-  const plan = after?.plan ?? (await searchPlan(deps, principal.userId, parsed.wanted));
+  const plan = after?.plan ?? (await searchPlan(deps, principal.userId, parsed.wanted, current));
   if (plan.slots.length === 0) return { items: [], nextCursor: null };
   // A quoted phrase no memory contains would empty the answer: it is relaxed to its words, which
   // stay wanted (a person quoting a half-remembered wording still finds the memory). The first
@@ -146,12 +146,15 @@ async function firstEligible(
   return found;
 }
 
-/** The statistics and weighted terms a query is scored with (read once, then carried by cursors). */
-async function searchPlan(deps: Deps, userId: string, wanted: string): Promise<SearchPlan> {
-  const { terms, totals } = await queryTermStats(deps.db, userId, wanted);
+/**
+ * The statistics and weighted terms a query is scored with (read once, then carried by cursors):
+ * those of the memories it ranks — the current ones, or with `current: false` every one.
+ */
+async function searchPlan(deps: Deps, userId: string, wanted: string, current: boolean): Promise<SearchPlan> {
+  const { terms, totals } = await queryTermStats(deps.db, userId, wanted, current);
   // Longer "words" (hashes, encoded blobs) are not misspellings, and their similarity is costly to compute.
   const unseen = terms.filter((t) => t.df === 0 && t.term.length <= 64).map((t) => t.term);
-  const fuzzy = await fuzzyTerms(deps.db, userId, unseen, FUZZY_MIN_SIMILARITY, FUZZY_MAX_TERMS);
+  const fuzzy = await fuzzyTerms(deps.db, userId, unseen, FUZZY_MIN_SIMILARITY, FUZZY_MAX_TERMS, current);
   const documents = totals.documents;
   const stats: CorpusStats = {
     documents,

@@ -2,13 +2,16 @@
 -- hold yet (neither postings nor a pending row) — what the insert trigger (amem_index_memory) does
 -- for the rows it inserts, with the same amem_memory_postings, for memories written while it was
 -- not firing: the migration that introduced the index (existing memories) and bulk loads with
--- triggers off. Returns how many memories it indexed; they are pending until the next fold.
+-- triggers off. Returns how many memories it indexed; they are pending until the next fold. A
+-- memory that is no longer current also gets its `removed` row, as amem_unindex_memory would have
+-- written when it stopped being current: the statistics count current memories only.
 CREATE OR REPLACE FUNCTION amem_index_memories(p_user uuid) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
   v_indexed int;
 BEGIN
   WITH entries AS MATERIALIZED (
-    SELECT m.id, p.term, p.topic_tf, p.content_tf, p.topic_length, p.content_length, p.impact
+    SELECT m.id, p.term, p.topic_tf, p.content_tf, p.topic_length, p.content_length, p.impact,
+      (m.valid_to IS NULL AND m.status = 'active') AS current
     FROM memories m
     LEFT JOIN memory_search_stats s ON s.user_id = m.user_id
     CROSS JOIN LATERAL amem_memory_postings(m.search, s.documents, s.topic_length, s.content_length) p
@@ -19,10 +22,14 @@ BEGIN
     INSERT INTO memory_terms (memory_id, user_id, term, topic_tf, content_tf, topic_length, content_length, impact)
     SELECT e.id, p_user, e.term, e.topic_tf, e.content_tf, e.topic_length, e.content_length, e.impact
     FROM entries e WHERE e.term IS NOT NULL
+  ), pending AS (
+    INSERT INTO memory_search_pending (user_id, memory_id, topic_length, content_length, removed)
+    SELECT p_user, e.id, e.topic_length, e.content_length, r.removed
+    FROM entries e CROSS JOIN (VALUES (false), (true)) r(removed)
+    WHERE e.term IS NULL AND (NOT r.removed OR NOT e.current)
+    RETURNING removed
   )
-  INSERT INTO memory_search_pending (user_id, memory_id, topic_length, content_length)
-  SELECT p_user, e.id, e.topic_length, e.content_length FROM entries e WHERE e.term IS NULL;
-  GET DIAGNOSTICS v_indexed = ROW_COUNT;
+  SELECT count(*) FILTER (WHERE NOT removed) INTO v_indexed FROM pending;
   RETURN v_indexed;
 END
 $$;

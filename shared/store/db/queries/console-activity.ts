@@ -14,7 +14,7 @@ export function memoriesPerDay(db: Executor, userId: string, sinceDay: string) {
       union all
       select (m.created_at at time zone 'UTC')::date, m.memory_type, count(*)::int
       from memory_search_pending p join memories m on m.id = p.memory_id
-      where p.user_id = ${userId} and m.created_at >= ${sinceDay}::date at time zone 'UTC'
+      where p.user_id = ${userId} and not p.removed and m.created_at >= ${sinceDay}::date at time zone 'UTC'
       group by 1, 2
     ) c
     group by 1, 2

@@ -16,23 +16,32 @@ export type QueryTermStats = { term: string; qtf: number; df: number };
 export type TenantTotals = { documents: number; topicLength: number; contentLength: number };
 
 /**
- * `t.memory_id` is one of the tenant's pending memories. As `= any(array(…))` the ids are read
- * first (an init plan) and each probes the postings' primary key: as a join, the planner may
+ * `t.memory_id` is one of the tenant's memories pending a fold: written (to be added to the
+ * statistics) or, `removed`, no longer current (to be subtracted). As `= any(array(…))` the ids are
+ * read first (an init plan) and each probes the postings' primary key: as a join, the planner may
  * instead scan every tenant's postings (seen: 3 s over 20k rows).
  */
-const inPending = (userId: string) =>
-  sql`t.memory_id = any(array(select p.memory_id from memory_search_pending p where p.user_id = ${userId}))`;
+const inPending = (userId: string, removed: boolean) =>
+  sql`t.memory_id = any(array(select p.memory_id from memory_search_pending p where p.user_id = ${userId} and p.removed = ${removed}))`;
 
 /**
  * The query's distinct stemmed terms, read as the memories were (amem_search_terms: stop and
  * question words dropped, words stemmed, dotted and slashed names split), how often each occurs in the query, and
- * each one's document frequency among the tenant's memories; plus the tenant's totals.
+ * each one's document frequency among the tenant's memories; plus the tenant's totals. Of the
+ * current memories, or with `current` false of every memory: the figures of the memories that are
+ * no longer current (the `removed…` statistics and pending rows, amem_unindex_memory) are
+ * subtracted only for the former.
  */
 export async function queryTermStats(
   db: Executor,
   userId: string,
   wanted: string,
+  current: boolean,
 ): Promise<{ terms: QueryTermStats[]; totals: TenantTotals }> {
+  const k = current ? 1 : 0;
+  const pendingRemovedDf = current
+    ? sql`- (select count(*) from memory_terms t where ${inPending(userId, true)} and t.term = q.term)`
+    : sql``;
   const rows = await db.execute<{
     term: string | null;
     qtf: number | null;
@@ -50,14 +59,19 @@ export async function queryTermStats(
       select coalesce(sum(documents), 0)::text as documents, coalesce(sum(topic_length), 0)::text as topic_length,
              coalesce(sum(content_length), 0)::text as content_length
       from (
-        select s.documents, s.topic_length, s.content_length from memory_search_stats s where s.user_id = ${userId}
+        select s.documents - ${k}::int * s.removed_documents, s.topic_length - ${k}::int * s.removed_topic_length,
+               s.content_length - ${k}::int * s.removed_content_length
+        from memory_search_stats s where s.user_id = ${userId}
         union all
-        select count(*), sum(p.topic_length), sum(p.content_length) from memory_search_pending p where p.user_id = ${userId}
-      ) parts
+        select sum(p.sign), sum(p.sign * p.topic_length), sum(p.sign * p.content_length)
+        from (select case when removed then -${k}::int else 1 end as sign, topic_length, content_length
+              from memory_search_pending where user_id = ${userId}) p
+      ) parts(documents, topic_length, content_length)
     )
     select q.term, q.qtf::int as qtf, q.first::int as first,
-      (coalesce((select s.df from memory_term_stats s where s.user_id = ${userId} and s.term = q.term), 0)
-       + (select count(*) from memory_terms t where ${inPending(userId)} and t.term = q.term))::int as df,
+      (coalesce((select s.df - ${k}::int * s.removed_df from memory_term_stats s where s.user_id = ${userId} and s.term = q.term), 0)
+       + (select count(*) from memory_terms t where ${inPending(userId, false)} and t.term = q.term)
+       ${pendingRemovedDf})::int as df,
       totals.*
     from totals left join q on true
   `);
@@ -81,7 +95,8 @@ export type FuzzyMatch = { word: string; term: string; similarity: number; df: n
 /**
  * For each term the tenant never used (a misspelling, a mistyped identifier), the tenant's terms
  * most similar to it by trigrams, with their document frequencies. The term dictionary is the
- * folded statistics (trigram index with the tenant in it, btree_gin) plus the pending memories'.
+ * folded statistics (trigram index with the tenant in it, btree_gin) plus the pending memories':
+ * of the current memories, or with `current` false of every memory (as queryTermStats).
  */
 export async function fuzzyTerms(
   db: Executor,
@@ -89,20 +104,25 @@ export async function fuzzyTerms(
   words: string[],
   minSimilarity: number,
   perWord: number,
+  current: boolean,
 ): Promise<FuzzyMatch[]> {
   if (words.length === 0) return [];
+  const k = current ? 1 : 0;
   const rows = await db.execute<{ word: string; term: string; similarity: number; df: number }>(sql`
     select w.word, f.term, f.similarity::float8 as similarity, f.df::int as df
     from unnest(${sql.param(words)}::text[]) w(word)
     cross join lateral (
       select c.term, similarity(c.term, w.word) as similarity, sum(c.df) as df
       from (
-        select s.term, s.df from memory_term_stats s where s.user_id = ${userId} and s.term % w.word
+        select s.term, s.df - ${k}::int * s.removed_df as df from memory_term_stats s where s.user_id = ${userId} and s.term % w.word
         union all
-        select t.term, 1 from memory_terms t where ${inPending(userId)} and t.term % w.word
+        select t.term, 1 from memory_terms t where ${inPending(userId, false)} and t.term % w.word
+        union all
+        select t.term, -${k}::int from memory_terms t where ${inPending(userId, true)} and t.term % w.word
       ) c
       where similarity(c.term, w.word) >= ${minSimilarity}
       group by c.term
+      having sum(c.df) > 0
       order by similarity desc, c.term
       limit ${perWord}
     ) f

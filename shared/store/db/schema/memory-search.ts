@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, pgTable, primaryKey, real, smallint, text, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, pgTable, primaryKey, real, smallint, text, uuid } from "drizzle-orm/pg-core";
 
 /**
  * The search index (docs/decisions/search.md): one posting per (memory, stemmed term) with the term's
@@ -57,7 +57,10 @@ export const memoryTermStats = pgTable(
     // erasure under way) would stall the fold for every tenant.
     userId: uuid("user_id").notNull(),
     term: text("term").notNull(),
+    /** Memories holding the term, every one ever indexed (what a `current: false` search ranks). */
     df: integer("df").notNull(),
+    /** Of those, the ones no longer current (superseded, archived): df − removedDf is the current df. */
+    removedDf: integer("removed_df").notNull().default(0),
   },
   (t) => [
     primaryKey({ name: "memory_term_stats_pkey", columns: [t.userId, t.term] }),
@@ -65,18 +68,29 @@ export const memoryTermStats = pgTable(
   ],
 );
 
-/** A tenant's memory count and summed field lengths (in terms), as of the last fold. */
+/**
+ * A tenant's memory count and summed field lengths (in terms), as of the last fold: of every memory
+ * ever indexed, and (`removed…`) of those no longer current, so a search of current memories uses
+ * the difference and one with `current: false` the whole.
+ */
 export const memorySearchStats = pgTable("memory_search_stats", {
   userId: uuid("user_id").primaryKey(),
   documents: bigint("documents", { mode: "number" }).notNull(),
   topicLength: bigint("topic_length", { mode: "number" }).notNull(),
   contentLength: bigint("content_length", { mode: "number" }).notNull(),
+  removedDocuments: bigint("removed_documents", { mode: "number" }).notNull().default(0),
+  removedTopicLength: bigint("removed_topic_length", { mode: "number" }).notNull().default(0),
+  removedContentLength: bigint("removed_content_length", { mode: "number" }).notNull().default(0),
 });
 
 /**
  * Memories indexed but not yet folded into the statistics. The insert trigger adds one row per
  * memory (no shared row is touched, so concurrent writes of one tenant never wait on each other);
  * the workers' fold moves them into memory_term_stats and memory_search_stats in one transaction.
+ * A memory that stops being current (superseded or archived) gets a second row, `removed`, which
+ * the fold counts in the `removed…` statistics: a search of current memories ranks with the
+ * statistics of current memories, so a memory revised ten times does not make its own words look
+ * common (amem_unindex_memory).
  */
 export const memorySearchPending = pgTable(
   "memory_search_pending",
@@ -86,6 +100,7 @@ export const memorySearchPending = pgTable(
     memoryId: uuid("memory_id").notNull(),
     topicLength: integer("topic_length").notNull(),
     contentLength: integer("content_length").notNull(),
+    removed: boolean("removed").notNull().default(false),
   },
-  (t) => [primaryKey({ name: "memory_search_pending_pkey", columns: [t.userId, t.memoryId] })],
+  (t) => [primaryKey({ name: "memory_search_pending_pkey", columns: [t.userId, t.memoryId, t.removed] })],
 );
