@@ -1,7 +1,7 @@
 -- amem_complete_triage: triage complete (SPEC §3.8) as one statement — the account write fence, the
--- session row lock, the decision, the finalization and the stored answer (shared/db/queries/triage.ts
--- calls it). This file is the function's source: a migration installs it (README, "Postgres
--- functions"), and test/unit/db-functions.test.ts checks that the latest migration and the database
+-- session row lock, the decision, the finalization and the stored answer (shared/store/db/queries/triage.ts
+-- calls it). This file is the function's source: a migration installs it (docs/decisions/postgres.md,
+-- "Postgres functions"), and test/unit/db-functions.test.ts checks that the latest migration and the database
 -- both hold exactly this definition.
 CREATE OR REPLACE FUNCTION amem_complete_triage(
   p_user uuid, p_agent text, p_session text, p_attempt uuid, p_now timestamptz, p_ceiling int
@@ -15,7 +15,7 @@ DECLARE
   status text;
   answer text;
 BEGIN
-  -- The write fence (shared/accounts/write-fence.ts): the user row held FOR KEY SHARE while the
+  -- The write fence (shared/core/accounts/write-fence.ts): the user row held FOR KEY SHARE while the
   -- account is active, so this commits before an erasure begins or not at all.
   PERFORM 1 FROM users u WHERE u.id = p_user AND u.state = 'active' FOR KEY SHARE;
   IF NOT FOUND THEN RETURN QUERY SELECT 'account_deleted'::text, NULL::text; RETURN; END IF;

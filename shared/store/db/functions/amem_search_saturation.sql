@@ -2,7 +2,7 @@
 --   tf~ = 3.0 · topic_tf / (1 − 0.4 + 0.4 · topic_length / avg_topic)
 --       + 1.0 · content_tf / (1 − 0.4 + 0.4 · content_length / avg_content)
 --   saturation = tf~ / (0.9 + tf~)
--- with the constants of shared/memories/search-ranking.ts (a test checks the two agree). The
+-- with the constants of shared/core/memories/search-ranking.ts (a test checks the two agree). The
 -- insert trigger stores it as the posting's impact: the order of a term's champion list.
 -- One expression, no FROM: Postgres inlines the call into the statement that uses it (the insert
 -- trigger computes it for every posting), where a call it cannot inline costs tens of µs each.
