@@ -186,7 +186,7 @@ export {
   phrasesFound,
   postingsOf,
   queryTermStats,
-  successorsOf,
+  revisionChainsFrom,
 } from "./db/queries/search";
 export type { Posting, SearchScope } from "./db/queries/search";
 export {

@@ -264,6 +264,35 @@ describe("search ranking properties (README, Search)", () => {
     expect(topicsOf(items).sort()).toEqual(["Planning 0", "Planning 1", "Planning 2"]);
   }, 120_000);
 
+  it("with current false, a successor far down its word's postings still ranks just above its predecessor on the first page", async () => {
+    const tenant = await newTenant(ctx);
+    // More memories with the word in a short topic (the best postings) than the first read takes.
+    const others = CHAMPION_DEPTH + 40;
+    for (let i = 0; i < others; i += 8)
+      await Promise.all([...Array(8).keys()].map((k) => remember(tenant, `Walrus ${i + k}`, `walrus notes ${i + k}`)));
+    const old = await remember(tenant, "Walrus walrus", "walrus");
+    // The revision mentions the word once, deep in a long content: among the weakest postings.
+    const filler = "the quarterly planning notes mention many unrelated things ".repeat(8);
+    const revised = await ctx.request("POST", `/api/v1/memories/${old.id}/revise`, {
+      apiKey: tenant.apiKey,
+      body: { topic: "Planning", content: `${filler} and once a walrus.` },
+    });
+    expect(revised.status).toBe(201);
+    const successor = revised.body.memory as Memory;
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await search(tenant, { query: "walrus", current: false, limit: 10, ...(cursor ? { cursor } : {}) });
+      ids.push(...page.items.map((h) => h.memory.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    // Left to a deeper page, the successor would be lifted above that page's cursor and shown nowhere.
+    expect(ids.indexOf(successor.id)).toBeGreaterThanOrEqual(0);
+    expect(ids.indexOf(successor.id)).toBe(ids.indexOf(old.id) - 1);
+    expect(ids.indexOf(old.id)).toBeLessThan(10);
+    expect(new Set(ids).size).toBe(ids.length);
+  }, 120_000);
+
   it("computes the stored impact with the service's own saturation (the SQL and TypeScript formulas agree)", async () => {
     const cases = [
       [1, 0, 3, 20, 6, 40],

@@ -1,5 +1,5 @@
 import type { Deps } from "../deps";
-import { championPostings, postingsOf, successorsOf, type SearchScope } from "@amem/store";
+import { championPostings, postingsOf, revisionChainsFrom, type SearchScope } from "@amem/store";
 import { roundScore, saturation, SCORE_DECIMALS, scoreMemory, type Posting } from "./search-ranking";
 import type { SearchPlan } from "./search-cursor";
 
@@ -54,7 +54,7 @@ export async function rankCandidates(
   if (cutOff.length > 0) {
     await completeCutOffPostings(deps, scope.userId, plan, [...candidates.values()], cutOff, lastOfList, wanted);
   }
-  await rankSuccessorsFirst(deps, scope.userId, candidates);
+  await rankSuccessorsFirst(deps, scope.userId, plan, terms, candidates);
   return { ranked: [...candidates.values()].sort(byRank), cutOff: cutOff.length > 0 };
 }
 
@@ -64,12 +64,43 @@ export async function rankCandidates(
  * its predecessor's when that is higher (at most 1, where the newer id wins the tie). Lifting, not
  * sinking the predecessor below its successor: a question that matches an old version best still
  * finds that chain at its own rank, newest version first, instead of losing both below weaker
- * matches. Chains (a revision of a revision) are lifted link by link.
+ * matches. Every later version that matches the query joins the candidates here, however far down
+ * its terms' lists it sits: were it left to a deeper page's longer lists, it would be lifted above
+ * that page's cursor there and shown on no page. A version that matches nothing is passed over: the
+ * next one that matches is lifted above the one before it. Chains are settled link by link.
  */
-async function rankSuccessorsFirst(deps: Deps, userId: string, candidates: Map<string, Candidate>): Promise<void> {
+async function rankSuccessorsFirst(
+  deps: Deps,
+  userId: string,
+  plan: SearchPlan,
+  terms: string[],
+  candidates: Map<string, Candidate>,
+): Promise<void> {
   const superseded = [...candidates.values()].filter((c) => c.superseded).map((c) => c.id);
   if (superseded.length === 0) return;
-  const links = (await successorsOf(deps.db, userId, superseded)).filter((l) => candidates.has(l.successor));
+  const next = new Map(
+    (await revisionChainsFrom(deps.db, userId, superseded)).map((l) => [l.predecessor, l.successor]),
+  );
+  const missing = [...new Set(next.values())].filter((id) => !candidates.has(id));
+  const byMemory = new Map<string, Map<string, Posting>>();
+  for (const p of await postingsOf(deps.db, userId, missing, terms)) {
+    if (!byMemory.has(p.memoryId)) byMemory.set(p.memoryId, new Map());
+    byMemory.get(p.memoryId)!.set(p.term, p);
+  }
+  for (const [id, postings] of byMemory)
+    candidates.set(id, {
+      id,
+      postings,
+      superseded: next.has(id),
+      score: scoreMemory(plan.slots, postings, plan.stats),
+    });
+  // Each candidate with a later version that matches: the nearest such version.
+  const links: { predecessor: string; successor: string }[] = [];
+  for (const id of candidates.keys()) {
+    let later = next.get(id);
+    while (later !== undefined && !candidates.has(later)) later = next.get(later);
+    if (later !== undefined) links.push({ predecessor: id, successor: later });
+  }
   const step = 10 ** -SCORE_DECIMALS;
   // A chain is at most as long as the links; each pass settles one more link of every chain.
   for (let pass = 0, changed = true; changed && pass <= links.length; pass++) {

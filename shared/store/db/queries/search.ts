@@ -1,6 +1,6 @@
 import { and, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import { memories, memoryEdges, REVISION_EDGE_TYPES, type MemoryType } from "../schema";
+import { memories, REVISION_EDGE_TYPES, type MemoryType } from "../schema";
 import { memoryColumns, memoryFilter, type MemoryRow } from "./memories";
 
 /** One term's frequencies in a memory's two fields and the fields' lengths: what the ranking scores (core/memories/search-ranking.ts). */
@@ -278,21 +278,27 @@ export async function postingsOf(
   return rows.map(postingOf);
 }
 
-/** For each of these memories that a revision replaced, the memory that replaced it (its successor). */
-export async function successorsOf(
+/**
+ * Every revision link forward from these memories, to the end of each chain: the memory that
+ * replaced each, the one that replaced that, and so on (one recursive read; a chain never forks,
+ * since only a current memory can be revised).
+ */
+export async function revisionChainsFrom(
   db: Executor,
   userId: string,
   ids: string[],
 ): Promise<{ predecessor: string; successor: string }[]> {
   if (ids.length === 0) return [];
-  return db
-    .select({ predecessor: memoryEdges.toId, successor: memoryEdges.fromId })
-    .from(memoryEdges)
-    .where(
-      and(
-        sql`${memoryEdges.userId} = ${userId}`,
-        inArray(memoryEdges.toId, ids),
-        inArray(memoryEdges.edgeType, [...REVISION_EDGE_TYPES]),
-      ),
-    );
+  const rows = await db.execute<{ predecessor: string; successor: string }>(sql`
+    with recursive chain(predecessor, successor) as (
+      select e.to_id, e.from_id from memory_edges e
+      where e.to_id = any(${sql.param(ids)}::uuid[]) and e.user_id = ${userId}
+        and e.edge_type = any(${sql.param([...REVISION_EDGE_TYPES])}::text[])
+      union
+      select e.to_id, e.from_id from chain c join memory_edges e on e.to_id = c.successor
+      where e.user_id = ${userId} and e.edge_type = any(${sql.param([...REVISION_EDGE_TYPES])}::text[])
+    )
+    select predecessor::text, successor::text from chain
+  `);
+  return rows.map((r) => ({ predecessor: r.predecessor, successor: r.successor }));
 }
