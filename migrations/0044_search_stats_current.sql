@@ -4,7 +4,8 @@
 -- describe those memories: a memory revised ten times would otherwise count its words eleven times
 -- and make them look common, and the memory kept up to date would be the hardest to find. It adds
 -- a `removed` memory_search_pending row with the lengths its insert row had (amem_memory_postings'
--- null-term row); the fold adds it to the `removed…` figures, and a search counts it while it is
+-- null-term row, of the row as it was: OLD, so a later change of the generated document cannot
+-- make the two differ); the fold adds it to the `removed…` figures, and a search counts it while it is
 -- pending, so the statistics stay exact in any snapshot. Its postings stay: a `current: false`
 -- search still finds the memory, and ranks with the statistics of every memory. No memory becomes
 -- current again.
@@ -12,7 +13,7 @@ CREATE OR REPLACE FUNCTION amem_unindex_memory() RETURNS trigger LANGUAGE plpgsq
 BEGIN
   INSERT INTO memory_search_pending (user_id, memory_id, topic_length, content_length, removed)
   SELECT NEW.user_id, NEW.id, p.topic_length, p.content_length, true
-  FROM amem_memory_postings(NEW.search, NULL, NULL, NULL) p
+  FROM amem_memory_postings(OLD.search, NULL, NULL, NULL) p
   WHERE p.term IS NULL
   ON CONFLICT DO NOTHING;
   RETURN NULL;
@@ -24,6 +25,41 @@ CREATE TRIGGER memories_search_unindex AFTER UPDATE OF valid_to, status ON memor
   FOR EACH ROW
   WHEN (OLD.valid_to IS NULL AND OLD.status = 'active' AND (NEW.valid_to IS NOT NULL OR NEW.status <> 'active'))
   EXECUTE FUNCTION amem_unindex_memory();
+
+-- amem_index_memory: the memories insert trigger that writes the search index (README "Search"),
+-- once per statement over the inserted rows (a transition table), so a bulk insert or COPY is
+-- indexed set-based: each memory's postings (amem_memory_postings: one memory_terms row per stemmed
+-- term) and its memory_search_pending row, which the workers' fold (amem_fold_search_stats) adds to
+-- the tenant's statistics. Every insert path (capture, revise, bulk COPY) is indexed the same way,
+-- in the inserting transaction. No shared row is written, so concurrent writes of one tenant never
+-- wait on each other here. Impacts use the tenant's statistics as of the last fold. A memory
+-- inserted no longer current (a bulk load of history) also gets its `removed` row, as
+-- amem_unindex_memory writes when a memory stops being current: the backfill does the same.
+CREATE OR REPLACE FUNCTION amem_index_memory() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  WITH entries AS MATERIALIZED (
+    SELECT n.id, n.user_id, p.term, p.topic_tf, p.content_tf, p.topic_length, p.content_length, p.impact,
+      (n.valid_to IS NULL AND n.status = 'active') AS current
+    FROM amem_inserted_memories n
+    LEFT JOIN memory_search_stats s ON s.user_id = n.user_id
+    CROSS JOIN LATERAL amem_memory_postings(n.search, s.documents, s.topic_length, s.content_length) p
+  ), postings AS (
+    INSERT INTO memory_terms (memory_id, user_id, term, topic_tf, content_tf, topic_length, content_length, impact)
+    SELECT e.id, e.user_id, e.term, e.topic_tf, e.content_tf, e.topic_length, e.content_length, e.impact
+    FROM entries e WHERE e.term IS NOT NULL
+  )
+  INSERT INTO memory_search_pending (user_id, memory_id, topic_length, content_length, removed)
+  SELECT e.user_id, e.id, e.topic_length, e.content_length, r.removed
+  FROM entries e CROSS JOIN (VALUES (false), (true)) r(removed)
+  WHERE e.term IS NULL AND (NOT r.removed OR NOT e.current);
+  RETURN NULL;
+END
+$$;
+
+DROP TRIGGER IF EXISTS memories_search_index ON memories;
+CREATE TRIGGER memories_search_index AFTER INSERT ON memories
+  REFERENCING NEW TABLE AS amem_inserted_memories
+  FOR EACH STATEMENT EXECUTE FUNCTION amem_index_memory();
 
 -- amem_fold_search_stats: moves up to p_limit memories from memory_search_pending into their
 -- tenants' statistics (memory_search_stats: memory count and summed field lengths;

@@ -85,23 +85,35 @@ export async function deleteTenantMemories(db: Sql, userId: string): Promise<num
 /**
  * Takes memories out of the search index before a benchmark deletes them (the service never deletes
  * a memory, so it has no such path): everything pending is folded first, then the memories'
- * postings go and their counts come off the statistics, which stay exact for what remains.
+ * postings go and their counts come off the statistics — a memory no longer current off the
+ * `removed…` figures too (amem_unindex_memory) — which stay exact for what remains.
  */
 export async function unindexMemories(db: Sql, ids: string[]): Promise<void> {
   while ((await db`select amem_fold_search_stats(100000) as n`)[0]!.n > 0);
   await db`
     with docs as (
-      select distinct on (memory_id) user_id, topic_length, content_length from memory_terms where memory_id = any(${ids}::uuid[])
+      select distinct on (t.memory_id) t.user_id, t.topic_length, t.content_length,
+        (m.valid_to is not null or m.status <> 'active')::int as gone
+      from memory_terms t join memories m on m.id = t.memory_id where t.memory_id = any(${ids}::uuid[])
     ), counted as (
-      select user_id, count(*) as n, sum(topic_length) as tl, sum(content_length) as cl from docs group by user_id
+      select user_id, count(*) as n, sum(topic_length) as tl, sum(content_length) as cl,
+        sum(gone) as rn, sum(gone * topic_length) as rtl, sum(gone * content_length) as rcl
+      from docs group by user_id
     )
     update memory_search_stats s
-    set documents = s.documents - c.n, topic_length = s.topic_length - c.tl, content_length = s.content_length - c.cl
+    set documents = s.documents - c.n, topic_length = s.topic_length - c.tl, content_length = s.content_length - c.cl,
+      removed_documents = s.removed_documents - c.rn, removed_topic_length = s.removed_topic_length - c.rtl,
+      removed_content_length = s.removed_content_length - c.rcl
     from counted c where s.user_id = c.user_id`;
   await db`
-    with gone as (delete from memory_terms where memory_id = any(${ids}::uuid[]) returning user_id, term),
-    counted as (select user_id, term, count(*)::int as n from gone group by user_id, term)
-    update memory_term_stats s set df = s.df - c.n from counted c where s.user_id = c.user_id and s.term = c.term`;
+    with gone as (
+      delete from memory_terms t using memories m
+      where m.id = t.memory_id and t.memory_id = any(${ids}::uuid[])
+      returning t.user_id, t.term, (m.valid_to is not null or m.status <> 'active')::int as removed
+    ),
+    counted as (select user_id, term, count(*)::int as n, sum(removed)::int as rn from gone group by user_id, term)
+    update memory_term_stats s set df = s.df - c.n, removed_df = s.removed_df - c.rn
+    from counted c where s.user_id = c.user_id and s.term = c.term`;
   await db`delete from memory_term_stats where df <= 0`;
 }
 

@@ -4,11 +4,14 @@
 -- term) and its memory_search_pending row, which the workers' fold (amem_fold_search_stats) adds to
 -- the tenant's statistics. Every insert path (capture, revise, bulk COPY) is indexed the same way,
 -- in the inserting transaction. No shared row is written, so concurrent writes of one tenant never
--- wait on each other here. Impacts use the tenant's statistics as of the last fold.
+-- wait on each other here. Impacts use the tenant's statistics as of the last fold. A memory
+-- inserted no longer current (a bulk load of history) also gets its `removed` row, as
+-- amem_unindex_memory writes when a memory stops being current: the backfill does the same.
 CREATE OR REPLACE FUNCTION amem_index_memory() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   WITH entries AS MATERIALIZED (
-    SELECT n.id, n.user_id, p.term, p.topic_tf, p.content_tf, p.topic_length, p.content_length, p.impact
+    SELECT n.id, n.user_id, p.term, p.topic_tf, p.content_tf, p.topic_length, p.content_length, p.impact,
+      (n.valid_to IS NULL AND n.status = 'active') AS current
     FROM amem_inserted_memories n
     LEFT JOIN memory_search_stats s ON s.user_id = n.user_id
     CROSS JOIN LATERAL amem_memory_postings(n.search, s.documents, s.topic_length, s.content_length) p
@@ -17,8 +20,10 @@ BEGIN
     SELECT e.id, e.user_id, e.term, e.topic_tf, e.content_tf, e.topic_length, e.content_length, e.impact
     FROM entries e WHERE e.term IS NOT NULL
   )
-  INSERT INTO memory_search_pending (user_id, memory_id, topic_length, content_length)
-  SELECT e.user_id, e.id, e.topic_length, e.content_length FROM entries e WHERE e.term IS NULL;
+  INSERT INTO memory_search_pending (user_id, memory_id, topic_length, content_length, removed)
+  SELECT e.user_id, e.id, e.topic_length, e.content_length, r.removed
+  FROM entries e CROSS JOIN (VALUES (false), (true)) r(removed)
+  WHERE e.term IS NULL AND (NOT r.removed OR NOT e.current);
   RETURN NULL;
 END
 $$;

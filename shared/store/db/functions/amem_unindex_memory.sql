@@ -4,7 +4,8 @@
 -- describe those memories: a memory revised ten times would otherwise count its words eleven times
 -- and make them look common, and the memory kept up to date would be the hardest to find. It adds
 -- a `removed` memory_search_pending row with the lengths its insert row had (amem_memory_postings'
--- null-term row); the fold adds it to the `removed…` figures, and a search counts it while it is
+-- null-term row, of the row as it was: OLD, so a later change of the generated document cannot
+-- make the two differ); the fold adds it to the `removed…` figures, and a search counts it while it is
 -- pending, so the statistics stay exact in any snapshot. Its postings stay: a `current: false`
 -- search still finds the memory, and ranks with the statistics of every memory. No memory becomes
 -- current again.
@@ -12,7 +13,7 @@ CREATE OR REPLACE FUNCTION amem_unindex_memory() RETURNS trigger LANGUAGE plpgsq
 BEGIN
   INSERT INTO memory_search_pending (user_id, memory_id, topic_length, content_length, removed)
   SELECT NEW.user_id, NEW.id, p.topic_length, p.content_length, true
-  FROM amem_memory_postings(NEW.search, NULL, NULL, NULL) p
+  FROM amem_memory_postings(OLD.search, NULL, NULL, NULL) p
   WHERE p.term IS NULL
   ON CONFLICT DO NOTHING;
   RETURN NULL;
