@@ -18,6 +18,15 @@ async function write(tenant: Tenant, memoryType: string, extra: Record<string, u
     body: { memoryType, topic: `t ${crypto.randomUUID()}`, content: `c ${crypto.randomUUID()}`, ...extra },
   });
   expect(res.status).toBe(201);
+  return res.body.memory.id as string;
+}
+/**
+ * The tests below compare counts with "today" in UTC: one that began a few seconds before midnight
+ * could write on one day and read on the next, so it starts after midnight instead.
+ */
+async function awayFromUtcMidnight() {
+  const untilMidnight = 86_400_000 - (Date.now() % 86_400_000);
+  if (untilMidnight < 10_000) await Bun.sleep(untilMidnight + 100);
 }
 const activity = async (tenant: Tenant, days = "7") =>
   (await ctx.request("GET", `/api/console/activity?days=${days}`, { apiKey: tenant.apiKey })).body;
@@ -35,6 +44,7 @@ async function foldAll() {
 
 describe("GET /api/console/activity", () => {
   it("counts today's memories by type before the fold (pending) and after it (memory_activity), never twice", async () => {
+    await awayFromUtcMidnight();
     const user = await newTenant(ctx);
     await write(user, "decision");
     await write(user, "decision");
@@ -55,6 +65,7 @@ describe("GET /api/console/activity", () => {
   });
 
   it("counts runs per day by agent and triage status, and open commitments by due date", async () => {
+    await awayFromUtcMidnight();
     const user = await newTenant(ctx);
     for (const sessionId of ["a", "b"])
       await ctx.request("POST", "/api/v1/agent-sessions/open", {
@@ -72,7 +83,33 @@ describe("GET /api/console/activity", () => {
     expect(body.commitments).toEqual({ overdue: 1, thisWeek: 1, later: 0, noDueDate: 1 });
   });
 
+  it("counts a revision as one memory written and an archive as none, before and after the fold", async () => {
+    await awayFromUtcMidnight();
+    const user = await newTenant(ctx);
+    const first = await write(user, "decision");
+    const archived = await write(user, "note");
+    const revise = await ctx.request("POST", `/api/v1/memories/${first}/revise`, {
+      apiKey: user.apiKey,
+      body: { content: `c ${crypto.randomUUID()}` },
+    });
+    expect(revise.status).toBe(201);
+    expect((await ctx.request("POST", `/api/v1/memories/${archived}/archive`, { apiKey: user.apiKey })).status).toBe(
+      200,
+    );
+    // The search statistics' `removed` rows of the two memories that stopped being current are
+    // pending too, and folded by the same fold: neither is a memory written.
+    const today = new Date().toISOString().slice(0, 10);
+    const expected = [
+      { day: today, memoryType: "decision", count: 2 },
+      { day: today, memoryType: "note", count: 1 },
+    ];
+    expect((await activity(user)).memories).toEqual(expected);
+    await foldAll();
+    expect((await activity(user)).memories).toEqual(expected);
+  });
+
   it("shows a tenant only its own activity", async () => {
+    await awayFromUtcMidnight();
     const owner = await newTenant(ctx);
     const other = await newTenant(ctx);
     await write(owner, "fact");

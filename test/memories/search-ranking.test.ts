@@ -129,6 +129,28 @@ describe("search ranking properties (README, Search)", () => {
     expect(await scores(fresh)).toEqual(expected);
   });
 
+  it("reads a misspelling against the current memories' words: a word only a superseded memory held is not offered", async () => {
+    const revised = await newTenant(ctx);
+    const fresh = await newTenant(ctx);
+    const old = await remember(revised, "Orchestration", "We run Kubernetes in every region.");
+    const res = await ctx.request("POST", `/api/v1/memories/${old.id}/revise`, {
+      apiKey: revised.apiKey,
+      body: { content: "We run Nomad in every region." },
+    });
+    expect(res.status).toBe(201);
+    await remember(revised, "Deploys", "Deploys go out as Helm charts.");
+    await remember(fresh, "Orchestration", "We run Nomad in every region.");
+    await remember(fresh, "Deploys", "Deploys go out as Helm charts.");
+    const query = { query: "kubernetis helm charts" };
+    const scores = async (tenant: Tenant) =>
+      (await search(tenant, query)).items.map((h) => [h.memory.topic, h.score] as const);
+    const expected = await scores(fresh);
+    expect(expected.map(([topic]) => topic)).toEqual(["Deploys"]);
+    expect(await scores(revised)).toEqual(expected);
+    await foldAll();
+    expect(await scores(revised)).toEqual(expected);
+  });
+
   it("with current false ranks with the statistics of every memory, superseded ones included", async () => {
     const revised = await newTenant(ctx);
     const flat = await newTenant(ctx);

@@ -108,6 +108,9 @@ export async function fuzzyTerms(
 ): Promise<FuzzyMatch[]> {
   if (words.length === 0) return [];
   const k = current ? 1 : 0;
+  const pendingRemoved = current
+    ? sql`union all select t.term, -1 from memory_terms t where ${inPending(userId, true)} and t.term % w.word`
+    : sql``;
   const rows = await db.execute<{ word: string; term: string; similarity: number; df: number }>(sql`
     select w.word, f.term, f.similarity::float8 as similarity, f.df::int as df
     from unnest(${sql.param(words)}::text[]) w(word)
@@ -117,8 +120,7 @@ export async function fuzzyTerms(
         select s.term, s.df - ${k}::int * s.removed_df as df from memory_term_stats s where s.user_id = ${userId} and s.term % w.word
         union all
         select t.term, 1 from memory_terms t where ${inPending(userId, false)} and t.term % w.word
-        union all
-        select t.term, -${k}::int from memory_terms t where ${inPending(userId, true)} and t.term % w.word
+        ${pendingRemoved}
       ) c
       where similarity(c.term, w.word) >= ${minSimilarity}
       group by c.term
