@@ -91,6 +91,8 @@ export const DECLARED_ERRORS: Record<string, ErrorCode[]> = {
   "POST /api/console/session": [...BODY, "invalid_input", "unauthorized", "forbidden", "rate_limited", "unavailable"],
   "GET /api/console/session": [...AUTHED],
   "DELETE /api/console/session": [...AUTHED_WRITE],
+  "GET /api/console/memories": [...AUTHED],
+  "POST /api/console/search": [...AUTHED_WRITE, ...BODY],
   "GET /api/console/memories/:id": [...AUTHED, "not_found"],
   "GET /api/console/activity": [...AUTHED],
   "GET /api/console/agents": [...AUTHED],

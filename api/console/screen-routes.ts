@@ -7,7 +7,17 @@ import {
   ConsoleFactProposals,
   factProposalsWithFactsView,
   ProposalListQuery,
+  ConsoleMemoriesQuery,
+  ConsoleSearchBody,
+  consoleMemories,
+  consoleSearch,
+  MemoryPage,
+  memoryPageView,
+  SearchResults,
+  searchResultsView,
   AUTHED_CODES,
+  AUTHED_WRITE_CODES,
+  BODY_CODES,
   errors,
   NoQuery,
   type ApiDeps,
@@ -16,8 +26,10 @@ import { authPlugin } from "../plugins/auth";
 
 /**
  * Reads that a console screen needs in one request and the REST API does not offer as such:
- * each agent's last message excerpt (the REST session list leaves excerpts out, SPEC §3.6) and
- * fact proposals with both facts (a fact proposal names them by id). Read-only, tenant-filtered.
+ * each agent's last message excerpt (the REST session list leaves excerpts out, SPEC §3.6), fact
+ * proposals with both facts (a fact proposal names them by id), and the Memories list and search
+ * with versions and status as two filters (the REST `current` ties them and cannot ask for
+ * superseded memories only). Read-only, tenant-filtered.
  */
 export function consoleScreenRoutes(deps: ApiDeps) {
   return new Elysia({ name: "console-screen-routes", prefix: "/api/console", detail: { tags: ["console"] } })
@@ -26,6 +38,19 @@ export function consoleScreenRoutes(deps: ApiDeps) {
       query: NoQuery,
       response: { 200: ConsoleAgentExcerpts, ...errors(...AUTHED_CODES) },
       detail: { description: "Each agent's freshest last message excerpt (a short preview), newest first" },
+    })
+    .get("/memories", async ({ principal, query }) => memoryPageView(await consoleMemories(deps, principal, query)), {
+      query: ConsoleMemoriesQuery,
+      response: { 200: MemoryPage, ...errors(...AUTHED_CODES) },
+      detail: {
+        description: "GET /api/v1/memories's page, filtered by versions (current, all, superseded) and status apart",
+      },
+    })
+    .post("/search", async ({ principal, body }) => searchResultsView(await consoleSearch(deps, principal, body)), {
+      body: ConsoleSearchBody,
+      query: NoQuery,
+      response: { 200: SearchResults, ...errors(...AUTHED_WRITE_CODES, ...BODY_CODES) },
+      detail: { description: "POST /api/v1/search's ranking, with the console list's versions and status filters" },
     })
     .get(
       "/fact-proposals",

@@ -57,6 +57,7 @@ export { consoleActivity, rangeDays } from "./console/activity";
 export { EXCERPT_PREVIEW_CHARS, agentExcerpts, excerptPreview } from "./console/agent-excerpts";
 export { factProposalsWithFacts } from "./console/fact-proposals";
 export { consoleMemoryDetail } from "./console/memory-detail";
+export { MEMORY_VERSIONS, consoleMemories, consoleSearch, versionFilter } from "./console/memories";
 export {
   AccountExport,
   DeleteAccountBody,
@@ -107,6 +108,8 @@ export { Briefing, BriefingQuery, BriefingText, DebriefPrompt, DebriefQuery, bri
 export {
   ConsoleAgentExcerpts,
   ConsoleFactProposals,
+  ConsoleMemoriesQuery,
+  ConsoleSearchBody,
   agentExcerptsView,
   factProposalsWithFactsView,
 } from "./contract/console-screens";

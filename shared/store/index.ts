@@ -243,6 +243,7 @@ export type {
   BriefedMemory,
   CommitmentStatus,
   ErasureCounts,
+  MemoryStatus,
   MemoryType,
   OAuthApplicationType,
   OAuthAuthMethod,

@@ -4,8 +4,11 @@ import type { agentExcerpts } from "../console/agent-excerpts";
 import type { factProposalsWithFacts } from "../console/fact-proposals";
 import { isoOrNull } from "@amem/platform";
 import { FactView, factView } from "./facts";
+import { MEMORY_STATUSES } from "@amem/store";
+import { MEMORY_VERSIONS } from "../console/memories";
+import { ListMemoriesQuery, SearchBody } from "./memories";
 import { FactProposal, factProposalView } from "./proposals";
-import { Int, NullableTimestamp, strictObject, Uuid } from "./schema-kit";
+import { Int, NullableTimestamp, oneOf, strictObject, Uuid } from "./schema-kit";
 
 export const ConsoleAgentExcerpts = strictObject({
   items: Type.Array(
@@ -16,6 +19,23 @@ export const ConsoleAgentExcerpts = strictObject({
       excerptAt: NullableTimestamp,
     }),
   ),
+});
+
+/** Versions and status as two filters (shared/core/console/memories.ts): the console's Memories screen. */
+const Versions = oneOf(MEMORY_VERSIONS, {
+  description:
+    "current (default): memories no successor replaced; superseded: only those one did; all: both. Apart from status",
+});
+const { current: _listCurrent, ...listFilters } = ListMemoriesQuery.properties;
+export const ConsoleMemoriesQuery = Type.Object(
+  { ...listFilters, versions: Type.Optional(Versions) },
+  { additionalProperties: false },
+);
+const { current: _searchCurrent, ...searchFields } = SearchBody.properties;
+export const ConsoleSearchBody = strictObject({
+  ...searchFields,
+  versions: Type.Optional(Versions),
+  status: Type.Optional(oneOf(MEMORY_STATUSES)),
 });
 
 export const ConsoleFactProposals = strictObject({
