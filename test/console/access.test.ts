@@ -10,6 +10,7 @@ import { grantThroughServices } from "../oauth-grant";
 import { memoryAt, propose, proposeFact } from "../proposals/helpers";
 import { flushLeases } from "../../workers/flusher/lease-flusher";
 import {
+  checkDarkMode,
   clickText,
   expectAccessible,
   fill,
@@ -79,6 +80,7 @@ describe("the console's Access screen in headless Chromium (real api and workers
       await waitForText(page, "td", "laptop agent");
       await screenshots(page, "access");
       await expectAccessible(page, "access");
+      await checkDarkMode(page, "access");
       await clickText(page, "button[aria-label='Revoke key laptop agent']", "Revoke");
       await waitForText(page, "td", "revoked");
       const after = await ctx.request("GET", "/api/v1/me", { apiKey: key });

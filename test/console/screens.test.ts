@@ -42,6 +42,7 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       expect(await page.$eval("main", (m: any) => m.textContent)).not.toContain("Create an account");
       await screenshots(page, "sign-in");
       await expectAccessible(page, "sign-in");
+      await checkDarkMode(page, "sign-in");
       const user = await newTenant(ctx);
       await remember(h, user, { topic: "Overview counts this", content: "one memory" });
       await signIn(h, page, user);
@@ -104,6 +105,10 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         await clickText(page, ".card a", `Deploy with ${word}`);
         await waitForText(page, "[data-testid=memory-content]", `We deploy with ${word} on Fridays.`);
         await clickText(page, "button", "Revise");
+        await page.waitForSelector("form[aria-label='Revise memory']");
+        await screenshots(page, "memory-revise");
+        await expectAccessible(page, "memory-revise");
+        await checkDarkMode(page, "memory-revise");
         await fill(
           page,
           "form[aria-label='Revise memory'] textarea[name=content]",
@@ -132,6 +137,10 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       const user = await signIn(h, page);
       await openScreen(page, "Memories");
       await clickText(page, "button", "New memory");
+      await page.waitForSelector("form[aria-label='New memory']");
+      await screenshots(page, "memory-new");
+      await expectAccessible(page, "memory-new");
+      await checkDarkMode(page, "memory-new");
       await page.select("form[aria-label='New memory'] select[name=memoryType]", "commitment");
       await fill(page, "form[aria-label='New memory'] input[name=topic]", "Send the report");
       await fill(page, "form[aria-label='New memory'] textarea[name=content]", "Send the quarterly report to finance");
@@ -169,6 +178,7 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         await waitForText(page, ".proposal .score", "0.800");
         await screenshots(page, "proposals");
         await expectAccessible(page, "proposals");
+        await checkDarkMode(page, "proposals");
         const ids = await ctx.request("GET", "/api/v1/proposals", { apiKey: user.apiKey });
         const order = (ids.body.proposals as { id: string }[]).map((p) => p.id);
         // The selected (first listed) proposal is applied with "a", then the next rejected with "r".
@@ -230,6 +240,7 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         ]);
         await screenshots(page, "scopes");
         await expectAccessible(page, "scopes");
+        await checkDarkMode(page, "scopes");
         await clickText(page, "form[aria-label='Scope career'] button", "Delete");
         await page.waitForFunction(() => !document.querySelector("form[aria-label='Scope career']"));
       }),
