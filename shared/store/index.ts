@@ -66,6 +66,7 @@ export {
   upsertResumedSession,
 } from "./db/queries/agent-sessions";
 export type { AgentSessionRow, NaturalKey } from "./db/queries/agent-sessions";
+export { agentFleet, type AgentFleetRow } from "./db/queries/agent-fleet";
 export {
   apiKeyIdsOf,
   findApiKeyCredential,

@@ -215,12 +215,16 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
           sessionRunId: opened.body.sessionRunId,
         });
         await openScreen(page, "Agents");
-        await waitForText(page, "table th[scope=row]", "claude-code");
+        await waitForText(page, "[data-testid=fleet] th[scope=row]", "claude-code");
         await screenshots(page, "agents");
         await expectAccessible(page, "agents");
         await clickText(page, "td a", "run-one");
         await waitForText(page, "h1", "claude-code · run-one");
-        await waitForText(page, "main li a", "memory ");
+        // The run's events name the memories it wrote by topic (and type), linking to them.
+        await waitForText(page, "[data-testid=run-events] li a", "Written in a run");
+        expect(await page.$eval("[data-testid=run-events] li", (li: any) => li.textContent)).toContain(
+          "remember Written in a run decision",
+        );
         await screenshots(page, "session-run");
         await expectAccessible(page, "session-run");
 

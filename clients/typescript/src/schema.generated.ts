@@ -22,6 +22,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/console/agent-sessions/{sessionRunId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description GET /api/v1/agent-sessions/{id}/events's page, each event with its memory's topic and type */
+        get: operations["getApiConsoleAgent-sessionsBySessionRunIdEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/console/agents": {
         parameters: {
             query?: never;
@@ -29,7 +46,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Each agent's freshest last message excerpt (a short preview), newest first */
+        /** @description The fleet: per agent, last seen, live runs, runs in the last 7 days and its freshest last message (a preview) */
         get: operations["getApiConsoleAgents"];
         put?: never;
         post?: never;
@@ -990,6 +1007,125 @@ export interface operations {
             };
         };
     };
+    "getApiConsoleAgent-sessionsBySessionRunIdEvents": {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                sessionRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            createdAt: string;
+                            /**
+                             * @default remember
+                             * @enum {string}
+                             */
+                            eventKind: "remember" | "capture" | "revise" | "resolve" | "archive";
+                            id: string;
+                            memory: {
+                                /**
+                                 * @default decision
+                                 * @enum {string}
+                                 */
+                                memoryType: "decision" | "commitment" | "blocker" | "fact" | "preference" | "pattern" | "note" | "event";
+                                topic: string;
+                            };
+                            memoryId: string;
+                        }[];
+                        nextCursor: string | null;
+                        truncated: boolean;
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_input";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal_error";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                    };
+                };
+            };
+        };
+    };
     getApiConsoleAgents: {
         parameters: {
             query?: never;
@@ -1006,13 +1142,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Most recently seen first, at most 100 */
                         items: {
                             agent: string;
-                            /** @description A preview: whitespace folded, cut at about 160 characters with … */
-                            excerpt: string;
+                            lastMessage: {
+                                /** @description A preview: whitespace folded, cut at about 160 characters with … */
+                                excerpt: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                excerptAt: string | null;
+                                sessionRunId: string;
+                            } | null;
                             /** @description ISO 8601 UTC with Z, millisecond precision */
-                            excerptAt: string | null;
-                            sessionRunId: string;
+                            lastSeenAt: string;
+                            /** @description Open runs seen within the lease (as state=live) */
+                            liveRuns: number;
+                            /** @description Runs seen in the last 7 days */
+                            recentRuns: number;
                         }[];
                     };
                 };
