@@ -227,6 +227,14 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         );
         await screenshots(page, "session-run");
         await expectAccessible(page, "session-run");
+        // And back: the memory's detail links to the run that wrote it.
+        await clickText(page, "[data-testid=run-events] li a", "Written in a run");
+        await waitForText(page, "h1", "Written in a run");
+        expect(await page.$eval("[data-testid=written-in] a", (a: any) => a.getAttribute("href"))).toBe(
+          `/app/agents/${opened.body.sessionRunId}`,
+        );
+        await page.click("[data-testid=written-in] a");
+        await waitForText(page, "h1", "claude-code · run-one");
 
         await openScreen(page, "Scopes");
         // New accounts have "personal" and "work" already.
