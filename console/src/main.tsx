@@ -1,5 +1,5 @@
 import { render } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, setCsrfToken, whenSignedOut } from "./api";
 import { Link, Loading, navigate, usePath } from "./ui";
 import { SignIn, type Session } from "./screens/sign-in";
@@ -38,6 +38,18 @@ function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [notice, setNotice] = useState<string | null>(null);
   const [erased, setErased] = useState<Erased | null>(null);
+  const main = useRef<HTMLElement>(null);
+  const shownPath = useRef<string | null>(null);
+
+  // After moving to another screen, focus goes to the main region (WCAG 2.4.3): otherwise it
+  // stays on the link that was activated, and the next Tab walks the rest of the navigation
+  // before reaching the new screen. Not on the first screen shown (a page load starts at the top,
+  // where the skip link is), and not when the path is unchanged.
+  useEffect(() => {
+    if (!session) return;
+    if (shownPath.current !== null && shownPath.current !== path) main.current?.focus();
+    shownPath.current = path;
+  }, [path, session]);
 
   useEffect(() => {
     whenSignedOut(() => {
@@ -126,7 +138,7 @@ function App() {
           </button>
         </div>
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} ref={main}>
         <Screen
           path={path}
           onErased={(e) => {

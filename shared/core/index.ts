@@ -54,9 +54,11 @@ export { LONG_TEXT_MIN_SCORE, RELEVANT_MIN_SCORE, relevantMinScore } from "./bri
 export { buildBriefing } from "./briefing/service";
 export type { BriefingRequest } from "./briefing/service";
 export { consoleActivity, rangeDays } from "./console/activity";
-export { EXCERPT_PREVIEW_CHARS, agentExcerpts, excerptPreview } from "./console/agent-excerpts";
+export { EXCERPT_PREVIEW_CHARS, RECENT_RUN_DAYS, agentFleet, excerptPreview } from "./console/agent-fleet";
+export { runEventsWithMemories } from "./console/run-events";
 export { factProposalsWithFacts } from "./console/fact-proposals";
 export { consoleMemoryDetail } from "./console/memory-detail";
+export { MEMORY_VERSIONS, consoleMemories, consoleSearch, versionFilter } from "./console/memories";
 export {
   AccountExport,
   DeleteAccountBody,
@@ -105,9 +107,13 @@ export {
 } from "./contract/auth";
 export { Briefing, BriefingQuery, BriefingText, DebriefPrompt, DebriefQuery, briefingView } from "./contract/briefing";
 export {
-  ConsoleAgentExcerpts,
+  ConsoleAgents,
+  ConsoleRunEvents,
   ConsoleFactProposals,
-  agentExcerptsView,
+  ConsoleMemoriesQuery,
+  ConsoleSearchBody,
+  agentFleetView,
+  runEventsView,
   factProposalsWithFactsView,
 } from "./contract/console-screens";
 export { ActivityQuery, ConsoleActivity, ConsoleMemoryDetail, ConsoleSession } from "./contract/console";

@@ -66,6 +66,7 @@ export {
   upsertResumedSession,
 } from "./db/queries/agent-sessions";
 export type { AgentSessionRow, NaturalKey } from "./db/queries/agent-sessions";
+export { agentFleet, type AgentFleetRow } from "./db/queries/agent-fleet";
 export {
   apiKeyIdsOf,
   findApiKeyCredential,
@@ -243,6 +244,7 @@ export type {
   BriefedMemory,
   CommitmentStatus,
   ErasureCounts,
+  MemoryStatus,
   MemoryType,
   OAuthApplicationType,
   OAuthAuthMethod,

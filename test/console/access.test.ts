@@ -10,6 +10,7 @@ import { grantThroughServices } from "../oauth-grant";
 import { memoryAt, propose, proposeFact } from "../proposals/helpers";
 import { flushLeases } from "../../workers/flusher/lease-flusher";
 import {
+  checkDarkMode,
   clickText,
   expectAccessible,
   fill,
@@ -28,6 +29,7 @@ import {
 /** Page functions run in the browser: its globals, typed loosely (the project compiles without the DOM library). */
 declare const document: any;
 declare const location: any;
+declare const navigator: any;
 
 /*
  * Access in headless Chromium against a real api process and real workers: API keys (the revoked
@@ -77,8 +79,15 @@ describe("the console's Access screen in headless Chromium (real api and workers
       expect(key).toMatch(/^amem_[0-9A-Za-z]{40}$/);
       expect((await ctx.request("GET", "/api/v1/me", { apiKey: key })).status).toBe(200);
       await waitForText(page, "td", "laptop agent");
+      // The copy button puts the secret on the clipboard: read back through the page's clipboard,
+      // with the permissions a person grants (headless Chromium asks no one).
+      await page.browserContext().overridePermissions(h.url, ["clipboard-read", "clipboard-sanitized-write"]);
+      await clickText(page, ".secret button", "Copy");
+      await waitForText(page, ".secret button", "Copied");
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
       await screenshots(page, "access");
       await expectAccessible(page, "access");
+      await checkDarkMode(page, "access");
       await clickText(page, "button[aria-label='Revoke key laptop agent']", "Revoke");
       await waitForText(page, "td", "revoked");
       const after = await ctx.request("GET", "/api/v1/me", { apiKey: key });
@@ -205,7 +214,7 @@ describe("guarantees across the console", () => {
       const grant = await grantThroughServices(ctx.deps, issuerOf(ctx.config), owner.userId);
 
       const page = await newPage(h);
-      await signIn(h, page);
+      const second = await signIn(h, page);
       for (const [label, heading] of [
         ["Overview", "Overview"],
         ["Memories", "Memories"],
@@ -221,17 +230,53 @@ describe("guarantees across the console", () => {
           leaked: false,
         });
       }
+      // The Overview's counts are the second user's own (a fresh account: its two default scopes
+      // and one key), not the owner's: a count leaks as surely as a text.
+      const summary: any = await page.evaluate(async () => (await fetch("/api/dashboard/summary")).json());
+      const own = await ctx.request("GET", "/api/dashboard/summary", { apiKey: second.apiKey });
+      expect(summary).toEqual(own.body);
+      expect([
+        summary.memories.total,
+        summary.proposals.proposed,
+        summary.sessions.live + summary.sessions.closed,
+      ]).toEqual([0, 0, 0]);
+      expect([summary.scopes, summary.apiKeys.active, summary.lastActivityAt]).toEqual([2, 1, null]);
+      await openScreen(page, "Overview");
+      const tiles = await page.$$eval("ul[aria-label=Totals] .stat", (els) =>
+        Object.fromEntries(
+          els.map((e: any) => [e.querySelector(".stat-label").textContent, e.querySelector(".stat-value").textContent]),
+        ),
+      );
+      expect(tiles).toEqual({
+        "Current memories": "0",
+        "Waiting proposals": "0",
+        "Live sessions": "0",
+        "Open commitments": "0",
+        Scopes: "2",
+        "Active API keys": "1",
+      });
       await openScreen(page, "Proposals");
       await page.select("select[name=kind]", "fact");
       await waitForText(page, "main", "Nothing here.");
       // The console's own reads, as the second user's browser makes them.
-      const reads = await page.evaluate(async () =>
-        Promise.all(
-          ["/api/console/agents", "/api/console/fact-proposals", "/api/v1/memories?current=false&tag=x"].map(
-            async (path) => (await fetch(path)).text(),
-          ),
-        ),
-      );
+      const reads = await page.evaluate(async (word: string) => {
+        const session: any = await (await fetch("/api/console/session")).json();
+        const search = await fetch("/api/console/search", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-csrf-token": session.csrfToken },
+          body: JSON.stringify({ query: word, versions: "all" }),
+        });
+        return Promise.all([
+          ...[
+            "/api/console/agents",
+            "/api/console/fact-proposals",
+            "/api/console/memories?versions=all",
+            "/api/console/memories?versions=superseded&status=archived",
+            "/api/v1/memories?current=false&tag=x",
+          ].map(async (path) => (await fetch(path)).text()),
+          search.text(),
+        ]);
+      }, marker);
       expect(reads.filter((text: string) => text.includes(marker))).toEqual([]);
       await page.goto(`${h.url}/app/memories/${a.id}`);
       await waitForText(page, "[role=alert]", "Not found");
@@ -259,6 +304,7 @@ describe("guarantees across the console", () => {
             await call("POST", `/api/v1/proposals/${ids.proposal}/reject`),
             await call("GET", `/api/v1/agent-sessions/${ids.run}`),
             await call("GET", `/api/v1/agent-sessions/${ids.run}/events`),
+            await call("GET", `/api/console/agent-sessions/${ids.run}/events`),
             await call("PATCH", `/api/v1/scopes/${ids.scope}`, { name: "stolen" }),
             await call("DELETE", `/api/v1/scopes/${ids.scope}`),
             await call("DELETE", `/api/v1/api-keys/${ids.key}`),

@@ -6,8 +6,10 @@ import {
   checkDarkMode,
   clickText,
   expectAccessible,
+  fill,
   newPage,
   openScreen,
+  remember,
   screenshots,
   startConsole,
   TEST_MS,
@@ -18,6 +20,7 @@ import {
 /** Page functions run in the browser: its globals, typed loosely (the project compiles without the DOM library). */
 declare const document: any;
 declare const Event: any;
+declare const requestAnimationFrame: (callback: (time: number) => void) => number;
 
 /*
  * The console's Memories filters by tag and created date, the Agents screen's last message, fact
@@ -43,6 +46,20 @@ async function setDate(page: Awaited<ReturnType<typeof newPage>>, name: string, 
     },
     day,
   );
+}
+
+/** The excerpts of the cards listed under `label` ("Memories" or "Search results"), in order. */
+const listedExcerpts = (page: Awaited<ReturnType<typeof newPage>>, label: string) =>
+  page.$$eval(`ul[aria-label='${label}'] .card .excerpt`, (els) => els.map((e) => e.textContent));
+
+/** Applies the filters, waits for the list's or the search's answer and the render after it, and reads the cards. */
+async function applyAndRead(page: Awaited<ReturnType<typeof newPage>>, label: string) {
+  const answered = page.waitForResponse((r) => /\/(memories|search)$/.test(new URL(r.url()).pathname));
+  await clickText(page, "form[role=search] button", "Apply");
+  expect((await answered).status()).toBe(200);
+  await page.waitForFunction((l: string) => document.querySelector(`ul[aria-label='${l}']`), {}, label);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  return listedExcerpts(page, label);
 }
 
 const listedTopics = (page: Awaited<ReturnType<typeof newPage>>) =>
@@ -108,6 +125,59 @@ describe("the console's filters and details in headless Chromium", () => {
   );
 
   it(
+    "Memories: Versions lists current only, all versions or superseded only, in the list and in search; Status applies to search",
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        const word = `quokka${crypto.randomUUID().slice(0, 8)}`;
+        const original = await remember(h, user, { topic: `Deploy ${word}`, content: `We deploy ${word} on Fridays.` });
+        const revised = await ctx.request("POST", `/api/v1/memories/${original.id}/revise`, {
+          apiKey: user.apiKey,
+          body: { content: `We deploy ${word} on Tuesdays.` },
+        });
+        expect(revised.status).toBe(201);
+        const old = await remember(h, user, { topic: `Old ${word} runbook`, content: `The ${word} runbook, retired.` });
+        await ctx.request("POST", `/api/v1/memories/${old.id}/archive`, { apiKey: user.apiKey });
+        const friday = `We deploy ${word} on Fridays.`;
+        const tuesday = `We deploy ${word} on Tuesdays.`;
+        const retired = `The ${word} runbook, retired.`;
+
+        await openScreen(page, "Memories");
+        await waitForText(page, "ul[aria-label=Memories] .card", tuesday);
+        expect(await listedExcerpts(page, "Memories")).toEqual([tuesday]);
+        for (const [versions, expected] of [
+          ["all", [tuesday, friday]],
+          ["superseded", [friday]],
+          ["current", [tuesday]],
+        ] as const) {
+          await page.select("select[name=versions]", versions);
+          expect({ versions, listed: await applyAndRead(page, "Memories") }).toEqual({
+            versions,
+            listed: [...expected],
+          });
+        }
+
+        await fill(page, "input[name=q]", word);
+        for (const [versions, expected] of [
+          ["current", [tuesday]],
+          ["all", [tuesday, friday]],
+          ["superseded", [friday]],
+        ] as const) {
+          await page.select("select[name=versions]", versions);
+          expect({ versions, found: await applyAndRead(page, "Search results") }).toEqual({
+            versions,
+            found: [...expected],
+          });
+        }
+        // Status is a filter of search too (it was ignored there): archived finds only the archived memory.
+        await page.select("select[name=versions]", "current");
+        await page.select("select[name=status]", "archived");
+        expect(await applyAndRead(page, "Search results")).toEqual([retired]);
+        expect(await page.$eval("select[name=status]", (el: any) => el.disabled)).toBe(false);
+      }),
+    TEST_MS,
+  );
+
+  it(
     "Agents: shows each agent's last message as text",
     () =>
       withSignedInPage(h, async (page, user) => {
@@ -124,6 +194,31 @@ describe("the console's filters and details in headless Chromium", () => {
         await screenshots(page, "agents-last-message");
         await expectAccessible(page, "agents-last-message");
         await checkDarkMode(page, "agents-last-message");
+      }),
+    TEST_MS,
+  );
+
+  it(
+    "Agents: lists an agent whose only run is older than the newest 100 runs, with its figures",
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        const old = await open(ctx, user, { agent: "old-agent", sessionId: newSessionId(), source: "startup" });
+        const monthAgo = new Date(Date.now() - 30 * DAY_MINUTES * 60_000).toISOString();
+        await ctx.deps.sql`update agent_sessions set opened_at = ${monthAgo}, last_seen_at = ${monthAgo},
+          closed_at = ${monthAgo} where id = ${old.body.sessionRunId}`;
+        for (let i = 0; i < 100; i++)
+          expect((await open(ctx, user, { sessionId: newSessionId(), source: "startup" })).status).toBe(200);
+        await openScreen(page, "Agents");
+        await waitForText(page, "[data-testid=fleet] th[scope=row]", "old-agent");
+        const rows = await page.$$eval("[data-testid=fleet] tbody tr", (trs) =>
+          trs.map((tr: any) => [...tr.querySelectorAll("th, td")].slice(0, 3).map((c: any) => c.textContent)),
+        );
+        expect(rows).toEqual([
+          ["claude-code", "100", "100"],
+          ["old-agent", "0", "0"],
+        ]);
+        // The recent runs are the newest 100: the old agent's run is not among them, its row is still there.
+        expect(await page.$$eval("main table:not([data-testid=fleet]) tbody tr", (trs) => trs.length)).toBe(100);
       }),
     TEST_MS,
   );

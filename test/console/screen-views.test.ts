@@ -34,7 +34,7 @@ describe("excerptPreview", () => {
 });
 
 describe("GET /api/console/agents", () => {
-  it("answers each agent's freshest excerpt as a preview, newest first, and never another tenant's", async () => {
+  it("answers each agent's freshest excerpt as a preview, and never another tenant's", async () => {
     const alice = await newTenant(ctx);
     const bob = await newTenant(ctx);
     const first = newSessionId();
@@ -42,7 +42,8 @@ describe("GET /api/console/agents", () => {
     await open(ctx, alice, { sessionId: first, source: "startup" });
     // The freshest excerpt of claude-code is in a project of its own, after two other projects'
     // (no project, then "api"): the answer is the newest over all of an agent's projects.
-    await open(ctx, alice, { sessionId: second, source: "startup", project: "web" });
+    const secondRun = (await open(ctx, alice, { sessionId: second, source: "startup", project: "web" })).body
+      .sessionRunId as string;
     const middle = newSessionId();
     await open(ctx, alice, { sessionId: middle, source: "startup", project: "api" });
     const codex = newSessionId();
@@ -62,16 +63,20 @@ describe("GET /api/console/agents", () => {
 
     const res = await get(alice, "/api/console/agents");
     expect(res.status).toBe(200);
-    const items = res.body.items as { agent: string; excerpt: string; excerptAt: string; sessionRunId: string }[];
+    type Said = { excerpt: string; excerptAt: string; sessionRunId: string };
+    const items = res.body.items as { agent: string; lastMessage: Said }[];
     expect(items.map((i) => i.agent)).toEqual(["codex", "claude-code"]);
-    expect(items[0]!.excerpt).toBe("codex said <b>hi</b>");
-    expect(items[1]!.excerpt.startsWith("Latest: word word")).toBe(true);
-    expect(items[1]!.excerpt.endsWith("…")).toBe(true);
+    expect(items[0]!.lastMessage.excerpt).toBe("codex said <b>hi</b>");
+    expect(items[1]!.lastMessage.excerpt.startsWith("Latest: word word")).toBe(true);
+    expect(items[1]!.lastMessage.excerpt.endsWith("…")).toBe(true);
+    expect(items[1]!.lastMessage.sessionRunId).toBe(secondRun);
     expect(res.text).not.toContain("older message");
     expect(res.text).not.toContain("middle message");
     expect(res.text).not.toContain("bob's secret");
     const bobs = await get(bob, "/api/console/agents");
-    expect(bobs.body.items).toEqual([]);
+    expect(bobs.body.items.map((i: { agent: string }) => i.agent)).toEqual(["claude-code"]);
+    expect(bobs.text).not.toContain("message of run one");
+    expect(bobs.text).not.toContain("Latest:");
     expect((await get(bob, "/api/console/agents?limit=5")).body).toEqual({ error: "invalid_input" });
   });
 });

@@ -42,6 +42,7 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       expect(await page.$eval("main", (m: any) => m.textContent)).not.toContain("Create an account");
       await screenshots(page, "sign-in");
       await expectAccessible(page, "sign-in");
+      await checkDarkMode(page, "sign-in");
       const user = await newTenant(ctx);
       await remember(h, user, { topic: "Overview counts this", content: "one memory" });
       await signIn(h, page, user);
@@ -104,6 +105,10 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         await clickText(page, ".card a", `Deploy with ${word}`);
         await waitForText(page, "[data-testid=memory-content]", `We deploy with ${word} on Fridays.`);
         await clickText(page, "button", "Revise");
+        await page.waitForSelector("form[aria-label='Revise memory']");
+        await screenshots(page, "memory-revise");
+        await expectAccessible(page, "memory-revise");
+        await checkDarkMode(page, "memory-revise");
         await fill(
           page,
           "form[aria-label='Revise memory'] textarea[name=content]",
@@ -132,6 +137,10 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       const user = await signIn(h, page);
       await openScreen(page, "Memories");
       await clickText(page, "button", "New memory");
+      await page.waitForSelector("form[aria-label='New memory']");
+      await screenshots(page, "memory-new");
+      await expectAccessible(page, "memory-new");
+      await checkDarkMode(page, "memory-new");
       await page.select("form[aria-label='New memory'] select[name=memoryType]", "commitment");
       await fill(page, "form[aria-label='New memory'] input[name=topic]", "Send the report");
       await fill(page, "form[aria-label='New memory'] textarea[name=content]", "Send the quarterly report to finance");
@@ -169,6 +178,7 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         await waitForText(page, ".proposal .score", "0.800");
         await screenshots(page, "proposals");
         await expectAccessible(page, "proposals");
+        await checkDarkMode(page, "proposals");
         const ids = await ctx.request("GET", "/api/v1/proposals", { apiKey: user.apiKey });
         const order = (ids.body.proposals as { id: string }[]).map((p) => p.id);
         // The selected (first listed) proposal is applied with "a", then the next rejected with "r".
@@ -205,14 +215,26 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
           sessionRunId: opened.body.sessionRunId,
         });
         await openScreen(page, "Agents");
-        await waitForText(page, "table th[scope=row]", "claude-code");
+        await waitForText(page, "[data-testid=fleet] th[scope=row]", "claude-code");
         await screenshots(page, "agents");
         await expectAccessible(page, "agents");
         await clickText(page, "td a", "run-one");
         await waitForText(page, "h1", "claude-code · run-one");
-        await waitForText(page, "main li a", "memory ");
+        // The run's events name the memories it wrote by topic (and type), linking to them.
+        await waitForText(page, "[data-testid=run-events] li a", "Written in a run");
+        expect(await page.$eval("[data-testid=run-events] li", (li: any) => li.textContent)).toContain(
+          "remember Written in a run decision",
+        );
         await screenshots(page, "session-run");
         await expectAccessible(page, "session-run");
+        // And back: the memory's detail links to the run that wrote it.
+        await clickText(page, "[data-testid=run-events] li a", "Written in a run");
+        await waitForText(page, "h1", "Written in a run");
+        expect(await page.$eval("[data-testid=written-in] a", (a: any) => a.getAttribute("href"))).toBe(
+          `/app/agents/${opened.body.sessionRunId}`,
+        );
+        await page.click("[data-testid=written-in] a");
+        await waitForText(page, "h1", "claude-code · run-one");
 
         await openScreen(page, "Scopes");
         // New accounts have "personal" and "work" already.
@@ -230,6 +252,7 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         ]);
         await screenshots(page, "scopes");
         await expectAccessible(page, "scopes");
+        await checkDarkMode(page, "scopes");
         await clickText(page, "form[aria-label='Scope career'] button", "Delete");
         await page.waitForFunction(() => !document.querySelector("form[aria-label='Scope career']"));
       }),

@@ -1,6 +1,19 @@
 import { describe, expect, it } from "bun:test";
 import { eventually } from "../helpers";
-import { clickText, fill, newPage, startConsole, TEST_MS, WAIT_MS, waitForText, watchProblems } from "./harness";
+import {
+  checkDarkMode,
+  clickText,
+  expectAccessible,
+  fill,
+  newPage,
+  screenshots,
+  startConsole,
+  TEST_MS,
+  WAIT_MS,
+  waitForText,
+  watchProblems,
+} from "./harness";
+import type { Page } from "puppeteer-core";
 
 /*
  * Sign-up, email verification and password reset in the console, where mail is configured: the api
@@ -8,6 +21,13 @@ import { clickText, fill, newPage, startConsole, TEST_MS, WAIT_MS, waitForText, 
  * opens it in the browser as the recipient would.
  */
 const h = await startConsole({ MAIL_TRANSPORT: "log" });
+
+/** Screenshots at both widths, the axe scan and dark mode of the form on screen. */
+async function checkScreen(page: Page, name: string): Promise<void> {
+  await screenshots(page, name);
+  await expectAccessible(page, name);
+  await checkDarkMode(page, name);
+}
 
 /** The link of the newest mailed `kind` written to the api's log after `seen` such links. */
 async function mailedLink(kind: string, seen: number): Promise<string> {
@@ -32,6 +52,8 @@ describe("sign-up and password reset in the console (mail configured)", () => {
       const email = `${crypto.randomUUID()}@example.test`;
       await page.goto(`${h.url}/app`);
       await clickText(page, "button", "Create an account");
+      await waitForText(page, "h1", "Create an account");
+      await checkScreen(page, "sign-up");
       await fill(page, "input[name=email]", email);
       await fill(page, "input[name=password]", "first horse battery");
       await clickText(page, "form button[type=submit]", "Create an account");
@@ -49,6 +71,8 @@ describe("sign-up and password reset in the console (mail configured)", () => {
       await clickText(page, "button", "Sign out");
 
       await clickText(page, "button", "Forgot your password?");
+      await waitForText(page, "h1", "Reset your password");
+      await checkScreen(page, "forgot-password");
       await fill(page, "input[name=email]", email);
       await clickText(page, "form button[type=submit]", "Reset your password");
       await waitForText(page, "[role=status]", "a reset link is on its way");
@@ -56,6 +80,7 @@ describe("sign-up and password reset in the console (mail configured)", () => {
       expect(new URL(reset).pathname).toBe("/app/reset-password");
       await page.goto(reset);
       await waitForText(page, "h1", "Choose a new password");
+      await checkScreen(page, "reset-password");
       await fill(page, "input[name=password]", "second horse battery");
       await clickText(page, "form button[type=submit]", "Choose a new password");
       await waitForText(page, "[role=status]", "Password changed.");

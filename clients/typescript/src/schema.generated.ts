@@ -22,6 +22,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/console/agent-sessions/{sessionRunId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description GET /api/v1/agent-sessions/{id}/events's page, each event with its memory's topic and type */
+        get: operations["getApiConsoleAgent-sessionsBySessionRunIdEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/console/agents": {
         parameters: {
             query?: never;
@@ -29,7 +46,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Each agent's freshest last message excerpt (a short preview), newest first */
+        /** @description The fleet: per agent, last seen, live runs, runs in the last 7 days and its freshest last message (a preview) */
         get: operations["getApiConsoleAgents"];
         put?: never;
         post?: never;
@@ -56,6 +73,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/console/memories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description GET /api/v1/memories's page, filtered by versions (current, all, superseded) and status apart */
+        get: operations["getApiConsoleMemories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/console/memories/{id}": {
         parameters: {
             query?: never;
@@ -66,6 +100,23 @@ export interface paths {
         get: operations["getApiConsoleMemoriesById"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description POST /api/v1/search's ranking, with the console list's versions and status filters */
+        post: operations["postApiConsoleSearch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -956,6 +1007,125 @@ export interface operations {
             };
         };
     };
+    "getApiConsoleAgent-sessionsBySessionRunIdEvents": {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                sessionRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            createdAt: string;
+                            /**
+                             * @default remember
+                             * @enum {string}
+                             */
+                            eventKind: "remember" | "capture" | "revise" | "resolve" | "archive";
+                            id: string;
+                            memory: {
+                                /**
+                                 * @default decision
+                                 * @enum {string}
+                                 */
+                                memoryType: "decision" | "commitment" | "blocker" | "fact" | "preference" | "pattern" | "note" | "event";
+                                topic: string;
+                            };
+                            memoryId: string;
+                        }[];
+                        nextCursor: string | null;
+                        truncated: boolean;
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_input";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal_error";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                    };
+                };
+            };
+        };
+    };
     getApiConsoleAgents: {
         parameters: {
             query?: never;
@@ -972,13 +1142,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Most recently seen first, at most 100 */
                         items: {
                             agent: string;
-                            /** @description A preview: whitespace folded, cut at about 160 characters with … */
-                            excerpt: string;
+                            lastMessage: {
+                                /** @description A preview: whitespace folded, cut at about 160 characters with … */
+                                excerpt: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                excerptAt: string | null;
+                                sessionRunId: string;
+                            } | null;
                             /** @description ISO 8601 UTC with Z, millisecond precision */
-                            excerptAt: string | null;
-                            sessionRunId: string;
+                            lastSeenAt: string;
+                            /** @description Open runs seen within the lease (as state=live) */
+                            liveRuns: number;
+                            /** @description Runs seen in the last 7 days */
+                            recentRuns: number;
                         }[];
                     };
                 };
@@ -1176,6 +1355,128 @@ export interface operations {
             };
         };
     };
+    getApiConsoleMemories: {
+        parameters: {
+            query?: {
+                createdBefore?: string;
+                createdFrom?: string;
+                cursor?: string;
+                limit?: number;
+                memoryType?: "decision" | "commitment" | "blocker" | "fact" | "preference" | "pattern" | "note" | "event";
+                project?: string;
+                scope?: string;
+                status?: "active" | "archived";
+                tag?: string;
+                versions?: "current" | "all" | "superseded";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            content: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            createdAt: string;
+                            id: string;
+                            /**
+                             * @default decision
+                             * @enum {string}
+                             */
+                            memoryType: "decision" | "commitment" | "blocker" | "fact" | "preference" | "pattern" | "note" | "event";
+                            project: string | null;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            recordedAt: string;
+                            scope: string;
+                            sessionRunId: string | null;
+                            /**
+                             * @default active
+                             * @enum {string}
+                             */
+                            status: "active" | "archived";
+                            tags: string[];
+                            topic: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            updatedAt: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            validFrom: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            validTo: string | null;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_input";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal_error";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                    };
+                };
+            };
+        };
+    };
     getApiConsoleMemoriesById: {
         parameters: {
             query?: never;
@@ -1286,6 +1587,173 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal_error";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    postApiConsoleSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    cursor?: string;
+                    limit?: number;
+                    memoryTypes?: ("decision" | "commitment" | "blocker" | "fact" | "preference" | "pattern" | "note" | "event")[];
+                    /** @description Drop results scoring below this (0–1; scores are comparable across queries of one user) */
+                    minScore?: number;
+                    project?: string;
+                    /** @description What to find, as a question or keywords: a memory matching any meaningful word is a candidate; "an exact phrase" must appear; -word excludes */
+                    query: string;
+                    scope?: string;
+                    status?: "active" | "archived";
+                    /** @description current (default): memories no successor replaced; superseded: only those one did; all: both. Apart from status */
+                    versions?: "current" | "all" | "superseded";
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            memory: {
+                                content: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                createdAt: string;
+                                id: string;
+                                /**
+                                 * @default decision
+                                 * @enum {string}
+                                 */
+                                memoryType: "decision" | "commitment" | "blocker" | "fact" | "preference" | "pattern" | "note" | "event";
+                                project: string | null;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                recordedAt: string;
+                                scope: string;
+                                sessionRunId: string | null;
+                                /**
+                                 * @default active
+                                 * @enum {string}
+                                 */
+                                status: "active" | "archived";
+                                tags: string[];
+                                topic: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                updatedAt: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                validFrom: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                validTo: string | null;
+                            };
+                            score: number;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_input" | "invalid_json";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                     };
                 };
             };

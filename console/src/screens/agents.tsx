@@ -14,56 +14,56 @@ type Run = {
   triageStatus: string;
 };
 
-type LastMessage = { agent: string; sessionRunId: string; excerpt: string; excerptAt: string | null };
+type Fleet = {
+  items: {
+    agent: string;
+    lastSeenAt: string;
+    liveRuns: number;
+    recentRuns: number;
+    lastMessage: { sessionRunId: string; excerpt: string; excerptAt: string | null } | null;
+  }[];
+};
 
 /**
- * The fleet: one row per agent (last seen, live runs, its last message) and the recent runs with
- * their triage status. The last message is a server-cut preview, rendered as text.
+ * The fleet: one row per agent (last seen, live runs, runs this week, its last message), served
+ * per agent by the api whatever the age of its last run, and the recent runs with their triage
+ * status. The last message is a server-cut preview, rendered as text.
  */
 export function Agents() {
   const runs = useLoad(
     () => api<{ items: Run[] }>("GET", `/api/v1/agent-sessions${query({ state: "all", limit: 100 })}`),
     "runs",
   );
-  const excerpts = useLoad(() => api<{ items: LastMessage[] }>("GET", "/api/console/agents"), "excerpts");
-  if (!runs.data) return <Page title="Agents">{runs.error ? <ErrorLine error={runs.error} /> : <Loading />}</Page>;
-  const lastMessage = new Map((excerpts.data?.items ?? []).map((e) => [e.agent, e]));
-  const byAgent = new Map<string, { lastSeen: string; live: number; runs: number }>();
-  for (const r of runs.data.items) {
-    const a = byAgent.get(r.agent) ?? { lastSeen: r.lastSeenAt, live: 0, runs: 0 };
-    if (r.lastSeenAt > a.lastSeen) a.lastSeen = r.lastSeenAt;
-    if (!r.closedAt) a.live++;
-    a.runs++;
-    byAgent.set(r.agent, a);
-  }
+  const fleet = useLoad(() => api<Fleet>("GET", "/api/console/agents"), "fleet");
+  if (!fleet.data || !runs.data)
+    return <Page title="Agents">{fleet.error || runs.error ? <ErrorLine error={fleet.error ?? runs.error} /> : <Loading />}</Page>;
   return (
     <Page title="Agents">
-      <ErrorLine error={excerpts.error} />
-      {byAgent.size === 0 ? (
+      {fleet.data.items.length === 0 ? (
         <p class="muted">No agent has opened a session yet.</p>
       ) : (
         <div class="table-wrap">
-          <table class="stacked">
-            <caption>Agents</caption>
+          <table class="stacked" data-testid="fleet">
+            <caption>Agents, most recently seen first</caption>
             <thead>
               <tr>
                 <th scope="col">Agent</th>
                 <th scope="col">Live runs</th>
-                <th scope="col">Recent runs</th>
+                <th scope="col">Runs (7 days)</th>
                 <th scope="col">Last seen</th>
                 <th scope="col">Last message</th>
               </tr>
             </thead>
             <tbody>
-              {[...byAgent].map(([agent, a]) => {
-                const said = lastMessage.get(agent);
+              {fleet.data.items.map((a) => {
+                const said = a.lastMessage;
                 return (
-                  <tr key={agent}>
-                    <th scope="row">{agent}</th>
-                    <td data-label="Live runs">{a.live}</td>
-                    <td data-label="Recent runs">{a.runs}</td>
+                  <tr key={a.agent}>
+                    <th scope="row">{a.agent}</th>
+                    <td data-label="Live runs">{a.liveRuns}</td>
+                    <td data-label="Runs (7 days)">{a.recentRuns}</td>
                     <td data-label="Last seen">
-                      <When at={a.lastSeen} />
+                      <When at={a.lastSeenAt} />
                     </td>
                     <td class="last-message" data-testid="last-message" data-label="Last message">
                       {said ? (
@@ -125,10 +125,16 @@ export function SessionRun({ id }: { id: string }) {
   const run = useLoad(() => api<Run>("GET", `/api/v1/agent-sessions/${encodeURIComponent(id)}`), id);
   const events = useLoad(
     () =>
-      api<{ items: { id: string; memoryId: string; eventKind: string; createdAt: string }[] }>(
-        "GET",
-        `/api/v1/agent-sessions/${encodeURIComponent(id)}/events${query({ limit: 100 })}`,
-      ),
+      api<{
+        items: {
+          id: string;
+          memoryId: string;
+          eventKind: string;
+          createdAt: string;
+          memory: { topic: string; memoryType: string };
+        }[];
+        nextCursor: string | null;
+      }>("GET", `/api/console/agent-sessions/${encodeURIComponent(id)}/events${query({ limit: 100 })}`),
     id,
   );
   if (!run.data) return <Page title="Session run">{run.error ? <ErrorLine error={run.error} /> : <Loading />}</Page>;
@@ -160,14 +166,15 @@ export function SessionRun({ id }: { id: string }) {
       <h2>Events and memories written</h2>
       <ErrorLine error={events.error} />
       {events.data && events.data.items.length === 0 && <p class="muted">This run wrote nothing.</p>}
-      <ul>
+      <ul data-testid="run-events">
         {events.data?.items.map((e) => (
           <li key={e.id}>
-            {e.eventKind} <Link href={`/app/memories/${e.memoryId}`}>memory {e.memoryId.slice(0, 8)}</Link> ·{" "}
-            <When at={e.createdAt} />
+            {e.eventKind} <Link href={`/app/memories/${e.memoryId}`}>{e.memory.topic}</Link>{" "}
+            <span class={`tag t-${e.memory.memoryType}`}>{e.memory.memoryType}</span> · <When at={e.createdAt} />
           </li>
         ))}
       </ul>
+      {events.data?.nextCursor && <p class="muted">The run's first 100 events.</p>}
     </Page>
   );
 }

@@ -6,14 +6,25 @@ type Filters = {
   memoryType: string;
   scope: string;
   project: string;
+  /** active (default), archived, or "" for either. */
   status: string;
-  current: string;
+  /** The supersede axis, apart from status: current (default), all or superseded (shared/core/console/memories.ts). */
+  versions: string;
   tag: string;
   /** Calendar days (yyyy-mm-dd, the person's own time zone), both inclusive. */
   from: string;
   to: string;
 };
-const EMPTY: Filters = { memoryType: "", scope: "", project: "", status: "", current: "true", tag: "", from: "", to: "" };
+const EMPTY: Filters = {
+  memoryType: "",
+  scope: "",
+  project: "",
+  status: "active",
+  versions: "current",
+  tag: "",
+  from: "",
+  to: "",
+};
 type Row = { memory: Memory; score?: number };
 
 /** Local midnight of a yyyy-mm-dd day, `plusDays` later, as the API's UTC timestamp. */
@@ -48,15 +59,16 @@ export function Memories() {
   const listPage = (after: string | null) =>
     api<{ items: Memory[]; nextCursor: string | null }>(
       "GET",
-      `/api/v1/memories${query({ ...listQuery(filters), limit: 50, cursor: after })}`,
+      `/api/console/memories${query({ ...listQuery(filters), limit: 50, cursor: after })}`,
     );
   const searchPage = (after: string | null) =>
-    api<{ items: { memory: Memory; score: number }[]; nextCursor: string | null }>("POST", "/api/v1/search", {
+    api<{ items: { memory: Memory; score: number }[]; nextCursor: string | null }>("POST", "/api/console/search", {
       query: search,
       ...(filters.scope ? { scope: filters.scope } : {}),
       ...(filters.project ? { project: filters.project } : {}),
       ...(filters.memoryType ? { memoryTypes: [filters.memoryType] } : {}),
-      current: filters.current !== "false",
+      ...(filters.status ? { status: filters.status } : {}),
+      versions: filters.versions,
       limit: 25,
       ...(after ? { cursor: after } : {}),
     });
@@ -150,17 +162,17 @@ export function Memories() {
         <label>
           Status
           <select name="status" value={filters.status} onChange={set("status")}>
-            <option value="">any</option>
             <option value="active">active</option>
             <option value="archived">archived</option>
+            <option value="">any</option>
           </select>
         </label>
         <label>
           Versions
-          <select name="current" value={filters.current} onChange={set("current")}>
-            <option value="true">current only</option>
-            <option value="false">superseded only</option>
-            <option value="">all</option>
+          <select name="versions" value={filters.versions} onChange={set("versions")}>
+            <option value="current">current only</option>
+            <option value="all">all versions</option>
+            <option value="superseded">superseded only</option>
           </select>
         </label>
         <label>

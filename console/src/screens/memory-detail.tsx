@@ -61,7 +61,7 @@ export function MemoryDetail({ id }: { id: string }) {
         {m.content}
       </pre>
       {m.sessionRunId && (
-        <p>
+        <p data-testid="written-in">
           Written in session run <Link href={`/app/agents/${m.sessionRunId}`}>{m.sessionRunId.slice(0, 8)}</Link>
         </p>
       )}

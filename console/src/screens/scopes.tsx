@@ -87,7 +87,7 @@ function ScopeRow({ scope, run }: { scope: Scope; run: (call: () => Promise<unkn
           Aliases
           <input name="aliases" value={aliases} onInput={(e) => setAliases(e.currentTarget.value)} />
         </label>
-        <span class="muted">
+        <span class="muted row-note">
           created <When at={scope.createdAt} />
         </span>
         <button type="submit">Save</button>

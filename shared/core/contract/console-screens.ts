@@ -1,21 +1,68 @@
-/* The console's per-screen views beyond the memory detail (issue 21): Agents' excerpts, fact proposals with both facts. */
+/*
+ * The console's per-screen views beyond the memory detail (issue 21): the Agents fleet, a run's
+ * events with their memories, fact proposals with both facts, the Memories list and search filters.
+ */
 import { Type, type Static } from "@sinclair/typebox";
-import type { agentExcerpts } from "../console/agent-excerpts";
+import type { agentFleet } from "../console/agent-fleet";
 import type { factProposalsWithFacts } from "../console/fact-proposals";
-import { isoOrNull } from "@amem/platform";
+import type { runEventsWithMemories } from "../console/run-events";
+import { iso, isoOrNull } from "@amem/platform";
 import { FactView, factView } from "./facts";
+import { EVENT_KINDS, MEMORY_STATUSES, MEMORY_TYPES } from "@amem/store";
+import { eventPageView, EventPage } from "./agent-sessions";
+import { MEMORY_VERSIONS } from "../console/memories";
+import { ListMemoriesQuery, SearchBody } from "./memories";
 import { FactProposal, factProposalView } from "./proposals";
-import { Int, NullableTimestamp, strictObject, Uuid } from "./schema-kit";
+import { Int, NullableTimestamp, oneOf, strictObject, Timestamp, UnionEnum, Uuid } from "./schema-kit";
 
-export const ConsoleAgentExcerpts = strictObject({
+export const ConsoleAgents = strictObject({
   items: Type.Array(
     strictObject({
       agent: Type.String(),
-      sessionRunId: Uuid,
-      excerpt: Type.String({ description: "A preview: whitespace folded, cut at about 160 characters with …" }),
-      excerptAt: NullableTimestamp,
+      lastSeenAt: Timestamp,
+      liveRuns: Int({ minimum: 0, description: "Open runs seen within the lease (as state=live)" }),
+      recentRuns: Int({ minimum: 0, description: "Runs seen in the last 7 days" }),
+      lastMessage: Type.Union([
+        strictObject({
+          sessionRunId: Uuid,
+          excerpt: Type.String({ description: "A preview: whitespace folded, cut at about 160 characters with …" }),
+          excerptAt: NullableTimestamp,
+        }),
+        Type.Null(),
+      ]),
+    }),
+    { description: "Most recently seen first, at most 100" },
+  ),
+});
+
+export const ConsoleRunEvents = strictObject({
+  ...EventPage.properties,
+  items: Type.Array(
+    strictObject({
+      id: Uuid,
+      memoryId: Uuid,
+      eventKind: UnionEnum([...EVENT_KINDS]),
+      createdAt: Timestamp,
+      memory: strictObject({ topic: Type.String(), memoryType: UnionEnum([...MEMORY_TYPES]) }),
     }),
   ),
+});
+
+/** Versions and status as two filters (shared/core/console/memories.ts): the console's Memories screen. */
+const Versions = oneOf(MEMORY_VERSIONS, {
+  description:
+    "current (default): memories no successor replaced; superseded: only those one did; all: both. Apart from status",
+});
+const { current: _listCurrent, ...listFilters } = ListMemoriesQuery.properties;
+export const ConsoleMemoriesQuery = Type.Object(
+  { ...listFilters, versions: Type.Optional(Versions) },
+  { additionalProperties: false },
+);
+const { current: _searchCurrent, ...searchFields } = SearchBody.properties;
+export const ConsoleSearchBody = strictObject({
+  ...searchFields,
+  versions: Type.Optional(Versions),
+  status: Type.Optional(oneOf(MEMORY_STATUSES)),
 });
 
 export const ConsoleFactProposals = strictObject({
@@ -23,10 +70,21 @@ export const ConsoleFactProposals = strictObject({
   proposals: Type.Array(strictObject({ ...FactProposal.properties, from: FactView, to: FactView })),
 });
 
-export function agentExcerptsView(
-  rows: Awaited<ReturnType<typeof agentExcerpts>>,
-): Static<typeof ConsoleAgentExcerpts> {
-  return { items: rows.map((r) => ({ ...r, excerptAt: isoOrNull(r.excerptAt) })) };
+export function agentFleetView(rows: Awaited<ReturnType<typeof agentFleet>>): Static<typeof ConsoleAgents> {
+  return {
+    items: rows.map((r) => ({
+      ...r,
+      lastSeenAt: iso(r.lastSeenAt),
+      lastMessage: r.lastMessage && { ...r.lastMessage, excerptAt: isoOrNull(r.lastMessage.excerptAt) },
+    })),
+  };
+}
+
+export function runEventsView(
+  page: Awaited<ReturnType<typeof runEventsWithMemories>>,
+): Static<typeof ConsoleRunEvents> {
+  const plain = eventPageView(page);
+  return { ...plain, items: plain.items.map((e, i) => ({ ...e, memory: page.items[i]!.memory })) };
 }
 
 export function factProposalsWithFactsView(

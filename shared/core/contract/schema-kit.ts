@@ -10,6 +10,7 @@ import {
   TypeRegistry,
   type IntegerOptions,
   type ObjectOptions,
+  type SchemaOptions,
   type StringOptions,
   type TInteger,
   type TLiteral,
@@ -104,8 +105,14 @@ export const Int = (options: IntegerOptions = {}) => Type.Integer(options);
  * One of the given strings. Not Elysia's `t.UnionEnum`, which gives the schema a default (its first
  * value) that an optional query field then silently takes.
  */
-export function oneOf<const V extends readonly string[]>(values: V): TUnion<TLiteral<V[number]>[]> {
-  return Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<TLiteral<V[number]>[]>;
+export function oneOf<const V extends readonly string[]>(
+  values: V,
+  options: SchemaOptions = {},
+): TUnion<TLiteral<V[number]>[]> {
+  return Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  ) as unknown as TUnion<TLiteral<V[number]>[]>;
 }
 
 // Elysia registers this same check under this kind unless it is registered already: whichever

@@ -23,6 +23,8 @@ export type MemoryListQuery = {
   memoryType?: MemoryType;
   status?: "active" | "archived";
   current?: boolean;
+  /** The console's versions filter (memoryFilter); the REST list has only `current`. */
+  superseded?: boolean;
   tag?: string;
   createdFrom?: string;
   createdBefore?: string;
@@ -48,6 +50,7 @@ export async function listTenantMemories(deps: Deps, principal: Principal, query
     memoryType: query.memoryType,
     status: query.status,
     current: query.current ?? true,
+    superseded: query.superseded,
     tag: query.tag,
     createdFrom,
     createdBefore,

@@ -50,14 +50,18 @@ export function searchFingerprint(q: {
   project?: string;
   memoryTypes?: string[];
   current: boolean;
+  superseded?: boolean;
+  status?: string;
   minScore: number;
   plainWords?: boolean;
 }): string {
   const types = q.memoryTypes ? [...q.memoryTypes].sort() : null;
-  // Read as plain words, the same text is another search; the plain reading is added only when
-  // set, so cursors issued before it existed stay valid.
-  const key = [q.query, q.scope ?? null, q.project ?? null, types, q.current, q.minScore];
-  return sha256Hex(JSON.stringify(q.plainWords ? [...key, "plain"] : key)).slice(0, 16);
+  // Read as plain words, the same text is another search; the plain reading and the console's
+  // filters are added only when set, so cursors issued before they existed stay valid.
+  const key: unknown[] = [q.query, q.scope ?? null, q.project ?? null, types, q.current, q.minScore];
+  if (q.plainWords) key.push("plain");
+  if (q.superseded !== undefined || q.status !== undefined) key.push({ superseded: q.superseded, status: q.status });
+  return sha256Hex(JSON.stringify(key)).slice(0, 16);
 }
 
 /** Opaque to clients: base64url of the position, the first page's plan and the search's fingerprint. */

@@ -5,6 +5,7 @@ import type { Principal } from "../auth/credentials";
 import {
   type MemoryType,
   type MemoryRow,
+  type MemoryStatus,
   eligibleMemories,
   fuzzyTerms,
   phrasesFound,
@@ -23,6 +24,9 @@ export type SearchQuery = {
   project?: string;
   memoryTypes?: MemoryType[];
   current?: boolean;
+  /** The console's versions and status filters (memoryFilter); REST search has only `current`. */
+  superseded?: boolean;
+  status?: MemoryStatus;
   minScore?: number;
   limit?: number;
   cursor?: string;
@@ -67,6 +71,8 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     project: input.project,
     memoryTypes: input.memoryTypes,
     current,
+    superseded: input.superseded,
+    status: input.status,
     phrases: parsed.phrases.filter((_, i) => !relaxed.includes(i)),
     exclusions: parsed.exclusions,
   };
@@ -112,6 +118,8 @@ const isUnfiltered = (s: SearchScope) =>
   s.scope === undefined &&
   s.project === undefined &&
   s.memoryTypes === undefined &&
+  s.superseded === undefined &&
+  s.status === undefined &&
   s.phrases.length === 0 &&
   s.exclusions === null;
 

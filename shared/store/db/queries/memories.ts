@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { keysetBefore } from "./keyset";
 import { memories, memoryEdges, memoryEvents, type EdgeType, type EventKind, type MemoryType } from "../schema";
@@ -152,13 +152,24 @@ export function isCurrentMemory(): SQL {
   return and(isNull(memories.validTo), eq(memories.status, "active"))!;
 }
 
-/** The tenant, scope, project and currency filters that memory lists, search and the briefing share. */
-export function memoryFilter(f: { userId: string; scope?: string; project?: string; current: boolean }): SQL {
+/**
+ * The tenant, scope, project and currency filters that memory lists, search and the briefing share.
+ * `current` is the REST API's (not superseded and not archived); `superseded` is the console's
+ * versions filter, apart from status: true keeps only memories a successor replaced, false none of them.
+ */
+export function memoryFilter(f: {
+  userId: string;
+  scope?: string;
+  project?: string;
+  current: boolean;
+  superseded?: boolean;
+}): SQL {
   return and(
     eq(memories.userId, f.userId),
     f.scope === undefined ? undefined : eq(memories.scope, f.scope),
     f.project === undefined ? undefined : eq(memories.project, f.project),
     f.current ? isCurrentMemory() : undefined,
+    f.superseded === undefined ? undefined : f.superseded ? isNotNull(memories.validTo) : isNull(memories.validTo),
   )!;
 }
 
@@ -169,6 +180,7 @@ export type MemoryListFilter = {
   memoryType?: MemoryType;
   status?: "active" | "archived";
   current: boolean;
+  superseded?: boolean;
   tag?: string;
   createdFrom?: Date;
   createdBefore?: Date;

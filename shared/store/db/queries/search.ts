@@ -1,6 +1,6 @@
-import { and, inArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import { memories, REVISION_EDGE_TYPES, type MemoryType } from "../schema";
+import { memories, REVISION_EDGE_TYPES, type MemoryStatus, type MemoryType } from "../schema";
 import { memoryColumns, memoryFilter, type MemoryRow } from "./memories";
 
 /** One term's frequencies in a memory's two fields and the fields' lengths: what the ranking scores (core/memories/search-ranking.ts). */
@@ -138,6 +138,9 @@ export type SearchScope = {
   project?: string;
   memoryTypes?: MemoryType[];
   current: boolean;
+  /** The console's filters (REST search has neither): see memoryFilter. */
+  superseded?: boolean;
+  status?: MemoryStatus;
   /** Phrases every result must contain. */
   phrases: string[];
   /** A websearch query of only negated terms every result must satisfy, or null. */
@@ -173,6 +176,7 @@ function eligible(f: SearchScope): SQL {
   return and(
     memoryFilter(f),
     f.memoryTypes === undefined ? undefined : inArray(memories.memoryType, f.memoryTypes),
+    f.status === undefined ? undefined : eq(memories.status, f.status),
     f.exclusions === null
       ? undefined
       : sql`${memories.search} @@ websearch_to_tsquery('english', ${splitNames(f.exclusions)})`,

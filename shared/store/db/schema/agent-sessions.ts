@@ -57,6 +57,10 @@ export const agentSessions = pgTable(
     uniqueIndex("agent_sessions_natural_key").on(t.userId, t.agent, t.sessionId),
     // The list's order (lastSeenAt, id), both keys: a keyset cursor is one range of it (issue 18).
     index("agent_sessions_user_last_seen_idx").on(t.userId, t.lastSeenAt, t.id),
+    // The console's fleet (shared/store/db/queries/agent-fleet.ts): a loose index scan steps from one
+    // agent to the next, and each agent's last seen, live runs and recent runs are reads from the
+    // end of its own range, however many runs other agents have.
+    index("agent_sessions_user_agent_seen_idx").on(t.userId, t.agent, t.lastSeenAt),
     // A tenant's rows in id order, page by page: the export (GDPR Art. 20) reads them in keyset pages.
     index("agent_sessions_user_by_id_idx").on(t.userId, t.id),
     // The sweep's three scans across all tenants (SPEC §3.9), each over a small partial index.
