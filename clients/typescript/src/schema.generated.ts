@@ -29,7 +29,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description GET /api/v1/agent-sessions/{id}/events's page, each event with its memory's topic and type */
+        /** @description GET /api/v1/agent-sessions/{sessionRunId}/events's page, each event with its memory's topic and type */
         get: operations["getApiConsoleAgent-sessionsBySessionRunIdEvents"];
         put?: never;
         post?: never;
