@@ -57,7 +57,8 @@ export function consoleScreenRoutes(deps: ApiDeps) {
         query: EventsQuery,
         response: { 200: ConsoleRunEvents, ...errors(...AUTHED_CODES, "not_found") },
         detail: {
-          description: "GET /api/v1/agent-sessions/{sessionRunId}/events's page, each event with its memory's topic and type",
+          description:
+            "GET /api/v1/agent-sessions/{sessionRunId}/events's page, each event with its memory's topic and type",
         },
       },
     )
