@@ -1,0 +1,143 @@
+/**
+ * Places the public datasets of `bun run bench:retrieval` under RETRIEVAL_DATA_DIR from their pinned
+ * snapshots (bench/retrieval/datasets.md), so every run reads the very same bytes:
+ *
+ *   bun run retrieval:data                                   clones each repository from GitHub
+ *   bun run retrieval:data --from snap-research/locomo=/path/to/clone --from B3dmar/3ngram=/path
+ *
+ * Each source is read with git at its pinned commit — a local clone or mirror given with --from, or
+ * else a blob-less clone of the GitHub repository into a temporary directory — and each file's blob
+ * id must be the pinned one before anything is written (a rewritten history or another file is
+ * refused). Nothing is committed: RETRIEVAL_DATA_DIR (default bench/retrieval/data/) is git-ignored.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** One file of a snapshot: where it is in the repository, its blob id, and what to do with it. */
+export type PinnedFile = {
+  path: string;
+  blob: string;
+  /** Written as is to `to` (relative to the data directory), or unzipped (`entries` of it) into `to`. */
+  place: { copy: string } | { unzip: string; entries: string };
+};
+export type PinnedSource = { repo: string; commit: string; files: PinnedFile[] };
+
+/** The datasets and their snapshots, as bench/retrieval/datasets.md describes them. */
+export const PINNED_SOURCES: PinnedSource[] = [
+  {
+    repo: "snap-research/locomo",
+    commit: "e76cdff4a04fce19090596d49862fe87a5c15aaa",
+    files: [
+      {
+        path: "data/locomo10.zip",
+        blob: "2cb424b0d9d2619fb70169824a6a05d44330a211",
+        place: { unzip: "locomo10_v2", entries: "data/multimodal_dialog/locomo10_v2/*" },
+      },
+    ],
+  },
+  {
+    repo: "B3dmar/3ngram",
+    commit: "601f655ecf0cd47906f3b257afa33ff9ebed272d",
+    files: [
+      {
+        path: "eval/fixtures/golden-set.json",
+        blob: "d2934b51a98a656bd3722c1425f3f5d988e55d91",
+        place: { copy: "3ngram/golden-set.json" },
+      },
+      {
+        path: "eval/fixtures/queries.json",
+        blob: "c3c07fc69b9a00eee8d73ff2aca9a65781a5262a",
+        place: { copy: "3ngram/queries.json" },
+      },
+    ],
+  },
+];
+
+function git(dir: string, args: string[]): Buffer {
+  const run = Bun.spawnSync(["git", "-C", dir, ...args], { stdout: "pipe", stderr: "pipe" });
+  if (run.exitCode !== 0) throw new Error(`git ${args.join(" ")} in ${dir}: ${run.stderr.toString().trim()}`);
+  return run.stdout;
+}
+
+/**
+ * Writes every file of `sources` into `dataDir`, reading each repository from `repoDirs` (its git
+ * directory or work tree). Answers the paths written, relative to `dataDir`.
+ */
+export function placeDatasets(sources: PinnedSource[], dataDir: string, repoDirs: Map<string, string>): string[] {
+  const written: string[] = [];
+  for (const source of sources) {
+    const dir = repoDirs.get(source.repo);
+    if (dir === undefined) throw new Error(`no repository given for ${source.repo}`);
+    for (const file of source.files) {
+      const blob = git(dir, ["rev-parse", `${source.commit}:${file.path}`])
+        .toString()
+        .trim();
+      if (blob !== file.blob)
+        throw new Error(`${source.repo}@${source.commit}:${file.path} is blob ${blob}, not the pinned ${file.blob}`);
+      const bytes = git(dir, ["cat-file", "blob", blob]);
+      if ("copy" in file.place) {
+        const to = join(dataDir, file.place.copy);
+        mkdirSync(join(to, ".."), { recursive: true });
+        writeFileSync(to, bytes);
+        written.push(file.place.copy);
+      } else {
+        const scratch = mkdtempSync(join(tmpdir(), "amem-dataset-"));
+        try {
+          const zip = join(scratch, "archive.zip");
+          writeFileSync(zip, bytes);
+          const to = join(dataDir, file.place.unzip);
+          mkdirSync(to, { recursive: true });
+          const unzip = Bun.spawnSync(["unzip", "-o", "-q", "-j", "-d", to, zip, file.place.entries], {
+            stderr: "pipe",
+          });
+          if (unzip.exitCode !== 0) throw new Error(`unzip ${file.path}: ${unzip.stderr.toString().trim()}`);
+          written.push(`${file.place.unzip}/`);
+        } finally {
+          rmSync(scratch, { recursive: true, force: true });
+        }
+      }
+    }
+  }
+  return written;
+}
+
+/** A blob-less clone of github.com/<repo> with the pinned commit fetched: files are read on demand. */
+function cloneFromGitHub(repo: string, commit: string, into: string): string {
+  const dir = join(into, repo.replace("/", "+"));
+  const clone = Bun.spawnSync(
+    ["git", "clone", "--quiet", "--filter=blob:none", "--no-checkout", `https://github.com/${repo}.git`, dir],
+    { stderr: "pipe" },
+  );
+  if (clone.exitCode !== 0) throw new Error(`cloning ${repo}: ${clone.stderr.toString().trim()}`);
+  git(dir, ["fetch", "--quiet", "--filter=blob:none", "origin", commit]);
+  return dir;
+}
+
+if (import.meta.main) {
+  const root = join(import.meta.dir, "..", "..");
+  const dataDir = process.env.RETRIEVAL_DATA_DIR ?? join(root, "bench/retrieval/data");
+  const given = new Map<string, string>();
+  const args = process.argv.slice(2);
+  for (let i = 0; i < args.length; i++) {
+    const [repo, dir] = args[i] === "--from" ? (args[++i] ?? "").split("=") : [];
+    if (!repo || !dir || !PINNED_SOURCES.some((s) => s.repo === repo)) {
+      console.error(
+        `usage: bun run retrieval:data [--from <${PINNED_SOURCES.map((s) => s.repo).join("|")}>=<git dir>]…`,
+      );
+      process.exit(2);
+    }
+    given.set(repo, dir);
+  }
+  const clones = mkdtempSync(join(tmpdir(), "amem-dataset-clones-"));
+  try {
+    for (const source of PINNED_SOURCES)
+      if (!given.has(source.repo)) given.set(source.repo, cloneFromGitHub(source.repo, source.commit, clones));
+    for (const path of placeDatasets(PINNED_SOURCES, dataDir, given)) console.log(`placed ${join(dataDir, path)}`);
+  } catch (error) {
+    console.error(`retrieval:data: ${(error as Error).message}`);
+    process.exitCode = 1;
+  } finally {
+    rmSync(clones, { recursive: true, force: true });
+  }
+}
