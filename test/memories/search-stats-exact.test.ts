@@ -1,0 +1,94 @@
+import { describe, expect, it } from "bun:test";
+import { sql } from "drizzle-orm";
+import { createTestContext, newTenant, type Tenant } from "../helpers";
+import { foldSearchStats } from "../../workers/flusher/search-stats-folder";
+
+/*
+ * The search statistics stay exact while memories are written, revised and archived and folds run
+ * at the same time (docs/decisions/search.md): once everything is folded, the tenant's figures equal
+ * a recount over its memories — of every memory ever indexed, and (minus the `removed…` figures) of
+ * its current ones — whatever order the fold took the written and removed rows in.
+ */
+const ctx = await createTestContext();
+
+type Recount = { documents: number; current: number; topic: number; content: number };
+
+async function request(tenant: Tenant, path: string, body?: unknown) {
+  const res = await ctx.request("POST", path, { apiKey: tenant.apiKey, ...(body === undefined ? {} : { body }) });
+  expect([200, 201]).toContain(res.status);
+  return res.body;
+}
+
+describe("search statistics under concurrent writes and folds", () => {
+  it("equal a recount of every memory and of the current ones once all is folded", async () => {
+    const tenant = await newTenant(ctx);
+    const words = ["deploy", "postgres", "redis", "cache", "queue", "billing", "retry", "webhook"];
+    const text = (i: number, v: number) =>
+      `${words[i % 8]} ${words[(i * 3 + v) % 8]} note ${i} version ${v} ${"detail ".repeat((i + v) % 5)}`;
+    let folding = true;
+    // Folds in small batches all along, so written and removed rows land in different batches.
+    const folder = (async () => {
+      while (folding) await foldSearchStats(ctx.deps, 3);
+    })();
+    await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        let memory = (
+          await request(tenant, "/api/v1/memories", { memoryType: "note", topic: `t${i}`, content: text(i, 0) })
+        ).memory;
+        for (let v = 1; v <= i % 4; v++)
+          memory = (await request(tenant, `/api/v1/memories/${memory.id}/revise`, { content: text(i, v) })).memory;
+        if (i % 5 === 0) await request(tenant, `/api/v1/memories/${memory.id}/archive`);
+      }),
+    );
+    folding = false;
+    await folder;
+    while ((await foldSearchStats(ctx.deps, 1000)) > 0);
+
+    const [stats] = await ctx.deps.db.execute<{
+      documents: number;
+      removed_documents: number;
+      topic_length: number;
+      removed_topic_length: number;
+      content_length: number;
+      removed_content_length: number;
+    }>(sql`select documents::int, removed_documents::int, topic_length::int, removed_topic_length::int,
+             content_length::int, removed_content_length::int
+           from memory_search_stats where user_id = ${tenant.userId}`);
+    // Lengths as the index read them: each memory's postings carry its field lengths.
+    const [recount] = await ctx.deps.db.execute<Recount>(sql`
+      select count(*)::int as documents, count(*) filter (where m.valid_to is null and m.status = 'active')::int as current,
+        coalesce(sum(l.topic_length), 0)::int as topic, coalesce(sum(l.content_length), 0)::int as content
+      from memories m
+      cross join lateral (select t.topic_length, t.content_length from memory_terms t where t.memory_id = m.id limit 1) l
+      where m.user_id = ${tenant.userId}`);
+    const [currentLengths] = await ctx.deps.db.execute<{ topic: number; content: number }>(sql`
+      select coalesce(sum(l.topic_length), 0)::int as topic, coalesce(sum(l.content_length), 0)::int as content
+      from memories m
+      cross join lateral (select t.topic_length, t.content_length from memory_terms t where t.memory_id = m.id limit 1) l
+      where m.user_id = ${tenant.userId} and m.valid_to is null and m.status = 'active'`);
+    expect(recount!.documents).toBe(12 + [...Array(12).keys()].reduce((n, i) => n + (i % 4), 0));
+    expect(recount!.current).toBe(12 - 3);
+    expect(stats!.documents).toBe(recount!.documents);
+    expect(stats!.documents - stats!.removed_documents).toBe(recount!.current);
+    expect([stats!.topic_length, stats!.content_length]).toEqual([recount!.topic, recount!.content]);
+    expect([
+      stats!.topic_length - stats!.removed_topic_length,
+      stats!.content_length - stats!.removed_content_length,
+    ]).toEqual([currentLengths!.topic, currentLengths!.content]);
+
+    const wrongTerms = await ctx.deps.db.execute<{ term: string }>(sql`
+      select s.term from memory_term_stats s
+      left join lateral (
+        select count(*)::int as all_df,
+          count(*) filter (where m.valid_to is null and m.status = 'active')::int as current_df
+        from memory_terms t join memories m on m.id = t.memory_id
+        where t.user_id = s.user_id and t.term = s.term
+      ) r on true
+      where s.user_id = ${tenant.userId} and (s.df <> r.all_df or s.df - s.removed_df <> r.current_df)`);
+    expect(wrongTerms.map((r) => r.term)).toEqual([]);
+    const [terms] = await ctx.deps.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from memory_term_stats where user_id = ${tenant.userId}`,
+    );
+    expect(terms!.n).toBeGreaterThan(10);
+  }, 60_000);
+});
