@@ -1,6 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 import { close, newSessionId, open } from "../agent-sessions/helpers";
+import { agentFleet } from "@amem/store";
 
 /*
  * The Agents screen's fleet (GET /api/console/agents) and a run's events with their memories
@@ -38,24 +39,52 @@ const fleet = async (tenant: Tenant) => {
 };
 
 describe("GET /api/console/agents", () => {
+  it("says when the tenant has more agent names than it walks, and ranks the ones it walked", async () => {
+    const tenant = await newTenant(ctx);
+    for (const agent of ["agent-b", "agent-a", "agent-c"]) await openRun(tenant, agent);
+    const read = (scanLimit: number) =>
+      agentFleet(ctx.deps.db, tenant.userId, {
+        liveCutoff: new Date(Date.now() - DAY_MS),
+        recentSince: new Date(Date.now() - 7 * DAY_MS),
+        limit: 100,
+        scanLimit,
+      });
+    const cut = await read(2);
+    expect(cut.truncated).toBe(true);
+    expect(cut.rows.map((r) => r.agent).sort()).toEqual(["agent-a", "agent-b"]);
+    const whole = await read(3);
+    expect(whole.truncated).toBe(false);
+    expect(whole.rows.map((r) => r.agent)).toEqual(["agent-c", "agent-a", "agent-b"]);
+    const res = await ctx.request("GET", "/api/console/agents", { apiKey: tenant.apiKey });
+    expect([res.status, res.body.truncated, res.body.items.length]).toEqual([200, false, 3]);
+    const empty = await newTenant(ctx);
+    const none = await agentFleet(ctx.deps.db, empty.userId, {
+      liveCutoff: new Date(),
+      recentSince: new Date(),
+      limit: 100,
+      scanLimit: 2,
+    });
+    expect(none).toEqual({ rows: [], truncated: false });
+  });
+
   it("lists an agent whose only run is older than 100 newer runs of another agent, with its own figures", async () => {
     const alice = await newTenant(ctx);
-    const old = await openRun(alice, "old-agent");
+    const old = await openRun(alice, "aa-old");
     await age(old.runId, 30);
     const busy: { sessionId: string; runId: string }[] = [];
-    for (let i = 0; i < 101; i++) busy.push(await openRun(alice, "busy-agent"));
-    expect((await close(ctx, alice, { agent: "busy-agent", sessionId: busy[0]!.sessionId })).status).toBe(200);
+    for (let i = 0; i < 101; i++) busy.push(await openRun(alice, "zz-busy"));
+    expect((await close(ctx, alice, { agent: "zz-busy", sessionId: busy[0]!.sessionId })).status).toBe(200);
     // Seen 10 days ago: neither live nor among the runs of the last 7 days, but the agent's.
     await age(busy[1]!.runId, 10);
 
-    // The screen's source before: the newest 100 runs hold no run of old-agent.
+    // The screen's source before: the newest 100 runs hold no run of aa-old.
     const newest = await ctx.request("GET", "/api/v1/agent-sessions?state=all&limit=100", { apiKey: alice.apiKey });
-    expect(newest.body.items.some((r: { agent: string }) => r.agent === "old-agent")).toBe(false);
+    expect(newest.body.items.some((r: { agent: string }) => r.agent === "aa-old")).toBe(false);
 
     const items = await fleet(alice);
-    expect(items.map((a) => a.agent)).toEqual(["busy-agent", "old-agent"]);
+    expect(items.map((a) => a.agent)).toEqual(["zz-busy", "aa-old"]);
     expect(items[1]).toEqual({
-      agent: "old-agent",
+      agent: "aa-old",
       lastSeenAt: expect.any(String),
       liveRuns: 0,
       recentRuns: 0,

@@ -202,20 +202,20 @@ describe("the console's filters and details in headless Chromium", () => {
     "Agents: lists an agent whose only run is older than the newest 100 runs, with its figures",
     () =>
       withSignedInPage(h, async (page, user) => {
-        const old = await open(ctx, user, { agent: "old-agent", sessionId: newSessionId(), source: "startup" });
+        const old = await open(ctx, user, { agent: "aa-old", sessionId: newSessionId(), source: "startup" });
         const monthAgo = new Date(Date.now() - 30 * DAY_MINUTES * 60_000).toISOString();
         await ctx.deps.sql`update agent_sessions set opened_at = ${monthAgo}, last_seen_at = ${monthAgo},
           closed_at = ${monthAgo} where id = ${old.body.sessionRunId}`;
         for (let i = 0; i < 100; i++)
           expect((await open(ctx, user, { sessionId: newSessionId(), source: "startup" })).status).toBe(200);
         await openScreen(page, "Agents");
-        await waitForText(page, "[data-testid=fleet] th[scope=row]", "old-agent");
+        await waitForText(page, "[data-testid=fleet] th[scope=row]", "aa-old");
         const rows = await page.$$eval("[data-testid=fleet] tbody tr", (trs) =>
           trs.map((tr: any) => [...tr.querySelectorAll("th, td")].slice(0, 3).map((c: any) => c.textContent)),
         );
         expect(rows).toEqual([
           ["claude-code", "100", "100"],
-          ["old-agent", "0", "0"],
+          ["aa-old", "0", "0"],
         ]);
         // The recent runs are the newest 100: the old agent's run is not among them, its row is still there.
         expect(await page.$$eval("main table:not([data-testid=fleet]) tbody tr", (trs) => trs.length)).toBe(100);

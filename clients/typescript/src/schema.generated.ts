@@ -1159,6 +1159,8 @@ export interface operations {
                             /** @description Runs seen in the last 7 days */
                             recentRuns: number;
                         }[];
+                        /** @description The tenant has more than 1,000 agent names; only the first 1,000 by name were ranked */
+                        truncated: boolean;
                     };
                 };
             };

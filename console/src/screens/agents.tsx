@@ -22,6 +22,7 @@ type Fleet = {
     recentRuns: number;
     lastMessage: { sessionRunId: string; excerpt: string; excerptAt: string | null } | null;
   }[];
+  truncated: boolean;
 };
 
 /**
@@ -84,6 +85,11 @@ export function Agents() {
           </table>
         </div>
       )}
+      {fleet.data.truncated ? (
+        <p class="muted" data-testid="fleet-truncated">
+          More than 1,000 agent names: this list ranks the first 1,000 by name.
+        </p>
+      ) : null}
       <h2>Recent runs</h2>
       <div class="table-wrap">
         <table>

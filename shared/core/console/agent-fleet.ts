@@ -7,7 +7,10 @@ import { leaseCutoff } from "../agent-sessions/lease";
 export const EXCERPT_PREVIEW_CHARS = 160;
 /** At most this many agents are answered, most recently seen first. */
 export const AGENT_FLEET_LIMIT = 100;
-/** At most this many agents are walked to find them (agent names are harnesses': a handful per tenant). */
+/**
+ * At most this many agents, in name order, are walked to find them (agent names are harnesses': a
+ * handful per tenant); beyond it the answer says `truncated`.
+ */
 export const AGENT_FLEET_SCAN = 1000;
 /** "Recent runs": the runs an agent was seen in over this many days. */
 export const RECENT_RUN_DAYS = 7;
@@ -35,14 +38,14 @@ export function excerptPreview(text: string, max = EXCERPT_PREVIEW_CHARS): strin
  * session list pages runs and leaves excerpts out (SPEC §3.6): this is the console's own view.
  */
 export async function agentFleet(deps: Deps, principal: Principal, now = new Date()) {
-  const agents = await readAgentFleet(deps.db, principal.userId, {
+  const { rows: agents, truncated } = await readAgentFleet(deps.db, principal.userId, {
     liveCutoff: leaseCutoff(deps.config, now),
     recentSince: new Date(now.getTime() - RECENT_RUN_DAYS * 86_400_000),
     limit: AGENT_FLEET_LIMIT,
     scanLimit: AGENT_FLEET_SCAN,
   });
   const excerpts = new Map((await latestExcerptPerAgent(deps.db, principal.userId)).map((e) => [e.agent, e]));
-  return agents.map((a) => {
+  const items = agents.map((a) => {
     const said = excerpts.get(a.agent);
     return {
       ...a,
@@ -51,4 +54,5 @@ export async function agentFleet(deps: Deps, principal: Principal, now = new Dat
         : null,
     };
   });
+  return { items, truncated };
 }

@@ -33,6 +33,9 @@ export const ConsoleAgents = strictObject({
     }),
     { description: "Most recently seen first, at most 100" },
   ),
+  truncated: Type.Boolean({
+    description: "The tenant has more than 1,000 agent names; only the first 1,000 by name were ranked",
+  }),
 });
 
 export const ConsoleRunEvents = strictObject({
@@ -72,11 +75,12 @@ export const ConsoleFactProposals = strictObject({
 
 export function agentFleetView(rows: Awaited<ReturnType<typeof agentFleet>>): Static<typeof ConsoleAgents> {
   return {
-    items: rows.map((r) => ({
+    items: rows.items.map((r) => ({
       ...r,
       lastSeenAt: iso(r.lastSeenAt),
       lastMessage: r.lastMessage && { ...r.lastMessage, excerptAt: isoOrNull(r.lastMessage.excerptAt) },
     })),
+    truncated: rows.truncated,
   };
 }
 
