@@ -73,9 +73,7 @@ export const memories = pgTable(
     index("memories_user_created_idx").on(t.userId, t.createdAt, t.id),
     // The console's "superseded only" list (valid_to set): a tenant's few replaced memories, newest
     // first, without walking its whole created-at range of current ones.
-    index("memories_user_superseded_created_idx")
-      .on(t.userId, t.createdAt, t.id)
-      .where(sql`${t.validTo} is not null`),
+    index("memories_user_superseded_created_idx").on(t.userId, t.createdAt, t.id).where(sql`${t.validTo} is not null`),
     // A tenant's rows in id order, page by page: the export (GDPR Art. 20) reads them in keyset pages.
     index("memories_user_by_id_idx").on(t.userId, t.id),
     index("memories_user_scope_project_idx").on(t.userId, t.scope, t.project),
