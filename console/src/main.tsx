@@ -1,5 +1,5 @@
 import { render } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, setCsrfToken, whenSignedOut } from "./api";
 import { Link, Loading, navigate, usePath } from "./ui";
 import { SignIn, type Session } from "./screens/sign-in";
@@ -44,8 +44,9 @@ function App() {
   // After moving to another screen, focus goes to the main region (WCAG 2.4.3): otherwise it
   // stays on the link that was activated, and the next Tab walks the rest of the navigation
   // before reaching the new screen. Not on the first screen shown (a page load starts at the top,
-  // where the skip link is), and not when the path is unchanged.
-  useEffect(() => {
+  // where the skip link is), and not when the path is unchanged. A layout effect: focus moves in
+  // the same task that renders the new screen, never a frame after it.
+  useLayoutEffect(() => {
     if (!session) return;
     if (shownPath.current !== null && shownPath.current !== path) main.current?.focus();
     shownPath.current = path;

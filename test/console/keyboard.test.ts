@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import type { Page } from "puppeteer-core";
-import { startConsole, TEST_MS, waitForText, withSignedInPage } from "./harness";
+import { startConsole, TEST_MS, WAIT_MS, waitForText, withSignedInPage } from "./harness";
 
 /** Page functions run in the browser: its globals, typed loosely (the project compiles without the DOM library). */
 declare const document: any;
@@ -25,6 +25,12 @@ const focused = (page: Page) =>
     };
   });
 
+/** Waits (bounded) for focus to be on the main region, and answers what is focused then. */
+async function focusOnMain(page: Page) {
+  await page.waitForFunction(() => document.activeElement?.id === "main", { timeout: WAIT_MS }).catch(() => undefined);
+  return focused(page);
+}
+
 async function tab(page: Page) {
   await page.keyboard.press("Tab");
   return focused(page);
@@ -45,7 +51,7 @@ describe("the console with the keyboard", () => {
         // Enter follows the link; focus moves to the new screen's main region, not back to the top.
         await page.keyboard.press("Enter");
         await waitForText(page, "h1", "Memories");
-        expect(await focused(page)).toMatchObject({ tag: "main", id: "main" });
+        expect(await focusOnMain(page)).toMatchObject({ tag: "main", id: "main" });
         // So the next Tabs are the screen's own controls: its action, then the search form.
         expect(await tab(page)).toMatchObject({ tag: "button", text: "New memory", inNav: false });
         expect(await tab(page)).toMatchObject({ tag: "input", name: "q" });
@@ -53,7 +59,7 @@ describe("the console with the keyboard", () => {
         // Back (history) is a screen change too.
         await page.goBack();
         await waitForText(page, "h1", "Overview");
-        expect(await focused(page)).toMatchObject({ tag: "main", id: "main" });
+        expect(await focusOnMain(page)).toMatchObject({ tag: "main", id: "main" });
 
         // The same from the skip link: Enter on it puts focus on main.
         await page.goto(`${h.url}/app/scopes`);
