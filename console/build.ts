@@ -50,9 +50,23 @@ function pruneOldBuilds(current: ConsoleManifest): void {
   }
 }
 
-/** The manifest of the last build, building first when there is none (a clean clone). */
+/** The newest modification time of any file below `dir` (the console's sources). */
+export function newestSourceMs(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSourceMs(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The manifest of the last build, building first when there is none (a clean clone) or when a
+ * source changed after it: an edited screen is never tested or served from an older bundle.
+ */
 export async function ensureConsoleBuilt(): Promise<ConsoleManifest> {
-  if (existsSync(MANIFEST)) return JSON.parse(readFileSync(MANIFEST, "utf8")) as ConsoleManifest;
+  if (existsSync(MANIFEST) && statSync(MANIFEST).mtimeMs >= newestSourceMs(join(import.meta.dir, "src")))
+    return JSON.parse(readFileSync(MANIFEST, "utf8")) as ConsoleManifest;
   return buildConsole();
 }
 
