@@ -52,6 +52,8 @@ function pruneOldBuilds(current: ConsoleManifest): void {
 
 /** The newest modification time of any file below `dir` (the console's sources). */
 export function newestSourceMs(dir: string): number {
+  // A deployment that ships only the built bundle has no sources to be newer than it.
+  if (!existsSync(dir)) return 0;
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);

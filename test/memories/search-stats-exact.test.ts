@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
-import { createTestContext, newTenant, type Tenant } from "../helpers";
+import { createTestContext, eventually, newTenant, type Tenant } from "../helpers";
 import { foldSearchStats } from "../../workers/flusher/search-stats-folder";
 
 /*
@@ -42,7 +42,18 @@ describe("search statistics under concurrent writes and folds", () => {
     );
     folding = false;
     await folder;
-    while ((await foldSearchStats(ctx.deps, 1000)) > 0);
+    // A fold returns 0 while another holds its lock, so fold until none of the tenant's rows is pending.
+    const pending = async () =>
+      Number(
+        (
+          await ctx.deps.db.execute<{ n: number }>(
+            sql`select count(*)::int as n from memory_search_pending where user_id = ${tenant.userId}`,
+          )
+        )[0]!.n,
+      );
+    expect(await eventually(async () => (await foldSearchStats(ctx.deps, 1000), (await pending()) === 0), 15_000)).toBe(
+      true,
+    );
 
     const [stats] = await ctx.deps.db.execute<{
       documents: number;
