@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 import { close, newSessionId, open } from "../agent-sessions/helpers";
-import { agentFleet } from "@amem/store";
+import { agentFleet, latestExcerptPerAgent } from "@amem/store";
 
 /*
  * The Agents screen's fleet (GET /api/console/agents) and a run's events with their memories
@@ -94,6 +94,35 @@ describe("GET /api/console/agents", () => {
     // 101 runs: one closed, one seen 10 days ago (closed by the aging), 99 open and seen now.
     expect([items[0]!.liveRuns, items[0]!.recentRuns]).toEqual([99, 100]);
     expect(Date.now() - Date.parse(items[0]!.lastSeenAt)).toBeLessThan(60_000);
+  });
+
+  it("reads the newest excerpt of only the agents it is asked for, across their projects", async () => {
+    const tenant = await newTenant(ctx);
+    const said = async (agent: string, project: string | null, excerpt: string, minutesAgo: number) => {
+      const { runId } = await openRun(tenant, agent);
+      const at = new Date(Date.now() - minutesAgo * 60_000).toISOString();
+      await ctx.deps.sql`update agent_sessions set project = ${project}, last_message_excerpt = ${excerpt},
+        excerpt_at = ${at} where id = ${runId}`;
+      return runId;
+    };
+    await said("agent-a", "api", "a, older, in api", 30);
+    const newestOfA = await said("agent-a", null, "a, newest, no project", 5);
+    await said("agent-a", "web", "a, in web", 10);
+    const onlyOfB = await said("agent-b", "api", "b, its only", 1);
+    await said("agent-c", "api", "c, not asked for", 0);
+
+    const read = async (agents: string[]) =>
+      (await latestExcerptPerAgent(ctx.deps.db, tenant.userId, agents)).map((e) => [
+        e.agent,
+        e.sessionRunId,
+        e.excerpt,
+      ]);
+    expect(await read(["agent-a", "agent-b"])).toEqual([
+      ["agent-a", newestOfA, "a, newest, no project"],
+      ["agent-b", onlyOfB, "b, its only"],
+    ]);
+    expect(await read(["agent-b", "agent-z"])).toEqual([["agent-b", onlyOfB, "b, its only"]]);
+    expect(await read([])).toEqual([]);
   });
 
   it("shows a tenant only its own agents", async () => {

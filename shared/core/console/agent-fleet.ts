@@ -44,7 +44,8 @@ export async function agentFleet(deps: Deps, principal: Principal, now = new Dat
     limit: AGENT_FLEET_LIMIT,
     scanLimit: AGENT_FLEET_SCAN,
   });
-  const excerpts = new Map((await latestExcerptPerAgent(deps.db, principal.userId)).map((e) => [e.agent, e]));
+  const shown = agents.map((a) => a.agent);
+  const excerpts = new Map((await latestExcerptPerAgent(deps.db, principal.userId, shown)).map((e) => [e.agent, e]));
   const items = agents.map((a) => {
     const said = excerpts.get(a.agent);
     return {

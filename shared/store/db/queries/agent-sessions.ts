@@ -322,27 +322,31 @@ export async function stampBriefingDelivered(
 }
 
 /**
- * Each agent's freshest last-message excerpt (the console's Agents screen), from
- * agent_sessions_last_excerpt_idx (user, agent, project key, excerpt_at; partial on runs carrying
- * one) without reading every run that carries one: a loose index scan steps from one (agent,
- * project) pair to the next, one probe each, then takes each pair's newest excerpt by one backward
- * read, and keeps each agent's newest. Its cost follows the pairs (a few per agent), not the runs;
- * a DISTINCT ON over the runs sorted all of them (60–160 ms at 10⁴ runs with excerpts).
+ * The freshest last-message excerpt of each of `agents` (the console's Agents screen, for the
+ * agents it shows), from agent_sessions_last_excerpt_idx (user, agent, project key, excerpt_at;
+ * partial on runs carrying one) without reading every run that carries one: per agent, a loose
+ * index scan steps from one project to the next, one probe each, then takes each pair's newest
+ * excerpt by one backward read, and keeps the agent's newest. Its cost follows the agents asked
+ * for and their projects (a few each), not the runs, nor the tenant's other agents; a DISTINCT ON
+ * over the runs sorted all of them (60–160 ms at 10⁴ runs with excerpts).
  */
 export async function latestExcerptPerAgent(
   db: Executor,
   userId: string,
+  agents: string[],
 ): Promise<{ agent: string; sessionRunId: string; excerpt: string | null; excerptAt: Date | null }[]> {
+  if (agents.length === 0) return [];
   const carries = sql`s.user_id = ${userId} and s.last_message_excerpt is not null`;
   const rows = await db.execute<{ agent: string; id: string; excerpt: string | null; excerpt_at: string | null }>(sql`
     with recursive pairs(agent, project_key) as (
-      (select s.agent, coalesce(s.project, '') from agent_sessions s where ${carries}
-        order by s.agent, coalesce(s.project, '') limit 1)
+      select a.agent, f.project_key from unnest(${sql.param(agents)}::text[]) a(agent), lateral (
+        select coalesce(s.project, '') as project_key from agent_sessions s where ${carries} and s.agent = a.agent
+        order by coalesce(s.project, '') limit 1) f
       union all
-      select n.agent, n.project_key from pairs p, lateral (
-        select s.agent, coalesce(s.project, '') as project_key from agent_sessions s
-        where ${carries} and (s.agent, coalesce(s.project, '')) > (p.agent, p.project_key)
-        order by s.agent, coalesce(s.project, '') limit 1) n
+      select p.agent, n.project_key from pairs p, lateral (
+        select coalesce(s.project, '') as project_key from agent_sessions s
+        where ${carries} and s.agent = p.agent and coalesce(s.project, '') > p.project_key
+        order by coalesce(s.project, '') limit 1) n
     )
     select distinct on (r.agent) r.agent, r.id, r.excerpt, r.excerpt_at
     from pairs p, lateral (
