@@ -13,6 +13,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { retrievalDataDir } from "./datasets/present";
+import { THREE_NGRAM_FILES } from "./datasets/three-ngram";
 
 /** One file of a snapshot: where it is in the repository, its blob id, and what to do with it. */
 export type PinnedFile = {
@@ -43,12 +45,12 @@ export const PINNED_SOURCES: PinnedSource[] = [
       {
         path: "eval/fixtures/golden-set.json",
         blob: "d2934b51a98a656bd3722c1425f3f5d988e55d91",
-        place: { copy: "3ngram/golden-set.json" },
+        place: { copy: THREE_NGRAM_FILES[0] },
       },
       {
         path: "eval/fixtures/queries.json",
         blob: "c3c07fc69b9a00eee8d73ff2aca9a65781a5262a",
-        place: { copy: "3ngram/queries.json" },
+        place: { copy: THREE_NGRAM_FILES[1] },
       },
     ],
   },
@@ -116,7 +118,7 @@ function cloneFromGitHub(repo: string, commit: string, into: string): string {
 
 if (import.meta.main) {
   const root = join(import.meta.dir, "..", "..");
-  const dataDir = process.env.RETRIEVAL_DATA_DIR ?? join(root, "bench/retrieval/data");
+  const dataDir = retrievalDataDir(root);
   const given = new Map<string, string>();
   const args = process.argv.slice(2);
   for (let i = 0; i < args.length; i++) {

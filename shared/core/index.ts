@@ -54,11 +54,11 @@ export { LONG_TEXT_MIN_SCORE, RELEVANT_MIN_SCORE, relevantMinScore } from "./bri
 export { buildBriefing } from "./briefing/service";
 export type { BriefingRequest } from "./briefing/service";
 export { consoleActivity, rangeDays } from "./console/activity";
-export { EXCERPT_PREVIEW_CHARS, RECENT_RUN_DAYS, agentFleet, excerptPreview } from "./console/agent-fleet";
+export { EXCERPT_PREVIEW_CHARS, agentFleet, excerptPreview } from "./console/agent-fleet";
 export { runEventsWithMemories } from "./console/run-events";
 export { factProposalsWithFacts } from "./console/fact-proposals";
 export { consoleMemoryDetail } from "./console/memory-detail";
-export { MEMORY_VERSIONS, consoleMemories, consoleSearch, versionFilter } from "./console/memories";
+export { consoleMemories, consoleSearch } from "./console/memories";
 export {
   AccountExport,
   DeleteAccountBody,

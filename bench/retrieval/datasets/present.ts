@@ -4,13 +4,16 @@ import { loadLocomo } from "./locomo";
 import { loadOwn } from "./own";
 import { loadThreeNgram } from "./three-ngram";
 
+/** Where the public datasets are placed (`bun run retrieval:data`) and read from. */
+export const retrievalDataDir = (root: string) => process.env.RETRIEVAL_DATA_DIR ?? join(root, "bench/retrieval/data");
+
 /**
  * The datasets present, in report order, for bench:retrieval and its ablation alike: the committed
  * hand-written set, then (not in a smoke run) the public ones from RETRIEVAL_DATA_DIR; each missing
  * one is named on one line. RETRIEVAL_DATASETS keeps only the ones it names.
  */
 export function presentDatasets(root: string, smoke: boolean): Dataset[] {
-  const dataDir = process.env.RETRIEVAL_DATA_DIR ?? join(root, "bench/retrieval/data");
+  const dataDir = retrievalDataDir(root);
   const only = process.env.RETRIEVAL_DATASETS
     ? new Set(process.env.RETRIEVAL_DATASETS.split(",").map((s) => s.trim()))
     : null;

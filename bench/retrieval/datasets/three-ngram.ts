@@ -24,7 +24,7 @@ type GoldenMemory = {
 type GoldenQuery = { slice: string; query: string; expected: string[]; forbidden: string[] };
 
 /** Where the two files go under RETRIEVAL_DATA_DIR (copied from eval/fixtures/ of the pinned snapshot). */
-export const THREE_NGRAM_FILES = ["3ngram/golden-set.json", "3ngram/queries.json"];
+export const THREE_NGRAM_FILES = ["3ngram/golden-set.json", "3ngram/queries.json"] as const;
 
 export function loadThreeNgram(dataDir: string): Dataset | string {
   const [memoriesPath, queriesPath] = THREE_NGRAM_FILES.map((f) => join(dataDir, f)) as [string, string];

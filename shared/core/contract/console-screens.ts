@@ -3,7 +3,13 @@
  * events with their memories, fact proposals with both facts, the Memories list and search filters.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import type { agentFleet } from "../console/agent-fleet";
+import {
+  AGENT_FLEET_LIMIT,
+  AGENT_FLEET_SCAN,
+  EXCERPT_PREVIEW_CHARS,
+  RECENT_RUN_DAYS,
+  type agentFleet,
+} from "../console/agent-fleet";
 import type { factProposalsWithFacts } from "../console/fact-proposals";
 import type { runEventsWithMemories } from "../console/run-events";
 import { iso, isoOrNull } from "@amem/platform";
@@ -15,26 +21,31 @@ import { ListMemoriesQuery, SearchBody } from "./memories";
 import { FactProposal, factProposalView } from "./proposals";
 import { Int, NullableTimestamp, oneOf, strictObject, Timestamp, UnionEnum, Uuid } from "./schema-kit";
 
+/** 1000 as the description has always written it (1,000): the OpenAPI document stays byte-identical. */
+const count = (n: number) => n.toLocaleString("en-US");
+
 export const ConsoleAgents = strictObject({
   items: Type.Array(
     strictObject({
       agent: Type.String(),
       lastSeenAt: Timestamp,
       liveRuns: Int({ minimum: 0, description: "Open runs seen within the lease (as state=live)" }),
-      recentRuns: Int({ minimum: 0, description: "Runs seen in the last 7 days" }),
+      recentRuns: Int({ minimum: 0, description: `Runs seen in the last ${RECENT_RUN_DAYS} days` }),
       lastMessage: Type.Union([
         strictObject({
           sessionRunId: Uuid,
-          excerpt: Type.String({ description: "A preview: whitespace folded, cut at about 160 characters with …" }),
+          excerpt: Type.String({
+            description: `A preview: whitespace folded, cut at about ${EXCERPT_PREVIEW_CHARS} characters with …`,
+          }),
           excerptAt: NullableTimestamp,
         }),
         Type.Null(),
       ]),
     }),
-    { description: "Most recently seen first, at most 100" },
+    { description: `Most recently seen first, at most ${AGENT_FLEET_LIMIT}` },
   ),
   truncated: Type.Boolean({
-    description: "The tenant has more than 1,000 agent names; only the first 1,000 by name were ranked",
+    description: `The tenant has more than ${count(AGENT_FLEET_SCAN)} agent names; only the first ${count(AGENT_FLEET_SCAN)} by name were ranked`,
   }),
 });
 

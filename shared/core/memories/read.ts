@@ -2,6 +2,7 @@ import { AppError } from "@amem/platform";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import {
+  type MemoryStatus,
   type MemoryType,
   findEdgesAmong,
   findEventsFor,
@@ -21,7 +22,7 @@ export type MemoryListQuery = {
   scope?: string;
   project?: string;
   memoryType?: MemoryType;
-  status?: "active" | "archived";
+  status?: MemoryStatus;
   current?: boolean;
   /** The console's versions filter (memoryFilter); the REST list has only `current`. */
   superseded?: boolean;

@@ -82,12 +82,7 @@ async function rankSuccessorsFirst(
     (await revisionChainsFrom(deps.db, userId, superseded)).map((l) => [l.predecessor, l.successor]),
   );
   const missing = [...new Set(next.values())].filter((id) => !candidates.has(id));
-  const byMemory = new Map<string, Map<string, Posting>>();
-  for (const p of await postingsOf(deps.db, userId, missing, terms)) {
-    if (!byMemory.has(p.memoryId)) byMemory.set(p.memoryId, new Map());
-    byMemory.get(p.memoryId)!.set(p.term, p);
-  }
-  for (const [id, postings] of byMemory)
+  for (const [id, postings] of byMemory(await postingsOf(deps.db, userId, missing, terms)))
     candidates.set(id, {
       id,
       postings,
@@ -143,7 +138,18 @@ async function completeCutOffPostings(
     probed.map((c) => c.id),
     cutOff,
   );
-  const byId = new Map(probed.map((c) => [c.id, c]));
-  for (const p of found) byId.get(p.memoryId)?.postings.set(p.term, p);
+  const foundOf = byMemory(found);
+  for (const c of probed) for (const [term, p] of foundOf.get(c.id) ?? []) c.postings.set(term, p);
   for (const c of probed) c.score = scoreMemory(plan.slots, c.postings, plan.stats);
+}
+
+/** Postings filed by memory, then by term. */
+function byMemory(postings: (Posting & { term: string; memoryId: string })[]): Map<string, Map<string, Posting>> {
+  const grouped = new Map<string, Map<string, Posting>>();
+  for (const p of postings) {
+    let ofMemory = grouped.get(p.memoryId);
+    if (!ofMemory) grouped.set(p.memoryId, (ofMemory = new Map()));
+    ofMemory.set(p.term, p);
+  }
+  return grouped;
 }

@@ -1,7 +1,15 @@
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { keysetBefore } from "./keyset";
-import { memories, memoryEdges, memoryEvents, type EdgeType, type EventKind, type MemoryType } from "../schema";
+import {
+  memories,
+  memoryEdges,
+  memoryEvents,
+  type EdgeType,
+  type EventKind,
+  type MemoryStatus,
+  type MemoryType,
+} from "../schema";
 
 export type MemoryRow = Omit<typeof memories.$inferSelect, "search">;
 
@@ -154,8 +162,9 @@ export function isCurrentMemory(): SQL {
 
 /**
  * The tenant, scope, project and currency filters that memory lists, search and the briefing share.
- * `current` is the REST API's (not superseded and not archived); `superseded` is the console's
- * versions filter, apart from status: true keeps only memories a successor replaced, false none of them.
+ * `current` is the REST API's (not superseded and not archived); `superseded` and `status` are the
+ * console's versions and status filters, apart: superseded true keeps only memories a successor
+ * replaced, false none of them.
  */
 export function memoryFilter(f: {
   userId: string;
@@ -163,6 +172,7 @@ export function memoryFilter(f: {
   project?: string;
   current: boolean;
   superseded?: boolean;
+  status?: MemoryStatus;
 }): SQL {
   return and(
     eq(memories.userId, f.userId),
@@ -170,6 +180,7 @@ export function memoryFilter(f: {
     f.project === undefined ? undefined : eq(memories.project, f.project),
     f.current ? isCurrentMemory() : undefined,
     f.superseded === undefined ? undefined : f.superseded ? isNotNull(memories.validTo) : isNull(memories.validTo),
+    f.status === undefined ? undefined : eq(memories.status, f.status),
   )!;
 }
 
@@ -178,7 +189,7 @@ export type MemoryListFilter = {
   scope?: string;
   project?: string;
   memoryType?: MemoryType;
-  status?: "active" | "archived";
+  status?: MemoryStatus;
   current: boolean;
   superseded?: boolean;
   tag?: string;
@@ -197,7 +208,6 @@ export async function listMemories(db: Executor, f: MemoryListFilter): Promise<M
       and(
         memoryFilter(f),
         f.memoryType === undefined ? undefined : eq(memories.memoryType, f.memoryType),
-        f.status === undefined ? undefined : eq(memories.status, f.status),
         // Array containment (`@>`), not `= any(tags)`: the operator memories_tags_idx (GIN) serves.
         f.tag === undefined ? undefined : sql`${memories.tags} @> array[${f.tag}]::text[]`,
         f.createdFrom === undefined ? undefined : gte(memories.createdAt, f.createdFrom),

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { memories, REVISION_EDGE_TYPES, type MemoryStatus, type MemoryType } from "../schema";
 import { memoryColumns, memoryFilter, type MemoryRow } from "./memories";
@@ -176,7 +176,6 @@ function eligible(f: SearchScope): SQL {
   return and(
     memoryFilter(f),
     f.memoryTypes === undefined ? undefined : inArray(memories.memoryType, f.memoryTypes),
-    f.status === undefined ? undefined : eq(memories.status, f.status),
     f.exclusions === null
       ? undefined
       : sql`${memories.search} @@ websearch_to_tsquery('english', ${splitNames(f.exclusions)})`,
