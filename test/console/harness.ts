@@ -187,11 +187,15 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   // The layout settles on the next frame after the resize.
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   await page.screenshot({ path: join(ARTIFACTS, `${name}-phone.png`), fullPage: true });
-  // Usable at a phone's width: nothing widens the page past the screen (a wide table scrolls in its own box).
-  expect({ screen: name, pageWidth: await page.evaluate(() => document.documentElement.scrollWidth) }).toEqual({
-    screen: name,
-    pageWidth: 390,
-  });
+  // Usable at a phone's width: nothing widens the page past the screen, and no table has to be
+  // scrolled sideways to read a row (a table with more than a phone's columns stacks its cells).
+  const layout = await page.evaluate(() => ({
+    pageWidth: document.documentElement.scrollWidth,
+    tablesScrollingSideways: [...document.querySelectorAll(".table-wrap")]
+      .filter((wrap) => wrap.scrollWidth > wrap.clientWidth)
+      .map((wrap) => wrap.querySelector("caption")?.textContent ?? "a table without caption"),
+  }));
+  expect({ screen: name, ...layout }).toEqual({ screen: name, pageWidth: 390, tablesScrollingSideways: [] });
   await page.setViewport({ width: 1280, height: 860 });
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }

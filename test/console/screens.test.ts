@@ -218,7 +218,7 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         await waitForText(page, "[data-testid=fleet] th[scope=row]", "claude-code");
         await screenshots(page, "agents");
         await expectAccessible(page, "agents");
-        await clickText(page, "td a", "run-one");
+        await clickText(page, "[data-testid=runs] th a", "run-one");
         await waitForText(page, "h1", "claude-code · run-one");
         // The run's events name the memories it wrote by topic (and type), linking to them.
         await waitForText(page, "[data-testid=run-events] li a", "Written in a run");

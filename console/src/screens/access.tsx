@@ -83,7 +83,7 @@ function Keys() {
         <Loading />
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="stacked">
             <caption class="visually-hidden">API keys</caption>
             <thead>
               <tr>
@@ -100,13 +100,13 @@ function Keys() {
               {keys.data.keys.map((k) => (
                 <tr key={k.id}>
                   <td>{k.name}</td>
-                  <td>
+                  <td data-label="Prefix">
                     <code>amem_{k.prefix}…</code>
                   </td>
-                  <td>
+                  <td data-label="Created">
                     <When at={k.createdAt} />
                   </td>
-                  <td>
+                  <td data-label="Last used">
                     <When at={k.lastUsedAt} />
                   </td>
                   <td>

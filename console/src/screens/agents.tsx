@@ -92,7 +92,7 @@ export function Agents() {
       ) : null}
       <h2>Recent runs</h2>
       <div class="table-wrap">
-        <table>
+        <table class="stacked" data-testid="runs">
           <caption>Session runs, most recent first</caption>
           <thead>
             <tr>
@@ -107,14 +107,14 @@ export function Agents() {
           <tbody>
             {runs.data.items.map((r) => (
               <tr key={r.sessionRunId}>
-                <td>
+                <th scope="row">
                   <Link href={`/app/agents/${r.sessionRunId}`}>{r.sessionId}</Link>
-                </td>
-                <td>{r.agent}</td>
-                <td>{r.project ?? "—"}</td>
-                <td>{r.closedAt ? "closed" : "live"}</td>
-                <td>{r.triageStatus}</td>
-                <td>
+                </th>
+                <td data-label="Agent">{r.agent}</td>
+                <td data-label="Project">{r.project ?? "—"}</td>
+                <td data-label="State">{r.closedAt ? "closed" : "live"}</td>
+                <td data-label="Triage">{r.triageStatus}</td>
+                <td data-label="Last seen">
                   <When at={r.lastSeenAt} />
                 </td>
               </tr>
