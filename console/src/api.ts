@@ -2,6 +2,8 @@
 
 let csrfToken: string | null = null;
 let onSignedOut: (() => void) | null = null;
+/** Aborts the calls in flight when the session ends, so none answers for a session that is gone. */
+let inFlight = new AbortController();
 
 export class ApiError extends Error {
   constructor(
@@ -22,6 +24,15 @@ export function whenSignedOut(handler: () => void): void {
   onSignedOut = handler;
 }
 
+/**
+ * Cancels every call still in flight (a screen's reads, when its person signs out): answered after
+ * the session is gone they would be 401s, and a 401 would say the session ended by itself.
+ */
+export function abortCallsInFlight(): void {
+  inFlight.abort();
+  inFlight = new AbortController();
+}
+
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (body !== undefined) headers["content-type"] = "application/json";
@@ -30,6 +41,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     method,
     headers,
     credentials: "same-origin",
+    signal: inFlight.signal,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (!res.ok) {

@@ -1,6 +1,6 @@
 import { render } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, setCsrfToken, whenSignedOut } from "./api";
+import { abortCallsInFlight, api, ApiError, setCsrfToken, whenSignedOut } from "./api";
 import { Link, Loading, navigate, usePath } from "./ui";
 import { SignIn, type Session } from "./screens/sign-in";
 import { Overview } from "./screens/overview";
@@ -100,6 +100,7 @@ function App() {
     );
 
   const signOut = async () => {
+    abortCallsInFlight();
     try {
       await api("DELETE", "/api/console/session");
     } finally {

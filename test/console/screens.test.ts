@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { newTenant } from "../helpers";
+import { eventually, newTenant } from "../helpers";
 import { propose } from "../proposals/helpers";
 import {
   checkDarkMode,
@@ -12,6 +12,7 @@ import {
   signIn,
   startConsole,
   TEST_MS,
+  WAIT_MS,
   waitForText,
   watchProblems,
   remember,
@@ -196,6 +197,30 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         expect(new Set(order)).toEqual(new Set([first.id, second.id]));
         await page.select("select[name=status]", "rejected");
         await page.waitForFunction(() => document.querySelectorAll(".proposal").length === 1);
+      }),
+    TEST_MS,
+  );
+
+  it(
+    "signing out while a screen still loads cancels its reads: none answers 401 for the ended session",
+    () =>
+      withSignedInPage(h, async (page) => {
+        // Hold the Overview's activity read until after the sign-out (a slow read on a busy box).
+        await page.setRequestInterception(true);
+        let held = 0;
+        page.on("request", (request) => {
+          if (new URL(request.url()).pathname !== "/api/console/activity") return void request.continue();
+          held++;
+          setTimeout(() => request.continue().catch(() => {}), 1_000);
+        });
+        await page.reload();
+        await page.waitForSelector("[data-testid=signed-in-as]");
+        expect(await eventually(async () => held > 0, WAIT_MS, 20)).toBe(true);
+        await clickText(page, "button", "Sign out");
+        await waitForText(page, "[role=status]", "You are signed out.");
+        // Past the hold: answered, the read would have been a 401 that says the session ended by itself.
+        await new Promise((r) => setTimeout(r, 1_500));
+        expect(await page.$eval("[role=status]", (e: any) => e.textContent)).toContain("You are signed out.");
       }),
     TEST_MS,
   );
