@@ -91,8 +91,11 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     if (page.length < limit + 1 && cutOff) page = null;
   }
   if (page === null) {
+    // Not cut to the page's length before the check: with `current: false` the ranking also holds
+    // later versions of its memories (lifted above them) that the filters, phrases or exclusions
+    // leave out, and each one cut in would take a place that a match below it should have.
     const { ranked } = await rankCandidates(deps, scope, plan, wanted, true);
-    page = await firstEligible(deps, scope, ranked.filter(beyond).slice(0, limit + 1), limit + 1);
+    page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1);
   }
   const items = page.slice(0, limit);
   const last = items[items.length - 1];
