@@ -428,6 +428,7 @@ describe("POST /api/v1/search", () => {
       const cursor: string = first.body.nextCursor;
       const decoded = Buffer.from(cursor, "base64url").toString();
       const reencode = (text: string) => Buffer.from(text).toString("base64url");
+      const payload = JSON.parse(decoded);
       for (const [body, label] of [
         [
           {
@@ -450,6 +451,14 @@ describe("POST /api/v1/search", () => {
           "negative weight",
         ],
         [{ query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/^\{/, '{"x":1,')) }, "unknown field"],
+        [
+          {
+            query: "webhook retries",
+            limit: 2,
+            cursor: reencode(JSON.stringify({ ...payload, w: [[1, [["a\u0000", 1]]]] })),
+          },
+          "term with a NUL",
+        ],
         [{ query: "webhook retries", limit: 2, cursor: "!!!!" }, "not base64url"],
         [{ query: "webhook", limit: 2, cursor }, "another query"],
         [{ query: "webhook retries", limit: 2, cursor, scope: "work" }, "other filters"],

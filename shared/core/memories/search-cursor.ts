@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { AppError, sha256Hex, isUuid } from "@amem/platform";
+import { AppError, sha256Hex, isStorableText, isUuid } from "@amem/platform";
 import { FUZZY_MAX_TERMS, MAX_SLOTS, type CorpusStats, type Slot } from "./search-ranking";
 
 /** What a query is scored with: the tenant's statistics and the query's weighted terms. */
@@ -93,6 +93,11 @@ export function decodeSearchCursor(cursor: string, fingerprint: string): SearchP
     throw new AppError("invalid_input");
   }
   if (!Value.Check(CursorPayload, payload) || payload.f !== fingerprint || !isUuid(payload.i)) {
+    throw new AppError("invalid_input");
+  }
+  // The terms go to Postgres as text, which cannot hold a NUL (the driver's error would be a 500);
+  // a request body's strings are checked as it is read, a cursor's only here.
+  if (!payload.w.every(([, alternatives]) => alternatives.every(([term]) => isStorableText(term)))) {
     throw new AppError("invalid_input");
   }
   return {
