@@ -227,6 +227,21 @@ describe("POST /api/v1/search", () => {
       expect((await hits(tenant, { query: 'yarn -"plain npm"' })).map((h) => h.memory.id)).toEqual([pnpm.id]);
     });
 
+    it("excludes a dotted name as its parts in a row, not as its first part absent and the rest present", async () => {
+      const tenant = await newTenant(ctx);
+      const days = await remember(tenant, {
+        memoryType: "note",
+        topic: "Deploy days",
+        content: "We deploy on Tuesdays and Thursdays.",
+      });
+      await remember(tenant, {
+        memoryType: "note",
+        topic: "Deploy config",
+        content: "Edit config.yaml before a deploy.",
+      });
+      expect((await hits(tenant, { query: "deploy -config.yaml" })).map((h) => h.memory.id)).toEqual([days.id]);
+    });
+
     it("answers each hit with the memory as GET /api/v1/memories/{id} shows it and a score in [0, 1]", async () => {
       const tenant = await newTenant(ctx);
       const memory = await remember(tenant, {
