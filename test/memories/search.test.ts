@@ -242,6 +242,20 @@ describe("POST /api/v1/search", () => {
       expect((await hits(tenant, { query: "deploy -config.yaml" })).map((h) => h.memory.id)).toEqual([days.id]);
     });
 
+    it("ignores an exclusion of stop words only, as it ignores stop words among the wanted ones", async () => {
+      const tenant = await newTenant(ctx);
+      const memory = await remember(tenant, {
+        memoryType: "note",
+        topic: "Deploy days",
+        content: "We deploy on Tuesdays and Thursdays.",
+      });
+      for (const query of ["deploy -the", 'deploy -"to be"'])
+        expect({ query, ids: (await hits(tenant, { query })).map((h) => h.memory.id) }).toEqual({
+          query,
+          ids: [memory.id],
+        });
+    });
+
     it("answers each hit with the memory as GET /api/v1/memories/{id} shows it and a score in [0, 1]", async () => {
       const tenant = await newTenant(ctx);
       const memory = await remember(tenant, {

@@ -171,14 +171,22 @@ export type ChampionPosting = Posting & { term: string; memoryId: string; supers
 /** Dotted and slashed names read by their parts, as amem_search_terms reads the stored documents. */
 const splitNames = (text: string) => text.replace(/[./\\]/g, " ");
 
+/**
+ * The memory contains none of the excluded terms. Exclusions of stop words only (`-the`, `-"to be"`)
+ * read as an empty query (the negation goes with the words), which matches no memory, so every
+ * memory would be excluded: they are ignored instead, as stop words are among the wanted words.
+ */
+function excluding(exclusions: string): SQL {
+  const query = sql`websearch_to_tsquery('english', ${splitNames(exclusions)})`;
+  return sql`(numnode(${query}) = 0 or ${memories.search} @@ ${query})`;
+}
+
 /** The memories a search may return: the tenant's, within the filters, phrases and exclusions. */
 function eligible(f: SearchScope): SQL {
   return and(
     memoryFilter(f),
     f.memoryTypes === undefined ? undefined : inArray(memories.memoryType, f.memoryTypes),
-    f.exclusions === null
-      ? undefined
-      : sql`${memories.search} @@ websearch_to_tsquery('english', ${splitNames(f.exclusions)})`,
+    f.exclusions === null ? undefined : excluding(f.exclusions),
     ...f.phrases.map((p) => sql`${memories.search} @@ phraseto_tsquery('english', ${splitNames(p)})`),
   )!;
 }
