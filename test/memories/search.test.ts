@@ -450,6 +450,57 @@ describe("POST /api/v1/search", () => {
       expect([...first.body.items, ...rest.flat()]).toEqual(before);
     });
 
+    it("accepts back every cursor it answers with, however long the query's terms or their replacements", async () => {
+      // Consonants only, no s or y: the stemmer leaves such words as they are.
+      const letters = "bcdfghjklmnpqrtvwxz";
+      const word = (length: number) =>
+        Array.from({ length }, () => letters[Math.floor(Math.random() * letters.length)]).join("");
+      // 32 words of 30 letters (the most slots a query has; 991 characters), none stored: the
+      // tenant's three closest terms to each are that word and 28 letters more (similarity 31/61).
+      const misspelt = Array.from({ length: 32 }, () => word(30));
+      const cases = [
+        { label: "a stored 600-character token", query: "ab1".repeat(200), stored: "ab1".repeat(200) },
+        {
+          label: "32 misspelt long words",
+          query: misspelt.join(" "),
+          stored: misspelt.flatMap((w) => [word(28), word(28), word(28)].map((tail) => w + tail)).join(" "),
+        },
+      ];
+      const answers = [];
+      for (const { label, query, stored } of cases) {
+        const tenant = await newTenant(ctx);
+        for (const n of ["one", "two"])
+          await remember(tenant, { memoryType: "note", topic: `Terms ${n}`, content: `${stored} ${n}` });
+        const first = await search(tenant.apiKey, { query, limit: 1 });
+        const second = await search(tenant.apiKey, { query, limit: 1, cursor: first.body.nextCursor });
+        answers.push({
+          label,
+          first: first.body.items?.length,
+          second: second.status,
+          items: second.body.items?.length,
+        });
+      }
+      expect(answers).toEqual(cases.map(({ label }) => ({ label, first: 1, second: 200, items: 1 })));
+    });
+
+    it("offers no term longer than 64 characters as a misspelling's replacement", async () => {
+      const tenant = await newTenant(ctx);
+      // A run of one letter has the trigrams of a short one: similarity 1 to "aaaaaa", at any length.
+      await remember(tenant, { memoryType: "note", topic: "Long run", content: `${"a".repeat(600)} one` });
+      await remember(tenant, { memoryType: "note", topic: "Long run", content: `${"a".repeat(600)} two` });
+      const short = await remember(tenant, { memoryType: "note", topic: "Short run", content: "aaaaaaa" });
+      const first = await search(tenant.apiKey, { query: "aaaaaa", limit: 1 });
+      expect({
+        status: first.status,
+        ids: first.body.items?.map((h: Hit) => h.memory.id),
+        next: first.body.nextCursor,
+      }).toEqual({
+        status: 200,
+        ids: [short.id],
+        next: null,
+      });
+    });
+
     it("rejects a tampered, malformed or foreign cursor with 400 invalid_input", async () => {
       const tenant = await newTenant(ctx);
       await paginationFixture(tenant);

@@ -94,9 +94,10 @@ export type FuzzyMatch = { word: string; term: string; similarity: number; df: n
 
 /**
  * For each term the tenant never used (a misspelling, a mistyped identifier), the tenant's terms
- * most similar to it by trigrams, with their document frequencies. The term dictionary is the
- * folded statistics (trigram index with the tenant in it, btree_gin) plus the pending memories':
- * of the current memories, or with `current` false of every memory (as queryTermStats).
+ * most similar to it by trigrams (at most `perWord`, none longer than `maxLength` characters), with
+ * their document frequencies. The term dictionary is the folded statistics (trigram index with the
+ * tenant in it, btree_gin) plus the pending memories': of the current memories, or with `current`
+ * false of every memory (as queryTermStats).
  */
 export async function fuzzyTerms(
   db: Executor,
@@ -104,6 +105,7 @@ export async function fuzzyTerms(
   words: string[],
   minSimilarity: number,
   perWord: number,
+  maxLength: number,
   current: boolean,
 ): Promise<FuzzyMatch[]> {
   if (words.length === 0) return [];
@@ -122,7 +124,7 @@ export async function fuzzyTerms(
         select t.term, 1 from memory_terms t where ${inPending(userId, false)} and t.term % w.word
         ${pendingRemoved}
       ) c
-      where similarity(c.term, w.word) >= ${minSimilarity}
+      where similarity(c.term, w.word) >= ${minSimilarity} and length(c.term) <= ${maxLength}
       group by c.term
       having sum(c.df) > 0
       order by similarity desc, c.term
