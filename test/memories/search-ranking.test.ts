@@ -268,6 +268,28 @@ describe("search ranking properties (README, Search)", () => {
     expect(history.items[0]!.score).toBeGreaterThan(history.items[1]!.score);
   });
 
+  it("with current false, a later version the query excludes takes no place on the page nor ends it", async () => {
+    const tenant = await newTenant(ctx);
+    const old = await remember(tenant, "Webhook retries", "Webhook retries back off exponentially.");
+    const revised = await ctx.request("POST", `/api/v1/memories/${old.id}/revise`, {
+      apiKey: tenant.apiKey,
+      body: { content: "Webhook retries back off exponentially; the legacy runbook has the limits." },
+    });
+    expect(revised.status).toBe(201);
+    const other = await remember(tenant, "Webhook receiver", "The webhook receiver sits behind the load balancer.");
+    const query = { query: "webhook retries -legacy", current: false };
+    expect((await search(tenant, query)).items.map((h) => h.memory.id)).toEqual([old.id, other.id]);
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 5; pages++) {
+      const page = await search(tenant, { ...query, limit: 1, ...(cursor ? { cursor } : {}) });
+      ids.push(...page.items.map((h) => h.memory.id));
+      cursor = page.nextCursor ?? undefined;
+      if (!cursor) break;
+    }
+    expect(ids).toEqual([old.id, other.id]);
+  });
+
   it("finds current memories even when a term's best postings, beyond the depth read first, are all archived", async () => {
     const tenant = await newTenant(ctx);
     // More archived memories than the first read of a term's postings takes (CHAMPION_DEPTH + 2 per

@@ -227,6 +227,35 @@ describe("POST /api/v1/search", () => {
       expect((await hits(tenant, { query: 'yarn -"plain npm"' })).map((h) => h.memory.id)).toEqual([pnpm.id]);
     });
 
+    it("excludes a dotted name as its parts in a row, not as its first part absent and the rest present", async () => {
+      const tenant = await newTenant(ctx);
+      const days = await remember(tenant, {
+        memoryType: "note",
+        topic: "Deploy days",
+        content: "We deploy on Tuesdays and Thursdays.",
+      });
+      await remember(tenant, {
+        memoryType: "note",
+        topic: "Deploy config",
+        content: "Edit config.yaml before a deploy.",
+      });
+      expect((await hits(tenant, { query: "deploy -config.yaml" })).map((h) => h.memory.id)).toEqual([days.id]);
+    });
+
+    it("ignores an exclusion of stop words only, as it ignores stop words among the wanted ones", async () => {
+      const tenant = await newTenant(ctx);
+      const memory = await remember(tenant, {
+        memoryType: "note",
+        topic: "Deploy days",
+        content: "We deploy on Tuesdays and Thursdays.",
+      });
+      for (const query of ["deploy -the", 'deploy -"to be"'])
+        expect({ query, ids: (await hits(tenant, { query })).map((h) => h.memory.id) }).toEqual({
+          query,
+          ids: [memory.id],
+        });
+    });
+
     it("answers each hit with the memory as GET /api/v1/memories/{id} shows it and a score in [0, 1]", async () => {
       const tenant = await newTenant(ctx);
       const memory = await remember(tenant, {
@@ -421,6 +450,57 @@ describe("POST /api/v1/search", () => {
       expect([...first.body.items, ...rest.flat()]).toEqual(before);
     });
 
+    it("accepts back every cursor it answers with, however long the query's terms or their replacements", async () => {
+      // Consonants only, no s or y: the stemmer leaves such words as they are.
+      const letters = "bcdfghjklmnpqrtvwxz";
+      const word = (length: number) =>
+        Array.from({ length }, () => letters[Math.floor(Math.random() * letters.length)]).join("");
+      // 32 words of 30 letters (the most slots a query has; 991 characters), none stored: the
+      // tenant's three closest terms to each are that word and 28 letters more (similarity 31/61).
+      const misspelt = Array.from({ length: 32 }, () => word(30));
+      const cases = [
+        { label: "a stored 600-character token", query: "ab1".repeat(200), stored: "ab1".repeat(200) },
+        {
+          label: "32 misspelt long words",
+          query: misspelt.join(" "),
+          stored: misspelt.flatMap((w) => [word(28), word(28), word(28)].map((tail) => w + tail)).join(" "),
+        },
+      ];
+      const answers = [];
+      for (const { label, query, stored } of cases) {
+        const tenant = await newTenant(ctx);
+        for (const n of ["one", "two"])
+          await remember(tenant, { memoryType: "note", topic: `Terms ${n}`, content: `${stored} ${n}` });
+        const first = await search(tenant.apiKey, { query, limit: 1 });
+        const second = await search(tenant.apiKey, { query, limit: 1, cursor: first.body.nextCursor });
+        answers.push({
+          label,
+          first: first.body.items?.length,
+          second: second.status,
+          items: second.body.items?.length,
+        });
+      }
+      expect(answers).toEqual(cases.map(({ label }) => ({ label, first: 1, second: 200, items: 1 })));
+    });
+
+    it("offers no term longer than 64 characters as a misspelling's replacement", async () => {
+      const tenant = await newTenant(ctx);
+      // A run of one letter has the trigrams of a short one: similarity 1 to "aaaaaa", at any length.
+      await remember(tenant, { memoryType: "note", topic: "Long run", content: `${"a".repeat(600)} one` });
+      await remember(tenant, { memoryType: "note", topic: "Long run", content: `${"a".repeat(600)} two` });
+      const short = await remember(tenant, { memoryType: "note", topic: "Short run", content: "aaaaaaa" });
+      const first = await search(tenant.apiKey, { query: "aaaaaa", limit: 1 });
+      expect({
+        status: first.status,
+        ids: first.body.items?.map((h: Hit) => h.memory.id),
+        next: first.body.nextCursor,
+      }).toEqual({
+        status: 200,
+        ids: [short.id],
+        next: null,
+      });
+    });
+
     it("rejects a tampered, malformed or foreign cursor with 400 invalid_input", async () => {
       const tenant = await newTenant(ctx);
       await paginationFixture(tenant);
@@ -428,6 +508,7 @@ describe("POST /api/v1/search", () => {
       const cursor: string = first.body.nextCursor;
       const decoded = Buffer.from(cursor, "base64url").toString();
       const reencode = (text: string) => Buffer.from(text).toString("base64url");
+      const payload = JSON.parse(decoded);
       for (const [body, label] of [
         [
           {
@@ -450,6 +531,14 @@ describe("POST /api/v1/search", () => {
           "negative weight",
         ],
         [{ query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/^\{/, '{"x":1,')) }, "unknown field"],
+        [
+          {
+            query: "webhook retries",
+            limit: 2,
+            cursor: reencode(JSON.stringify({ ...payload, w: [[1, [["a\u0000", 1]]]] })),
+          },
+          "term with a NUL",
+        ],
         [{ query: "webhook retries", limit: 2, cursor: "!!!!" }, "not base64url"],
         [{ query: "webhook", limit: 2, cursor }, "another query"],
         [{ query: "webhook retries", limit: 2, cursor, scope: "work" }, "other filters"],

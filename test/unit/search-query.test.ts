@@ -10,6 +10,14 @@ describe("parseSearchQuery (web-search syntax)", () => {
     });
   });
 
+  it("excludes a dotted or slashed name as the phrase of its parts", () => {
+    expect(parseSearchQuery("deploy -config.yaml -src/app")).toEqual({
+      wanted: "deploy",
+      phrases: [],
+      exclusions: '-"config.yaml" -"src/app"',
+    });
+  });
+
   it("reads a one-word phrase as a word, an unclosed quote as a phrase to the end, and a lone dash as a word", () => {
     expect(parseSearchQuery('"redis" - "connection pool')).toEqual({
       wanted: "redis - connection pool",

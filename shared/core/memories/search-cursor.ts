@@ -1,13 +1,22 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { AppError, sha256Hex, isUuid } from "@amem/platform";
+import { AppError, sha256Hex, isStorableText, isUuid } from "@amem/platform";
 import { FUZZY_MAX_TERMS, MAX_SLOTS, type CorpusStats, type Slot } from "./search-ranking";
 
 /** What a query is scored with: the tenant's statistics and the query's weighted terms. */
 export type SearchPlan = { stats: CorpusStats; slots: Slot[] };
 
-/** The longest cursor a search answers with (a plan of MAX_SLOTS long terms fits with room). */
-export const SEARCH_CURSOR_MAX_LENGTH = 8192;
+/**
+ * The longest cursor a search answers with. Its plan holds at most MAX_SLOTS weights and, as
+ * terms, the query's own words (a 1,000-character query reads as at most 2,000 characters of terms:
+ * a hyphenated word is also read as its parts) and up to FUZZY_MAX_TERMS replacements of at most
+ * FUZZY_MAX_LENGTH characters per slot: at most 4 × 8,144 bytes of UTF-8, under 38 KB of JSON with
+ * the numbers and 50 KB as base64url. 8,192 was exceeded by a query of 32 misspelt long words, and
+ * its next page refused.
+ */
+export const SEARCH_CURSOR_MAX_LENGTH = 65_536;
+/** The longest term a plan holds: one word of a 1,000-character query, in UTF-16 units. */
+const TERM_MAX_LENGTH = 2000;
 
 const Weight = Type.Number({ minimum: 0, maximum: 1e6 });
 const CursorPayload = Type.Object(
@@ -24,7 +33,9 @@ const CursorPayload = Type.Object(
     w: Type.Array(
       Type.Tuple([
         Weight,
-        Type.Array(Type.Tuple([Type.String({ minLength: 1, maxLength: 512 }), Weight]), { maxItems: FUZZY_MAX_TERMS }),
+        Type.Array(Type.Tuple([Type.String({ minLength: 1, maxLength: TERM_MAX_LENGTH }), Weight]), {
+          maxItems: FUZZY_MAX_TERMS,
+        }),
       ]),
       { minItems: 1, maxItems: MAX_SLOTS },
     ),
@@ -93,6 +104,11 @@ export function decodeSearchCursor(cursor: string, fingerprint: string): SearchP
     throw new AppError("invalid_input");
   }
   if (!Value.Check(CursorPayload, payload) || payload.f !== fingerprint || !isUuid(payload.i)) {
+    throw new AppError("invalid_input");
+  }
+  // The terms go to Postgres as text, which cannot hold a NUL (the driver's error would be a 500);
+  // a request body's strings are checked as it is read, a cursor's only here.
+  if (!payload.w.every(([, alternatives]) => alternatives.every(([term]) => isStorableText(term)))) {
     throw new AppError("invalid_input");
   }
   return {

@@ -17,6 +17,15 @@ export type ParsedQuery = {
 };
 
 /**
+ * A negated word in websearch syntax. A dotted or slashed name (`config.yaml`, `src/app`) is stored
+ * as its parts in a row (amem_search_terms), so it is excluded as that phrase: bare, its parts would
+ * read as the first one excluded and the others required (`-config yaml`).
+ */
+function negatedWord(word: string): string {
+  return /[./\\]/.test(word) ? `-"${word.replaceAll('"', " ")}"` : `-${word}`;
+}
+
+/**
  * `plainWords`: free text that nobody wrote as a search (a message excerpt, a task description) is
  * read as words only — no phrase, no exclusion, no operator — so that `don't "use" -f` neither
  * requires nor excludes anything: its quotes and dashes are punctuation, which the term reader
@@ -40,7 +49,7 @@ export function parseSearchQuery(query: string, options: { plainWords?: boolean 
         if (/\s/.test(words)) phrases.push(words);
       }
     } else if (bare !== undefined) {
-      if (/^-+[^-]/.test(bare)) excluded.push(`-${bare.replace(/^-+/, "")}`);
+      if (/^-+[^-]/.test(bare)) excluded.push(negatedWord(bare.replace(/^-+/, "")));
       else if (bare.toLowerCase() !== "or") wanted.push(bare);
     }
   }

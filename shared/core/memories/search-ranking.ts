@@ -38,6 +38,12 @@ export const RANKING: RankingConstants = { k1: K1, b: B, wTopic: W_TOPIC, wConte
 /** A misspelt word's replacements: terms at least this similar (pg_trgm similarity), at most this many. */
 export const FUZZY_MIN_SIMILARITY = 0.45;
 export const FUZZY_MAX_TERMS = 3;
+/**
+ * Longer words (hashes, encoded blobs) are not misspellings, and their similarity is costly to
+ * compute; nor is a longer term a misspelling's correction (a run of one repeated letter has the
+ * trigrams of a short one: similarity 1). Characters (code points), as Postgres counts them.
+ */
+export const FUZZY_MAX_LENGTH = 64;
 /** At most this many slots are scored (the rarest ones): a query longer than that is a document, not a question. */
 export const MAX_SLOTS = 32;
 /** Scores are rounded to this many decimals, so a cursor can carry one exactly. */

@@ -14,7 +14,13 @@ import {
 } from "@amem/store";
 import { rankCandidates, type Candidate } from "./search-candidates";
 import { parseSearchQuery } from "./search-query";
-import { buildSlots, FUZZY_MAX_TERMS, FUZZY_MIN_SIMILARITY, type CorpusStats } from "./search-ranking";
+import {
+  buildSlots,
+  FUZZY_MAX_LENGTH,
+  FUZZY_MAX_TERMS,
+  FUZZY_MIN_SIMILARITY,
+  type CorpusStats,
+} from "./search-ranking";
 import { decodeSearchCursor, encodeSearchCursor, searchFingerprint, type SearchPlan } from "./search-cursor";
 
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -91,8 +97,11 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     if (page.length < limit + 1 && cutOff) page = null;
   }
   if (page === null) {
+    // Not cut to the page's length before the check: with `current: false` the ranking also holds
+    // later versions of its memories (lifted above them) that the filters, phrases or exclusions
+    // leave out, and each one cut in would take a place that a match below it should have.
     const { ranked } = await rankCandidates(deps, scope, plan, wanted, true);
-    page = await firstEligible(deps, scope, ranked.filter(beyond).slice(0, limit + 1), limit + 1);
+    page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1);
   }
   const items = page.slice(0, limit);
   const last = items[items.length - 1];
@@ -160,9 +169,16 @@ async function firstEligible(
  */
 async function searchPlan(deps: Deps, userId: string, wanted: string, current: boolean): Promise<SearchPlan> {
   const { terms, totals } = await queryTermStats(deps.db, userId, wanted, current);
-  // Longer "words" (hashes, encoded blobs) are not misspellings, and their similarity is costly to compute.
-  const unseen = terms.filter((t) => t.df === 0 && t.term.length <= 64).map((t) => t.term);
-  const fuzzy = await fuzzyTerms(deps.db, userId, unseen, FUZZY_MIN_SIMILARITY, FUZZY_MAX_TERMS, current);
+  const unseen = terms.filter((t) => t.df === 0 && t.term.length <= FUZZY_MAX_LENGTH).map((t) => t.term);
+  const fuzzy = await fuzzyTerms(
+    deps.db,
+    userId,
+    unseen,
+    FUZZY_MIN_SIMILARITY,
+    FUZZY_MAX_TERMS,
+    FUZZY_MAX_LENGTH,
+    current,
+  );
   const documents = totals.documents;
   const stats: CorpusStats = {
     documents,

@@ -94,9 +94,10 @@ export type FuzzyMatch = { word: string; term: string; similarity: number; df: n
 
 /**
  * For each term the tenant never used (a misspelling, a mistyped identifier), the tenant's terms
- * most similar to it by trigrams, with their document frequencies. The term dictionary is the
- * folded statistics (trigram index with the tenant in it, btree_gin) plus the pending memories':
- * of the current memories, or with `current` false of every memory (as queryTermStats).
+ * most similar to it by trigrams (at most `perWord`, none longer than `maxLength` characters), with
+ * their document frequencies. The term dictionary is the folded statistics (trigram index with the
+ * tenant in it, btree_gin) plus the pending memories': of the current memories, or with `current`
+ * false of every memory (as queryTermStats).
  */
 export async function fuzzyTerms(
   db: Executor,
@@ -104,6 +105,7 @@ export async function fuzzyTerms(
   words: string[],
   minSimilarity: number,
   perWord: number,
+  maxLength: number,
   current: boolean,
 ): Promise<FuzzyMatch[]> {
   if (words.length === 0) return [];
@@ -122,7 +124,7 @@ export async function fuzzyTerms(
         select t.term, 1 from memory_terms t where ${inPending(userId, false)} and t.term % w.word
         ${pendingRemoved}
       ) c
-      where similarity(c.term, w.word) >= ${minSimilarity}
+      where similarity(c.term, w.word) >= ${minSimilarity} and length(c.term) <= ${maxLength}
       group by c.term
       having sum(c.df) > 0
       order by similarity desc, c.term
@@ -171,14 +173,22 @@ export type ChampionPosting = Posting & { term: string; memoryId: string; supers
 /** Dotted and slashed names read by their parts, as amem_search_terms reads the stored documents. */
 const splitNames = (text: string) => text.replace(/[./\\]/g, " ");
 
+/**
+ * The memory contains none of the excluded terms. Exclusions of stop words only (`-the`, `-"to be"`)
+ * read as an empty query (the negation goes with the words), which matches no memory, so every
+ * memory would be excluded: they are ignored instead, as stop words are among the wanted words.
+ */
+function excluding(exclusions: string): SQL {
+  const query = sql`websearch_to_tsquery('english', ${splitNames(exclusions)})`;
+  return sql`(numnode(${query}) = 0 or ${memories.search} @@ ${query})`;
+}
+
 /** The memories a search may return: the tenant's, within the filters, phrases and exclusions. */
 function eligible(f: SearchScope): SQL {
   return and(
     memoryFilter(f),
     f.memoryTypes === undefined ? undefined : inArray(memories.memoryType, f.memoryTypes),
-    f.exclusions === null
-      ? undefined
-      : sql`${memories.search} @@ websearch_to_tsquery('english', ${splitNames(f.exclusions)})`,
+    f.exclusions === null ? undefined : excluding(f.exclusions),
     ...f.phrases.map((p) => sql`${memories.search} @@ phraseto_tsquery('english', ${splitNames(p)})`),
   )!;
 }
