@@ -213,6 +213,7 @@ export {
 } from "./memories/search-ranking";
 export type { CorpusStats, Posting, RankingConstants, Slot } from "./memories/search-ranking";
 export { searchMemories } from "./memories/search";
+export { SEARCH_MAX_DEPTH } from "./memories/search-cursor";
 export { surfaceCommitments } from "./memories/surface-commitments";
 export {
   PROPOSALS_PER_TENANT,

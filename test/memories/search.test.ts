@@ -1,5 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, type Tenant, type TestResponse } from "../helpers";
+import { SEARCH_MAX_DEPTH } from "@amem/core";
 
 const ctx = await createTestContext();
 
@@ -539,6 +540,10 @@ describe("POST /api/v1/search", () => {
           },
           "term with a NUL",
         ],
+        [
+          { query: "webhook retries", limit: 2, cursor: reencode(JSON.stringify({ ...payload, o: SEARCH_MAX_DEPTH })) },
+          "offset past the depth a search pages to",
+        ],
         [{ query: "webhook retries", limit: 2, cursor: "!!!!" }, "not base64url"],
         [{ query: "webhook", limit: 2, cursor }, "another query"],
         [{ query: "webhook retries", limit: 2, cursor, scope: "work" }, "other filters"],
@@ -553,6 +558,24 @@ describe("POST /api/v1/search", () => {
       }
       const sameSearchOtherLimit = await search(tenant.apiKey, { query: "webhook retries", limit: 5, cursor });
       expect(sameSearchOtherLimit.status).toBe(200);
+    });
+    it("pages a search to its first SEARCH_MAX_DEPTH results: the page that reaches them has no next cursor", async () => {
+      const tenant = await newTenant(ctx);
+      await paginationFixture(tenant);
+      const first = await search(tenant.apiKey, { query: "webhook retries", limit: 1 });
+      const payload = JSON.parse(Buffer.from(first.body.nextCursor, "base64url").toString());
+      const at = (o: number) => Buffer.from(JSON.stringify({ ...payload, o })).toString("base64url");
+      // The same position, shallow and at the last offset a cursor may hold: more results follow both.
+      const shallow = await search(tenant.apiKey, { query: "webhook retries", limit: 1, cursor: at(1) });
+      const deepest = await search(tenant.apiKey, {
+        query: "webhook retries",
+        limit: 1,
+        cursor: at(SEARCH_MAX_DEPTH - 1),
+      });
+      expect([shallow.status, deepest.status]).toEqual([200, 200]);
+      expect(deepest.body.items).toEqual(shallow.body.items);
+      expect(shallow.body.nextCursor).toEqual(expect.any(String));
+      expect(deepest.body.nextCursor).toBeNull();
     });
   });
 

@@ -15,6 +15,13 @@ export type SearchPlan = { stats: CorpusStats; slots: Slot[] };
  * its next page refused.
  */
 export const SEARCH_CURSOR_MAX_LENGTH = 65_536;
+/**
+ * How deep a search pages: its first 10,000 results. A page's cost follows its depth (each term's
+ * champion list is read that deep), so a cursor whose offset had been edited to a million made one
+ * request read millions of postings; no agent or person pages through more than this, and a page
+ * that reaches it answers no next cursor.
+ */
+export const SEARCH_MAX_DEPTH = 10_000;
 /** The longest term a plan holds: one word of a 1,000-character query, in UTF-16 units. */
 const TERM_MAX_LENGTH = 2000;
 
@@ -25,7 +32,7 @@ const CursorPayload = Type.Object(
     s: Type.Number({ minimum: 0, maximum: 1 }),
     i: Type.String(),
     /** How many items the earlier pages returned (the next page reads champion lists that deep). */
-    o: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+    o: Type.Integer({ minimum: 1, maximum: SEARCH_MAX_DEPTH - 1 }),
     /** The plan of the first page, so every page scores with the same statistics. */
     n: Type.Integer({ minimum: 0 }),
     at: Type.Number({ minimum: 0, maximum: 1e6 }),

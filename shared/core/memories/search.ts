@@ -21,7 +21,13 @@ import {
   FUZZY_MIN_SIMILARITY,
   type CorpusStats,
 } from "./search-ranking";
-import { decodeSearchCursor, encodeSearchCursor, searchFingerprint, type SearchPlan } from "./search-cursor";
+import {
+  decodeSearchCursor,
+  encodeSearchCursor,
+  SEARCH_MAX_DEPTH,
+  searchFingerprint,
+  type SearchPlan,
+} from "./search-cursor";
 
 export const DEFAULT_SEARCH_LIMIT = 10;
 export type SearchQuery = {
@@ -108,7 +114,7 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   return {
     items,
     nextCursor:
-      page.length > limit && last
+      page.length > limit && last && offset + items.length < SEARCH_MAX_DEPTH
         ? encodeSearchCursor(
             { score: last.score, id: last.memory.id, offset: offset + items.length, plan, relaxed },
             fingerprint,
