@@ -139,8 +139,10 @@ async function completeCutOffPostings(
     cutOff,
   );
   const foundOf = byMemory(found);
-  for (const c of probed) for (const [term, p] of foundOf.get(c.id) ?? []) c.postings.set(term, p);
-  for (const c of probed) c.score = scoreMemory(plan.slots, c.postings, plan.stats);
+  for (const c of probed) {
+    for (const [term, p] of foundOf.get(c.id) ?? []) c.postings.set(term, p);
+    c.score = scoreMemory(plan.slots, c.postings, plan.stats);
+  }
 }
 
 /** Postings filed by memory, then by term. */
