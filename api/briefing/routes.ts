@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import {
+  assertCsrfForCookieWrite,
   buildBriefing,
   debriefPrompt,
   type ApiDeps,
@@ -19,7 +20,9 @@ export function briefingRoutes(deps: ApiDeps) {
     .use(authPlugin(deps))
     .get(
       "/briefing",
-      async ({ query, principal }) => {
+      async ({ query, principal, request }) => {
+        // Naming a run stamps its delivery: a write, so a console cookie needs its CSRF token.
+        if (query.sessionId !== undefined) assertCsrfForCookieWrite(request);
         const briefing = await buildBriefing(deps, principal, {
           ...query,
           includeUnscoped: query.includeUnscoped === undefined ? undefined : query.includeUnscoped === "true",

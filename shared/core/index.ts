@@ -30,7 +30,13 @@ export { fillLease, heartbeatLease, leaseKey, readLease } from "./agent-sessions
 export { listAgentSessions } from "./agent-sessions/list";
 export { closeSession, getSession, openSession } from "./agent-sessions/service";
 export { sweepCutoff, sweepSessions } from "./agent-sessions/sweep";
-export { CONSOLE_COOKIE, consoleCsrfToken, consoleSessionToken, credentialFromRequest } from "./auth/console-session";
+export {
+  assertCsrfForCookieWrite,
+  CONSOLE_COOKIE,
+  consoleCsrfToken,
+  consoleSessionToken,
+  credentialFromRequest,
+} from "./auth/console-session";
 export {
   CREDENTIAL_KINDS,
   REVOKED_MARKER,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { createTestContext, insertBearer, newTenant, type TestContext } from "../helpers";
 import { consoleCsrfToken } from "@amem/core";
+import { getRun, newSessionId, open } from "../agent-sessions/helpers";
 
 /*
  * The console's cookie session (issue 21) over the real app: the cookie is the only credential a
@@ -106,6 +107,26 @@ describe("the console cookie as a credential", () => {
     for (const res of [form, plain]) expect(res.status === 403 || res.status === 415).toBe(true);
     const list = await ctx.request("GET", "/api/v1/memories", { apiKey: user.apiKey });
     expect(list.body.items).toEqual([]);
+  });
+
+  it("a GET that writes (a briefing naming a run stamps its delivery) needs the CSRF token too", async () => {
+    const user = await newTenant(ctx);
+    const browser = await signIn(ctx, user.email);
+    const sessionId = newSessionId();
+    const opened = await open(ctx, user, { sessionId, source: "startup" });
+    expect(opened.status).toBe(200);
+    const runId = opened.body.sessionRunId;
+    const path = `/api/v1/briefing?kind=all&agent=claude-code&sessionId=${sessionId}`;
+    // What a cross-site link sends under SameSite=Lax: the cookie, no header.
+    const linked = await ctx.request("GET", path, withCookie(browser, false));
+    expect([linked.status, linked.body]).toEqual([403, { error: "forbidden" }]);
+    expect((await getRun(ctx, user, runId)).briefingDeliveredAt).toBeNull();
+    // Reading a briefing without naming a run writes nothing and needs no token.
+    const read = await ctx.request("GET", "/api/v1/briefing?kind=all", withCookie(browser, false));
+    expect(read.status).toBe(200);
+    const console = await ctx.request("GET", path, withCookie(browser));
+    expect(console.status).toBe(200);
+    expect((await getRun(ctx, user, runId)).briefingDeliveredAt).not.toBeNull();
   });
 
   it("an API key header wins over a cookie (no CSRF asked of a non-browser client)", async () => {

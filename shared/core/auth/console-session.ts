@@ -41,6 +41,27 @@ function sameToken(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** The console session token the request is authenticated by: a cookie and no credential header. */
+function cookieCredentialToken(headers: Headers): string | null {
+  if (headers.has("x-api-key") || headers.has("authorization")) return null;
+  return consoleSessionToken(headers);
+}
+
+function assertCsrfToken(headers: Headers, sessionToken: string): void {
+  const given = headers.get(CSRF_HEADER);
+  if (!given || !sameToken(given, consoleCsrfToken(sessionToken))) throw new AppError("forbidden");
+}
+
+/**
+ * For the few GETs that write (GET /briefing naming a run stamps its delivery): SameSite=Lax sends
+ * the cookie on a cross-site top-level link, so a cookie-authenticated GET that would write needs
+ * the CSRF token like any other write (403 before anything runs). Header credentials pass.
+ */
+export function assertCsrfForCookieWrite(request: Request): void {
+  const token = cookieCredentialToken(request.headers);
+  if (token) assertCsrfToken(request.headers, token);
+}
+
 /**
  * The request's credential: an `X-API-Key` or `Authorization` header first (exactly as before),
  * else the console cookie. A cookie credential on a state-changing method needs its CSRF token in
@@ -49,12 +70,8 @@ function sameToken(given: string, expected: string): boolean {
  */
 export function credentialFromRequest(request: Request): Credential {
   const { headers } = request;
-  if (headers.has("x-api-key") || headers.has("authorization")) return credentialFromHeaders(headers);
-  const token = consoleSessionToken(headers);
+  const token = cookieCredentialToken(headers);
   if (!token) return credentialFromHeaders(headers);
-  if (!SAFE_METHODS.has(request.method)) {
-    const given = headers.get(CSRF_HEADER);
-    if (!given || !sameToken(given, consoleCsrfToken(token))) throw new AppError("forbidden");
-  }
+  if (!SAFE_METHODS.has(request.method)) assertCsrfToken(headers, token);
   return { kind: "t", secret: token };
 }
