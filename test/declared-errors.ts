@@ -57,7 +57,7 @@ export const DECLARED_ERRORS: Record<string, ErrorCode[]> = {
   "POST /api/v1/scopes": [...AUTHED_WRITE, ...BODY, "conflict", "account_deleted"],
   "PATCH /api/v1/scopes/:id": [...AUTHED_WRITE, ...BODY, "not_found", "conflict", "account_deleted"],
   "DELETE /api/v1/scopes/:id": [...AUTHED_WRITE, "not_found", "account_deleted"],
-  "GET /api/v1/briefing": [...AUTHED, "not_found", "account_deleted"],
+  "GET /api/v1/briefing": [...AUTHED, "forbidden", "not_found", "account_deleted"],
   "GET /api/v1/prompts/debrief": [...AUTHED, "not_found"],
   "DELETE /api/v1/account": [...AUTHED_WRITE, ...BODY],
   "GET /api/v1/export": [...AUTHED],

@@ -29,7 +29,10 @@ export function briefingRoutes(deps: ApiDeps) {
         });
         return briefingView(briefing);
       },
-      { query: BriefingQuery, response: { 200: Briefing, ...errors(...AUTHED_CODES, "not_found", "account_deleted") } },
+      {
+        query: BriefingQuery,
+        response: { 200: Briefing, ...errors(...AUTHED_CODES, "forbidden", "not_found", "account_deleted") },
+      },
     )
     .get(
       "/prompts/debrief",

@@ -4294,6 +4294,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             404: {
                 headers: {
                     [name: string]: unknown;
