@@ -50,6 +50,37 @@ describe("POST /api/v1/search quoted phrases", () => {
   );
 
   it(
+    "relaxes a phrase that only memories outside the search's filters hold (a superseded version, another project)",
+    async () => {
+      const tenant = await newTenant(ctx);
+      const old = await remember(tenant, "Deploys", "We ship with a blue green deploy on Fly.");
+      const revised = await ctx.request("POST", `/api/v1/memories/${old}/revise`, {
+        apiKey: tenant.apiKey,
+        body: { content: "We ship with a canary deploy on Fly; green checks gate it." },
+      });
+      expect(revised.status).toBe(201);
+      const current = revised.body.memory.id;
+      // Only the superseded version holds the phrase: the current search relaxes it and finds the
+      // revision by its words; a search of every version still requires it.
+      expect(ids(await search(tenant, { query: '"blue green deploy"' }))).toEqual([current]);
+      expect(ids(await search(tenant, { query: '"blue green deploy"', current: false }))).toEqual([old]);
+
+      const inProject = await ctx.request("POST", "/api/v1/memories", {
+        apiKey: tenant.apiKey,
+        body: { memoryType: "fact", topic: "Pager", content: "The pager rota rotates weekly.", project: "ops" },
+      });
+      const elsewhere = await ctx.request("POST", "/api/v1/memories", {
+        apiKey: tenant.apiKey,
+        body: { memoryType: "fact", topic: "Rota", content: "Weekly, the rota of the pager rotates.", project: "web" },
+      });
+      expect([inProject.status, elsewhere.status]).toEqual([201, 201]);
+      expect(ids(await search(tenant, { query: '"pager rota"', project: "web" }))).toEqual([elsewhere.body.memory.id]);
+      expect(ids(await search(tenant, { query: '"pager rota"', project: "ops" }))).toEqual([inProject.body.memory.id]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     "keeps the first page's relaxation on later pages, even once a memory with the phrase is written",
     async () => {
       const tenant = await newTenant(ctx);

@@ -75,9 +75,9 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   // A quoted phrase no memory contains would empty the answer: it is relaxed to its words, which
   // stay wanted (a person quoting a half-remembered wording still finds the memory). The first
   // page decides; its cursor carries the decision, so later pages rank the same search.
-  const relaxed = after?.relaxed ?? (await unmatchedPhrases(deps, principal.userId, parsed.phrases));
-
-  const scope: SearchScope = {
+  // "No memory" means none this search's filters select: a phrase that only a superseded version or
+  // another project holds would otherwise filter every memory the search could answer with.
+  const filtered: SearchScope = {
     userId: principal.userId,
     scope: input.scope === undefined ? undefined : await resolveScopeName(deps.db, principal.userId, input.scope),
     project: input.project,
@@ -85,9 +85,11 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     current,
     superseded: input.superseded,
     status: input.status,
-    phrases: parsed.phrases.filter((_, i) => !relaxed.includes(i)),
+    phrases: parsed.phrases,
     exclusions: parsed.exclusions,
   };
+  const relaxed = after?.relaxed ?? (await unmatchedPhrases(deps, filtered));
+  const scope: SearchScope = { ...filtered, phrases: parsed.phrases.filter((_, i) => !relaxed.includes(i)) };
   const offset = after?.offset ?? 0;
   // The page and one more: whether a next page exists.
   const wanted = offset + limit + 1;
@@ -123,10 +125,10 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   };
 }
 
-/** The indexes of the phrases no memory of the tenant contains. */
-async function unmatchedPhrases(deps: Deps, userId: string, phrases: string[]): Promise<number[]> {
-  const found = await phrasesFound(deps.db, userId, phrases);
-  return phrases.flatMap((_, i) => (found[i] ? [] : [i]));
+/** The indexes of the phrases no memory within the search's filters contains. */
+async function unmatchedPhrases(deps: Deps, filtered: SearchScope): Promise<number[]> {
+  const found = await phrasesFound(deps.db, filtered);
+  return filtered.phrases.flatMap((_, i) => (found[i] ? [] : [i]));
 }
 
 const isUnfiltered = (s: SearchScope) =>

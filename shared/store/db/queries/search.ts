@@ -243,28 +243,28 @@ export async function championPostings(
 }
 
 /**
- * For each phrase, whether any memory of the tenant contains it (in any state). Checked on the
- * postings of the phrase's rarest term (by the folded statistics; a term they do not know yet is
- * the rarest, its postings only the pending memories'), each posting's memory tested for the
- * phrase until one has it: the cost follows that term's document frequency, and the `search`
- * document has no index of its own.
+ * For each phrase, whether any memory the search's filters select (state, scope, project, types;
+ * not its other phrases or exclusions) contains it. Checked on the postings of the phrase's rarest
+ * term (by the folded statistics; a term they do not know yet is the rarest, its postings only the
+ * pending memories'), each posting's memory tested for the phrase until one has it: the cost
+ * follows that term's document frequency, and the `search` document has no index of its own.
  */
-export async function phrasesFound(db: Executor, userId: string, phrases: string[]): Promise<boolean[]> {
-  if (phrases.length === 0) return [];
+export async function phrasesFound(db: Executor, f: SearchScope): Promise<boolean[]> {
+  if (f.phrases.length === 0) return [];
   const rows = await db.execute<{ i: number; found: boolean }>(sql`
     select p.i::int as i, exists (
       select 1 from memory_terms t join ${memories} on ${memories.id} = t.memory_id
-      where t.user_id = ${userId} and ${memories.userId} = ${userId}
+      where t.user_id = ${f.userId} and ${eligible({ ...f, phrases: [], exclusions: null })}
         and t.term = (
           select q.lexeme from unnest(amem_search_terms(p.phrase)) q
-          left join memory_term_stats s on s.user_id = ${userId} and s.term = q.lexeme
+          left join memory_term_stats s on s.user_id = ${f.userId} and s.term = q.lexeme
           order by coalesce(s.df, 0), q.lexeme limit 1)
         and ${memories.search} @@ phraseto_tsquery('english', p.phrase)
     ) as found
-    from unnest(${sql.param(phrases.map(splitNames))}::text[]) with ordinality p(phrase, i)
+    from unnest(${sql.param(f.phrases.map(splitNames))}::text[]) with ordinality p(phrase, i)
   `);
   const found = new Map(rows.map((r) => [r.i, r.found]));
-  return phrases.map((_, index) => found.get(index + 1) ?? false);
+  return f.phrases.map((_, index) => found.get(index + 1) ?? false);
 }
 
 /** Of these memories, the ones the search may return, whole (the page it answers with). */
