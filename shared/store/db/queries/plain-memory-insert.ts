@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { Executor } from "../client";
+import type { Db } from "../client";
+import { executePrepared } from "../prepared";
 import { agentSessions, memories, scopes } from "../schema";
 import { liveRunOfProject } from "./agent-sessions";
 import { activeAccount } from "./account-fence";
@@ -35,7 +36,7 @@ export type PlainInsertResult =
  * locking a run) it writes nothing and the caller runs the transaction. Its first CTE is the
  * account write fence (the user row FOR KEY SHARE while active), as a transaction's first statement.
  */
-export async function insertPlainMemory(db: Executor, m: PlainInsert): Promise<PlainInsertResult> {
+export async function insertPlainMemory(db: Db, m: PlainInsert): Promise<PlainInsertResult> {
   const live = db
     .select({ id: agentSessions.id })
     .from(agentSessions)
@@ -48,7 +49,11 @@ export async function insertPlainMemory(db: Executor, m: PlainInsert): Promise<P
     .limit(1);
   const at = sql`${m.now.toISOString()}::timestamptz`;
   // INSERT … SELECT does not type its parameters from the target columns: every one is cast.
-  const rows = await db.execute<{ active: boolean; live: boolean; scope: string | null; inserted: boolean }>(sql`
+  // Prepared: parsed and planned once per connection (see executePrepared; every lookup here is
+  // by the tenant and a key).
+  const rows = await executePrepared<{ active: boolean; live: boolean; scope: string | null; inserted: boolean }>(
+    db,
+    sql`
     with account as materialized ${activeAccount(db, m.userId)}, live as ${live}, sc as ${scope},
     ins as (
       insert into memories (id, user_id, memory_type, topic, content, content_hash, scope, project, tags, status,
@@ -65,7 +70,8 @@ export async function insertPlainMemory(db: Executor, m: PlainInsert): Promise<P
       select ${m.event.id}::uuid, ${m.userId}::uuid, ${m.event.kind}::text, ins.id, null, ${m.event.actor}::text, ${at} from ins
     )
     select exists (select 1 from account) as active, exists (select 1 from live) as live,
-      (select name from sc) as scope, exists (select 1 from ins) as inserted`);
+      (select name from sc) as scope, exists (select 1 from ins) as inserted`,
+  );
   const result = rows[0]!;
   if (!result.active) return { kind: "refused" };
   if (result.live || result.scope === null) return { kind: "needs-transaction" };
