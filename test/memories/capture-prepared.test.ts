@@ -1,39 +1,62 @@
 import { describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
-import { createTestContext, newTenant } from "../helpers";
+import { createTestContext, newTenant, type Tenant } from "../helpers";
 
 /*
- * The capture statement is a named prepared statement (shared/store/db/prepared.ts): Postgres
- * parses and plans it once per connection, not on every capture. One pooled connection, so the
- * statements this test reads are that connection's.
+ * A capture's statements are named prepared statements (shared/store/db/prepared.ts): Postgres
+ * parses them once per connection, not on every capture. A pool of two connections, both read
+ * at once, so the prepared statements counted are all there are.
  */
 const ctx = await createTestContext({ DB_POOL_SIZE: "2", SEARCH_MAX_CONCURRENT: "1", EXPORT_MAX_CONCURRENT: "1" });
 
-describe("the capture statement", () => {
-  it("is prepared once per connection and executed from it on every capture", async () => {
+/** Over both pooled connections: how many prepared statements match, and how often they ran. */
+async function prepared(pattern: string): Promise<{ statements: number[]; executions: number }> {
+  const rows = await Promise.all(
+    [0, 1].map(() =>
+      ctx.deps.db.execute<{ statements: number; executions: number }>(sql`
+        select count(*)::int as statements, coalesce(sum(generic_plans + custom_plans), 0)::int as executions,
+               pg_sleep(0.2) is null as held
+        from pg_prepared_statements where statement like ${pattern}`),
+    ),
+  );
+  return {
+    statements: rows.map((r) => r[0]!.statements),
+    executions: rows.reduce((sum, r) => sum + r[0]!.executions, 0),
+  };
+}
+
+async function capture(tenant: Tenant, i: number, project?: string): Promise<void> {
+  const res = await ctx.request("POST", "/api/v1/memories", {
+    apiKey: tenant.apiKey,
+    body: { memoryType: "note", topic: "prepared", content: `capture ${i} ${crypto.randomUUID()}`, project },
+  });
+  expect(res.status).toBe(201);
+}
+
+describe("a capture's statements", () => {
+  it("the one-statement capture is prepared once per connection and run from it every time", async () => {
     const tenant = await newTenant(ctx);
-    const captures = 8;
-    for (let i = 0; i < captures; i++) {
-      const res = await ctx.request("POST", "/api/v1/memories", {
-        apiKey: tenant.apiKey,
-        body: { memoryType: "note", topic: "prepared", content: `capture number ${i} ${crypto.randomUUID()}` },
-      });
-      expect(res.status).toBe(201);
-    }
-    // Both connections of the pool, held at once, report their own prepared statements.
-    const rows = await Promise.all(
-      [0, 1].map(() =>
-        ctx.deps.db.execute<{ statements: number; executions: number }>(sql`
-          select count(*)::int as statements, coalesce(sum(generic_plans + custom_plans), 0)::int as executions,
-                 pg_sleep(0.2) is null as held
-          from pg_prepared_statements where statement like '%insert into memories%'`),
-      ),
-    );
-    const statements = rows.map((r) => r[0]!.statements);
-    const executions = rows.reduce((sum, r) => sum + r[0]!.executions, 0);
-    // One prepared statement per connection that ran a capture, executed once per capture.
+    for (let i = 0; i < 8; i++) await capture(tenant, i);
+    const { statements, executions } = await prepared("%insert into memories%");
     for (const n of statements) expect(n).toBeLessThanOrEqual(1);
     expect(statements.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
-    expect(executions).toBe(captures);
+    expect(executions).toBe(8);
+  });
+
+  it("a capture attributed to a live run prepares its transaction's statements too", async () => {
+    const tenant = await newTenant(ctx);
+    const opened = await ctx.request("POST", "/api/v1/agent-sessions/open", {
+      apiKey: tenant.apiKey,
+      body: { agent: "claude-code", sessionId: `prepared-${crypto.randomUUID()}`, source: "startup", project: "p" },
+    });
+    expect(opened.status).toBe(200);
+    for (let i = 0; i < 6; i++) await capture(tenant, i, "p");
+    // The transaction's insert (drizzle's, with quoted names) and its lock of the run.
+    const insert = await prepared('insert into "memories"%');
+    const lock = await prepared('%from "agent_sessions"%for update%');
+    for (const { statements, executions } of [insert, lock]) {
+      for (const n of statements) expect(n).toBeLessThanOrEqual(1);
+      expect(executions).toBe(6);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { runPrepared } from "../prepared";
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { users } from "../schema";
@@ -23,7 +24,7 @@ export function activeAccount(db: Executor, userId: string) {
 
 /** Runs the fence in the caller's transaction: the account's email while active, else undefined. */
 export async function lockActiveAccount(tx: Executor, userId: string): Promise<{ email: string } | undefined> {
-  const rows = await activeAccount(tx, userId);
+  const rows = await runPrepared(activeAccount(tx, userId));
   return rows[0];
 }
 

@@ -1,3 +1,4 @@
+import { runPrepared } from "../prepared";
 import { and, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { agentSessions, type BriefedMemory, type Selector } from "../schema";
@@ -260,12 +261,14 @@ export async function findSessionsByIds(db: Executor, ids: string[]): Promise<Ag
 
 /** A tenant's run, locked for a transition made by a memory write (attribution). */
 export async function lockSessionById(db: Executor, userId: string, id: string): Promise<AgentSessionRow | undefined> {
-  const rows = await db
-    .select()
-    .from(agentSessions)
-    .where(and(eq(agentSessions.userId, userId), eq(agentSessions.id, id)))
-    .for("update")
-    .limit(1);
+  const rows = await runPrepared(
+    db
+      .select()
+      .from(agentSessions)
+      .where(and(eq(agentSessions.userId, userId), eq(agentSessions.id, id)))
+      .for("update")
+      .limit(1),
+  );
   return rows[0];
 }
 
@@ -285,19 +288,23 @@ export async function findLiveRunsForProject(
   project: string | null,
   cutoff: Date,
 ): Promise<AgentSessionRow[]> {
-  return db
-    .select()
-    .from(agentSessions)
-    .where(liveRunOfProject(userId, project, cutoff))
-    .limit(2);
+  return runPrepared(
+    db
+      .select()
+      .from(agentSessions)
+      .where(liveRunOfProject(userId, project, cutoff))
+      .limit(2),
+  );
 }
 
 /** New material to triage: a completed run goes back to idle. */
 export async function rearmTriage(db: Executor, id: string): Promise<void> {
-  await db
-    .update(agentSessions)
-    .set({ triageStatus: "idle" })
-    .where(and(eq(agentSessions.id, id), eq(agentSessions.triageStatus, "completed")));
+  await runPrepared(
+    db
+      .update(agentSessions)
+      .set({ triageStatus: "idle" })
+      .where(and(eq(agentSessions.id, id), eq(agentSessions.triageStatus, "completed"))),
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import { runPrepared } from "../prepared";
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { keysetBefore } from "./keyset";
@@ -71,14 +72,16 @@ export function newMemoryRow(m: InsertMemory): MemoryRow {
 
 /** Inserts a current memory, or returns nothing when the tenant already has a current one with that content. */
 export async function insertMemoryUnlessDuplicate(db: Executor, m: InsertMemory): Promise<MemoryRow | undefined> {
-  const rows = await db
-    .insert(memories)
-    .values(newMemoryRow(m))
-    .onConflictDoNothing({
-      target: [memories.userId, memories.contentHash],
-      where: sql`${memories.validTo} is null and ${memories.status} = 'active'`,
-    })
-    .returning(memoryColumns);
+  const rows = await runPrepared(
+    db
+      .insert(memories)
+      .values(newMemoryRow(m))
+      .onConflictDoNothing({
+        target: [memories.userId, memories.contentHash],
+        where: sql`${memories.validTo} is null and ${memories.status} = 'active'`,
+      })
+      .returning(memoryColumns),
+  );
   return rows[0];
 }
 
@@ -103,15 +106,17 @@ export async function insertMemoryEvent(
     now: Date;
   },
 ): Promise<void> {
-  await db.insert(memoryEvents).values({
-    id: e.id,
-    userId: e.userId,
-    kind: e.kind,
-    memoryId: e.memoryId,
-    sessionRunId: e.sessionRunId,
-    actor: e.actor,
-    createdAt: e.now,
-  });
+  await runPrepared(
+    db.insert(memoryEvents).values({
+      id: e.id,
+      userId: e.userId,
+      kind: e.kind,
+      memoryId: e.memoryId,
+      sessionRunId: e.sessionRunId,
+      actor: e.actor,
+      createdAt: e.now,
+    }),
+  );
 }
 
 /** Locks a tenant's memory for a state change (revise, archive) inside a transaction. */

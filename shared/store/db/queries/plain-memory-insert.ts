@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../client";
+import type { Executor } from "../client";
 import { executePrepared } from "../prepared";
 import { agentSessions, memories, scopes } from "../schema";
 import { liveRunOfProject } from "./agent-sessions";
@@ -36,7 +36,7 @@ export type PlainInsertResult =
  * locking a run) it writes nothing and the caller runs the transaction. Its first CTE is the
  * account write fence (the user row FOR KEY SHARE while active), as a transaction's first statement.
  */
-export async function insertPlainMemory(db: Db, m: PlainInsert): Promise<PlainInsertResult> {
+export async function insertPlainMemory(db: Executor, m: PlainInsert): Promise<PlainInsertResult> {
   const live = db
     .select({ id: agentSessions.id })
     .from(agentSessions)

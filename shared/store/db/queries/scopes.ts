@@ -1,3 +1,4 @@
+import { runPrepared } from "../prepared";
 import { and, asc, eq, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { scopes } from "../schema";
@@ -38,7 +39,7 @@ export async function findScopeByNameOrAlias(
   userId: string,
   nameOrAlias: string,
 ): Promise<ScopeRow | undefined> {
-  const rows = await db.select().from(scopes).where(scopeNamedBy(userId, nameOrAlias)).limit(1);
+  const rows = await runPrepared(db.select().from(scopes).where(scopeNamedBy(userId, nameOrAlias)).limit(1));
   return rows[0];
 }
 
