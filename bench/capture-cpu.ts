@@ -15,12 +15,10 @@
  * env: ROUNDS=8 REQUESTS=500 CONCURRENCY=16 BENCH_DATABASE_URL BENCH_REDIS_URL
  */
 import postgres from "postgres";
-import { loadConfig } from "@amem/platform";
-import { createDeps, createUser } from "@amem/core";
-import { createApp } from "../api/app";
-import { appFetch } from "@amem/http";
+import { createUser } from "@amem/core";
 import { deleteKeys, scanKeys } from "@amem/store";
 import { benchDatabaseUrl, isSmoke } from "./lib/run-env";
+import { inProcessApi } from "./lib/in-process-api";
 import { ForeignCpu } from "./lib/cpu";
 import { deleteTenantMemories } from "./lib/tenant";
 
@@ -33,18 +31,7 @@ const prefix = `bench-capcpu-${crypto.randomUUID().slice(0, 8)}`;
 
 const DATABASE_URL = await benchDatabaseUrl("capture_cpu", "amem_bench");
 const database = new URL(DATABASE_URL).pathname.slice(1);
-const config = loadConfig({
-  DATABASE_URL,
-  REDIS_URL,
-  REDIS_PREFIX: prefix,
-  RATE_LIMIT: "off",
-  LOG_LEVEL: "warn",
-  MAIL_TRANSPORT: "off",
-  HOST: "127.0.0.1",
-  METRICS: "on",
-});
-const deps = await createDeps(config, "api");
-const apiFetch = appFetch(createApp(deps), config) as (request: Request) => Response | Promise<Response>;
+const { deps, apiFetch } = await inProcessApi(DATABASE_URL, REDIS_URL, prefix);
 const user = await createUser(deps, { email: `${prefix}@bench.test`, withApiKey: true });
 const post = (path: string, body: unknown) =>
   apiFetch(

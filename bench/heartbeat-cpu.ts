@@ -16,12 +16,10 @@
  */
 import { Elysia, t } from "elysia";
 import Redis, { type Result } from "ioredis";
-import { loadConfig } from "@amem/platform";
-import { createDeps, createUser } from "@amem/core";
-import { createApp } from "../api/app";
-import { appFetch } from "@amem/http";
+import { createUser } from "@amem/core";
 import { deleteKeys, scanKeys } from "@amem/store";
 import { benchDatabaseUrl, isSmoke } from "./lib/run-env";
+import { inProcessApi } from "./lib/in-process-api";
 
 // A smoke run (.ci/run) checks that it still runs: a few small rounds, on a database of its own.
 const SMOKE = isSmoke();
@@ -34,18 +32,7 @@ const prefix = `bench-cpu-${crypto.randomUUID().slice(0, 8)}`;
 
 const DATABASE_URL = await benchDatabaseUrl("heartbeat_cpu", "amem_bench");
 
-const config = loadConfig({
-  DATABASE_URL,
-  REDIS_URL,
-  REDIS_PREFIX: prefix,
-  RATE_LIMIT: "off",
-  LOG_LEVEL: "warn",
-  HOST: "127.0.0.1",
-  METRICS: "on",
-});
-const deps = await createDeps(config, "api");
-const app = createApp(deps);
-const apiFetch = appFetch(app, config) as (request: Request) => Response | Promise<Response>;
+const { deps, apiFetch } = await inProcessApi(DATABASE_URL, REDIS_URL, prefix);
 
 // B-redis, as bench/baseline-redis.ts builds it.
 declare module "ioredis" {
