@@ -12,18 +12,50 @@ import type { WaitLimiter } from "@amem/platform";
  * Statements inside a transaction use its connection and take no slot.
  *
  * Only `unsafe` (every drizzle statement) and `begin` (every drizzle transaction) are gated; the
- * tagged template, `reserve` and the rest reach the pool as they are (tests, migrations).
+ * tagged template, `reserve` and the rest reach the pool as they are (tests, migrations). A
+ * transaction that failed on a stale prepared statement is run again once (isStalePreparedStatement).
  */
 export function gatePool(client: postgres.Sql, gate: WaitLimiter): postgres.Sql {
   // Typed as the method it stands for: the wrapper has the subset of a query drizzle uses.
   const unsafe = ((...args: Parameters<postgres.Sql["unsafe"]>) =>
     gatedQuery(gate, client.unsafe(...args))) as unknown as postgres.Sql["unsafe"];
   const begin = ((...args: Parameters<postgres.Sql["begin"]>) =>
-    gate.run(() => client.begin(...args))) as postgres.Sql["begin"];
+    gate.run(() =>
+      client.begin(...args).catch((error: unknown) => {
+        if (!isStalePreparedStatement(error)) throw error;
+        return client.begin(...args);
+      }),
+    )) as postgres.Sql["begin"];
   return new Proxy(client, {
     get: (target, property, receiver) =>
       property === "unsafe" ? unsafe : property === "begin" ? begin : Reflect.get(target, property, receiver),
   });
+}
+
+/**
+ * A prepared statement (shared/store/db/prepared.ts) that its connection can no longer run as
+ * prepared: a migration changed the type of a column it returns ("cached plan must not change
+ * result type") or the server forgot it. postgres.js re-prepares and retries such a statement by
+ * itself, which heals it outside a transaction; inside one the retry meets the aborted transaction
+ * and the first error is thrown. The transaction rolled back, and by then postgres.js has dropped
+ * the statement from its cache, so the pool's `begin` runs the whole transaction again, once: the
+ * first write after such a migration, on each pooled connection, would otherwise answer 500. The
+ * error may come wrapped by drizzle (its cause).
+ */
+function isStalePreparedStatement(error: unknown): boolean {
+  for (
+    let e = error as { code?: string; routine?: string; cause?: unknown } | undefined, depth = 0;
+    e && depth < 3;
+    depth++
+  ) {
+    if (
+      (e.code === "0A000" && e.routine === "RevalidateCachedQuery") ||
+      (e.code === "26000" && e.routine === "FetchPreparedStatement")
+    )
+      return true;
+    e = e.cause as typeof e;
+  }
+  return false;
 }
 
 /**
