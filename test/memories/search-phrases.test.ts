@@ -50,7 +50,7 @@ describe("POST /api/v1/search quoted phrases", () => {
   );
 
   it(
-    "relaxes a phrase that only memories outside the search's filters hold (a superseded version, another project)",
+    "relaxes a phrase that only memories the search cannot return hold (superseded, another project, excluded)",
     async () => {
       const tenant = await newTenant(ctx);
       const old = await remember(tenant, "Deploys", "We ship with a blue green deploy on Fly.");
@@ -67,7 +67,12 @@ describe("POST /api/v1/search quoted phrases", () => {
 
       const inProject = await ctx.request("POST", "/api/v1/memories", {
         apiKey: tenant.apiKey,
-        body: { memoryType: "fact", topic: "Pager", content: "The pager rota rotates weekly.", project: "ops" },
+        body: {
+          memoryType: "fact",
+          topic: "Pager",
+          content: "The pager rota rotates weekly on Mondays.",
+          project: "ops",
+        },
       });
       const elsewhere = await ctx.request("POST", "/api/v1/memories", {
         apiKey: tenant.apiKey,
@@ -75,6 +80,8 @@ describe("POST /api/v1/search quoted phrases", () => {
       });
       expect([inProject.status, elsewhere.status]).toEqual([201, 201]);
       expect(ids(await search(tenant, { query: '"pager rota"', project: "web" }))).toEqual([elsewhere.body.memory.id]);
+      // Held only by a memory the exclusion removes: relaxed too.
+      expect(ids(await search(tenant, { query: '"pager rota" -mondays' }))).toEqual([elsewhere.body.memory.id]);
       expect(ids(await search(tenant, { query: '"pager rota"', project: "ops" }))).toEqual([inProject.body.memory.id]);
     },
     TEST_TIMEOUT_MS,

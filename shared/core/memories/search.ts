@@ -75,8 +75,9 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   // A quoted phrase no memory contains would empty the answer: it is relaxed to its words, which
   // stay wanted (a person quoting a half-remembered wording still finds the memory). The first
   // page decides; its cursor carries the decision, so later pages rank the same search.
-  // "No memory" means none this search's filters select: a phrase that only a superseded version or
-  // another project holds would otherwise filter every memory the search could answer with.
+  // "No memory" means none the search could return (its filters and exclusions): a phrase that only
+  // a superseded version, another project or an excluded memory holds would otherwise filter every
+  // memory the search could answer with.
   const filtered: SearchScope = {
     userId: principal.userId,
     scope: input.scope === undefined ? undefined : await resolveScopeName(deps.db, principal.userId, input.scope),

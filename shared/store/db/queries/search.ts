@@ -243,8 +243,8 @@ export async function championPostings(
 }
 
 /**
- * For each phrase, whether any memory the search's filters select (state, scope, project, types;
- * not its other phrases or exclusions) contains it. Checked on the postings of the phrase's rarest
+ * For each phrase, whether any memory the search could return, its other phrases aside (state,
+ * scope, project, types and exclusions), contains it. Checked on the postings of the phrase's rarest
  * term (by the folded statistics; a term they do not know yet is the rarest, its postings only the
  * pending memories'), each posting's memory tested for the phrase until one has it: the cost
  * follows that term's document frequency, and the `search` document has no index of its own.
@@ -254,7 +254,7 @@ export async function phrasesFound(db: Executor, f: SearchScope): Promise<boolea
   const rows = await db.execute<{ i: number; found: boolean }>(sql`
     select p.i::int as i, exists (
       select 1 from memory_terms t join ${memories} on ${memories.id} = t.memory_id
-      where t.user_id = ${f.userId} and ${eligible({ ...f, phrases: [], exclusions: null })}
+      where t.user_id = ${f.userId} and ${eligible({ ...f, phrases: [] })}
         and t.term = (
           select q.lexeme from unnest(amem_search_terms(p.phrase)) q
           left join memory_term_stats s on s.user_id = ${f.userId} and s.term = q.lexeme
