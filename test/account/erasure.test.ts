@@ -131,6 +131,11 @@ describe("DELETE /api/v1/account", () => {
 
   it("applies concurrent DELETEs once: the same answer for all, one ledger row", async () => {
     const { tenant, secondKey, bearer } = await seed(ctx);
+    // Each credential in use, so in the cache: a credential's first use reads Postgres, and that read
+    // may wait for a new pooled connection past the whole erasure (seen: ~100 ms on a loaded box),
+    // which then rightly finds the account erased and answers 401 — a later request, not a concurrent one.
+    for (const credential of [{ apiKey: secondKey }, { bearer }])
+      expect((await ctx.request("GET", "/api/v1/me", credential)).status).toBe(200);
     const answers = await Promise.all([
       erase(ctx, { apiKey: tenant.apiKey }),
       erase(ctx, { apiKey: secondKey }),
