@@ -54,4 +54,10 @@ export type { OAuthScope } from "./scopes";
 export { onShutdown, survivePromiseRejections } from "./shutdown";
 export { hasLengthWithin, isStorableText } from "./text";
 export { isUtcTimestamp, iso, isoOrNull } from "./time";
-export { hasErrorCode, isDependencyDown, isDependencyUnavailable, unavailableCause } from "./unavailable";
+export {
+  hasErrorCode,
+  isDependencyDown,
+  isDependencyUnavailable,
+  someInChain,
+  unavailableCause,
+} from "./unavailable";

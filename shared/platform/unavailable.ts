@@ -43,10 +43,10 @@ const REDIS_CLUSTER_REPLIES = [
   "All keys in the pipeline should belong to the same slots allocation group",
 ];
 
-type ErrorLike = { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
+type ErrorLike = { code?: unknown; name?: unknown; message?: unknown; routine?: unknown; cause?: unknown };
 
 /** Walks the cause chain (drizzle puts the driver error in `cause`). */
-function someInChain(error: unknown, test: (e: ErrorLike) => boolean): boolean {
+export function someInChain(error: unknown, test: (e: ErrorLike) => boolean): boolean {
   for (let e = error as ErrorLike | undefined, depth = 0; e && depth < 5; e = e.cause as ErrorLike, depth++)
     if (test(e)) return true;
   return false;

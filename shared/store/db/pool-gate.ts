@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { WaitLimiter } from "@amem/platform";
+import { someInChain, type WaitLimiter } from "@amem/platform";
 
 /**
  * The pool as drizzle sees it, with a bounded wait for a connection. postgres.js has no acquire
@@ -43,19 +43,12 @@ export function gatePool(client: postgres.Sql, gate: WaitLimiter): postgres.Sql 
  * error may come wrapped by drizzle (its cause).
  */
 function isStalePreparedStatement(error: unknown): boolean {
-  for (
-    let e = error as { code?: string; routine?: string; cause?: unknown } | undefined, depth = 0;
-    e && depth < 3;
-    depth++
-  ) {
-    if (
+  return someInChain(
+    error,
+    (e) =>
       (e.code === "0A000" && e.routine === "RevalidateCachedQuery") ||
-      (e.code === "26000" && e.routine === "FetchPreparedStatement")
-    )
-      return true;
-    e = e.cause as typeof e;
-  }
-  return false;
+      (e.code === "26000" && e.routine === "FetchPreparedStatement"),
+  );
 }
 
 /**

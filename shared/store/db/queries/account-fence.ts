@@ -1,6 +1,6 @@
-import { runPrepared } from "../prepared";
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
+import { runPrepared } from "../prepared";
 import { users } from "../schema";
 
 /**

@@ -1,6 +1,6 @@
-import { runPrepared } from "../prepared";
 import { and, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
+import { runPrepared } from "../prepared";
 import { agentSessions, type BriefedMemory, type Selector } from "../schema";
 import { activeUserId } from "./account-fence";
 import { keysetBefore } from "./keyset";

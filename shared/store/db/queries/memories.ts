@@ -1,6 +1,6 @@
-import { runPrepared } from "../prepared";
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
+import { runPrepared } from "../prepared";
 import { keysetBefore } from "./keyset";
 import {
   memories,

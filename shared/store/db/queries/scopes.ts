@@ -1,6 +1,6 @@
-import { runPrepared } from "../prepared";
 import { and, asc, eq, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
+import { runPrepared } from "../prepared";
 import { scopes } from "../schema";
 import { newId } from "@amem/platform";
 
