@@ -51,7 +51,6 @@ export { ACCOUNT_NOT_ACTIVE, lockActiveAccount } from "./db/queries/account-fenc
 export {
   applyLeaseRefreshes,
   closeSessionRow,
-  findLiveRunsForProject,
   findSessionById,
   findSessionByNaturalKey,
   findSessionsByIds,
@@ -59,6 +58,7 @@ export {
   latestExcerptPerAgent,
   listSessions,
   lockSessionById,
+  lockSingleLiveRun,
   rearmTriage,
   refreshLiveSession,
   reopenSession,
@@ -121,6 +121,7 @@ export {
   insertMemoryEdge,
   insertMemoryEvent,
   insertMemoryUnlessDuplicate,
+  insertMemoryWithEvent,
   listMemories,
   listRunEvents,
   lockMemoriesByIds,

@@ -51,8 +51,8 @@ describe("a capture's statements", () => {
     });
     expect(opened.status).toBe(200);
     for (let i = 0; i < 6; i++) await capture(tenant, i, "p");
-    // The transaction's insert (drizzle's, with quoted names) and its lock of the run.
-    const insert = await prepared('insert into "memories"%');
+    // The transaction's insert with its event (the only one naming the run's column) and its lock of the run.
+    const insert = await prepared("%updated_at, session_run_id)%");
     const lock = await prepared('%from "agent_sessions"%for update%');
     for (const { statements, executions } of [insert, lock]) {
       for (const n of statements) expect(n).toBeLessThanOrEqual(1);

@@ -2,8 +2,8 @@ import { AppError } from "@amem/platform";
 import type { Deps } from "../deps";
 import {
   type Executor,
-  findLiveRunsForProject,
   lockSessionById,
+  lockSingleLiveRun,
   rearmTriage,
   reopenSession,
   type AgentSessionRow,
@@ -43,9 +43,7 @@ export async function attributeWrite(
     if (!run) throw new AppError("invalid_input");
     if (run.closedAt) return UNATTRIBUTED;
   } else {
-    const live = await findLiveRunsForProject(tx, principal.userId, target.project, leaseCutoff(deps.config, now));
-    if (live.length !== 1) return UNATTRIBUTED;
-    run = await lockSessionById(tx, principal.userId, live[0]!.id);
+    run = await lockSingleLiveRun(tx, principal.userId, target.project, leaseCutoff(deps.config, now));
     if (!run || run.closedAt) return UNATTRIBUTED;
   }
   const cached = await readLease(deps, run);

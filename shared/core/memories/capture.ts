@@ -4,8 +4,7 @@ import { assertWritable, type Principal } from "../auth/credentials";
 import { tenantWrite } from "../accounts/write-fence";
 import {
   type MemoryType,
-  insertMemoryEvent,
-  insertMemoryUnlessDuplicate,
+  insertMemoryWithEvent,
   type MemoryRow,
   insertCommitment,
   insertPlainMemory,
@@ -85,7 +84,11 @@ export async function createMemory(
       now,
     );
     const scope = await scopeForWrite(tx, principal.userId, input.scope ?? DEFAULT_SCOPE, now);
-    const row = await insertMemoryUnlessDuplicate(tx, { ...fields, scope, sessionRunId: attribution.runId });
+    const row = await insertMemoryWithEvent(
+      tx,
+      { ...fields, scope, sessionRunId: attribution.runId },
+      { id: newId(), kind, actor: actorOf(principal) },
+    );
     // Thrown inside the transaction so that everything above (a resurrection included) rolls back.
     if (!row) throw new AppError("duplicate_memory");
     // A commitment memory brings its commitment (status open) in the same transaction.
@@ -101,15 +104,6 @@ export async function createMemory(
         : null;
     const factIds: string[] = [];
     for (const fact of input.facts ?? []) factIds.push((await recordFact(tx, principal.userId, row.id, fact, now)).id);
-    await insertMemoryEvent(tx, {
-      id: newId(),
-      userId: principal.userId,
-      kind,
-      memoryId: row.id,
-      sessionRunId: attribution.runId,
-      actor: actorOf(principal),
-      now,
-    });
     return { memory: row, commitmentId: commitment?.id ?? null, factIds, attribution };
   });
   await settleAttributedLease(deps, written.attribution, now);

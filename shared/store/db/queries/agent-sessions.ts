@@ -281,20 +281,37 @@ export function liveRunOfProject(userId: string, project: string | null, cutoff:
   )!;
 }
 
-/** Up to two live runs of the tenant for a project (null matches null), to find the single one. */
-export async function findLiveRunsForProject(
+/**
+ * The tenant's single live run of a project (null matches null), locked FOR UPDATE; nothing when it
+ * has none or more than one. One statement for the lookup and the lock: the lookup reads the
+ * statement's snapshot, and the lock returns the row's latest version (a run closed meanwhile comes
+ * back closed, for the caller to check), as the two statements did.
+ */
+export async function lockSingleLiveRun(
   db: Executor,
   userId: string,
   project: string | null,
   cutoff: Date,
-): Promise<AgentSessionRow[]> {
-  return runPrepared(
+): Promise<AgentSessionRow | undefined> {
+  const live = db
+    .select({ id: agentSessions.id })
+    .from(agentSessions)
+    .where(liveRunOfProject(userId, project, cutoff))
+    .limit(2);
+  const rows = await runPrepared(
     db
       .select()
       .from(agentSessions)
-      .where(liveRunOfProject(userId, project, cutoff))
-      .limit(2),
+      .where(
+        and(
+          eq(agentSessions.userId, userId),
+          sql`${agentSessions.id} = (select case when count(*) = 1 then (array_agg(l.id))[1] end from ${live} l)`,
+        ),
+      )
+      .for("update")
+      .limit(1),
   );
+  return rows[0];
 }
 
 /** New material to triage: a completed run goes back to idle. */

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import { runPrepared } from "../prepared";
+import { executePrepared, runPrepared } from "../prepared";
 import { keysetBefore } from "./keyset";
 import {
   memories,
@@ -83,6 +83,40 @@ export async function insertMemoryUnlessDuplicate(db: Executor, m: InsertMemory)
       .returning(memoryColumns),
   );
   return rows[0];
+}
+
+/**
+ * Inserts a current memory and its event in one statement, or nothing when the tenant already has
+ * a current memory with that content (then the caller's transaction answers 409 and rolls back).
+ * The memory row is the one the statement stored (newMemoryRow: every column is an input).
+ */
+export async function insertMemoryWithEvent(
+  db: Executor,
+  m: InsertMemory,
+  event: { id: string; kind: EventKind; actor: string },
+): Promise<MemoryRow | undefined> {
+  const at = sql`${m.now.toISOString()}::timestamptz`;
+  // Prepared (shared/store/db/prepared.ts); a raw statement's parameters are cast, as nothing types them.
+  const rows = await executePrepared<{ inserted: boolean }>(
+    db,
+    sql`
+    with ins as (
+      insert into memories (id, user_id, memory_type, topic, content, content_hash, scope, project, tags, status,
+        valid_from, recorded_at, created_at, updated_at, session_run_id)
+      values (${m.id}::uuid, ${m.userId}::uuid, ${m.memoryType}::text, ${m.topic}::text, ${m.content}::text,
+        ${m.contentHash}::text, ${m.scope}::text, ${m.project}::text, ${sql.param(m.tags, memories.tags)}::text[],
+        'active', ${at}, ${at}, ${at}, ${at}, ${m.sessionRunId}::uuid)
+      on conflict (user_id, content_hash) where valid_to is null and status = 'active' do nothing
+      returning id
+    ),
+    ev as (
+      insert into memory_events (id, user_id, kind, memory_id, session_run_id, actor, created_at)
+      select ${event.id}::uuid, ${m.userId}::uuid, ${event.kind}::text, ins.id, ${m.sessionRunId}::uuid,
+        ${event.actor}::text, ${at} from ins
+    )
+    select exists (select 1 from ins) as inserted`,
+  );
+  return rows[0]!.inserted ? newMemoryRow(m) : undefined;
 }
 
 export async function findMemory(db: Executor, userId: string, id: string): Promise<MemoryRow | undefined> {
