@@ -8,7 +8,7 @@ import {
   closeMemoryValidity,
   insertMemoryEdge,
   insertMemoryEvent,
-  insertMemoryUnlessDuplicate,
+  insertMemoryWithEvent,
   lockMemory,
   type MemoryRow,
   lockCommitmentOf,
@@ -53,19 +53,23 @@ export async function reviseMemory(
       now,
     );
     await closeMemoryValidity(tx, previous.id, now);
-    const successor = await insertMemoryUnlessDuplicate(tx, {
-      id: newId(),
-      userId: principal.userId,
-      memoryType: previous.memoryType,
-      topic: revision.topic ?? previous.topic,
-      content: revision.content,
-      contentHash: sha256Hex(revision.content),
-      scope: previous.scope,
-      project: previous.project,
-      tags: previous.tags,
-      sessionRunId: attribution.runId,
-      now,
-    });
+    const successor = await insertMemoryWithEvent(
+      tx,
+      {
+        id: newId(),
+        userId: principal.userId,
+        memoryType: previous.memoryType,
+        topic: revision.topic ?? previous.topic,
+        content: revision.content,
+        contentHash: sha256Hex(revision.content),
+        scope: previous.scope,
+        project: previous.project,
+        tags: previous.tags,
+        sessionRunId: attribution.runId,
+        now,
+      },
+      { id: newId(), kind: "revise", actor: actorOf(principal) },
+    );
     // Throwing rolls the whole revision back, the predecessor's closed validity included.
     if (!successor) throw new AppError("duplicate_memory");
     await insertMemoryEdge(tx, {
@@ -77,15 +81,6 @@ export async function reviseMemory(
       now,
     });
     await moveCommitment(tx, previous.id, successor.id, now);
-    await insertMemoryEvent(tx, {
-      id: newId(),
-      userId: principal.userId,
-      kind: "revise",
-      memoryId: successor.id,
-      sessionRunId: attribution.runId,
-      actor: actorOf(principal),
-      now,
-    });
     return { successor, attribution };
   });
   await settleAttributedLease(deps, revised.attribution, now);
