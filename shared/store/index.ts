@@ -59,7 +59,6 @@ export {
   listSessions,
   lockSessionById,
   lockSingleLiveRun,
-  rearmTriage,
   refreshLiveSession,
   reopenSession,
   stampBriefingDelivered,

@@ -1,13 +1,6 @@
 import { AppError } from "@amem/platform";
 import type { Deps } from "../deps";
-import {
-  type Executor,
-  lockSessionById,
-  lockSingleLiveRun,
-  rearmTriage,
-  reopenSession,
-  type AgentSessionRow,
-} from "@amem/store";
+import { type Executor, lockSessionById, lockSingleLiveRun, reopenSession, type AgentSessionRow } from "@amem/store";
 import type { Principal } from "../auth/credentials";
 import { fillLease, heartbeatLease, readLease } from "./lease-cache";
 import { isLive, leaseCutoff, leaseMs } from "./lease";
@@ -28,7 +21,7 @@ const UNATTRIBUTED: Attribution = { runId: null, run: null, resurrected: false }
  * a named run of another tenant (or none) → 400 and nothing is written; explicitly closed →
  * unattributed; lease-expired → resurrected here (epoch + 1, a Postgres transition); live →
  * attributed. Without a named run, the tenant's single live run for the project is used, if there
- * is exactly one. An attributed write re-arms a completed triage.
+ * is exactly one. The write's event, attributed to the run, re-arms a completed triage (rearmTriage).
  */
 export async function attributeWrite(
   tx: Executor,
@@ -64,7 +57,6 @@ export async function attributeWrite(
     run = reopened;
     resurrected = true;
   }
-  await rearmTriage(tx, run.id);
   // Before the commit: a stop must not answer "nothing to debrief" from Redis once this event may exist.
   const quietHold = await holdQuietStops(deps, run, now.getTime());
   return { runId: run.id, run, resurrected, quietHold };

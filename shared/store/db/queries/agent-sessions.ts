@@ -314,14 +314,15 @@ export async function lockSingleLiveRun(
   return rows[0];
 }
 
-/** New material to triage: a completed run goes back to idle. */
-export async function rearmTriage(db: Executor, id: string): Promise<void> {
-  await runPrepared(
-    db
-      .update(agentSessions)
-      .set({ triageStatus: "idle" })
-      .where(and(eq(agentSessions.id, id), eq(agentSessions.triageStatus, "completed"))),
-  );
+/**
+ * New material to triage: a completed run goes back to idle. A CTE of the statement that inserts the
+ * write's event attributed to the run (insertMemoryEvent, insertMemoryWithEvent), so a run is re-armed
+ * exactly when an event of it is written, in the same round trip; with no run it changes nothing.
+ */
+export function rearmTriage(runId: string | null): SQL {
+  return sql`rearm as (
+      update agent_sessions set triage_status = 'idle' where id = ${runId}::uuid and triage_status = 'completed'
+    )`;
 }
 
 /**

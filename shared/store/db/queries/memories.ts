@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { executePrepared, runPrepared } from "../prepared";
+import { rearmTriage } from "./agent-sessions";
 import { keysetBefore } from "./keyset";
 import {
   memories,
@@ -100,7 +101,8 @@ export async function insertMemoryWithEvent(
   const rows = await executePrepared<{ inserted: boolean }>(
     db,
     sql`
-    with ins as (
+    with ${rearmTriage(m.sessionRunId)},
+    ins as (
       insert into memories (id, user_id, memory_type, topic, content, content_hash, scope, project, tags, status,
         valid_from, recorded_at, created_at, updated_at, session_run_id)
       values (${m.id}::uuid, ${m.userId}::uuid, ${m.memoryType}::text, ${m.topic}::text, ${m.content}::text,
@@ -128,6 +130,7 @@ export async function findMemory(db: Executor, userId: string, id: string): Prom
   return rows[0];
 }
 
+/** Inserts a write's event; an event attributed to a run re-arms the run's completed triage (rearmTriage). */
 export async function insertMemoryEvent(
   db: Executor,
   e: {
@@ -140,16 +143,13 @@ export async function insertMemoryEvent(
     now: Date;
   },
 ): Promise<void> {
-  await runPrepared(
-    db.insert(memoryEvents).values({
-      id: e.id,
-      userId: e.userId,
-      kind: e.kind,
-      memoryId: e.memoryId,
-      sessionRunId: e.sessionRunId,
-      actor: e.actor,
-      createdAt: e.now,
-    }),
+  await executePrepared(
+    db,
+    sql`
+    with ${rearmTriage(e.sessionRunId)}
+    insert into memory_events (id, user_id, kind, memory_id, session_run_id, actor, created_at)
+    values (${e.id}::uuid, ${e.userId}::uuid, ${e.kind}::text, ${e.memoryId}::uuid, ${e.sessionRunId}::uuid,
+      ${e.actor}::text, ${e.now.toISOString()}::timestamptz)`,
   );
 }
 
