@@ -317,11 +317,13 @@ export async function lockSingleLiveRun(
 /**
  * New material to triage: a completed run goes back to idle. A CTE of the statement that inserts the
  * write's event attributed to the run (insertMemoryEvent, insertMemoryWithEvent), so a run is re-armed
- * exactly when an event of it is written, in the same round trip; with no run it changes nothing.
+ * exactly when an event of it is written (`onlyIf`: the condition the event is written on), in the
+ * same round trip; with no run it changes nothing.
  */
-export function rearmTriage(runId: string | null): SQL {
+export function rearmTriage(runId: string | null, onlyIf: SQL = sql`true`): SQL {
   return sql`rearm as (
-      update agent_sessions set triage_status = 'idle' where id = ${runId}::uuid and triage_status = 'completed'
+      update agent_sessions set triage_status = 'idle'
+      where id = ${runId}::uuid and triage_status = 'completed' and ${onlyIf}
     )`;
 }
 

@@ -101,8 +101,7 @@ export async function insertMemoryWithEvent(
   const rows = await executePrepared<{ inserted: boolean }>(
     db,
     sql`
-    with ${rearmTriage(m.sessionRunId)},
-    ins as (
+    with ins as (
       insert into memories (id, user_id, memory_type, topic, content, content_hash, scope, project, tags, status,
         valid_from, recorded_at, created_at, updated_at, session_run_id)
       values (${m.id}::uuid, ${m.userId}::uuid, ${m.memoryType}::text, ${m.topic}::text, ${m.content}::text,
@@ -115,7 +114,8 @@ export async function insertMemoryWithEvent(
       insert into memory_events (id, user_id, kind, memory_id, session_run_id, actor, created_at)
       select ${event.id}::uuid, ${m.userId}::uuid, ${event.kind}::text, ins.id, ${m.sessionRunId}::uuid,
         ${event.actor}::text, ${at} from ins
-    )
+    ),
+    ${rearmTriage(m.sessionRunId, sql`exists (select 1 from ins)`)}
     select exists (select 1 from ins) as inserted`,
   );
   return rows[0]!.inserted ? newMemoryRow(m) : undefined;
