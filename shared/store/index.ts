@@ -119,7 +119,6 @@ export {
   findMemory,
   insertMemoryEdge,
   insertMemoryEvent,
-  insertMemoryUnlessDuplicate,
   insertMemoryWithEvent,
   listMemories,
   listRunEvents,

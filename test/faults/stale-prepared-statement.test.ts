@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "bun:test";
 import postgres from "postgres";
 import { applyMigrations, ensureDatabase } from "@amem/store";
+import { open } from "../agent-sessions/helpers";
 import { createTestContext, newTenant } from "../helpers";
 import { TEST_DATABASE_URL } from "../env";
 
@@ -31,9 +32,10 @@ afterAll(async () => {
 describe("a migration that retypes a column prepared statements return", () => {
   it("costs no write: captures in and outside a transaction, and the write fence, keep answering 201", async () => {
     const tenant = await newTenant(ctx);
-    const opened = await ctx.request("POST", "/api/v1/agent-sessions/open", {
-      apiKey: tenant.apiKey,
-      body: { agent: "claude-code", sessionId: `stale-${crypto.randomUUID()}`, source: "startup", project: "p" },
+    const opened = await open(ctx, tenant, {
+      sessionId: `stale-${crypto.randomUUID()}`,
+      source: "startup",
+      project: "p",
     });
     expect(opened.status).toBe(200);
     // Attributed to the live run (a transaction), and plain (one statement on the pool).

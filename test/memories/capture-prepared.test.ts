@@ -1,5 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
+import { open } from "../agent-sessions/helpers";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 
 /*
@@ -45,9 +46,10 @@ describe("a capture's statements", () => {
 
   it("a capture attributed to a live run prepares its transaction's statements too", async () => {
     const tenant = await newTenant(ctx);
-    const opened = await ctx.request("POST", "/api/v1/agent-sessions/open", {
-      apiKey: tenant.apiKey,
-      body: { agent: "claude-code", sessionId: `prepared-${crypto.randomUUID()}`, source: "startup", project: "p" },
+    const opened = await open(ctx, tenant, {
+      sessionId: `prepared-${crypto.randomUUID()}`,
+      source: "startup",
+      project: "p",
     });
     expect(opened.status).toBe(200);
     for (let i = 0; i < 6; i++) await capture(tenant, i, "p");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
-import { insertMemoryUnlessDuplicate, insertSessionIfAbsent } from "@amem/store";
+import { insertMemoryWithEvent, insertSessionIfAbsent } from "@amem/store";
 import { sha256Hex } from "@amem/platform";
 
 const ctx = await createTestContext();
@@ -30,19 +30,23 @@ function idBeside(id: string, side: "above" | "below"): string {
 
 async function storeMemory(tenant: Tenant, at: Date, id: string = randomId()): Promise<{ id: string; at: number }> {
   const content = `keyset ${crypto.randomUUID()}`;
-  const row = await insertMemoryUnlessDuplicate(ctx.deps.db, {
-    id,
-    userId: tenant.userId,
-    memoryType: "note",
-    topic: "keyset",
-    content,
-    contentHash: sha256Hex(content),
-    scope: "personal",
-    project: null,
-    tags: [],
-    sessionRunId: null,
-    now: at,
-  });
+  const row = await insertMemoryWithEvent(
+    ctx.deps.db,
+    {
+      id,
+      userId: tenant.userId,
+      memoryType: "note",
+      topic: "keyset",
+      content,
+      contentHash: sha256Hex(content),
+      scope: "personal",
+      project: null,
+      tags: [],
+      sessionRunId: null,
+      now: at,
+    },
+    { id: randomId(), kind: "remember", actor: "test" },
+  );
   return { id: row!.id, at: at.getTime() };
 }
 

@@ -1,12 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, deletePrefix, newTenant, principalOf, type Tenant, type TestContext } from "../helpers";
-import {
-  createDb,
-  insertMemoryEvent,
-  insertMemoryUnlessDuplicate,
-  expirePendingAttempts,
-  findSessionById,
-} from "@amem/store";
+import { createDb, insertMemoryWithEvent, expirePendingAttempts, findSessionById } from "@amem/store";
 import { freePort } from "../free-port";
 import {
   handleHookEvent,
@@ -69,28 +63,23 @@ async function heldWrite(tenant: Tenant, runId: string) {
     const now = new Date();
     const attribution = await attributeWrite(tx, ctx.deps, principal, { sessionRunId: runId, project: null }, now);
     const content = crypto.randomUUID();
-    const memory = await insertMemoryUnlessDuplicate(tx, {
-      id: newId(),
-      userId: tenant.userId,
-      memoryType: "note",
-      topic: "raced",
-      content,
-      contentHash: sha256Hex(content),
-      project: null,
-      tags: [],
-      scope: "personal",
-      sessionRunId: runId,
-      now,
-    });
-    await insertMemoryEvent(tx, {
-      id: newId(),
-      userId: tenant.userId,
-      kind: "remember",
-      memoryId: memory!.id,
-      sessionRunId: runId,
-      actor: "test",
-      now,
-    });
+    await insertMemoryWithEvent(
+      tx,
+      {
+        id: newId(),
+        userId: tenant.userId,
+        memoryType: "note",
+        topic: "raced",
+        content,
+        contentHash: sha256Hex(content),
+        project: null,
+        tags: [],
+        scope: "personal",
+        sessionRunId: runId,
+        now,
+      },
+      { id: newId(), kind: "remember", actor: "test" },
+    );
     ready();
     await gate;
     return attribution;

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
-import { executePrepared, runPrepared } from "../prepared";
+import { executePrepared } from "../prepared";
 import { rearmTriage } from "./agent-sessions";
 import { keysetBefore } from "./keyset";
 import {
@@ -69,21 +69,6 @@ export function newMemoryRow(m: InsertMemory): MemoryRow {
     updatedAt: m.now,
     sessionRunId: m.sessionRunId,
   };
-}
-
-/** Inserts a current memory, or returns nothing when the tenant already has a current one with that content. */
-export async function insertMemoryUnlessDuplicate(db: Executor, m: InsertMemory): Promise<MemoryRow | undefined> {
-  const rows = await runPrepared(
-    db
-      .insert(memories)
-      .values(newMemoryRow(m))
-      .onConflictDoNothing({
-        target: [memories.userId, memories.contentHash],
-        where: sql`${memories.validTo} is null and ${memories.status} = 'active'`,
-      })
-      .returning(memoryColumns),
-  );
-  return rows[0];
 }
 
 /**
