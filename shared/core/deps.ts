@@ -20,6 +20,7 @@ import {
 } from "@amem/store";
 import type postgres from "postgres";
 import { CredentialOwners } from "./auth/credential-owners";
+import { LiveRunHints } from "./agent-sessions/live-run-hints";
 
 /** What services need from the outside world; built once per process (or per test). */
 export type Deps = {
@@ -31,6 +32,8 @@ export type Deps = {
   logger: Logger;
   mailer: Mailer;
   credentialOwners: CredentialOwners;
+  /** Projects with a live run, as this process last found them: where a capture skips the plain insert. */
+  liveRunHints: LiveRunHints;
   /** The BullMQ producer side (queues, shared QueueEvents); nothing connects until first used. */
   jobs: JobQueues;
   /** Bounds the searches running at once in this process and their wait for a turn. */
@@ -68,6 +71,7 @@ export async function createDeps(config: Config, role: string, givenLogger?: Log
     logger,
     mailer,
     credentialOwners: new CredentialOwners(),
+    liveRunHints: new LiveRunHints(),
     jobs,
     searchLimiter: new WaitLimiter(config.SEARCH_MAX_CONCURRENT, config.SEARCH_WAIT_MS),
     exportLimiter: new WaitLimiter(config.EXPORT_MAX_CONCURRENT, config.DEPENDENCY_TIMEOUT_MS),

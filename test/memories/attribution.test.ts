@@ -102,6 +102,32 @@ describe("session attribution of memory writes (SPEC §3.7)", () => {
     expect((await remember(ctx, tenant, { project: "p" })).body.memory.sessionRunId).toBeNull();
   });
 
+  it("a project's live-run hint only skips the plain insert: once the run is closed, captures there are unattributed", async () => {
+    const tenant = await newTenant(ctx);
+    const hints = ctx.deps.liveRunHints;
+    const sessionId = newSessionId();
+    const run = (await open(ctx, tenant, { sessionId, source: "startup", project: "hinted" })).body;
+    expect(hints.has(tenant.userId, "hinted", Date.now())).toBe(false);
+    // The first capture's one statement finds the live run and writes nothing; the transaction attributes.
+    expect((await remember(ctx, tenant, { project: "hinted" })).body.memory.sessionRunId).toBe(run.sessionRunId);
+    expect(hints.has(tenant.userId, "hinted", Date.now())).toBe(true);
+    expect(hints.has(tenant.userId, "hinted", Date.now() + 61_000)).toBe(false); // it lapses
+    // Straight to the transaction now, which still decides from Postgres under the run's lock.
+    expect((await remember(ctx, tenant, { project: "hinted" })).body.memory.sessionRunId).toBe(run.sessionRunId);
+    await close(ctx, tenant, { sessionId });
+    expect(hints.has(tenant.userId, "hinted", Date.now())).toBe(true);
+    const afterClose = await remember(ctx, tenant, { project: "hinted" });
+    expect(afterClose.status).toBe(201);
+    expect(afterClose.body.memory.sessionRunId).toBeNull();
+    expect(await eventRuns(ctx, afterClose.body.memory.id)).toEqual([null]);
+    // No live run after all: the hint is gone and the next capture is the one statement again.
+    expect(hints.has(tenant.userId, "hinted", Date.now())).toBe(false);
+    expect((await remember(ctx, tenant, { project: "hinted" })).body.memory.sessionRunId).toBeNull();
+    expect(hints.has(tenant.userId, "hinted", Date.now())).toBe(false);
+    // Hints are per user and project: a capture without a project is another key.
+    expect(hints.has(tenant.userId, null, Date.now())).toBe(false);
+  });
+
   it("re-arms a completed triage (completed → idle) on an attributed write", async () => {
     const tenant = await newTenant(ctx);
     const run = (await open(ctx, tenant, { sessionId: newSessionId(), source: "startup" })).body;

@@ -63,8 +63,17 @@ export async function createMemory(
     tags: [...new Set(input.tags ?? [])],
     now,
   };
-  // A plain memory (no named run, no commitment, no facts) is usually one statement; see insertPlainMemory.
-  if (input.sessionRunId === undefined && input.memoryType !== "commitment" && input.facts === undefined) {
+  const project = input.project ?? null;
+  const nowMs = now.getTime();
+  // A plain memory (no named run, no commitment, no facts) is usually one statement; see
+  // insertPlainMemory. Not where this process last found a live run: that statement would find it
+  // again and write nothing (LiveRunHints).
+  if (
+    input.sessionRunId === undefined &&
+    input.memoryType !== "commitment" &&
+    input.facts === undefined &&
+    !deps.liveRunHints.has(principal.userId, project, nowMs)
+  ) {
     const plain = await insertPlainMemory(deps.db, {
       ...fields,
       scopeNameOrAlias: input.scope ?? DEFAULT_SCOPE,
@@ -74,15 +83,10 @@ export async function createMemory(
     if (plain.kind === "refused") throw new AppError("account_deleted");
     if (plain.kind === "duplicate") throw new AppError("duplicate_memory");
     if (plain.kind === "stored") return { memory: plain.memory, commitmentId: null, factIds: [] };
+    if (plain.liveRun) deps.liveRunHints.note(principal.userId, project, nowMs);
   }
   const written = await tenantWrite(deps, principal, async (tx) => {
-    const attribution = await attributeWrite(
-      tx,
-      deps,
-      principal,
-      { sessionRunId: input.sessionRunId, project: input.project ?? null },
-      now,
-    );
+    const attribution = await attributeWrite(tx, deps, principal, { sessionRunId: input.sessionRunId, project }, now);
     const scope = await scopeForWrite(tx, principal.userId, input.scope ?? DEFAULT_SCOPE, now);
     const row = await insertMemoryWithEvent(
       tx,
@@ -106,6 +110,13 @@ export async function createMemory(
     for (const fact of input.facts ?? []) factIds.push((await recordFact(tx, principal.userId, row.id, fact, now)).id);
     return { memory: row, commitmentId: commitment?.id ?? null, factIds, attribution };
   });
+  // The hint follows what the transaction found: kept fresh while captures here are attributed, and
+  // forgotten when there was no live run after all (it closed or lapsed), so the next capture here
+  // tries the one statement again.
+  if (input.sessionRunId === undefined) {
+    if (written.attribution.runId === null) deps.liveRunHints.forget(principal.userId, project);
+    else deps.liveRunHints.note(principal.userId, project, nowMs);
+  }
   await settleAttributedLease(deps, written.attribution, now);
   return written;
 }

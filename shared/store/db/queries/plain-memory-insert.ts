@@ -18,13 +18,13 @@ export type PlainInsert = Omit<InsertMemory, "scope" | "sessionRunId"> & {
 /**
  * What the one statement did: `stored` (the memory and its event are written), `duplicate` (a
  * current memory has that content; nothing written), `needs-transaction` (the scope is not
- * registered, or the project has a live run to attribute to; nothing written), or `refused` (the
+ * registered, or the project has a live run to attribute to: `liveRun`; nothing written), or `refused` (the
  * account is no longer active: the write fence; nothing written).
  */
 export type PlainInsertResult =
   | { kind: "stored"; memory: MemoryRow }
   | { kind: "duplicate" }
-  | { kind: "needs-transaction" }
+  | { kind: "needs-transaction"; liveRun: boolean }
   | { kind: "refused" };
 
 /**
@@ -74,7 +74,7 @@ export async function insertPlainMemory(db: Executor, m: PlainInsert): Promise<P
   );
   const result = rows[0]!;
   if (!result.active) return { kind: "refused" };
-  if (result.live || result.scope === null) return { kind: "needs-transaction" };
+  if (result.live || result.scope === null) return { kind: "needs-transaction", liveRun: result.live };
   if (!result.inserted) return { kind: "duplicate" };
   return { kind: "stored", memory: newMemoryRow({ ...m, scope: result.scope, sessionRunId: null }) };
 }
