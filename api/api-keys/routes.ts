@@ -9,6 +9,7 @@ import {
   AUTHED_WRITE_CODES,
   BODY_CODES,
   errors,
+  NoBody,
   NoQuery,
   CreatedKey,
   createdKeyView,
@@ -48,7 +49,11 @@ export function apiKeyRoutes(deps: ApiDeps) {
       {
         params: KeyIdParams,
         query: NoQuery,
-        response: { 204: t.Void({ description: "Revoked" }), ...errors(...AUTHED_WRITE_CODES, "not_found") },
+        body: NoBody,
+        response: {
+          204: t.Void({ description: "Revoked" }),
+          ...errors(...AUTHED_WRITE_CODES, ...BODY_CODES, "not_found"),
+        },
       },
     );
 }

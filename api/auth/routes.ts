@@ -8,6 +8,7 @@ import {
   AUTHED_WRITE_CODES,
   BODY_CODES,
   errors,
+  NoBody,
   NoQuery,
   Accepted,
   ForgotPasswordBody,
@@ -122,8 +123,9 @@ export function authRoutes(deps: ApiDeps) {
       },
       {
         query: NoQuery,
+        body: NoBody,
         detail: { security: [{ bearer: [] }] },
-        response: { 204: t.Void({ description: "Logged out" }), ...errors(...AUTHED_WRITE_CODES) },
+        response: { 204: t.Void({ description: "Logged out" }), ...errors(...AUTHED_WRITE_CODES, ...BODY_CODES) },
       },
     );
 }

@@ -22,6 +22,8 @@ import {
   AUTHED_CODES,
   AUTHED_WRITE_CODES,
   errors,
+  BODY_CODES,
+  NoBody,
   NoQuery,
   Text,
   type ApiDeps,
@@ -136,7 +138,8 @@ export function consoleRoutes(deps: ApiDeps) {
         },
         {
           query: NoQuery,
-          response: { 204: t.Void({ description: "Signed out" }), ...errors(...AUTHED_WRITE_CODES) },
+          body: NoBody,
+          response: { 204: t.Void({ description: "Signed out" }), ...errors(...AUTHED_WRITE_CODES, ...BODY_CODES) },
           detail: { description: "Signs out: ends the session behind the cookie and clears it" },
         },
       )

@@ -4,6 +4,8 @@ import {
   AUTHED_CODES,
   AUTHED_WRITE_CODES,
   errors,
+  BODY_CODES,
+  NoBody,
   NoQuery,
   ClientIdParams,
   grantListView,
@@ -29,9 +31,10 @@ export function oauthGrantRoutes(deps: ApiDeps) {
       {
         params: ClientIdParams,
         query: NoQuery,
+        body: NoBody,
         response: {
           204: t.Void({ description: "Revoked: every token of the client for this user answers 401 from now on" }),
-          ...errors(...AUTHED_WRITE_CODES, "not_found"),
+          ...errors(...AUTHED_WRITE_CODES, ...BODY_CODES, "not_found"),
         },
       },
     );

@@ -1,12 +1,27 @@
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
+import { Kind } from "@sinclair/typebox";
 
-type Document = { paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>> };
+type RequestBody = { required?: boolean; content?: Record<string, unknown> };
+type Document = { paths?: Record<string, Record<string, { requestBody?: RequestBody }>> };
 export type RouteLike = { method: string; path: string; hooks: { body?: unknown } };
 
 /**
+ * A body schema that also accepts no body (a union with `undefined`, as NoBody and ArchiveBody
+ * are): the body is optional, and what may be sent is the union's other members.
+ */
+function optionalBodyOf(schema: unknown): unknown | null {
+  const members = (schema as { [Kind]?: string; anyOf?: { [Kind]?: string }[] }).anyOf;
+  if ((schema as { [Kind]?: string })[Kind] !== "Union" || !members) return null;
+  const sent = members.filter((member) => member[Kind] !== "Undefined");
+  if (sent.length === members.length) return null;
+  return sent.length === 1 ? sent[0] : { anyOf: sent };
+}
+
+/**
  * The generator leaves request bodies without a media type when a custom parser is installed (ours
- * enforces the size limit and JSON-only), so each body schema is put under application/json here.
+ * enforces the size limit and JSON-only), so each body schema is put under application/json here;
+ * a body that may be left out is published as optional (`required: false`).
  */
 function withJsonRequestBodies(document: Document, routes: readonly RouteLike[]): Document {
   for (const route of routes) {
@@ -14,7 +29,9 @@ function withJsonRequestBodies(document: Document, routes: readonly RouteLike[])
     const path = route.path.replace(/:([^/]+)/g, "{$1}");
     const operation = document.paths?.[path]?.[route.method.toLowerCase()];
     if (operation?.requestBody && Object.keys(operation.requestBody.content ?? {}).length === 0) {
-      operation.requestBody.content = { "application/json": { schema: route.hooks.body } };
+      const optional = optionalBodyOf(route.hooks.body);
+      operation.requestBody.content = { "application/json": { schema: optional ?? route.hooks.body } };
+      if (optional) operation.requestBody.required = false;
     }
   }
   return document;

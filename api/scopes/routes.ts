@@ -9,6 +9,7 @@ import {
   AUTHED_WRITE_CODES,
   BODY_CODES,
   errors,
+  NoBody,
   NoQuery,
   CreateScopeBody,
   Scope,
@@ -55,9 +56,10 @@ export function scopeRoutes(deps: ApiDeps) {
       {
         params: ScopeIdParams,
         query: NoQuery,
+        body: NoBody,
         response: {
           204: t.Void({ description: "Deleted" }),
-          ...errors(...AUTHED_WRITE_CODES, "not_found", "account_deleted"),
+          ...errors(...AUTHED_WRITE_CODES, ...BODY_CODES, "not_found", "account_deleted"),
         },
       },
     );

@@ -169,6 +169,7 @@ export {
   Cursor,
   Int,
   NoQuery,
+  NoBody,
   NullableTimestamp,
   Project,
   ScopeName,

@@ -485,11 +485,16 @@ describe("GET /api/v1/openapi.json", () => {
         continue;
       const operation = res.body.paths[route.path.replace(/:([^/]+)/g, "{$1}")]?.[route.method.toLowerCase()];
       expect(operation).toBeDefined();
-      if ((route.hooks as { body?: unknown }).body) {
+      const body = (route.hooks as { body?: { anyOf?: { type?: string }[] } }).body;
+      if (body) {
         expect(Object.keys(operation.requestBody.content)).toEqual(["application/json"]);
+        // A body that may be left out (a union with undefined) is optional, published as what may be sent.
+        const sent = body.anyOf?.filter((member) => member.type !== "undefined");
+        const optional = sent !== undefined && sent.length < body.anyOf!.length;
         expect(operation.requestBody.content["application/json"].schema).toEqual(
-          JSON.parse(JSON.stringify((route.hooks as { body?: unknown }).body)),
+          JSON.parse(JSON.stringify(optional ? (sent.length === 1 ? sent[0] : { anyOf: sent }) : body)),
         );
+        expect(operation.requestBody.required).toBe(!optional);
       }
     }
     expect(

@@ -2005,7 +2005,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Signed out */
             204: {
@@ -2025,7 +2029,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input";
+                        error: "invalid_input" | "invalid_json";
                     };
                 };
             };
@@ -2050,6 +2054,30 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                     };
                 };
             };
@@ -3987,7 +4015,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Revoked */
             204: {
@@ -4007,7 +4039,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input";
+                        error: "invalid_input" | "invalid_json";
                     };
                 };
             };
@@ -4044,6 +4076,30 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                     };
                 };
             };
@@ -4701,7 +4757,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -4863,7 +4919,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -5948,9 +6004,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": Record<string, never> | {
+                "application/json": {
                     sessionRunId?: string;
                 };
             };
@@ -6767,7 +6823,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Revoked: every token of the client for this user answers 401 from now on */
             204: {
@@ -6787,7 +6847,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input";
+                        error: "invalid_input" | "invalid_json";
                     };
                 };
             };
@@ -6824,6 +6884,30 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                     };
                 };
             };
@@ -7078,7 +7162,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -7240,7 +7324,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -7644,7 +7728,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Deleted */
             204: {
@@ -7664,7 +7752,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input";
+                        error: "invalid_input" | "invalid_json";
                     };
                 };
             };
@@ -7713,6 +7801,30 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "account_deleted";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                     };
                 };
             };
@@ -8308,7 +8420,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Logged out */
             204: {
@@ -8328,7 +8444,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_input";
+                        error: "invalid_input" | "invalid_json";
                     };
                 };
             };
@@ -8353,6 +8469,30 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "forbidden";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                     };
                 };
             };

@@ -3,7 +3,17 @@ import { Type, type Static } from "@sinclair/typebox";
 import { type FactProposalRow, type ProposalRow, PROPOSAL_STATUSES } from "@amem/store";
 import { iso, isoOrNull } from "@amem/platform";
 import { EdgeTypeOut } from "./memories";
-import { Int, NullableTimestamp, oneOf, QueryInteger, strictObject, Timestamp, UnionEnum, Uuid } from "./schema-kit";
+import {
+  Int,
+  NoBody,
+  NullableTimestamp,
+  oneOf,
+  QueryInteger,
+  strictObject,
+  Timestamp,
+  UnionEnum,
+  Uuid,
+} from "./schema-kit";
 
 export const ProposalListQuery = Type.Object(
   {
@@ -40,7 +50,7 @@ export const ProposalList = strictObject({ count: Int(), proposals: Type.Array(P
 export const FactProposalList = strictObject({ count: Int(), proposals: Type.Array(FactProposal) });
 export const ProposalIdParams = strictObject({ id: Uuid });
 /** Apply and reject take no input; a body, if sent, must be empty. */
-export const DecideBody = Type.Optional(strictObject({}));
+export const DecideBody = NoBody;
 export const Applied = strictObject({ id: Uuid, status: Type.Literal("applied") });
 export const Rejected = strictObject({ id: Uuid, status: Type.Literal("rejected") });
 

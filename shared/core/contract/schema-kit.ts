@@ -137,6 +137,13 @@ export function UnionEnum<const V extends readonly string[]>(values: V): TUnsafe
 /** For routes that take no query parameters: any parameter is an unknown one (400). */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
+/**
+ * For write routes that take no input: no body, or an empty object (what some client libraries
+ * send); anything else is refused (400), not ignored (SPEC §1). A union, since `Type.Optional` of
+ * an object lets `[]`, `1` or `null` through unchecked.
+ */
+export const NoBody = Type.Union([Type.Undefined(), strictObject({})]);
+
 /** `{"error": code}` for the given codes (the UnionEnum kind without its `default`: a default error code would be a false statement). */
 function errorBody(codes: readonly ErrorCode[]): TSchema {
   return strictObject(
