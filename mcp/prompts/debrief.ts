@@ -2,6 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { DebriefQuery, type Deps, debriefPrompt } from "@amem/core";
 import type { McpPrincipal } from "@amem/oauth-server";
 import { checked, requireScope } from "../tools/tool";
+import { answeredByCode, refuseUnstorableText } from "../protocol-errors";
 
 /** Prompt `debrief`: GET /api/v1/prompts/debrief through MCP (the same service and text). */
 export function registerDebriefPrompt(server: McpServer, deps: Deps, principal: McpPrincipal): void {
@@ -14,9 +15,13 @@ export function registerDebriefPrompt(server: McpServer, deps: Deps, principal: 
       argsSchema: checked(DebriefQuery),
       scopeChallenge: requireScope("memory:read"),
     },
-    async (args) => ({
-      description: "Session debrief",
-      messages: [{ role: "user", content: { type: "text", text: await debriefPrompt(deps, principal, args) } }],
-    }),
+    (args) =>
+      answeredByCode(deps, "prompt debrief", async () => {
+        refuseUnstorableText(args);
+        return {
+          description: "Session debrief",
+          messages: [{ role: "user", content: { type: "text", text: await debriefPrompt(deps, principal, args) } }],
+        };
+      }),
   );
 }

@@ -3,6 +3,7 @@ import { memoryView, type Deps, getMemory, listTenantMemories } from "@amem/core
 import { isUuid, AppError } from "@amem/platform";
 import type { McpPrincipal } from "@amem/oauth-server";
 import { requireScope } from "../tools/tool";
+import { answeredByCode } from "../protocol-errors";
 
 export const MEMORY_URI_TEMPLATE = "amem://memory/{id}";
 
@@ -19,13 +20,14 @@ export function registerMemoryResource(server: McpServer, deps: Deps, principal:
   server.registerResource(
     "memory",
     new ResourceTemplate(MEMORY_URI_TEMPLATE, {
-      list: async () => ({
-        resources: (await listTenantMemories(deps, principal, {})).items.map((m) => ({
-          uri: `amem://memory/${m.id}`,
-          name: m.topic,
-          mimeType: "application/json",
+      list: () =>
+        answeredByCode(deps, "resource list", async () => ({
+          resources: (await listTenantMemories(deps, principal, {})).items.map((m) => ({
+            uri: `amem://memory/${m.id}`,
+            name: m.topic,
+            mimeType: "application/json",
+          })),
         })),
-      }),
     }),
     {
       title: "Memory",
@@ -33,13 +35,14 @@ export function registerMemoryResource(server: McpServer, deps: Deps, principal:
       mimeType: "application/json",
       scopeChallenge: requireScope("memory:read"),
     },
-    async (uri, variables) => {
-      const id = String(variables.id ?? "").toLowerCase();
-      // Another tenant's memory is as unknown as a missing one (not_found, like the REST route).
-      const row = isUuid(id) ? await getMemory(deps, principal, id).catch(notFoundAsUndefined) : undefined;
-      if (!row) throw new ResourceNotFoundError(uri.href);
-      const memory = memoryView(row);
-      return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(memory) }] };
-    },
+    (uri, variables) =>
+      answeredByCode(deps, "resource read", async () => {
+        const id = String(variables.id ?? "").toLowerCase();
+        // Another tenant's memory is as unknown as a missing one (not_found, like the REST route).
+        const row = isUuid(id) ? await getMemory(deps, principal, id).catch(notFoundAsUndefined) : undefined;
+        if (!row) throw new ResourceNotFoundError(uri.href);
+        const memory = memoryView(row);
+        return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(memory) }] };
+      }),
   );
 }

@@ -9,7 +9,7 @@ export const reviseTool = (deps: Deps) =>
     name: "revise",
     title: "Revise a memory",
     description:
-      "Replace a current memory with a corrected or updated version; the old one stays in the history, superseded (edgeType supersedes, the default) or marked as contradicted (contradicts). Use it instead of remember when something already recorded changed. content is the full new text; topic is kept unless given. Returns the new memory. Errors: not_found, conflict when the memory is no longer current (already revised or archived: revise its successor), duplicate_memory, account_deleted.",
+      "Replace a current memory with a corrected or updated version; the old one stays in the history, superseded (edgeType supersedes, the default) or updated (updates). Use it instead of remember when something already recorded changed. content is the full new text; topic is kept unless given. Returns the new memory. Errors: not_found, conflict when the memory is no longer current (already revised or archived: revise its successor), duplicate_memory, account_deleted.",
     input: ReviseInput,
     output: CreatedMemory,
     scope: "memory:write",

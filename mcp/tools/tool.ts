@@ -14,6 +14,7 @@ import {
   allowsScope,
   type OAuthScope,
   isDependencyUnavailable,
+  hasUnstorableText,
   unavailableCause,
   mcpToolCalls,
   unavailableAnswers,
@@ -156,6 +157,8 @@ async function runTool<I extends TSchema, O extends TSchema>(
 ): Promise<CallToolResult> {
   const input = args ?? {};
   if (!Value.Check(tool.input, input)) return errorResult("invalid_input", firstProblem(tool.input, input));
+  // Text Postgres cannot store as sent (NUL, an unpaired surrogate), refused as the api's body reader refuses it.
+  if (hasUnstorableText(input)) return errorResult("invalid_input", "text holds NUL or an unpaired surrogate");
   try {
     const output = await tool.run(principalOf(authInfo), input as Static<I>);
     return {

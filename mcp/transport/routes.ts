@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
+import { createMcpHandler, ProtocolError, SdkError, type McpServerFactory } from "@modelcontextprotocol/server";
 import type { Deps } from "@amem/core";
 import { AppError, loggableError, type Logger } from "@amem/platform";
 import { errorResponse } from "@amem/http";
@@ -20,6 +20,27 @@ function contractScopeRefusal(response: Response): Response {
   if (response.status !== 403) return response;
   const challenge = response.headers.get("www-authenticate");
   return errorResponse("forbidden", challenge === null ? {} : { "www-authenticate": challenge });
+}
+
+/** How much of a refusal's message is logged: its first clause, which names the rule, not the input. */
+const REFUSAL_MESSAGE_CHARS = 120;
+
+/**
+ * What the SDK reports to `onerror`. Mostly requests it refused and has already answered (bad
+ * JSON-RPC, media type, batch rules, protocol headers): plain `Error`s or its own ProtocolError /
+ * SdkError, whose messages quote the request (a 100 KB URI made a 200 KB log line). Those are the
+ * client's mistakes, logged at info with the rule only — the message up to its first ": ", capped,
+ * and no stack. Anything else (a TypeError, a driver error) is a fault here: logged as an error.
+ */
+function logHandlerError(logger: Logger, error: unknown): void {
+  const refusal =
+    error instanceof Error &&
+    (error.constructor === Error || ProtocolError.isInstance(error) || SdkError.isInstance(error));
+  if (!refusal) return void logger.error({ err: loggableError(error) }, "mcp handler error");
+  const colon = error.message.indexOf(": ");
+  const rule = (colon < 0 ? error.message : error.message.slice(0, colon)).slice(0, REFUSAL_MESSAGE_CHARS);
+  const code = (error as { code?: unknown }).code;
+  logger.info({ refusal: { name: error.name, rule, ...(code === undefined ? {} : { code }) } }, "mcp request refused");
 }
 
 /**
@@ -56,7 +77,7 @@ export function mcpRoutes(deps: Deps, factory: McpServerFactory, verify: AccessT
       legacy: "stateless",
       responseMode: "json",
       maxRequestBodySize: deps.config.BODY_LIMIT_BYTES,
-      onerror: (error) => deps.logger.error({ err: loggableError(error) }, "mcp handler error"),
+      onerror: (error) => logHandlerError(deps.logger, error),
     }),
   );
   const gate = bearerGate(deps.config, verify, deps.logger);

@@ -1,4 +1,4 @@
-import { AppError, type ErrorCode, isStorableText, withTimeout, DeadlineSweep } from "@amem/platform";
+import { AppError, type ErrorCode, hasUnstorableText, withTimeout, DeadlineSweep } from "@amem/platform";
 
 export type JsonBodyLimits = {
   /** Bytes; more is 413 (SPEC §1). */
@@ -127,18 +127,6 @@ async function readStreamed(body: ReadableStream<Uint8Array>, limits: JsonBodyLi
   return withTimeout(limits.readTimeoutMs, read, () => refusal("invalid_json"));
 }
 
-/** Any string (or property name) in the value that Postgres text cannot store as sent. */
-function hasUnstorableString(value: unknown): boolean {
-  if (typeof value === "string") return !isStorableText(value);
-  if (Array.isArray(value)) return value.some(hasUnstorableString);
-  if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) {
-      if (!isStorableText(key) || hasUnstorableString(item)) return true;
-    }
-  }
-  return false;
-}
-
 /**
  * The request's JSON body (undefined when it has none), read within `limits`; a non-empty body of
  * another media type is 415 `unsupported_media_type`. Text Postgres
@@ -165,6 +153,6 @@ function parseJsonBytes(request: Request, bytes: Uint8Array): unknown {
   } catch {
     throw new AppError("invalid_json");
   }
-  if (text.includes("\\u") && hasUnstorableString(body)) throw new AppError("invalid_input");
+  if (text.includes("\\u") && hasUnstorableText(body)) throw new AppError("invalid_input");
   return body;
 }

@@ -52,7 +52,7 @@ export {
 export { OAUTH_SCOPES, SCOPE_DESCRIPTIONS, allowsScope, effectiveScopes, isOAuthScope } from "./scopes";
 export type { OAuthScope } from "./scopes";
 export { onShutdown, survivePromiseRejections } from "./shutdown";
-export { hasLengthWithin, isStorableText } from "./text";
+export { hasLengthWithin, hasUnstorableText, isStorableText } from "./text";
 export { isUtcTimestamp, iso, isoOrNull } from "./time";
 export {
   hasErrorCode,

@@ -36,3 +36,19 @@ export function hasLengthWithin(value: string, min: number, max: number): boolea
 export function isStorableText(value: string): boolean {
   return value.isWellFormed() && !value.includes("\u0000");
 }
+
+/**
+ * Whether any string (or property name) in a parsed JSON value is one Postgres text cannot store
+ * as sent: what the api's body reader and the MCP server's tools, prompts and completions refuse
+ * as `invalid_input` before anything reaches the database.
+ */
+export function hasUnstorableText(value: unknown): boolean {
+  if (typeof value === "string") return !isStorableText(value);
+  if (Array.isArray(value)) return value.some(hasUnstorableText);
+  if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      if (!isStorableText(key) || hasUnstorableText(item)) return true;
+    }
+  }
+  return false;
+}

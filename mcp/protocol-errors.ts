@@ -1,0 +1,51 @@
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import type { Deps } from "@amem/core";
+import {
+  AppError,
+  ERROR_STATUS,
+  hasUnstorableText,
+  isDependencyUnavailable,
+  loggableError,
+  unavailableAnswers,
+  unavailableCause,
+} from "@amem/platform";
+
+/**
+ * How prompts, completions and resources answer a failed service call. Tools answer with an
+ * `isError` result (tools/tool.ts); these can only answer with a JSON-RPC error, and the SDK sends
+ * a thrown error's message as it is — for a Postgres error that is its SQL with the parameters
+ * (the tenant's id, the client's arguments). So the message is only ever one of the contract's
+ * error codes:
+ * - a domain error (AppError) keeps its code, as -32602 Invalid params when the client's request
+ *   caused it (a 4xx code: not_found, invalid_input, …) and -32603 otherwise (unavailable);
+ * - Postgres or Redis unreachable is `unavailable` (-32603), counted as the api counts it;
+ * - anything else is logged once (never the arguments) and answered `internal_error` (-32603);
+ * - the SDK's own protocol errors (ResourceNotFoundError, …) pass through.
+ */
+export async function answeredByCode<T>(deps: Deps, handler: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof ProtocolError) throw error;
+    if (error instanceof AppError) {
+      if (error.code === "unavailable") unavailableAnswers.inc({ cause: unavailableCause(error) });
+      const byClient = ERROR_STATUS[error.code] < 500;
+      throw new ProtocolError(byClient ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, error.code);
+    }
+    if (isDependencyUnavailable(error)) {
+      deps.logger.warn({ handler, err: loggableError(error) }, "dependency unavailable");
+      unavailableAnswers.inc({ cause: unavailableCause(error) });
+      throw new ProtocolError(ProtocolErrorCode.InternalError, "unavailable");
+    }
+    deps.logger.error({ handler, err: loggableError(error) }, "mcp handler failed");
+    throw new ProtocolError(ProtocolErrorCode.InternalError, "internal_error");
+  }
+}
+
+/**
+ * Refuses arguments holding text Postgres cannot store as sent (NUL, an unpaired surrogate) with
+ * `invalid_input`, as the api's body reader does for REST: checked before any query runs.
+ */
+export function refuseUnstorableText(args: unknown): void {
+  if (hasUnstorableText(args)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "invalid_input");
+}
