@@ -8,6 +8,7 @@ import {
   requestContextPlugin,
   metricsPlugin,
   routeKey,
+  SERVED_APP_OPTIONS,
   strictQueryPlugin,
 } from "@amem/http";
 import { openapiPlugin, SPEC_PATH, type RouteLike } from "./plugins/openapi";
@@ -44,7 +45,7 @@ export function createApp(sharedDeps: Deps) {
     bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
     bodyReadTimeoutMs: deps.config.BODY_READ_TIMEOUT_MS,
   };
-  const app = new Elysia({ normalize: false, name: "amem" })
+  const app = new Elysia({ ...SERVED_APP_OPTIONS, name: "amem" })
     .use(
       errorsPlugin(
         deps.logger,

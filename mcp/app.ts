@@ -1,7 +1,15 @@
 import { Elysia } from "elysia";
 import type { McpServerFactory } from "@modelcontextprotocol/server";
 import type { Deps } from "@amem/core";
-import { errorsPlugin, methodLookup, probeRoutes, requestContextPlugin, metricsPlugin, withClientIp } from "@amem/http";
+import {
+  errorsPlugin,
+  methodLookup,
+  probeRoutes,
+  requestContextPlugin,
+  metricsPlugin,
+  SERVED_APP_OPTIONS,
+  withClientIp,
+} from "@amem/http";
 import { type AccessTokenVerifier, discoveryRoutes, issuerOf, oauthRoutes } from "@amem/oauth-server";
 import { mcpRoutes } from "./transport/routes";
 import { createMcpServer } from "./server";
@@ -27,7 +35,7 @@ export function createMcpApp(deps: Deps, options: McpAppOptions) {
   const built: { server?: ReturnType<typeof Bun.serve> | null } = {};
   const oauthDeps = withClientIp(deps, () => built.server);
   const factory = options.factory ?? ((ctx) => createMcpServer(deps, ctx));
-  const app = new Elysia({ normalize: false, name: "amem-mcp" })
+  const app = new Elysia({ ...SERVED_APP_OPTIONS, name: "amem-mcp" })
     .use(
       errorsPlugin(
         deps.logger,

@@ -43,12 +43,13 @@ const ELYSIA_PARSED_TYPES = new Set([
 
 /**
  * Whether Elysia would route `request` to the heartbeat handler by its exact path. The path is cut
- * from the URL the way Elysia's handler cuts it (from the first `/` after the scheme and host).
+ * from the URL the way the app's Elysia handler cuts it (SERVED_APP_OPTIONS: from the first `/`
+ * after `http://`, i.e. after the host).
  */
 export function isHeartbeatRequest(request: Request): boolean {
   if (request.method !== "POST") return false;
   const url = request.url;
-  const start = url.indexOf("/", 11);
+  const start = url.indexOf("/", 7);
   if (start < 0 || !url.startsWith(HEARTBEAT_PATH, start)) return false;
   const end = start + HEARTBEAT_PATH.length;
   return url.length === end || url.charCodeAt(end) === 0x3f; // "?"

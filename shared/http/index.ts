@@ -28,4 +28,4 @@ export {
 export { routeKey, strictQueryPlugin } from "./plugins/strict-query";
 export { probeRoutes } from "./probes";
 export { refuseRequestHead } from "./request-head";
-export { earliestIdleCloseMs, idleTimeoutFor, serveHttp } from "./serve";
+export { earliestIdleCloseMs, idleTimeoutFor, SERVED_APP_OPTIONS, serveHttp } from "./serve";

@@ -107,3 +107,14 @@ export function serveHttp(options: ServeOptions): Server<undefined> {
     error: options.fallback,
   });
 }
+
+/**
+ * The options of an app served by serveHttp (the api's and the MCP server's root app):
+ * - `normalize: false`: a body is checked against its schema as sent, never stripped to it;
+ * - `standardHostname: false`: Elysia cuts the path from the request URL after the 7 characters of
+ *   `http://` instead of assuming a host of at least 4 characters and skipping 11. With the
+ *   default, a short Host (`api`, `x:1`) made `GET /api/v1/me` a 404 and served `GET
+ *   /zzzz/api/v1/me` as `/api/v1/me` (a review found it). Bun serves these apps over plain HTTP
+ *   (TLS ends in front of them), so every request URL starts with `http://`.
+ */
+export const SERVED_APP_OPTIONS = { normalize: false, handler: { standardHostname: false } } as const;

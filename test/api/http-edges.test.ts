@@ -68,6 +68,38 @@ describe("HTTP server: answers Bun used to give itself", () => {
   });
 });
 
+describe("the host does not move the path", () => {
+  it("routes by the path whatever the Host: a one-letter host reaches its route, and an unknown path stays unknown", async () => {
+    const tenant = await newTenant(ctx);
+    const body = JSON.stringify({ agent: "claude-code", sessionId: `short-host-${crypto.randomUUID()}` });
+    const opened = await ctx.request("POST", "/api/v1/agent-sessions/open", {
+      apiKey: tenant.apiKey,
+      body: { ...JSON.parse(body), source: "startup" },
+    });
+    expect(opened.status).toBe(200);
+    const key = { "x-api-key": tenant.apiKey };
+    for (const host of ["x", "ab", "a.b", "x:1", "api", "localhost:3000"]) {
+      const me = await rawRequest(port, head("GET", "/api/v1/me", { ...key, host }));
+      const unknown = await rawRequest(port, head("GET", "/zzzz/api/v1/me", { ...key, host }));
+      const beat = await rawRequest(
+        port,
+        head("POST", "/api/v1/agent-sessions/heartbeat", {
+          ...key,
+          ...json,
+          host,
+          "content-length": `${body.length}`,
+        }) + body,
+      );
+      expect({ host, me: me.status, unknown: unknown.status, beat: beat.status }).toEqual({
+        host,
+        me: 200,
+        unknown: 404,
+        beat: 200,
+      });
+    }
+  });
+});
+
 describe("serveHttp", () => {
   it("answers a handler that throws with the fallback (the contract's 500), never Bun's error page", async () => {
     const { serveHttp } = await import("@amem/http");

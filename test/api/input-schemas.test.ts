@@ -35,6 +35,39 @@ describe("integer query parameters", () => {
     }
   });
 
+  it("refuses a query parameter given twice, whichever value comes first, on every kind of route", async () => {
+    const tenant = await newTenant(ctx);
+    for (const path of [
+      "/api/v1/memories?limit=500&limit=2",
+      "/api/v1/memories?limit=2&limit=2",
+      "/api/v1/memories?limit=abc&limit=2",
+      "/api/v1/memories?li%6Dit=2&limit=3",
+      "/api/v1/agent-sessions?state=bogus&state=all",
+      "/api/console/activity?days=7&days=7",
+    ]) {
+      const res = await ctx.request("GET", path, { apiKey: tenant.apiKey });
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 400,
+        body: { error: "invalid_input" },
+      });
+    }
+    const single = await ctx.request("GET", "/api/v1/memories?limit=2&project=p", { apiKey: tenant.apiKey });
+    expect(single.status).toBe(200);
+  });
+
+  it("takes no list in any query, so a repeated parameter is never a list", () => {
+    const { Kind } = require("@sinclair/typebox") as typeof import("@sinclair/typebox");
+    const lists: string[] = [];
+    for (const route of ctx.app.routes) {
+      const query = (route.hooks as { query?: { properties?: Record<string, Record<symbol, unknown>> } }).query;
+      for (const [name, schema] of Object.entries(query?.properties ?? {}))
+        if (schema[Kind] === "Array" || JSON.stringify(schema).includes('"type":"array"'))
+          lists.push(`${route.method} ${route.path} ${name}`);
+    }
+    expect(lists).toEqual([]);
+  });
+
   it("publishes every integer query parameter as an integer with its bounds", async () => {
     const doc = (await ctx.request("GET", "/api/v1/openapi.json")).body;
     const limits = Object.values(doc.paths as Record<string, Record<string, { parameters?: any[] }>>)

@@ -67,7 +67,7 @@ export async function createMcpTestContext(
     },
     request: (method, path, init = {}) =>
       app.handle(
-        new Request(`${publicUrl.origin}${path}`, {
+        new Request(servedUrl(`${publicUrl.origin}${path}`), {
           method,
           headers: { host: publicUrl.host, ...init.headers },
           body: init.body,
@@ -75,6 +75,14 @@ export async function createMcpTestContext(
       ),
     onClose: (cleanup) => void cleanups.push(cleanup),
   };
+}
+
+/**
+ * The URL the app sees for a request to `url`: Bun serves it over plain HTTP (TLS ends at the proxy
+ * in front of an `https://` MCP_PUBLIC_URL), so the request URL is `http://` + Host + path.
+ */
+export function servedUrl(url: string): string {
+  return url.startsWith("https://") ? `http://${url.slice("https://".length)}` : url;
 }
 
 /**
@@ -86,7 +94,7 @@ export async function connectClient(ctx: McpTestContext, token: string): Promise
   const transport = new StreamableHTTPClientTransport(new URL(`${ctx.config.MCP_PUBLIC_URL}/mcp`), {
     // A Request built here has no Host header (one on the wire always does): add the URL's.
     fetch: (url, init) => {
-      const request = new Request(String(url), init);
+      const request = new Request(servedUrl(String(url)), init);
       request.headers.set("host", new URL(request.url).host);
       return ctx.app.handle(request);
     },
