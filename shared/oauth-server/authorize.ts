@@ -117,9 +117,14 @@ export function normaliseResource(issuer: string, resource: string | undefined):
  * ignored), both when none remain; `memory:write` includes `memory:read` (a writer must see what it writes).
  */
 export function grantedScopes(scope: string | undefined): OAuthScope[] {
-  const asked = new Set((scope ?? "").split(/\s+/).filter((s) => s && !IGNORED_SCOPES.has(s)));
-  const known = effectiveScopes([...asked]);
+  const known = knownScopes(scope);
   return known.length === 0 ? [...DEFAULT_SCOPES] : known;
+}
+
+/** The scopes of ours a `scope` parameter names (write implies read); ignored and unknown ones dropped. */
+export function knownScopes(scope: string | undefined): OAuthScope[] {
+  const asked = new Set((scope ?? "").split(/\s+/).filter((s) => s && !IGNORED_SCOPES.has(s)));
+  return effectiveScopes([...asked]);
 }
 
 /**
@@ -186,6 +191,8 @@ export function checkAuthorizationRequest(
   client: AuthorizationClient,
   redirectUri: string,
 ): ValidAuthorization {
+  // Missing is a malformed request (RFC 6749 §4.1.2.1); present but not `code`, an unsupported one.
+  if (!params.response_type) throw new OAuthError("invalid_request", "response_type: missing");
   if (params.response_type !== "code") throw new OAuthError("unsupported_response_type", "response_type: not code");
   if (!params.code_challenge) throw new OAuthError("invalid_request", "pkce: code_challenge missing");
   if (params.code_challenge_method !== "S256")

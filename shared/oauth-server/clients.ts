@@ -1,5 +1,5 @@
 import type { Deps } from "@amem/core";
-import { mintSecret, newClientId, sha256Hex } from "@amem/platform";
+import { isStorableText, mintSecret, newClientId, sha256Hex } from "@amem/platform";
 import { timingSafeEqual } from "node:crypto";
 import {
   findClient,
@@ -61,8 +61,11 @@ export function validateClientMetadata(body: unknown): ClientMetadata {
   if (!isStringArray(responseTypes) || !responseTypes.every((r) => r === "code"))
     throw new OAuthError("invalid_client_metadata", "response_types: only code is supported");
   const name = m.client_name;
-  if (name !== undefined && (typeof name !== "string" || name.trim() === "" || name.length > MAX_CLIENT_NAME))
-    throw new OAuthError("invalid_client_metadata", "client_name: empty or too long");
+  if (
+    name !== undefined &&
+    (typeof name !== "string" || name.trim() === "" || name.length > MAX_CLIENT_NAME || !isStorableText(name))
+  )
+    throw new OAuthError("invalid_client_metadata", "client_name: empty, too long, or not storable text");
   const applicationType = m.application_type ?? (looksNative(uris) ? "native" : "web");
   if (!oneOf(OAUTH_APPLICATION_TYPES, applicationType))
     throw new OAuthError("invalid_client_metadata", "application_type: not supported");
@@ -142,6 +145,8 @@ export function clientCredentialsOf(headers: Headers, form: URLSearchParams): Cl
     } catch {
       throw new OAuthError("invalid_client", "client auth: Basic credentials not form-encoded");
     }
+    if (!isStorableText(clientId) || !isStorableText(secret))
+      throw new OAuthError("invalid_client", "client auth: Basic credentials hold NUL or an unpaired surrogate");
     if (form.has("client_secret"))
       throw new OAuthError("invalid_request", "client auth: a secret both in Basic and in the form");
     if (form.has("client_id") && form.get("client_id") !== clientId)

@@ -36,7 +36,15 @@ function parse(uri: string): URL | null {
  * fragment or user info (RFC 6749 §3.1.2, RFC 8252 §7, OAuth 2.1 §2.3).
  */
 export function isAllowedRedirectUri(uri: string): boolean {
-  if (uri.length === 0 || uri.length > MAX_REDIRECT_URI_LENGTH || uri.includes("#") || /\s/.test(uri)) return false;
+  // Whitespace or any other control character (NUL, DEL) is never part of a URI (RFC 3986).
+  if (
+    uri.length === 0 ||
+    uri.length > MAX_REDIRECT_URI_LENGTH ||
+    uri.includes("#") ||
+    /[\s\u0000-\u001f\u007f]/.test(uri)
+  )
+    return false;
+  if (!uri.isWellFormed()) return false;
   const url = parse(uri);
   if (!url || url.username || url.password) return false;
   const scheme = url.protocol.slice(0, -1);

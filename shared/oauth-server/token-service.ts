@@ -29,7 +29,7 @@ import {
   sha256Hex,
 } from "@amem/platform";
 import { OAuthError } from "./errors";
-import { grantedScopes, normaliseResource } from "./authorize";
+import { knownScopes, normaliseResource } from "./authorize";
 
 /** The token endpoint's answer (RFC 6749 §5.1). */
 export type TokenResponse = {
@@ -224,7 +224,10 @@ export async function refreshTokens(
     throw new OAuthError("invalid_grant", "refresh_token: issued to another client");
   if (resource !== null && resource !== seen.resource)
     throw new OAuthError("invalid_target", "resource: differs from the one the grant is bound to");
-  const scopes = input.scope === null ? seen.scopes : grantedScopes(input.scope);
+  // A scope naming none of ours (only `offline_access`, or unknown ones, which are ignored) is the
+  // grant's own, as an omitted one is (RFC 6749 §6), not the default of an authorization request.
+  const asked = input.scope === null ? [] : knownScopes(input.scope);
+  const scopes = asked.length === 0 ? seen.scopes : asked;
   if (!scopes.every((s) => seen.scopes.includes(s)))
     throw new OAuthError("invalid_scope", "scope: wider than the grant");
   const outcome = await deps.db.transaction(async (tx): Promise<Outcome> => {

@@ -80,7 +80,8 @@ export async function requestPasswordReset(deps: Deps, email: string): Promise<v
 }
 
 /**
- * Sets a new password with a single-use token and revokes every bearer session of the user.
+ * Sets a new password with a single-use token, revokes every bearer session of the user and signs
+ * out every browser signed in on the OAuth login page.
  * As for any revocation, the sessions' cache entries are marked revoked before the commit: if Redis
  * fails nothing has changed and the token is still usable for a retry.
  */
@@ -92,6 +93,7 @@ export async function resetPassword(deps: Deps, token: string, password: string)
   const passwordHash = await hashPassword(password);
   for (const sessionHash of await liveUserSessionHashes(deps.db, userId))
     await markCredentialRevoked(deps, "t", sessionHash);
+  await endOAuthBrowserSessions(deps, userId);
   const revoked = await deps.db.transaction(async (tx) => {
     if ((await consumeMailToken(tx, passwordResetTokens, tokenHash, now)) !== userId) return null;
     await setPasswordHash(tx, userId, passwordHash);
@@ -100,4 +102,25 @@ export async function resetPassword(deps: Deps, token: string, password: string)
   if (revoked === null) throw new AppError("unauthorized");
   // Sessions opened between the first marking and the commit.
   for (const sessionHash of revoked) await markCredentialRevoked(deps, "t", sessionHash);
+  await endOAuthBrowserSessions(deps, userId);
+}
+
+/**
+ * Signs out every browser signed in on the OAuth login page as this user: such a browser is no API
+ * credential, but its consent page can grant a client new tokens, so a password reset must end it
+ * as it ends bearer sessions. Its keys are listed in the user's key index, in the tenant's slot
+ * (shared/oauth-server/browser-session.ts), so one transaction deletes them on a cluster too.
+ */
+async function endOAuthBrowserSessions(deps: Deps, userId: string): Promise<void> {
+  const index = deps.keys.userKeys(userId);
+  const prefix = deps.keys.oauthBrowser(userId, "");
+  const sessions = (await deps.redis.smembers(index)).filter((key) => key.startsWith(prefix));
+  if (sessions.length === 0) return;
+  const replies = await deps.redis
+    .multi()
+    .del(...sessions)
+    .srem(index, ...sessions)
+    .exec();
+  const failed = replies?.find(([error]) => error);
+  if (failed) throw failed[0];
 }

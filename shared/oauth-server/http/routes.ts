@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { type Deps, enforceRateLimit, checkPassword } from "@amem/core";
-import { AppError, randomToken } from "@amem/platform";
+import { AppError, isStorableText, randomToken } from "@amem/platform";
 import { activeUserEmail } from "@amem/store";
 import { OAuthError, OAUTH_ERROR_STATUS } from "../errors";
 import { authenticateClient, clientCredentialsOf, registerClient } from "../clients";
@@ -107,6 +107,11 @@ async function readForm(request: Request): Promise<URLSearchParams> {
   const form = new URLSearchParams(await readBody(request));
   const names = [...form.keys()];
   if (new Set(names).size !== names.length) throw new OAuthError("invalid_request", "request: a parameter sent twice");
+  // NUL or an unpaired surrogate (from %00, %ED%A0%80…): no parameter of ours holds one, and
+  // Postgres cannot even compare it (a client_id with %00 was a 500).
+  for (const [name, value] of form)
+    if (!isStorableText(name) || !isStorableText(value))
+      throw new OAuthError("invalid_request", "request: a parameter holds NUL or an unpaired surrogate");
   return form;
 }
 

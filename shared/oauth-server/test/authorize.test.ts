@@ -9,7 +9,8 @@ import {
   pkcePair,
   registerOAuthClient,
 } from "../../../test/oauth-flow";
-import { authenticateAccessToken } from "@amem/core";
+import { authenticateAccessToken, resetPassword } from "@amem/core";
+import { newId, randomToken, sha256Hex } from "@amem/platform";
 
 const ctx = await createOAuthTestContext();
 const REDIRECT = "http://127.0.0.1:8765/callback";
@@ -93,6 +94,7 @@ describe("GET /authorize: later errors redirect with error, state and iss", () =
     ["code_challenge_method=plain", { code_challenge_method: "plain" }, "invalid_request"],
     ["a missing code_challenge_method (plain by default)", { code_challenge_method: null }, "invalid_request"],
     ["response_type=token", { response_type: "token" }, "unsupported_response_type"],
+    ["a missing response_type (RFC 6749 §4.1.2.1)", { response_type: null }, "invalid_request"],
     ["a resource naming another server", { resource: "https://other.example/mcp" }, "invalid_target"],
     ["a resource on another path of this server", { resource: `${ISSUER}/api` }, "invalid_target"],
     ["a resource on another port", { resource: "http://127.0.0.1:3002/mcp" }, "invalid_target"],
@@ -218,6 +220,30 @@ describe("login and consent pages", () => {
     expect(res.headers.get("location")).toBeNull();
     const after = await ctx.deps.sql`select count(*)::int as n from oauth_codes where user_id = ${user.userId}`;
     expect(after[0]!.n).toBe(before[0]!.n);
+  });
+
+  it("signs the browser out when the password is reset: the consent page asks for the password again", async () => {
+    const { user, client, pkce } = await setup();
+    const jar = new CookieJar();
+    await authorizeInBrowser(ctx.fetch, ctx.base, {
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      email: user.email,
+      password: user.password,
+      codeChallenge: pkce.challenge,
+      jar,
+      decision: "allow",
+    });
+    const signedIn = await (await authorize(query(client, pkce.challenge), jar)).text();
+    expect(signedIn).toContain('action="/authorize/consent"');
+    const token = randomToken();
+    await ctx.deps.sql`
+      insert into password_reset_tokens (id, user_id, token_hash, expires_at)
+      values (${newId()}, ${user.userId}, ${sha256Hex(token)}, now() + interval '1 hour')`;
+    await resetPassword(ctx.deps, token, "a brand new password");
+    const after = await (await authorize(query(client, pkce.challenge), jar)).text();
+    expect(after).toContain('action="/authorize/login"');
+    expect(after).not.toContain('action="/authorize/consent"');
   });
 
   it("answers a wrong password with the login page again (401) and no session", async () => {

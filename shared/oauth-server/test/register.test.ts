@@ -114,6 +114,49 @@ describe("POST /register", () => {
     });
   });
 
+  it("refuses NUL, control characters and unpaired surrogates in a name or a redirect URI (was a 500 from Postgres)", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...CURSOR, client_name: "a\u0000b" }, "invalid_client_metadata"],
+      [{ ...CURSOR, client_name: "lone \ud800" }, "invalid_client_metadata"],
+      [{ ...CURSOR, redirect_uris: ["https://a.example/cb\u0000"] }, "invalid_redirect_uri"],
+      [{ ...CURSOR, redirect_uris: ["myapp:/c\u0000b"] }, "invalid_redirect_uri"],
+      [{ ...CURSOR, redirect_uris: ["myapp:/c\u007fb"] }, "invalid_redirect_uri"],
+      [{ ...CURSOR, redirect_uris: ["https://a.example/\udc00"] }, "invalid_redirect_uri"],
+    ];
+    for (const [body, error] of cases) {
+      const res = await register(body);
+      expect({ status: res.status, error: ((await res.json()) as { error: string }).error }).toEqual({
+        status: 400,
+        error,
+      });
+    }
+  });
+
+  it("refuses NUL in any token or revocation parameter, and in Basic credentials, as an OAuth error", async () => {
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const answers = [
+      await ctx.fetch(`${ctx.base}/token`, {
+        method: "POST",
+        headers: form,
+        body: "grant_type=refresh_token&refresh_token=x&client_id=abc%00",
+      }),
+      await ctx.fetch(`${ctx.base}/revoke`, { method: "POST", headers: form, body: "token=x&client_id=a%00" }),
+      await ctx.fetch(`${ctx.base}/token`, {
+        method: "POST",
+        headers: { ...form, authorization: `Basic ${btoa("abc%00:secret")}` },
+        body: "grant_type=refresh_token&refresh_token=x",
+      }),
+    ];
+    const seen = [];
+    for (const res of answers)
+      seen.push({ status: res.status, error: ((await res.json()) as { error: string }).error });
+    expect(seen).toEqual([
+      { status: 400, error: "invalid_request" },
+      { status: 400, error: "invalid_request" },
+      { status: 401, error: "invalid_client" },
+    ]);
+  });
+
   it("answers the CORS preflight without credentials", async () => {
     for (const path of ["/register", "/token", "/revoke"]) {
       const res = await ctx.fetch(`${ctx.base}${path}`, { method: "OPTIONS" });

@@ -218,6 +218,32 @@ describe("POST /token grant_type=refresh_token", () => {
     expect((await refresh(ctx, client.client_id, next.refresh_token!)).status).toBe(200);
   });
 
+  it("reads a refresh scope naming none of ours (offline_access, unknown) as the grant's, and refuses a wider one", async () => {
+    const user = await newUser(ctx);
+    const { tokens, client } = await obtainTokens(ctx.fetch, ctx.base, user, { scope: "memory:read" });
+    let refreshToken = tokens.refresh_token!;
+    for (const scope of ["offline_access", "offline_access unknown:scope", "memory:read offline_access"]) {
+      const res = await tokenRequest(ctx.fetch, ctx.base, {
+        grant_type: "refresh_token",
+        refresh_token: refreshToken,
+        client_id: client.client_id,
+        scope,
+      });
+      expect({ scope, status: res.status }).toEqual({ scope, status: 200 });
+      const next = (await res.json()) as Tokens;
+      expect(next.scope).toBe("memory:read");
+      refreshToken = next.refresh_token!;
+    }
+    const wider = await tokenRequest(ctx.fetch, ctx.base, {
+      grant_type: "refresh_token",
+      refresh_token: refreshToken,
+      client_id: client.client_id,
+      scope: "memory:write",
+    });
+    expect(wider.status).toBe(400);
+    expect(((await wider.json()) as { error: string }).error).toBe("invalid_scope");
+  });
+
   it("gives a fresh pair, revoking nothing, to the just-rotated token reused within the grace window", async () => {
     const user = await newUser(ctx);
     const { tokens, client } = await obtainTokens(ctx.fetch, ctx.base, user);
