@@ -169,8 +169,9 @@ export {
 export type { FactProposalRow, NewFactProposal, NewProposal, ProposalRow, ProposalTable } from "./db/queries/proposals";
 export {
   deleteScopeRow,
-  findScopeById,
   findScopeByNameOrAlias,
+  findScopeForWrite,
+  lockScopeForRename,
   insertDefaultScopes,
   insertScope,
   listScopes,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "bun:test";
-import { createTestContext, newTenant, type Tenant } from "../helpers";
+import { newId, sha256Hex } from "@amem/platform";
+import { insertPlainMemory } from "@amem/store";
+import { createTestContext, eventually, newTenant, type Tenant } from "../helpers";
 
 const ctx = await createTestContext();
 
@@ -91,6 +93,59 @@ describe("PATCH /api/v1/scopes/{id}", () => {
       "science",
     );
     expect((await remember(tenant, "research")).body.memory.scope).toBe("science");
+  });
+
+  it("moves a memory written while the scope is being renamed: the rename waits for the write", async () => {
+    const tenant = await newTenant(ctx);
+    const scope = (await createScope(tenant, { name: "during" })).body;
+    const content = `written during the rename ${crypto.randomUUID()}`;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // A capture's one statement, in a transaction left open: its scope row stays locked FOR KEY SHARE.
+    const write = ctx.deps.db.transaction(async (tx) => {
+      const stored = await insertPlainMemory(tx, {
+        id: newId(),
+        userId: tenant.userId,
+        memoryType: "note",
+        topic: "t",
+        content,
+        contentHash: sha256Hex(content),
+        project: null,
+        tags: [],
+        now: new Date(),
+        scopeNameOrAlias: "during",
+        liveCutoff: new Date(),
+        event: { id: newId(), kind: "capture", actor: "test" },
+      });
+      expect(stored.kind).toBe("stored");
+      await held;
+    });
+    const rename = ctx.request("PATCH", `/api/v1/scopes/${scope.id}`, {
+      apiKey: tenant.apiKey,
+      body: { name: "after" },
+    });
+    // The rename waits on the write's row lock (it used to update the memories without waiting).
+    const waiting = await eventually(async () => {
+      const [row] = await ctx.deps.sql`
+        select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock' and query ilike '%"scopes"%for update%'`;
+      return row!.n > 0;
+    }, 5_000);
+    release();
+    await write;
+    expect(waiting).toBe(true);
+    expect((await rename).status).toBe(200);
+    const [memory] = await ctx.deps
+      .sql`select scope from memories where user_id = ${tenant.userId} and content = ${content}`;
+    expect(memory!.scope).toBe("after");
+  });
+
+  it("registers the old name again for a write that comes after the rename", async () => {
+    const tenant = await newTenant(ctx);
+    const scope = (await createScope(tenant, { name: "before" })).body;
+    await ctx.request("PATCH", `/api/v1/scopes/${scope.id}`, { apiKey: tenant.apiKey, body: { name: "later" } });
+    expect((await remember(tenant, "before")).body.memory.scope).toBe("before");
+    expect(await names(tenant)).toEqual(["before[]", "later[]", "personal[]", "work[]"]);
   });
 
   it("answers 409 for a taken name, 404 for another tenant's scope, 400 for an empty body", async () => {

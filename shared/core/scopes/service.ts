@@ -3,10 +3,11 @@ import type { Deps } from "../deps";
 import {
   type Executor,
   deleteScopeRow,
-  findScopeById,
   findScopeByNameOrAlias,
+  findScopeForWrite,
   insertScope,
   listScopes,
+  lockScopeForRename,
   lockTenantScopes,
   scopeNamesTaken,
   updateScopeRow,
@@ -24,12 +25,14 @@ export async function resolveScopeName(db: Executor, userId: string, nameOrAlias
 /**
  * The scope a write lands in (inside the write's transaction): an alias resolves to its scope; an
  * unregistered name is registered (SPEC §5). Only that rare registration takes the tenant's scope lock.
+ * The scope found stays locked FOR KEY SHARE until the write commits, so a concurrent rename
+ * either waits and moves the write's memory too, or went first and the name is registered anew.
  */
 export async function scopeForWrite(tx: Executor, userId: string, nameOrAlias: string, now: Date): Promise<string> {
-  const known = await findScopeByNameOrAlias(tx, userId, nameOrAlias);
+  const known = await findScopeForWrite(tx, userId, nameOrAlias);
   if (known) return known.name;
   await lockTenantScopes(tx, userId);
-  const raced = await findScopeByNameOrAlias(tx, userId, nameOrAlias);
+  const raced = await findScopeForWrite(tx, userId, nameOrAlias);
   if (raced) return raced.name;
   await insertScope(tx, { id: newId(), userId, name: nameOrAlias, aliases: [], now });
   return nameOrAlias;
@@ -69,7 +72,7 @@ export async function updateScope(
 ): Promise<ScopeRow> {
   return tenantWrite(deps, principal, async (tx) => {
     await lockTenantScopes(tx, principal.userId);
-    const scope = await findScopeById(tx, principal.userId, id);
+    const scope = await lockScopeForRename(tx, principal.userId, id);
     if (!scope) throw new AppError("not_found");
     const name = input.name ?? scope.name;
     const aliases = input.aliases ?? scope.aliases;

@@ -42,11 +42,15 @@ export async function insertPlainMemory(db: Executor, m: PlainInsert): Promise<P
     .from(agentSessions)
     .where(liveRunOfProject(m.userId, m.project, m.liveCutoff))
     .limit(1);
+  // FOR KEY SHARE: a rename of this scope (which locks it FOR UPDATE) waits for this capture and
+  // then moves its memory too; one that committed first has changed the name, so the row no
+  // longer matches and the capture registers the name it was given (see scopeForWrite).
   const scope = db
     .select({ name: scopes.name })
     .from(scopes)
     .where(scopeNamedBy(m.userId, m.scopeNameOrAlias))
-    .limit(1);
+    .limit(1)
+    .for("key share");
   const at = sql`${m.now.toISOString()}::timestamptz`;
   // INSERT … SELECT does not type its parameters from the target columns: every one is cast.
   // Prepared: parsed and planned once per connection (see executePrepared; every lookup here is

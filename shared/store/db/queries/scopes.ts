@@ -43,6 +43,24 @@ export async function findScopeByNameOrAlias(
   return rows[0];
 }
 
+/**
+ * The registered scope a write to `nameOrAlias` goes to, locked FOR KEY SHARE until the write's
+ * transaction ends: a rename of it (lockScopeForRename) waits for the write, then moves the
+ * written memory with the others; a rename that committed first changed the name, so the row no
+ * longer matches (Postgres re-checks a locked row's condition) and the write finds no scope.
+ * Without the lock a memory written during a rename kept the old, unregistered name.
+ */
+export async function findScopeForWrite(
+  db: Executor,
+  userId: string,
+  nameOrAlias: string,
+): Promise<ScopeRow | undefined> {
+  const rows = await runPrepared(
+    db.select().from(scopes).where(scopeNamedBy(userId, nameOrAlias)).limit(1).for("key share"),
+  );
+  return rows[0];
+}
+
 /** Whether any of `names` is already a name or alias of another of the tenant's scopes. */
 export async function scopeNamesTaken(
   db: Executor,
@@ -76,12 +94,17 @@ export async function insertScope(
   return rows[0]!;
 }
 
-export async function findScopeById(db: Executor, userId: string, id: string): Promise<ScopeRow | undefined> {
+/**
+ * A scope about to be renamed, locked FOR UPDATE: it waits for every write holding the scope
+ * (findScopeForWrite), so the rename's update of the memories, a later statement, sees theirs.
+ */
+export async function lockScopeForRename(db: Executor, userId: string, id: string): Promise<ScopeRow | undefined> {
   const rows = await db
     .select()
     .from(scopes)
     .where(and(eq(scopes.userId, userId), eq(scopes.id, id)))
-    .limit(1);
+    .limit(1)
+    .for("update");
   return rows[0];
 }
 
