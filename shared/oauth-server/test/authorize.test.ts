@@ -23,6 +23,23 @@ async function setup() {
   return { user, client, pkce: pkcePair() };
 }
 
+/** A browser that signed in and consented once: its jar holds the login page's session cookie. */
+async function signedInBrowser() {
+  const { user, client, pkce } = await setup();
+  const jar = new CookieJar();
+  const back = await authorizeInBrowser(ctx.fetch, ctx.base, {
+    clientId: client.client_id,
+    redirectUri: REDIRECT,
+    email: user.email,
+    password: user.password,
+    codeChallenge: pkce.challenge,
+    jar,
+    decision: "allow",
+  });
+  expect(back.searchParams.get("code")).toBeTruthy();
+  return { user, client, pkce, jar };
+}
+
 function authorize(query: URLSearchParams, jar?: CookieJar) {
   return ctx.fetch(`${ctx.base}/authorize?${query}`, { headers: jar ? { cookie: jar.header() } : {} });
 }
@@ -195,19 +212,7 @@ describe("login and consent pages", () => {
   });
 
   it("refuses a consent post with a wrong CSRF field (403) and issues no code", async () => {
-    const { user, client, pkce } = await setup();
-    const jar = new CookieJar();
-    await expect(
-      authorizeInBrowser(ctx.fetch, ctx.base, {
-        clientId: client.client_id,
-        redirectUri: REDIRECT,
-        email: user.email,
-        password: user.password,
-        codeChallenge: pkce.challenge,
-        jar,
-        decision: "allow",
-      }),
-    ).resolves.toBeDefined();
+    const { user, client, pkce, jar } = await signedInBrowser();
     const page = await authorize(query(client, pkce.challenge), jar);
     const fields = hiddenFields(await page.text(), "/authorize/consent");
     const before = await ctx.deps.sql`select count(*)::int as n from oauth_codes where user_id = ${user.userId}`;
@@ -223,17 +228,7 @@ describe("login and consent pages", () => {
   });
 
   it("signs the browser out when the password is reset: the consent page asks for the password again", async () => {
-    const { user, client, pkce } = await setup();
-    const jar = new CookieJar();
-    await authorizeInBrowser(ctx.fetch, ctx.base, {
-      clientId: client.client_id,
-      redirectUri: REDIRECT,
-      email: user.email,
-      password: user.password,
-      codeChallenge: pkce.challenge,
-      jar,
-      decision: "allow",
-    });
+    const { user, client, pkce, jar } = await signedInBrowser();
     const signedIn = await (await authorize(query(client, pkce.challenge), jar)).text();
     expect(signedIn).toContain('action="/authorize/consent"');
     const token = randomToken();
