@@ -3,6 +3,7 @@ import type { Deps } from "@amem/core";
 import {
   AppError,
   ERROR_STATUS,
+  type ErrorCode,
   hasUnstorableText,
   isDependencyUnavailable,
   loggableError,
@@ -27,19 +28,30 @@ export async function answeredByCode<T>(deps: Deps, handler: string, run: () => 
     return await run();
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
-    if (error instanceof AppError) {
-      if (error.code === "unavailable") unavailableAnswers.inc({ cause: unavailableCause(error) });
-      const byClient = ERROR_STATUS[error.code] < 500;
-      throw new ProtocolError(byClient ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, error.code);
-    }
-    if (isDependencyUnavailable(error)) {
-      deps.logger.warn({ handler, err: loggableError(error) }, "dependency unavailable");
-      unavailableAnswers.inc({ cause: unavailableCause(error) });
-      throw new ProtocolError(ProtocolErrorCode.InternalError, "unavailable");
-    }
-    deps.logger.error({ handler, err: loggableError(error) }, "mcp handler failed");
-    throw new ProtocolError(ProtocolErrorCode.InternalError, "internal_error");
+    const code = failureCode(deps, handler, error);
+    const byClient = ERROR_STATUS[code] < 500;
+    throw new ProtocolError(byClient ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, code);
   }
+}
+
+/**
+ * The contract's code for a failed service call of an MCP handler (a tool, a prompt, a completion,
+ * a resource): a domain error's own; `unavailable` when Postgres or Redis is unreachable (counted
+ * as the api counts it); else `internal_error`, logged once with the handler's name and never its
+ * arguments (they may carry memory content).
+ */
+export function failureCode(deps: Deps, handler: string, error: unknown): ErrorCode {
+  if (error instanceof AppError) {
+    if (error.code === "unavailable") unavailableAnswers.inc({ cause: unavailableCause(error) });
+    return error.code;
+  }
+  if (isDependencyUnavailable(error)) {
+    deps.logger.warn({ handler, err: loggableError(error) }, "dependency unavailable");
+    unavailableAnswers.inc({ cause: unavailableCause(error) });
+    return "unavailable";
+  }
+  deps.logger.error({ handler, err: loggableError(error) }, "mcp handler failed");
+  return "internal_error";
 }
 
 /**

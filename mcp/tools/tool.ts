@@ -8,18 +8,8 @@ import type {
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
 import type { Deps } from "@amem/core";
-import {
-  AppError,
-  type ErrorCode,
-  allowsScope,
-  type OAuthScope,
-  isDependencyUnavailable,
-  hasUnstorableText,
-  unavailableCause,
-  mcpToolCalls,
-  unavailableAnswers,
-  loggableError,
-} from "@amem/platform";
+import { type ErrorCode, allowsScope, type OAuthScope, hasUnstorableText, mcpToolCalls } from "@amem/platform";
+import { failureCode } from "../protocol-errors";
 import { principalOf, type McpPrincipal } from "@amem/oauth-server";
 
 /** A contract schema as JSON Schema for `tools/list` (TypeBox's kind symbols are not JSON and drop out). */
@@ -166,16 +156,6 @@ async function runTool<I extends TSchema, O extends TSchema>(
       structuredContent: output as Record<string, unknown>,
     };
   } catch (error) {
-    if (error instanceof AppError) {
-      if (error.code === "unavailable") unavailableAnswers.inc({ cause: unavailableCause(error) });
-      return errorResult(error.code);
-    }
-    if (isDependencyUnavailable(error)) {
-      deps.logger.warn({ tool: tool.name, err: loggableError(error) }, "dependency unavailable");
-      unavailableAnswers.inc({ cause: unavailableCause(error) });
-      return errorResult("unavailable");
-    }
-    deps.logger.error({ tool: tool.name, err: loggableError(error) }, "tool failed");
-    return errorResult("internal_error");
+    return errorResult(failureCode(deps, `tool ${tool.name}`, error));
   }
 }
