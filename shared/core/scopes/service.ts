@@ -30,10 +30,10 @@ export async function resolveScopeName(db: Executor, userId: string, nameOrAlias
  */
 export async function scopeForWrite(tx: Executor, userId: string, nameOrAlias: string, now: Date): Promise<string> {
   const known = await findScopeForWrite(tx, userId, nameOrAlias);
-  if (known) return known.name;
+  if (known) return known;
   await lockTenantScopes(tx, userId);
   const raced = await findScopeForWrite(tx, userId, nameOrAlias);
-  if (raced) return raced.name;
+  if (raced) return raced;
   await insertScope(tx, { id: newId(), userId, name: nameOrAlias, aliases: [], now });
   return nameOrAlias;
 }

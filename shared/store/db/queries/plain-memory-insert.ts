@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import { executePrepared } from "../prepared";
-import { agentSessions, memories, scopes } from "../schema";
+import { agentSessions, memories } from "../schema";
 import { liveRunOfProject } from "./agent-sessions";
 import { activeAccount } from "./account-fence";
-import { scopeNamedBy } from "./scopes";
+import { scopeForWriteQuery } from "./scopes";
 import { newMemoryRow, type InsertMemory, type MemoryRow } from "./memories";
 
 export type PlainInsert = Omit<InsertMemory, "scope" | "sessionRunId"> & {
@@ -42,15 +42,8 @@ export async function insertPlainMemory(db: Executor, m: PlainInsert): Promise<P
     .from(agentSessions)
     .where(liveRunOfProject(m.userId, m.project, m.liveCutoff))
     .limit(1);
-  // FOR KEY SHARE: a rename of this scope (which locks it FOR UPDATE) waits for this capture and
-  // then moves its memory too; one that committed first has changed the name, so the row no
-  // longer matches and the capture registers the name it was given (see scopeForWrite).
-  const scope = db
-    .select({ name: scopes.name })
-    .from(scopes)
-    .where(scopeNamedBy(m.userId, m.scopeNameOrAlias))
-    .limit(1)
-    .for("key share");
+  // Locked, so that a concurrent rename of the scope moves this memory too (scopeForWriteQuery).
+  const scope = scopeForWriteQuery(db, m.userId, m.scopeNameOrAlias);
   const at = sql`${m.now.toISOString()}::timestamptz`;
   // INSERT … SELECT does not type its parameters from the target columns: every one is cast.
   // Prepared: parsed and planned once per connection (see executePrepared; every lookup here is

@@ -44,21 +44,30 @@ export async function findScopeByNameOrAlias(
 }
 
 /**
- * The registered scope a write to `nameOrAlias` goes to, locked FOR KEY SHARE until the write's
- * transaction ends: a rename of it (lockScopeForRename) waits for the write, then moves the
- * written memory with the others; a rename that committed first changed the name, so the row no
- * longer matches (Postgres re-checks a locked row's condition) and the write finds no scope.
- * Without the lock a memory written during a rename kept the old, unregistered name.
+ * The name of the registered scope a write to `nameOrAlias` goes to, its row locked FOR KEY SHARE
+ * until the write's transaction ends: a rename of it (lockScopeForRename) waits for the write,
+ * then moves the written memory with the others; a rename that committed first changed the name,
+ * so the row no longer matches (Postgres re-checks a locked row's condition) and the write finds
+ * no scope. Without the lock a memory written during a rename kept the old, unregistered name.
+ * The query itself, for a statement that embeds it (insertPlainMemory).
  */
+export function scopeForWriteQuery(db: Executor, userId: string, nameOrAlias: string) {
+  return db
+    .select({ name: scopes.name })
+    .from(scopes)
+    .where(scopeNamedBy(userId, nameOrAlias))
+    .limit(1)
+    .for("key share");
+}
+
+/** scopeForWriteQuery run on its own: the name, or nothing when no scope has that name or alias. */
 export async function findScopeForWrite(
   db: Executor,
   userId: string,
   nameOrAlias: string,
-): Promise<ScopeRow | undefined> {
-  const rows = await runPrepared(
-    db.select().from(scopes).where(scopeNamedBy(userId, nameOrAlias)).limit(1).for("key share"),
-  );
-  return rows[0];
+): Promise<string | undefined> {
+  const rows = await runPrepared(scopeForWriteQuery(db, userId, nameOrAlias));
+  return rows[0]?.name;
 }
 
 /** Whether any of `names` is already a name or alias of another of the tenant's scopes. */
