@@ -101,6 +101,8 @@ describe("PATCH /api/v1/scopes/{id}", () => {
     const content = `written during the rename ${crypto.randomUUID()}`;
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockHeld = new Promise<void>((resolve) => (locked = resolve));
     // A capture's one statement, in a transaction left open: its scope row stays locked FOR KEY SHARE.
     const write = ctx.deps.db.transaction(async (tx) => {
       const stored = await insertPlainMemory(tx, {
@@ -118,8 +120,12 @@ describe("PATCH /api/v1/scopes/{id}", () => {
         event: { id: newId(), kind: "capture", actor: "test" },
       });
       expect(stored.kind).toBe("stored");
+      locked();
       await held;
     });
+    // Only once the write holds the scope row: sent earlier, the rename can lock it first, and the
+    // write then (rightly) finds the name gone.
+    await lockHeld;
     const rename = ctx.request("PATCH", `/api/v1/scopes/${scope.id}`, {
       apiKey: tenant.apiKey,
       body: { name: "after" },
