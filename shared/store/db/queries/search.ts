@@ -223,7 +223,7 @@ export async function championPostings(
       where t.user_id = ${f.userId} and t.term = q.term and ${eligible(f)}
       -- "nulls last" as the index is declared: DESC alone means NULLS FIRST, which the index cannot
       -- serve, and Postgres would sort every posting of the term (measured: 16k rows, 0.9 s).
-      order by t.impact desc nulls last, t.memory_id
+      order by t.impact desc nulls last, t.memory_id desc nulls last
       limit ${depth}
     ) c`
       : sql`
@@ -235,7 +235,7 @@ export async function championPostings(
       where t.user_id = ${f.userId} and t.term = q.term
       -- "nulls last" as the index is declared: DESC alone means NULLS FIRST, which the index cannot
       -- serve, and Postgres would sort every posting of the term (measured: 16k rows, 0.9 s).
-      order by t.impact desc nulls last, t.memory_id
+      order by t.impact desc nulls last, t.memory_id desc nulls last
       limit ${depth}
     ) c`,
   );

@@ -30,12 +30,14 @@ export const memoryTerms = pgTable(
   (t) => [
     primaryKey({ name: "memory_terms_pkey", columns: [t.memoryId, t.term] }),
     // A term's postings of one tenant, best first, with what the score needs in the key so the
-    // read is index-only (postings never change, so the visibility map stays set).
+    // read is index-only (postings never change, so the visibility map stays set). Equal impacts
+    // newest first, as the ranking breaks ties (ids are time-ordered): read oldest first, a cut
+    // list of equal matches held the oldest, and pages walking newest first skipped the newest.
     index("memory_terms_champion_idx").on(
       t.userId,
       t.term,
       t.impact.desc(),
-      t.memoryId,
+      t.memoryId.desc(),
       t.topicTf,
       t.contentTf,
       t.topicLength,

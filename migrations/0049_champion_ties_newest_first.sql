@@ -1,0 +1,2 @@
+DROP INDEX "memory_terms_champion_idx";--> statement-breakpoint
+CREATE INDEX "memory_terms_champion_idx" ON "memory_terms" USING btree ("user_id","term","impact" DESC NULLS LAST,"memory_id" DESC NULLS LAST,"topic_tf","content_tf","topic_length","content_length");
