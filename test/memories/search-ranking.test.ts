@@ -229,6 +229,47 @@ describe("search ranking properties (README, Search)", () => {
     );
   });
 
+  it("leaves no match out of every page when memories that rank above the cursor are written between pages", async () => {
+    const tenant = await newTenant(ctx);
+    // Weak matches: the query's word once in a long memory.
+    const weak: string[] = [];
+    for (let i = 0; i < 30; i++)
+      weak.push((await remember(tenant, `Item ${i}`, `wombat once, in a note about other things ${i} ${"filler ".repeat(20)}`)).id);
+    await foldAll();
+    const first = await search(tenant, { query: "wombat", limit: 5 });
+    expect(first.items.length).toBe(5);
+    // More strong matches than the lists' depth: they take the head of the word's postings, above
+    // the cursor, so the weak matches left sit deeper than the next page's position would read.
+    for (let i = 0; i < CHAMPION_DEPTH + 20; i++) await remember(tenant, "wombat wombat", `wombat wombat wombat ${i}`);
+    await foldAll();
+    const seen = first.items.map((h) => h.memory.id);
+    let cursor = first.nextCursor;
+    while (cursor) {
+      const page = await search(tenant, { query: "wombat", limit: 5, cursor });
+      seen.push(...page.items.map((h) => h.memory.id));
+      cursor = page.nextCursor;
+    }
+    expect(seen.sort()).toEqual([...weak].sort());
+  });
+
+  it("pages through more equal-scored matches than the lists' depth, newest first, leaving none out", async () => {
+    const tenant = await newTenant(ctx);
+    // Same lengths, same counts: every memory scores alike for the query, and ties go to the newer.
+    const ids: string[] = [];
+    for (let i = 0; i < CHAMPION_DEPTH + 30; i++)
+      ids.push((await remember(tenant, `Lynx ${String(i).padStart(3, "0")}`, `lynx sighting ${String(i).padStart(3, "0")}`)).id);
+    await foldAll();
+    const seen: Hit[] = [];
+    let cursor: string | null | undefined;
+    do {
+      const page = await search(tenant, { query: "lynx", limit: 5, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(new Set(seen.map((h) => h.score)).size).toBe(1);
+    expect(seen.map((h) => h.memory.id)).toEqual([...ids].reverse());
+  });
+
   it("hides superseded memories by default; with current false the successor ranks above the memory it replaced", async () => {
     const tenant = await newTenant(ctx);
     const old = await remember(tenant, "Deploy target", "We deploy to Heroku.");

@@ -30,6 +30,12 @@ import {
 } from "./search-cursor";
 
 export const DEFAULT_SEARCH_LIMIT = 10;
+/**
+ * How many times a short page reads its lists deeper (each time as deep as the memories found above
+ * its cursor): each read finds at least as many of them as the last, so it settles in one or two
+ * unless memories keep ranking above the cursor while it reads.
+ */
+const MAX_DEEPER_READS = 4;
 export type SearchQuery = {
   query: string;
   scope?: string;
@@ -109,8 +115,19 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     // Not cut to the page's length before the check: with `current: false` the ranking also holds
     // later versions of its memories (lifted above them) that the filters, phrases or exclusions
     // leave out, and each one cut in would take a place that a match below it should have.
-    const { ranked } = await rankCandidates(deps, scope, plan, wanted, true);
-    page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1);
+    //
+    // The lists are read to a depth for the page's position, `offset` items down. Memories written
+    // since the first page that rank above the cursor push the rest of the ranking further down
+    // those lists: a page left short by them, with lists cut off, reads again as deep as the
+    // candidates found above the cursor say, so that no match below it is left out of every page.
+    let ahead = offset;
+    for (let pass = 0; ; pass++) {
+      const { ranked, cutOff } = await rankCandidates(deps, scope, plan, ahead + limit + 1, true);
+      page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1);
+      const above = ranked.filter((c) => c.score >= minScore && !beyond(c)).length
+      if (page.length > limit || !cutOff || above <= ahead || pass === MAX_DEEPER_READS) break;
+      ahead = above;
+    }
   }
   const items = page.slice(0, limit);
   const last = items[items.length - 1];
