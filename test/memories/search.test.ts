@@ -558,6 +558,12 @@ describe("POST /api/v1/search", () => {
       }
       const sameSearchOtherLimit = await search(tenant.apiKey, { query: "webhook retries", limit: 5, cursor });
       expect(sameSearchOtherLimit.status).toBe(200);
+      // The same search by another tenant: the cursor carries the issuer's statistics, and another
+      // tenant's pages would be scored with them.
+      const other = await newTenant(ctx);
+      await paginationFixture(other);
+      const foreign = await search(other.apiKey, { query: "webhook retries", limit: 2, cursor });
+      expect({ status: foreign.status, body: foreign.body }).toEqual({ status: 400, body: { error: "invalid_input" } });
     });
     it("pages a search to its first SEARCH_MAX_DEPTH results: the page that reaches them has no next cursor", async () => {
       const tenant = await newTenant(ctx);

@@ -61,8 +61,13 @@ type CursorPayload = Static<typeof CursorPayload>;
 
 export type SearchPosition = { score: number; id: string; offset: number; plan: SearchPlan; relaxed: number[] };
 
-/** What a cursor is bound to: the search, not the page size. */
+/**
+ * What a cursor is bound to: the tenant and the search, not the page size. The tenant, because a
+ * cursor carries its first page's statistics: another tenant's page would be scored with them, and
+ * a shared cursor would have told its holder how many memories the issuer has.
+ */
 export function searchFingerprint(q: {
+  userId: string;
   query: string;
   scope?: string;
   project?: string;
@@ -75,8 +80,8 @@ export function searchFingerprint(q: {
 }): string {
   const types = q.memoryTypes ? [...q.memoryTypes].sort() : null;
   // Read as plain words, the same text is another search; the plain reading and the console's
-  // filters are added only when set, so cursors issued before they existed stay valid.
-  const key: unknown[] = [q.query, q.scope ?? null, q.project ?? null, types, q.current, q.minScore];
+  // filters are added only when set.
+  const key: unknown[] = [q.userId, q.query, q.scope ?? null, q.project ?? null, types, q.current, q.minScore];
   if (q.plainWords) key.push("plain");
   if (q.superseded !== undefined || q.status !== undefined) key.push({ superseded: q.superseded, status: q.status });
   return sha256Hex(JSON.stringify(key)).slice(0, 16);

@@ -73,7 +73,7 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
   const current = input.current ?? true;
   const minScore = input.minScore ?? 0;
-  const fingerprint = searchFingerprint({ ...input, current, minScore });
+  const fingerprint = searchFingerprint({ ...input, userId: principal.userId, current, minScore });
   const after = input.cursor === undefined ? undefined : decodeSearchCursor(input.cursor, fingerprint);
   const parsed = parseSearchQuery(input.query, { plainWords: input.plainWords });
   const plan = after?.plan ?? (await searchPlan(deps, principal.userId, parsed.wanted, current));
