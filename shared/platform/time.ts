@@ -10,7 +10,7 @@ const UTC_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1
 
 /**
  * Timestamps in (SPEC §1): ISO 8601 with `Z`, optional fraction, and a real calendar date and time
- * (`2026-02-30T00:00:00Z` and `…T24:00:00Z` are not).
+ * (`2026-02-30T00:00:00Z` and `…T24:00:00Z` are not), from year 0001.
  */
 export function isUtcTimestamp(value: string): boolean {
   const m = UTC_TIMESTAMP.exec(value);
@@ -23,8 +23,13 @@ export function isUtcTimestamp(value: string): boolean {
     number,
     number,
   ];
-  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0–99 as 1900–1999. Year 0 does not exist
+  // in Postgres (1 BC is 0001 BC there), so it is refused here rather than by the database.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second);
   return (
+    year >= 1 &&
     date.getUTCFullYear() === year &&
     date.getUTCMonth() === month - 1 &&
     date.getUTCDate() === day &&

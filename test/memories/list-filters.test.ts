@@ -95,6 +95,19 @@ describe("GET /api/v1/memories: tag and created-at filters", () => {
     expect((await walk(alice, `&tag=infra&createdFrom=${from}`, 100)).length).toBe(5);
   });
 
+  it("reads timestamps of the first century as written, and refuses year 0, which Postgres has no date for", async () => {
+    const tenant = await newTenant(ctx);
+    await tenHours(tenant);
+    for (const query of ["?createdFrom=0001-01-01T00:00:00Z", "?createdFrom=0099-06-15T00:00:00Z"]) {
+      const res = await list(tenant, `${query}&limit=1`);
+      expect({ query, status: res.status, items: res.body.items?.length }).toEqual({ query, status: 200, items: 1 });
+    }
+    const before = await list(tenant, "?createdBefore=0099-06-15T00:00:00Z");
+    expect({ status: before.status, body: before.body }).toEqual({ status: 200, body: { items: [], nextCursor: null } });
+    const yearZero = await list(tenant, "?createdFrom=0000-06-15T00:00:00Z");
+    expect({ status: yearZero.status, body: yearZero.body as unknown }).toEqual({ status: 400, body: { error: "invalid_input" } });
+  });
+
   it("answers bad tags and timestamps, and an empty or inverted range, with 400 invalid_input", async () => {
     const tenant = await newTenant(ctx);
     const now = new Date().toISOString();
