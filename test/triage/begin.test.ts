@@ -65,6 +65,42 @@ describe("POST /api/v1/agent-sessions/triage/begin", () => {
     });
   });
 
+  it("arms once when begins race, and the others see that fresh attempt as pending-fresh", async () => {
+    const run = await openRun(ctx, tenant);
+    await remember(ctx, tenant, run.runId);
+    // Hold the run's row so every begin has read it unlocked and waits on the lock; released, they
+    // take it one after another, each after the one before has armed and committed.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const holder = ctx.deps.sql.begin(async (tx) => {
+      await tx`select 1 from agent_sessions where id = ${run.runId} for update`;
+      held();
+      await released;
+    });
+    await holding;
+    const racing = Array.from({ length: 4 }, () => begin(ctx, tenant, { sessionId: run.sessionId }));
+    await Bun.sleep(300);
+    release();
+    await holder;
+    const answers = (await Promise.all(racing)).map((r) => r.body);
+    const armed = answers.filter((a) => a.armed);
+    expect(armed.length).toBe(1);
+    expect(answers.filter((a) => !a.armed)).toEqual(
+      Array.from({ length: 3 }, () => ({
+        sessionRunId: run.runId,
+        armed: false,
+        triageStatus: "pending",
+        reason: "pending-fresh",
+      })),
+    );
+    expect(await triageRow(ctx, run.runId)).toMatchObject({
+      triage_status: "pending",
+      triage_attempt_id: armed[0].attemptId,
+    });
+  });
+
   it("hands back the current attempt (reason pending) when stopHookActive is true", async () => {
     const run = await armedRun(ctx, tenant);
     const res = await begin(ctx, tenant, { sessionId: run.sessionId, stopHookActive: true });

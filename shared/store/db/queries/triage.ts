@@ -45,10 +45,34 @@ function sessionWithAttempt(
     );
 }
 
-/** Locks the session row (`FOR UPDATE`): begin, complete and the closer serialise on it. */
+/**
+ * Locks the session row (`FOR UPDATE`): begin, complete and the closer serialise on it. The attempt
+ * is read after the lock, in a statement of its own: joined to the locking statement, a begin that
+ * waited for a concurrent one's lock read the session's new version (its new attempt id) but the
+ * join from its own older snapshot, which did not hold that attempt yet — no `armedAt`, so an
+ * attempt armed a moment ago looked ancient and was handed back as `pending`, and the Stop hook
+ * then expired it.
+ */
 export async function lockSessionForTriage(tx: Executor, key: NaturalKey): Promise<TriageRow | undefined> {
-  const rows = await sessionWithAttempt(tx, key).for("update", { of: agentSessions });
-  return rows[0] as TriageRow | undefined;
+  const { armedAt: _joined, ...sessionColumns } = triageColumns;
+  const [row] = await tx
+    .select(sessionColumns)
+    .from(agentSessions)
+    .where(
+      and(
+        eq(agentSessions.userId, key.userId),
+        eq(agentSessions.agent, key.agent),
+        eq(agentSessions.sessionId, key.sessionId),
+      ),
+    )
+    .for("update");
+  if (!row) return undefined;
+  if (row.triageAttemptId === null) return { ...row, armedAt: null };
+  const [attempt] = await tx
+    .select({ armedAt: triageAttempts.armedAt })
+    .from(triageAttempts)
+    .where(eq(triageAttempts.id, row.triageAttemptId));
+  return { ...row, armedAt: attempt?.armedAt ?? null };
 }
 
 /**
