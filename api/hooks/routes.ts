@@ -51,7 +51,7 @@ export function hookRoutes(deps: ApiDeps) {
         const { principal } = caller;
         const answer = principal.done
           ? await withinBudget(caller.budgetEndsAt - Date.now(), deps.logger, () =>
-              handleHookEvent(deps, principal.value, harness, event, query),
+              handleHookEvent(deps, principal.value, harness, event, query, new Date(), caller.budgetEndsAt),
             )
           : principal;
         if (!answer.done) {

@@ -56,6 +56,7 @@ export { hasLengthWithin, hasUnstorableText, isStorableText } from "./text";
 export { isUtcTimestamp, iso, isoOrNull } from "./time";
 export {
   hasErrorCode,
+  STATEMENT_CANCELLED,
   isDependencyDown,
   isDependencyUnavailable,
   someInChain,

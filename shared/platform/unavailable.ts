@@ -14,8 +14,11 @@ const CONNECTION_CODES = new Set([
 ]);
 // SQLSTATEs of an unreachable, restarting or refusing Postgres (08xxx are matched by prefix).
 const OUTAGE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+/** SQLSTATE query_canceled: what a statement cancelled by statement_timeout fails with. */
+export const STATEMENT_CANCELLED = "57014";
+
 // SQLSTATEs of contention: a cancelled (timed-out) statement, a serialization failure, a deadlock.
-const CONTENTION_SQLSTATES = new Set(["57014", "40001", "40P01"]);
+const CONTENTION_SQLSTATES = new Set([STATEMENT_CANCELLED, "40001", "40P01"]);
 const REDIS_MESSAGES = [
   "Connection is closed",
   "Stream isn't writeable",

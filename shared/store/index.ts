@@ -62,6 +62,7 @@ export {
   refreshLiveSession,
   reopenSession,
   stampBriefingDelivered,
+  stampBriefingDeliveredWithin,
   upsertResumedSession,
 } from "./db/queries/agent-sessions";
 export type { AgentSessionRow, NaturalKey } from "./db/queries/agent-sessions";

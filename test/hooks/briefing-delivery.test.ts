@@ -3,6 +3,9 @@ import { createTestContext, ISO_MS, newTenant, type Tenant } from "../helpers";
 import { fixture, hook, runIdOf } from "./helpers";
 
 const ctx = await createTestContext();
+// The hook's budget short enough that a held row lock outlasts it within a test.
+const BUDGET_MS = 400;
+const tight = await createTestContext({ HOOK_BUDGET_MS: String(BUDGET_MS) });
 
 async function remember(tenant: Tenant, body: Record<string, unknown>) {
   const res = await ctx.request("POST", "/api/v1/memories", {
@@ -83,5 +86,47 @@ describe("briefing delivery recorded by the SessionStart hook (issue 19 defect 1
     expect(res.body.hookSpecificOutput.additionalContext).toContain(promise.id);
     const after = await run(tenant, opened.body.sessionRunId);
     expect([after.briefingDeliveredAt, after.briefedMemories]).toEqual([first.generatedAt, []]);
+  });
+
+  it("records no delivery when the answer came too late to be heard, and the next SessionStart's is recorded", async () => {
+    const tenant = await newTenant(tight);
+    const payload = await fixture("claude-code/2.1/SessionStart");
+    const opened = await tight.request("POST", "/api/v1/agent-sessions/open", {
+      apiKey: tenant.apiKey,
+      body: {
+        agent: "claude-code",
+        sessionId: payload.session_id,
+        source: "startup",
+        project: "amem",
+        selector: { kind: "project", project: "amem" },
+      },
+    });
+    expect(opened.status).toBe(200);
+    const runId: string = opened.body.sessionRunId;
+    // The run's row held past the hook's budget: the hook's work waits on it and ends after the
+    // harness was answered.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const holder = tight.deps.sql.begin(async (tx) => {
+      await tx`select 1 from agent_sessions where id = ${runId} for update`;
+      held();
+      await released;
+    });
+    await holding;
+    const late = await hook(tight, "claude-code", tenant.apiKey, { ...payload, source: "compact" });
+    expect([late.status, late.body]).toEqual([200, {}]);
+    await Bun.sleep(BUDGET_MS);
+    release();
+    await holder;
+    await Bun.sleep(300); // whatever the hook's work still does once the row is free
+    const [row] = await tight.deps.sql`select briefing_delivered_at from agent_sessions where id = ${runId}`;
+    expect(row!.briefing_delivered_at).toBeNull();
+
+    const heard = await hook(tight, "claude-code", tenant.apiKey, { ...payload, source: "compact" });
+    expect(runIdOf(heard.body.hookSpecificOutput.additionalContext)).toBe(runId);
+    const [after] = await tight.deps.sql`select briefing_delivered_at from agent_sessions where id = ${runId}`;
+    expect(after!.briefing_delivered_at).not.toBeNull();
   });
 });

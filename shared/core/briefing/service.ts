@@ -9,6 +9,7 @@ import {
   briefingSections,
   type BriefingSections,
   stampBriefingDelivered,
+  stampBriefingDeliveredWithin,
 } from "@amem/store";
 import { normalizeSelector } from "../agent-sessions/facets";
 import { relevantSection, type RelevantSection } from "./relevant";
@@ -82,6 +83,29 @@ export async function recordBriefingDelivered(
   const key = { userId: principal.userId, ...run };
   const stamped = await fencedWrite(principal, () => stampBriefingDelivered(deps.db, key, delivered, now));
   if (!stamped) throw new AppError("not_found");
+}
+
+/**
+ * recordBriefingDelivered for an answer given only within a budget (the SessionStart hook): false,
+ * with nothing recorded, when the record cannot commit within `withinMs` — the answer is then
+ * dropped, so the briefing is not delivered either.
+ */
+export async function recordBriefingDeliveredWithin(
+  deps: Deps,
+  principal: Principal,
+  run: { agent: string; sessionId: string },
+  delivered: BriefedMemory[],
+  now: Date,
+  withinMs: number,
+): Promise<boolean> {
+  if (withinMs <= 0) return false;
+  const key = { userId: principal.userId, ...run };
+  const stamped = await fencedWrite(principal, () =>
+    stampBriefingDeliveredWithin(deps.db, key, delivered, now, withinMs),
+  );
+  if (stamped === "late") return false;
+  if (!stamped) throw new AppError("not_found");
+  return true;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Principal } from "../auth/credentials";
 import type { SelectorInput } from "../agent-sessions/facets";
 import { closeSession, getSession, openSession } from "../agent-sessions/service";
 import { heartbeat } from "../agent-sessions/heartbeat";
-import { buildBriefing, recordBriefingDelivered, type BriefingRequest } from "../briefing/service";
+import { buildBriefing, recordBriefingDeliveredWithin, type BriefingRequest } from "../briefing/service";
 import { debriefPrompt } from "../briefing/debrief";
 import { beginTriage } from "../triage/begin";
 import { requestTriageCompletion } from "../triage/complete";
@@ -86,6 +86,7 @@ async function sessionStart(
   event: Extract<HookEvent, { name: "SessionStart" }>,
   target: HookTarget,
   now: Date,
+  budgetEndsAt: number,
 ): Promise<HookOutcome> {
   const project = target.project ?? projectOfCwd(event.cwd);
   const facets = { project, scope: target.scope };
@@ -115,8 +116,18 @@ async function sessionStart(
     opened = await openSession(deps, principal, { ...base, source: "resume" }, now);
   }
   // Open never stamps the delivery (SPEC §3.3); this answer delivers the briefing, so the hook
-  // records it like GET /briefing would, with the items it rendered (issue 19 defect 1).
-  await recordBriefingDelivered(deps, principal, { agent, sessionId: event.session_id }, rendered.briefed, now);
+  // records it like GET /briefing would, with the items it rendered (issue 19 defect 1) — only
+  // while the answer can still be given: past the budget the harness hears {} and gets no briefing,
+  // and a record would say it had one (only the first delivery is recorded).
+  const delivered = await recordBriefingDeliveredWithin(
+    deps,
+    principal,
+    { agent, sessionId: event.session_id },
+    rendered.briefed,
+    now,
+    budgetEndsAt - Date.now(),
+  );
+  if (!delivered) return NONE;
   return { kind: "context", text: rendered.markdown(opened.row.id) };
 }
 
@@ -180,7 +191,9 @@ async function completeQuietly(
 /**
  * One hook event of a harness, applied through the session, briefing and triage services (SPEC
  * §12): SessionStart → open + briefing as context; Stop → heartbeat + triage, blocking at most
- * once; SessionEnd → close; PreCompact → heartbeat; any other event → nothing.
+ * once; SessionEnd → close; PreCompact → heartbeat; any other event → nothing. `budgetEndsAt`:
+ * when the harness stops listening (the route's HOOK_BUDGET_MS); what only an answer it hears may
+ * record (the briefing's delivery) is not recorded after it.
  */
 export async function handleHookEvent(
   deps: Deps,
@@ -189,11 +202,12 @@ export async function handleHookEvent(
   event: HookEvent,
   target: HookTarget,
   now = new Date(),
+  budgetEndsAt = Number.POSITIVE_INFINITY,
 ): Promise<HookOutcome> {
   const agent = HOOK_AGENTS[harness];
   switch (event.name) {
     case "SessionStart":
-      return sessionStart(deps, principal, agent, event, target, now);
+      return sessionStart(deps, principal, agent, event, target, now, budgetEndsAt);
     case "Stop":
       return stop(deps, principal, agent, event, target, now);
     case "SessionEnd":

@@ -1,5 +1,6 @@
 import { and, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from "drizzle-orm";
-import type { Executor } from "../client";
+import type { Db, Executor } from "../client";
+import { hasErrorCode, STATEMENT_CANCELLED } from "@amem/platform";
 import { runPrepared } from "../prepared";
 import { agentSessions, type BriefedMemory, type Selector } from "../schema";
 import { activeUserId } from "./account-fence";
@@ -346,6 +347,30 @@ export async function stampBriefingDelivered(
     .where(byFencedNaturalKey(k))
     .returning();
   return rows[0];
+}
+
+/**
+ * stampBriefingDelivered, given up when it cannot commit within `withinMs` (a statement timeout for
+ * its own transaction): "late" then, and nothing is stamped. For a caller that answers only within
+ * a budget (the SessionStart hook): a stamp that lands after the answer was dropped would record a
+ * delivery that never happened, and only the first delivery is recorded.
+ */
+export async function stampBriefingDeliveredWithin(
+  db: Db,
+  k: NaturalKey,
+  delivered: BriefedMemory[],
+  now: Date,
+  withinMs: number,
+): Promise<AgentSessionRow | undefined | "late"> {
+  try {
+    return await db.transaction(async (tx) => {
+      await tx.execute(sql`select set_config('statement_timeout', ${String(Math.max(1, Math.ceil(withinMs)))}, true)`);
+      return stampBriefingDelivered(tx, k, delivered, now);
+    });
+  } catch (error) {
+    if (hasErrorCode(error, STATEMENT_CANCELLED)) return "late";
+    throw error;
+  }
 }
 
 /**

@@ -3,11 +3,9 @@ import type { Db, Executor } from "../client";
 
 /** A transaction that can open savepoints (drizzle's nested transaction). */
 export type Savepoints = Executor & Pick<Db, "transaction">;
-import { hasErrorCode } from "@amem/platform";
+import { hasErrorCode, STATEMENT_CANCELLED } from "@amem/platform";
 import { consolidationCursors } from "../schema";
 
-/** SQLSTATE query_canceled: what a statement cancelled by statement_timeout fails with. */
-const STATEMENT_CANCELLED = "57014";
 
 /** A (time, id) position in a tenant's memories or facts; null before the first probe. */
 export type Position = { at: Date; id: string } | null;
