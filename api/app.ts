@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Server } from "bun";
-import type { Deps } from "@amem/core";
+import { type Deps, HOOK_BODY_LIMIT_BYTES, HOOK_MAX_JSON_DEPTH, HOOK_PATH_PREFIX } from "@amem/core";
 import {
   withClientIp,
   errorsPlugin,
@@ -44,6 +44,16 @@ export function createApp(sharedDeps: Deps) {
   const bodyRules = {
     bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
     bodyReadTimeoutMs: deps.config.BODY_READ_TIMEOUT_MS,
+    under: {
+      pathPrefix: HOOK_PATH_PREFIX,
+      limits: {
+        limitBytes: Math.max(deps.config.BODY_LIMIT_BYTES, HOOK_BODY_LIMIT_BYTES),
+        // The harness waits on the hook: a body that has not arrived within its budget never will in time.
+        readTimeoutMs: Math.min(deps.config.BODY_READ_TIMEOUT_MS, deps.config.HOOK_BUDGET_MS),
+        maxDepth: HOOK_MAX_JSON_DEPTH,
+        unstorableText: "keep" as const,
+      },
+    },
   };
   const app = new Elysia({ ...SERVED_APP_OPTIONS, name: "amem" })
     .use(

@@ -197,7 +197,7 @@ export type { ApiDeps, Deps } from "./deps";
 export { HookMisses, withinBudget } from "./hooks/budget";
 export type { Budgeted } from "./hooks/budget";
 export { HookAnswer, hookAnswer } from "./hooks/output";
-export { HookBody, readHookEvent } from "./hooks/payload";
+export { HookBody, readHookEvent, HOOK_BODY_LIMIT_BYTES, HOOK_MAX_JSON_DEPTH, HOOK_PATH_PREFIX } from "./hooks/payload";
 export type { HookEvent } from "./hooks/payload";
 export { HOOK_AGENTS, handleHookEvent } from "./hooks/service";
 export type { Harness } from "./hooks/service";

@@ -7,6 +7,12 @@ export type JsonBodyLimits = {
   readTimeoutMs: number;
   /** Deepest `[`/`{` nesting accepted (the top-level value is depth 1). */
   maxDepth: number;
+  /**
+   * Text Postgres cannot store (NUL, an unpaired surrogate) anywhere in the body: refused as
+   * `invalid_input` (default), or kept for a route that checks the fields it reads itself and
+   * ignores the rest (the agent hooks: a harness's payload is not ours to refuse).
+   */
+  unstorableText?: "refuse" | "keep";
 };
 
 /**
@@ -137,12 +143,13 @@ async function readStreamed(body: ReadableStream<Uint8Array>, limits: JsonBodyLi
 export async function readJsonBody(request: Request, limits: JsonBodyLimits): Promise<unknown> {
   // A declared body is read natively, without `request.body`: Bun builds a ReadableStream for that
   // getter (~0.4 µs per request, measured). A declared body that is not there reads as empty.
-  if (request.headers.has("content-length")) return parseJsonBytes(request, await readDeclared(request, limits));
+  const keep = limits.unstorableText === "keep";
+  if (request.headers.has("content-length")) return parseJsonBytes(request, await readDeclared(request, limits), keep);
   if (!request.body) return undefined;
-  return parseJsonBytes(request, await readStreamed(request.body, limits));
+  return parseJsonBytes(request, await readStreamed(request.body, limits), keep);
 }
 
-function parseJsonBytes(request: Request, bytes: Uint8Array): unknown {
+function parseJsonBytes(request: Request, bytes: Uint8Array, keepUnstorable: boolean): unknown {
   if (bytes.byteLength === 0) return undefined;
   if (!hasJsonContentType(request)) throw new AppError("unsupported_media_type");
   let text: string;
@@ -153,6 +160,6 @@ function parseJsonBytes(request: Request, bytes: Uint8Array): unknown {
   } catch {
     throw new AppError("invalid_json");
   }
-  if (text.includes("\\u") && hasUnstorableText(body)) throw new AppError("invalid_input");
+  if (!keepUnstorable && text.includes("\\u") && hasUnstorableText(body)) throw new AppError("invalid_input");
   return body;
 }

@@ -103,9 +103,15 @@ describe("GET /api/v1/memories: tag and created-at filters", () => {
       expect({ query, status: res.status, items: res.body.items?.length }).toEqual({ query, status: 200, items: 1 });
     }
     const before = await list(tenant, "?createdBefore=0099-06-15T00:00:00Z");
-    expect({ status: before.status, body: before.body }).toEqual({ status: 200, body: { items: [], nextCursor: null } });
+    expect({ status: before.status, body: before.body }).toEqual({
+      status: 200,
+      body: { items: [], nextCursor: null },
+    });
     const yearZero = await list(tenant, "?createdFrom=0000-06-15T00:00:00Z");
-    expect({ status: yearZero.status, body: yearZero.body as unknown }).toEqual({ status: 400, body: { error: "invalid_input" } });
+    expect({ status: yearZero.status, body: yearZero.body as unknown }).toEqual({
+      status: 400,
+      body: { error: "invalid_input" },
+    });
   });
 
   it("answers bad tags and timestamps, and an empty or inverted range, with 400 invalid_input", async () => {

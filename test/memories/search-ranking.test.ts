@@ -234,7 +234,10 @@ describe("search ranking properties (README, Search)", () => {
     // Weak matches: the query's word once in a long memory.
     const weak: string[] = [];
     for (let i = 0; i < 30; i++)
-      weak.push((await remember(tenant, `Item ${i}`, `wombat once, in a note about other things ${i} ${"filler ".repeat(20)}`)).id);
+      weak.push(
+        (await remember(tenant, `Item ${i}`, `wombat once, in a note about other things ${i} ${"filler ".repeat(20)}`))
+          .id,
+      );
     await foldAll();
     const first = await search(tenant, { query: "wombat", limit: 5 });
     expect(first.items.length).toBe(5);
@@ -257,7 +260,10 @@ describe("search ranking properties (README, Search)", () => {
     // Same lengths, same counts: every memory scores alike for the query, and ties go to the newer.
     const ids: string[] = [];
     for (let i = 0; i < CHAMPION_DEPTH + 30; i++)
-      ids.push((await remember(tenant, `Lynx ${String(i).padStart(3, "0")}`, `lynx sighting ${String(i).padStart(3, "0")}`)).id);
+      ids.push(
+        (await remember(tenant, `Lynx ${String(i).padStart(3, "0")}`, `lynx sighting ${String(i).padStart(3, "0")}`))
+          .id,
+      );
     await foldAll();
     const seen: Hit[] = [];
     let cursor: string | null | undefined;

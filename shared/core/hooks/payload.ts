@@ -10,10 +10,22 @@
  */
 import { Type, type Static, type TObject } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
-import { AppError } from "@amem/platform";
+import { AppError, hasUnstorableText } from "@amem/platform";
 import { SessionId, Text } from "../contract/schema-kit";
 
 /** Every hook body: an object naming its event; anything else in it is the event's business. */
+/**
+ * How a hook's body is read (api/app.ts), unlike other bodies: the harness's own payload, of which
+ * amem reads a few fields. Its size: the final assistant message comes whole (amem keeps 1,000
+ * characters of it), so more than BODY_LIMIT_BYTES is not the caller's error here. Its depth: a
+ * harness's tool payloads nest as deep as the tool's JSON. Text Postgres cannot store (NUL, half an
+ * emoji) is refused only in the fields amem reads (readHookEvent), and dropped from the excerpt:
+ * refusing the whole payload lost the Stop it carried. Its read time: within the hook's budget.
+ */
+export const HOOK_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+export const HOOK_MAX_JSON_DEPTH = 64;
+export const HOOK_PATH_PREFIX = "/api/v1/hooks/";
+
 export const HookBody = Type.Object(
   { hook_event_name: Text({ minLength: 1, maxLength: 64 }) },
   {
@@ -58,17 +70,26 @@ export type HookEvent =
   | ({ name: "PreCompact" } & Static<typeof SessionPayload>)
   | { name: "other"; event: string };
 
+/** Fields read as free text and cleaned (excerptOf), not refused, when Postgres cannot store them. */
+const CLEANED_FIELDS = new Set(["last_assistant_message"]);
+
 function pick<S extends TObject>(checker: TypeCheck<S>, body: unknown): Static<S> {
   if (!checker.Check(body)) throw new AppError("invalid_input");
   // Only the checked fields go on: nothing the harness added reaches a service.
   const properties = Object.keys(checker.Schema().properties);
   const source = body as Record<string, unknown>;
-  return Object.fromEntries(properties.filter((p) => p in source).map((p) => [p, source[p]])) as Static<S>;
+  const picked = properties.filter((p) => p in source).map((p) => [p, source[p]] as const);
+  // The body reader kept text Postgres cannot store (HOOK_BODY_LIMIT_BYTES says why): a field amem
+  // stores as sent is refused with it, as any body's would be.
+  if (picked.some(([p, value]) => !CLEANED_FIELDS.has(p) && hasUnstorableText(value)))
+    throw new AppError("invalid_input");
+  return Object.fromEntries(picked) as Static<S>;
 }
 
 /** The event a hook body carries, with the fields amem uses checked (400 `invalid_input` otherwise). */
 export function readHookEvent(body: HookBody): HookEvent {
   const name = body.hook_event_name;
+  if (hasUnstorableText(name)) throw new AppError("invalid_input");
   switch (name) {
     case "SessionStart":
       return { name, ...pick(checkers.SessionStart, body) };

@@ -41,10 +41,14 @@ export function projectOfCwd(cwd: string): string | undefined {
   return Array.from(last).slice(0, PROJECT_MAX_CHARS).join("");
 }
 
-/** The bounded excerpt heartbeat stores: code points (never half a surrogate pair), no NUL, none if blank. */
+/**
+ * The bounded excerpt heartbeat stores: code points (never half a surrogate pair), no NUL, none if
+ * blank. What Postgres cannot store (NUL, an unpaired surrogate: half an emoji a harness cut) is
+ * dropped, not refused: the message is the harness's, and refusing it would lose the Stop.
+ */
 export function excerptOf(message: string | null | undefined): string | undefined {
   if (message === null || message === undefined) return undefined;
-  const text = message.replace(/\u0000/g, "").trim();
+  const text = message.replace(/\u0000|\p{Surrogate}/gu, "").trim();
   if (text === "") return undefined;
   const chars = Array.from(text);
   return chars.length <= HOOK_EXCERPT_MAX_CHARS ? text : `${chars.slice(0, HOOK_EXCERPT_MAX_CHARS - 1).join("")}…`;

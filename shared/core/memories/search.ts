@@ -124,7 +124,7 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     for (let pass = 0; ; pass++) {
       const { ranked, cutOff } = await rankCandidates(deps, scope, plan, ahead + limit + 1, true);
       page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1);
-      const above = ranked.filter((c) => c.score >= minScore && !beyond(c)).length
+      const above = ranked.filter((c) => c.score >= minScore && !beyond(c)).length;
       if (page.length > limit || !cutOff || above <= ahead || pass === MAX_DEEPER_READS) break;
       ahead = above;
     }

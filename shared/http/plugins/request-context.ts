@@ -27,6 +27,11 @@ export type BodyRules = {
    * itself) and its OAuth endpoints take forms. Default true.
    */
   jsonBodies?: boolean;
+  /**
+   * Bodies of the routes under `pathPrefix` read within these limits instead (the api's agent
+   * hooks: a harness's own payload, whose fields amem mostly ignores).
+   */
+  under?: { pathPrefix: string; limits: JsonBodyLimits };
 };
 
 /** The request's id: the client's X-Request-Id when it is safe to echo back, else a fresh one. */
@@ -42,13 +47,17 @@ export function requestIdOf(request: Request): string {
  */
 export function refusalBeforeRouting(
   request: Request,
-  rules: { bodyLimitBytes: number; jsonBodies: boolean },
+  rules: { bodyLimitBytes: number; jsonBodies: boolean; under?: BodyRules["under"] },
 ): AppError | null {
   const refused = refuseRequestHead(request);
   if (refused) return new AppError(refused);
   if (!hasBody(request)) return null;
   // Refused before a byte of the body is read, so the answer also closes the connection.
-  if (Number(request.headers.get("content-length") ?? 0) > rules.bodyLimitBytes) {
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  if (
+    declared > rules.bodyLimitBytes &&
+    !(rules.under && isUnder(request, rules.under.pathPrefix) && declared <= rules.under.limits.limitBytes)
+  ) {
     return new UnreadBodyError("payload_too_large");
   }
   // GET and HEAD take no body; one sent is refused like an unknown property, not ignored (SPEC §1).
@@ -73,10 +82,23 @@ export function jsonBodyLimits(rules: BodyRules): JsonBodyLimits {
 export function requestContextPlugin(rules: BodyRules) {
   const limits = jsonBodyLimits(rules);
   const jsonBodies = rules.jsonBodies ?? true;
+  const { under } = rules;
   const plugin = new Elysia({ name: "request-context" }).onRequest(({ request, set }) => {
     set.headers["x-request-id"] = requestIdOf(request);
-    const refused = refusalBeforeRouting(request, { bodyLimitBytes: rules.bodyLimitBytes, jsonBodies });
+    const refused = refusalBeforeRouting(request, { bodyLimitBytes: rules.bodyLimitBytes, jsonBodies, under });
     if (refused) throw refused;
   });
-  return jsonBodies ? plugin.onParse({ as: "global" }, ({ request }) => readJsonBody(request, limits)) : plugin;
+  if (!jsonBodies) return plugin;
+  return plugin.onParse({ as: "global" }, ({ request, path }) =>
+    readJsonBody(request, under && path.startsWith(under.pathPrefix) ? under.limits : limits),
+  );
+}
+
+/** Whether the request's path (not its query) starts with `prefix`; read only for an oversized body. */
+function isUnder(request: Request, prefix: string): boolean {
+  try {
+    return new URL(request.url).pathname.startsWith(prefix);
+  } catch {
+    return false;
+  }
 }

@@ -6,7 +6,6 @@ export type Savepoints = Executor & Pick<Db, "transaction">;
 import { hasErrorCode, STATEMENT_CANCELLED } from "@amem/platform";
 import { consolidationCursors } from "../schema";
 
-
 /** A (time, id) position in a tenant's memories or facts; null before the first probe. */
 export type Position = { at: Date; id: string } | null;
 export type TenantCursor = { userId: string; memory: Position; fact: Position };
