@@ -90,6 +90,32 @@ describe("SessionStart briefs with the last run's excerpt as its query", () => {
   );
 
   it(
+    "after /clear (SessionEnd, then SessionStart at once) briefs with the ended run's last message, not yet flushed",
+    async () => {
+      const tenant = await newTenant(ctx);
+      const m = await memories(tenant);
+      const cwd = "/home/lin/work/amem";
+      const ended = newSessionId();
+      await sessionStart(tenant, ended, cwd);
+      const stop = {
+        ...(await fixture("claude-code/2.1/Stop")),
+        session_id: ended,
+        cwd,
+        last_assistant_message: "I looked into the kafka consumer lag of billing; partitions next.",
+      };
+      expect((await hook(ctx, "claude-code", tenant.apiKey, stop)).status).toBe(200);
+      const end = { ...(await fixture("claude-code/2.1/SessionEnd")), session_id: ended, cwd, reason: "clear" };
+      expect((await hook(ctx, "claude-code", tenant.apiKey, end)).status).toBe(200);
+      // No flush in between: the write-behind's interval is longer than /clear takes.
+      const context = await sessionStart(tenant, newSessionId(), cwd);
+      const lines = section(context, HEADING);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`\`${m.lag}\``);
+    },
+    SLOW_MS,
+  );
+
+  it(
     "has no relevant section without a previous run, nor from a run in another project",
     async () => {
       const tenant = await newTenant(ctx);

@@ -61,3 +61,16 @@ export async function heartbeatLease(
   );
   return heartbeatResult(reply);
 }
+
+/**
+ * The last message excerpt a heartbeat left in the lease for the write-behind, with the lease's
+ * lastSeenAt, as the flusher would apply it (applyLeaseRefreshes); null when none is waiting.
+ */
+export async function pendingExcerpt(
+  deps: Deps,
+  k: NaturalKey,
+): Promise<{ id: string; seenMs: number; excerpt: string; excerptAtMs: number } | null> {
+  const [runId, seen, excerpt, excerptAt] = await deps.redis.hmget(leaseKey(deps, k), "run", "seen", "ex", "exAt");
+  if (!runId || !seen || excerpt === null || excerpt === undefined || !excerptAt) return null;
+  return { id: runId, seenMs: Number(seen), excerpt, excerptAtMs: Number(excerptAt) };
+}

@@ -1,6 +1,7 @@
 import { AppError, newId } from "@amem/platform";
 import type { Deps } from "../deps";
 import {
+  applyLeaseRefreshes,
   type BriefedMemory,
   closeSessionRow,
   findSessionById,
@@ -13,9 +14,9 @@ import {
   type NaturalKey,
   type Executor,
 } from "@amem/store";
-import { fencedWrite } from "../accounts/write-fence";
+import { fencedWrite, tenantWrite } from "../accounts/write-fence";
 import { normalizeSelector, type SelectorInput } from "./facets";
-import { fillLease, readLease, type CachedLease } from "./lease-cache";
+import { fillLease, pendingExcerpt, readLease, type CachedLease } from "./lease-cache";
 import { isLive, leaseCutoff, leaseMs } from "./lease";
 import type { Principal } from "../auth/credentials";
 
@@ -135,6 +136,7 @@ export async function closeSession(
   now = new Date(),
 ): Promise<CloseAnswer> {
   const key: NaturalKey = { userId: principal.userId, agent: input.agent, sessionId: input.sessionId };
+  await writePendingExcerpt(deps, principal, key);
   const answer = await fencedWrite(principal, async () => {
     for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
       const closed = await closeSessionRow(deps.db, key, now);
@@ -148,6 +150,19 @@ export async function closeSession(
   });
   await fillLease(deps, answer.row);
   return answer;
+}
+
+/**
+ * The run's last message may still wait in Redis for the write-behind (a Stop just before the
+ * close): written before the close, so the next session of the project is briefed with this run's
+ * last message (lastRunExcerpt) — Claude Code's /clear ends a session and starts the next at once,
+ * well inside the flush interval. The flusher writing the same later changes nothing (the newer
+ * excerpt time wins). Fenced like any tenant write: never after the account's erasure. Best effort:
+ * with Redis away the close goes on, and the flusher writes the excerpt when it can.
+ */
+async function writePendingExcerpt(deps: Deps, principal: Principal, key: NaturalKey): Promise<void> {
+  const pending = await pendingExcerpt(deps, key).catch(() => null);
+  if (pending) await tenantWrite(deps, principal, (tx) => applyLeaseRefreshes(tx, [pending]));
 }
 
 /**
