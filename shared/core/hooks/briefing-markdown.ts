@@ -42,12 +42,17 @@ function selectorText(selector: Selector): string {
     case "all":
       return "all memories";
     case "scope":
-      return `scope \`${selector.scope}\``;
+      return `scope ${code(selector.scope)}`;
     case "project":
-      return `project \`${selector.project}\``;
+      return `project ${code(selector.project)}`;
     case "scope_project":
-      return `scope \`${selector.scope}\` and project \`${selector.project}\``;
+      return `scope ${code(selector.scope)} and project ${code(selector.project)}`;
   }
+}
+
+/** A name as inline code on one line: a project named by a client's directory is data too. */
+function code(name: string): string {
+  return `\`${oneLine(name).replaceAll("`", "'")}\``;
 }
 
 /** One line of user text: memory topics are data, never allowed to open a heading or a list of their own. */
