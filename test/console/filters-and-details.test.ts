@@ -67,6 +67,26 @@ const listedTopics = (page: Awaited<ReturnType<typeof newPage>>) =>
 
 describe("the console's filters and details in headless Chromium", () => {
   it(
+    "Memories: More continues the rows on screen, whatever the search box and filters hold since",
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        for (let i = 0; i < 53; i++)
+          await memoryAt(ctx, user, { memoryType: "note", topic: `Zebra note ${i}`, content: unique("zebra") }, i);
+        await openScreen(page, "Memories");
+        await page.waitForFunction(() => document.querySelectorAll("ul[aria-label=Memories] .card").length === 50);
+        // Typed, not applied: the rows are still the list's, and so is the cursor.
+        await page.type("input[name=q]", "zebra");
+        await page.type("input[name=tag]", "nothing-has-this");
+        const answered = page.waitForResponse((r) => /\/memories$/.test(new URL(r.url()).pathname));
+        await clickText(page, "button", "More");
+        expect((await answered).status()).toBe(200);
+        await page.waitForFunction(() => document.querySelectorAll("ul[aria-label=Memories] .card").length === 53);
+        expect(await page.$("[role=alert]")).toBeNull();
+      }),
+    TEST_MS,
+  );
+
+  it(
     "Memories: the tag filter, a card's tag chip and the created date range narrow the list",
     () =>
       withSignedInPage(h, async (page, user) => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "bun:test";
+import { MEMORY_TYPES } from "@amem/store";
 import { eventually, newTenant } from "../helpers";
 import { propose } from "../proposals/helpers";
 import {
@@ -77,6 +78,21 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       expect(problems).toEqual([]);
       await page.browserContext().close();
     },
+    TEST_MS,
+  );
+
+  it(
+    "fits the Overview to a phone's width when its charts list every memory type",
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        // The charts' text alternatives (a table per chart, for screen readers) grow with the
+        // series: eight types on one day made the page 532 px wide on a 375 px phone.
+        for (const memoryType of MEMORY_TYPES)
+          await remember(h, user, { memoryType, topic: `A ${memoryType}`, content: `one ${memoryType}` });
+        await page.goto(`${h.url}/app`);
+        await waitForText(page, "figure.chart .legend", "preference");
+        await screenshots(page, "overview-every-type");
+      }),
     TEST_MS,
   );
 
@@ -197,6 +213,32 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         expect(new Set(order)).toEqual(new Set([first.id, second.id]));
         await page.select("select[name=status]", "rejected");
         await page.waitForFunction(() => document.querySelectorAll(".proposal").length === 1);
+      }),
+    TEST_MS,
+  );
+
+  it(
+    "Proposals: a second a pressed while the first apply is on its way sends nothing",
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        const a = await remember(h, user, { topic: "Use Postgres 16", content: "We use Postgres 16." });
+        const b = await remember(h, user, { topic: "Use Postgres 17", content: "We use Postgres 17 now." });
+        await propose(ctx, user, { fromId: b.id, toId: a.id });
+        await openScreen(page, "Proposals");
+        await waitForText(page, ".side", "Use Postgres 17");
+        // The apply held half a second, as on a slow connection.
+        await page.setRequestInterception(true);
+        let applies = 0;
+        page.on("request", (request) => {
+          if (!/\/apply$/.test(new URL(request.url()).pathname)) return void request.continue();
+          applies++;
+          setTimeout(() => request.continue().catch(() => {}), 500);
+        });
+        await page.keyboard.press("a");
+        await page.keyboard.press("a");
+        await waitForText(page, "main", "Nothing here.");
+        expect(applies).toBe(1);
+        expect(await page.$("[role=alert]")).toBeNull();
       }),
     TEST_MS,
   );

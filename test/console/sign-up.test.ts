@@ -85,11 +85,21 @@ describe("sign-up and password reset in the console (mail configured)", () => {
       await clickText(page, "form button[type=submit]", "Choose a new password");
       await waitForText(page, "[role=status]", "Password changed.");
 
-      await fill(page, "input[name=email]", email);
-      await fill(page, "input[name=password]", "second horse battery");
+      // Typed as a person does, into the fields as the page leaves them: the password field is
+      // empty, not still holding the new password for what is typed to be appended to.
+      expect(await page.$eval("input[name=password]", (el: any) => el.value)).toBe("");
+      await page.type("input[name=email]", email);
+      await page.type("input[name=password]", "second horse battery");
       await clickText(page, "form button[type=submit]", "Sign in");
       await waitForText(page, "[data-testid=signed-in-as]", email);
       expect(problems).toEqual([]);
+
+      // The spent link says so, instead of the sign-in's "email and password do not match".
+      await clickText(page, "button", "Sign out");
+      await page.goto(reset);
+      await fill(page, "input[name=password]", "third horse battery");
+      await clickText(page, "form button[type=submit]", "Choose a new password");
+      await waitForText(page, "[role=alert]", "This reset link has expired or was used already.");
       await page.browserContext().close();
     },
     TEST_MS,

@@ -58,7 +58,7 @@ function Keys() {
       <form class="row" aria-label="New API key" onSubmit={create}>
         <label>
           Key name
-          <input name="keyName" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input name="keyName" required maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         </label>
         <button type="submit" class="primary">
           Create key

@@ -56,19 +56,24 @@ export function Memories() {
   const [error, setError] = useState<unknown>(null);
   const [creating, setCreating] = useState(false);
 
-  const listPage = (after: string | null) =>
+  /**
+   * The search and filters behind the rows on screen: "More" continues them, whatever the form
+   * holds since (a cursor answers only the query that issued it).
+   */
+  const [shown, setShown] = useState<{ search: string; filters: Filters }>({ search: "", filters: EMPTY });
+  const listPage = (f: Filters, after: string | null) =>
     api<{ items: Memory[]; nextCursor: string | null }>(
       "GET",
-      `/api/console/memories${query({ ...listQuery(filters), limit: 50, cursor: after })}`,
+      `/api/console/memories${query({ ...listQuery(f), limit: 50, cursor: after })}`,
     );
-  const searchPage = (after: string | null) =>
+  const searchPage = (text: string, f: Filters, after: string | null) =>
     api<{ items: { memory: Memory; score: number }[]; nextCursor: string | null }>("POST", "/api/console/search", {
-      query: search,
-      ...(filters.scope ? { scope: filters.scope } : {}),
-      ...(filters.project ? { project: filters.project } : {}),
-      ...(filters.memoryType ? { memoryTypes: [filters.memoryType] } : {}),
-      ...(filters.status ? { status: filters.status } : {}),
-      versions: filters.versions,
+      query: text,
+      ...(f.scope ? { scope: f.scope } : {}),
+      ...(f.project ? { project: f.project } : {}),
+      ...(f.memoryType ? { memoryTypes: [f.memoryType] } : {}),
+      ...(f.status ? { status: f.status } : {}),
+      versions: f.versions,
       limit: 25,
       ...(after ? { cursor: after } : {}),
     });
@@ -79,16 +84,20 @@ export function Memories() {
   const badRange = filters.from !== "" && filters.to !== "" && filters.to < filters.from;
   const load = async (more: boolean) => {
     setError(null);
-    if (badRange && !searching) return;
+    const asked = more ? shown : { search, filters };
+    const searchingAsked = asked.search.trim() !== "";
+    if (!more && badRange && !searching) return;
     try {
-      const page = searching
-        ? await searchPage(more ? cursor : null)
-        : await listPage(more ? cursor : null).then((p) => ({
+      const after = more ? cursor : null;
+      const page = searchingAsked
+        ? await searchPage(asked.search, asked.filters, after)
+        : await listPage(asked.filters, after).then((p) => ({
             nextCursor: p.nextCursor,
             items: p.items.map((memory) => ({ memory })),
           }));
       // Mode and rows change together: a list never shows under the search results' label.
-      setMode(searching ? "search" : "list");
+      setMode(searchingAsked ? "search" : "list");
+      setShown(asked);
       setRows((r) => (more && r ? [...r, ...page.items] : page.items));
       setCursor(page.nextCursor);
     } catch (e) {
@@ -301,7 +310,14 @@ function CreateMemory() {
       <div class="row">
         <label>
           Scope
-          <input name="scope" value={form.scope} onInput={set("scope")} />
+          <input
+            name="scope"
+            maxLength={64}
+            pattern="[a-z0-9][a-z0-9\-]*"
+            title="Lower-case letters, digits and dashes"
+            value={form.scope}
+            onInput={set("scope")}
+          />
         </label>
         <label>
           Project

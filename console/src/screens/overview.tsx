@@ -91,17 +91,19 @@ function Bars({ title, data }: { title: string; data: Record<string, number> }) 
           </g>
         ))}
       </svg>
-      <table class="visually-hidden">
-        <caption>{title}</caption>
-        <tbody>
-          {entries.map(([k, v]) => (
-            <tr key={k}>
-              <th scope="row">{k}</th>
-              <td>{v}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <div class="visually-hidden">
+        <table>
+          <caption>{title}</caption>
+          <tbody>
+            {entries.map(([k, v]) => (
+              <tr key={k}>
+                <th scope="row">{k}</th>
+                <td>{v}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }
@@ -230,19 +232,21 @@ function Columns({
         {days[0]} – {days[days.length - 1]}
         {peak > 0 ? ` · peak ${peak} a day` : ""}
       </p>
-      <table class="visually-hidden">
-        <caption>{title}</caption>
-        <tbody>
-          {days.map((d, i) =>
-            totals[i] ? (
-              <tr key={d}>
-                <th scope="row">{d}</th>
-                <td>{series.map((s) => `${s} ${at.get(`${d}|${s}`) ?? 0}`).join(", ")}</td>
-              </tr>
-            ) : null,
-          )}
-        </tbody>
-      </table>
+      <div class="visually-hidden">
+        <table>
+          <caption>{title}</caption>
+          <tbody>
+            {days.map((d, i) =>
+              totals[i] ? (
+                <tr key={d}>
+                  <th scope="row">{d}</th>
+                  <td>{series.map((s) => `${s} ${at.get(`${d}|${s}`) ?? 0}`).join(", ")}</td>
+                </tr>
+              ) : null,
+            )}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

@@ -40,8 +40,13 @@ export function Proposals() {
   const [decided, setDecided] = useState<ReadonlySet<string>>(new Set());
   const items = (list.data?.proposals ?? []).filter((p) => !(p.status === "proposed" && decided.has(p.id)));
 
+  // Decisions sent and not yet answered: a second `a` pressed meanwhile sends nothing (it got 409,
+  // and the screen said the change was not allowed, though the first one was). A ref, not state:
+  // the key listener reads it before any render.
+  const deciding = useRef(new Set<string>());
   const decide = async (p: Proposal | undefined, verdict: "apply" | "reject") => {
-    if (!p || p.status !== "proposed" || decided.has(p.id)) return;
+    if (!p || p.status !== "proposed" || decided.has(p.id) || deciding.current.has(p.id)) return;
+    deciding.current.add(p.id);
     setError(null);
     try {
       await api("POST", `${PATHS[kind]}/${p.id}/${verdict}`);
@@ -49,6 +54,8 @@ export function Proposals() {
       list.reload();
     } catch (e) {
       setError(e);
+    } finally {
+      deciding.current.delete(p.id);
     }
   };
 

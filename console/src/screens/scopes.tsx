@@ -42,7 +42,14 @@ export function Scopes() {
       >
         <label>
           Name
-          <input name="name" required pattern="[a-z0-9][a-z0-9\-]*" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input
+            name="name"
+            required
+            maxLength={64}
+            pattern="[a-z0-9][a-z0-9\-]*"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
         </label>
         <label>
           Aliases (comma-separated)

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, explain } from "../api";
+import { api, ApiError, explain } from "../api";
 
 export type Session = { userId: string; email: string; csrfToken: string | null };
 
@@ -34,8 +34,11 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
         onSignedIn(await api<Session>("POST", "/api/console/session", { email, password }));
         return;
       }
+      // After a sign-up or a reset the form asks to sign in, with the password field empty: what the
+      // person types next is the whole password, not appended to the one just chosen.
       if (mode === "up") {
         await api("POST", "/auth/signup", { email, password });
+        setPassword("");
         setMessage("Account created. Check your mail to verify it, then sign in.");
         setMode("in");
       } else if (mode === "forgot") {
@@ -45,11 +48,13 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
       } else {
         await api("POST", "/auth/reset-password", { token, password });
         history.replaceState(null, "", "/app");
+        setPassword("");
         setMessage("Password changed. Sign in with the new one.");
         setMode("in");
       }
     } catch (err) {
-      setError(explain(err));
+      const spentLink = mode === "reset" && err instanceof ApiError && err.code === "unauthorized";
+      setError(spentLink ? "This reset link has expired or was used already. Ask for a new one." : explain(err));
     } finally {
       setBusy(false);
     }
