@@ -11,10 +11,12 @@ import {
   AccountExport,
   DeleteAccountBody,
   DeleteAccountResponse,
+  consoleSessionToken,
 } from "@amem/core";
 import { authPlugin } from "../plugins/auth";
 import { AppError } from "@amem/platform";
 import { streamAccountExport } from "./export-stream";
+import { consoleCookie } from "../console/cookie";
 
 /** The account (SPEC §8): erasure (GDPR Art. 17) through the account queue, and the export (Art. 20). */
 export function accountRoutes(deps: ApiDeps) {
@@ -23,7 +25,7 @@ export function accountRoutes(deps: ApiDeps) {
     .delete(
       "/account",
       // No assertWritable: a retry while the account is already erasing must reach the job's answer.
-      async ({ principal }) => {
+      async ({ principal, request, set }) => {
         await beginErasure(deps, principal);
         const outcome = await deps.jobs.run(
           "erase-account",
@@ -32,6 +34,8 @@ export function accountRoutes(deps: ApiDeps) {
         );
         // Only a user row that is gone gives not_found, and then the credential is no one's.
         if (!outcome.ok) throw new AppError("unauthorized");
+        // Erased from the console: its cookie names a session that is gone, so it goes too, as on sign-out.
+        if (consoleSessionToken(request.headers) !== null) set.headers["set-cookie"] = consoleCookie(deps, "", 0);
         return outcome.value;
       },
       {

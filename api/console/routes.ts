@@ -1,3 +1,4 @@
+import { consoleCookie } from "./cookie";
 import { Elysia, t } from "elysia";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -5,7 +6,6 @@ import { CONSOLE_DIST, ensureConsoleBuilt, type ConsoleManifest } from "../../co
 import {
   login,
   logout,
-  CONSOLE_COOKIE,
   consoleCsrfToken,
   consoleSessionToken,
   consoleMemoryDetail,
@@ -33,6 +33,13 @@ import { htmlPage } from "@amem/http";
 import { authPlugin } from "../plugins/auth";
 import { consoleHtml } from "./page";
 
+/**
+ * The query a console page takes: the mailed links' `token`, and anything else a link picks up on
+ * its way (a mail client's or a campaign's tracking parameters), which the page ignores — a person
+ * following a link gets the page, not a JSON error. The API routes stay strict (SPEC §1).
+ */
+const PageQuery = t.Object({ token: t.Optional(Text({ maxLength: 128 })) }, { additionalProperties: true });
+
 const ASSET_NAME = /^[A-Za-z0-9_-]+\.(js|css)$/;
 const ASSET_TYPES = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" } as const;
 
@@ -42,11 +49,9 @@ const ASSET_TYPES = { js: "text/javascript; charset=utf-8", css: "text/css; char
  * a credential (shared/core/auth/console-session.ts), so the console has no private data paths.
  */
 export function consoleRoutes(deps: ApiDeps) {
-  const secure = deps.config.PUBLIC_URL.startsWith("https:");
   const publicOrigin = new URL(deps.config.PUBLIC_URL).origin;
   const mail = deps.config.MAIL_TRANSPORT !== "off";
-  const cookie = (value: string, maxAgeSeconds: number) =>
-    `${CONSOLE_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
+  const cookie = (value: string, maxAgeSeconds: number) => consoleCookie(deps, value, maxAgeSeconds);
   let manifest: Promise<ConsoleManifest> | undefined;
   const page = async () => {
     manifest ??= ensureConsoleBuilt();
@@ -69,12 +74,12 @@ export function consoleRoutes(deps: ApiDeps) {
 
   return (
     new Elysia({ name: "console-routes", detail: { tags: ["console"] } })
-      .get("/dashboard", ({ redirect }) => redirect("/app", 302), { query: NoQuery, detail: { hide: true } })
-      .get("/app", page, { query: NoQuery, detail: { hide: true } })
+      .get("/dashboard", ({ redirect }) => redirect("/app", 302), { query: PageQuery, detail: { hide: true } })
+      .get("/app", page, { query: PageQuery, detail: { hide: true } })
       // One wildcard for the page's own paths (history navigation) and its assets: /app/assets/<name>.
       // The mailed links land here too: /app/verify-email?token=… and /app/reset-password?token=….
       .get("/app/*", ({ params }) => (params["*"].startsWith("assets/") ? asset(params["*"].slice(7)) : page()), {
-        query: t.Object({ token: t.Optional(Text({ maxLength: 128 })) }, { additionalProperties: false }),
+        query: PageQuery,
         detail: { hide: true },
       })
       .post(

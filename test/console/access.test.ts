@@ -72,6 +72,9 @@ describe("the console's Access screen in headless Chromium (real api and workers
       const problems = watchProblems(page);
       await signIn(h, page);
       await openScreen(page, "Access");
+      // The form takes what the API takes (a key name of at most 64 characters), so a
+      // longer one is stopped while typing, not answered "Some input is not valid" (seed §2: up to 64).
+      expect(await page.$eval("input[name=keyName]", (el: any) => el.maxLength)).toBe(64);
       await fill(page, "input[name=keyName]", "laptop agent");
       await clickText(page, "form[aria-label='New API key'] button", "Create key");
       await page.waitForSelector("[data-testid=new-key]");
@@ -162,6 +165,8 @@ describe("the console's Access screen in headless Chromium (real api and workers
       expect(counts.apiKeysRevoked).toBe(1);
       await screenshots(page, "account-deleted");
       await expectAccessible(page, "account-deleted");
+      // The cookie went with the account, as on sign-out: the browser holds no stale session.
+      expect((await page.cookies()).map((c: { name: string }) => c.name)).not.toContain("amem_console");
       await page.reload();
       await page.waitForSelector("input[name=email]");
       const after = await ctx.request("GET", "/api/v1/me", { apiKey: user.apiKey });

@@ -223,6 +223,25 @@ describe("GET /app and GET /dashboard", () => {
     expect(Bun.gzipSync(new TextEncoder().encode(res.text)).length).toBeLessThanOrEqual(200 * 1024);
   });
 
+  it("serves the pages whatever tracking parameters a followed link picked up", async () => {
+    for (const path of [
+      "/app?utm_source=mail",
+      "/app/memories?x=1",
+      "/app/reset-password?token=abc&utm_medium=email",
+    ]) {
+      const res = await ctx.request("GET", path);
+      expect({ path, status: res.status, type: res.headers.get("content-type") }).toEqual({
+        path,
+        status: 200,
+        type: "text/html; charset=utf-8",
+      });
+    }
+    const redirect = await ctx.request("GET", "/dashboard?utm_source=x");
+    expect([redirect.status, redirect.headers.get("location")]).toEqual([302, "/app"]);
+    // The API routes stay strict.
+    expect((await ctx.request("GET", "/api/console/session?x=1")).status).toBe(400);
+  });
+
   it("serves the page under /app/* (history navigation) and 404s an unknown asset", async () => {
     expect((await ctx.request("GET", "/app/memories/abc")).status).toBe(200);
     const missing = await ctx.request("GET", "/app/assets/nope-123.js");
