@@ -35,7 +35,11 @@ export async function withCredential<T>(
  */
 export function authPlugin(deps: ApiDeps) {
   // Unnamed on purpose: each feature gets its own instance (a named plugin would be de-duplicated).
-  return new Elysia().resolve({ as: "scoped" }, async ({ request }) => ({
-    principal: await withCredential(deps, request, (credential) => authenticate(deps, credential)),
-  }));
+  return new Elysia().resolve({ as: "scoped" }, async ({ request, set }) => {
+    const principal = await withCredential(deps, request, (credential) => authenticate(deps, credential));
+    // An answer for one credential (memories, keys, sessions) is never for a shared cache, nor for
+    // the browser's disk: no-store, as the session and export answers already said.
+    set.headers["cache-control"] = "no-store";
+    return { principal };
+  });
 }
