@@ -59,3 +59,20 @@ export async function countRows(ctx: TestContext, tenant: Tenant, sessionId: str
     .sql`select count(*)::int as n from agent_sessions where user_id = ${tenant.userId} and session_id = ${sessionId}`;
   return rows[0]!.n as number;
 }
+
+/**
+ * Holds a run's row lock, as a slow transaction would, until `release` is called (and its
+ * transaction has ended). `isLocked` settles once the lock is held.
+ */
+export function holdRowLock(ctx: TestContext, runId: string) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => (locked = resolve));
+  const done = ctx.deps.sql.begin(async (tx) => {
+    await tx`select 1 from agent_sessions where id = ${runId} for update`;
+    locked();
+    await released;
+  });
+  return { isLocked, release: async () => (release(), await done) };
+}

@@ -1,9 +1,10 @@
 import { afterAll, afterEach, describe, expect, it } from "bun:test";
 import Redis from "ioredis";
-import { createTestContext, eventually, newTenant, type TestContext, type TestResponse } from "../helpers";
+import { createTestContext, eventually, newTenant, type TestResponse } from "../helpers";
 import { PrivateRedis } from "./private-redis";
 import { WorkerProcess } from "./worker-process";
 import { armedRun, complete, remember } from "../triage/helpers";
+import { holdRowLock } from "../agent-sessions/helpers";
 import { completeTriageJobId } from "@amem/core";
 
 /**
@@ -35,20 +36,6 @@ async function startWorker(overrides: Record<string, string> = {}): Promise<Work
   workers.push(worker);
   await worker.start();
   return worker;
-}
-
-/** Holds the run's row lock (as a slow transaction would) until `release` is called. */
-function holdRowLock(c: TestContext, runId: string) {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let locked!: () => void;
-  const isLocked = new Promise<void>((resolve) => (locked = resolve));
-  const done = c.deps.sql.begin(async (tx) => {
-    await tx`select 1 from agent_sessions where id = ${runId} for update`;
-    locked();
-    await released;
-  });
-  return { isLocked, release: async () => (release(), await done) };
 }
 
 async function jobState(jobId: string) {

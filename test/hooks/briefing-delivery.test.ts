@@ -1,5 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { createTestContext, ISO_MS, newTenant, type Tenant } from "../helpers";
+import { createTestContext, ISO_MS, newTenant, type Tenant, type TestContext } from "../helpers";
+import { holdRowLock } from "../agent-sessions/helpers";
 import { fixture, hook, runIdOf } from "./helpers";
 
 const ctx = await createTestContext();
@@ -32,6 +33,22 @@ async function briefing(tenant: Tenant, sessionId: string) {
   );
   expect(res.status).toBe(200);
   return res.body;
+}
+
+/** Opens the hook fixture's session through REST, in project amem, with no briefing delivered. */
+async function openInAmem(c: TestContext, tenant: Tenant, sessionId: string) {
+  const opened = await c.request("POST", "/api/v1/agent-sessions/open", {
+    apiKey: tenant.apiKey,
+    body: {
+      agent: "claude-code",
+      sessionId,
+      source: "startup",
+      project: "amem",
+      selector: { kind: "project", project: "amem" },
+    },
+  });
+  expect(opened.status).toBe(200);
+  return opened;
 }
 
 describe("briefing delivery recorded by the SessionStart hook (issue 19 defect 1)", () => {
@@ -68,17 +85,7 @@ describe("briefing delivery recorded by the SessionStart hook (issue 19 defect 1
   it("keeps a briefing call's stamp and items when the hook delivers second", async () => {
     const tenant = await newTenant(ctx);
     const payload = await fixture("claude-code/2.1/SessionStart");
-    const opened = await ctx.request("POST", "/api/v1/agent-sessions/open", {
-      apiKey: tenant.apiKey,
-      body: {
-        agent: "claude-code",
-        sessionId: payload.session_id,
-        source: "startup",
-        project: "amem",
-        selector: { kind: "project", project: "amem" },
-      },
-    });
-    expect(opened.status).toBe(200);
+    const opened = await openInAmem(ctx, tenant, payload.session_id);
     const first = await briefing(tenant, payload.session_id);
     const promise = await remember(tenant, { memoryType: "commitment", topic: "after the briefing", project: "amem" });
 
@@ -91,35 +98,16 @@ describe("briefing delivery recorded by the SessionStart hook (issue 19 defect 1
   it("records no delivery when the answer came too late to be heard, and the next SessionStart's is recorded", async () => {
     const tenant = await newTenant(tight);
     const payload = await fixture("claude-code/2.1/SessionStart");
-    const opened = await tight.request("POST", "/api/v1/agent-sessions/open", {
-      apiKey: tenant.apiKey,
-      body: {
-        agent: "claude-code",
-        sessionId: payload.session_id,
-        source: "startup",
-        project: "amem",
-        selector: { kind: "project", project: "amem" },
-      },
-    });
-    expect(opened.status).toBe(200);
+    const opened = await openInAmem(tight, tenant, payload.session_id);
     const runId: string = opened.body.sessionRunId;
     // The run's row held past the hook's budget: the hook's work waits on it and ends after the
     // harness was answered.
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let held!: () => void;
-    const holding = new Promise<void>((resolve) => (held = resolve));
-    const holder = tight.deps.sql.begin(async (tx) => {
-      await tx`select 1 from agent_sessions where id = ${runId} for update`;
-      held();
-      await released;
-    });
-    await holding;
+    const lock = holdRowLock(tight, runId);
+    await lock.isLocked;
     const late = await hook(tight, "claude-code", tenant.apiKey, { ...payload, source: "compact" });
     expect([late.status, late.body]).toEqual([200, {}]);
     await Bun.sleep(BUDGET_MS);
-    release();
-    await holder;
+    await lock.release();
     await Bun.sleep(300); // whatever the hook's work still does once the row is free
     const [row] = await tight.deps.sql`select briefing_delivered_at from agent_sessions where id = ${runId}`;
     expect(row!.briefing_delivered_at).toBeNull();

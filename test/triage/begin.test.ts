@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant } from "../helpers";
-import { close, heartbeat, newSessionId, dbRow } from "../agent-sessions/helpers";
+import { close, heartbeat, newSessionId, dbRow, holdRowLock } from "../agent-sessions/helpers";
 import { sha256Hex } from "@amem/platform";
 import { addEvents, armedRun, begin, openRun, remember, triageRow } from "./helpers";
 
@@ -70,20 +70,11 @@ describe("POST /api/v1/agent-sessions/triage/begin", () => {
     await remember(ctx, tenant, run.runId);
     // Hold the run's row so every begin has read it unlocked and waits on the lock; released, they
     // take it one after another, each after the one before has armed and committed.
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let held!: () => void;
-    const holding = new Promise<void>((resolve) => (held = resolve));
-    const holder = ctx.deps.sql.begin(async (tx) => {
-      await tx`select 1 from agent_sessions where id = ${run.runId} for update`;
-      held();
-      await released;
-    });
-    await holding;
+    const lock = holdRowLock(ctx, run.runId);
+    await lock.isLocked;
     const racing = Array.from({ length: 4 }, () => begin(ctx, tenant, { sessionId: run.sessionId }));
     await Bun.sleep(300);
-    release();
-    await holder;
+    await lock.release();
     const answers = (await Promise.all(racing)).map((r) => r.body);
     const armed = answers.filter((a) => a.armed);
     expect(armed.length).toBe(1);
