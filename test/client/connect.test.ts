@@ -200,6 +200,72 @@ describe("amem connect claude-code", () => {
     ]);
   });
 
+  it("without --hook-command writes a SessionStart command that runs this checkout's amem-hook", async () => {
+    const home = newHome();
+    const run = await runProcess(
+      ["bun", CLI, "connect", "claude-code", "--url", "http://127.0.0.1:9", "--mcp-url", MCP_URL],
+      {
+        cwd: home,
+        env: { PATH: process.env.PATH ?? "", HOME: home },
+      },
+    );
+    expect(run.exitCode).toBe(0);
+    const settings = JSON.parse(run.stdout.split(/^# /m)[1]!.replace(/^[^\n]*\n/, ""));
+    const command: string = settings.hooks.SessionStart[0].hooks[0].command;
+    // Run as the harness runs it: through a shell, the payload on stdin. amem is not there (port 9),
+    // so amem-hook says why on stderr and exits 0 with nothing on stdout; a command naming a file
+    // that does not exist exits 1 ("Module not found"), and the agent sees a hook error every time.
+    const hook = Bun.spawn(["sh", "-c", command], {
+      cwd: home,
+      env: { PATH: process.env.PATH ?? "", HOME: home, AMEM_API_KEY: "amem_x" },
+      stdin: new TextEncoder().encode(
+        JSON.stringify({ hook_event_name: "SessionStart", session_id: "s", cwd: home, source: "startup" }),
+      ),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [exitCode, stdout, stderr] = await Promise.all([
+      hook.exited,
+      new Response(hook.stdout).text(),
+      new Response(hook.stderr).text(),
+    ]);
+    expect({ exitCode, stdout, stderr: stderr.split("\n")[0]!.slice(0, 10) }).toEqual({
+      exitCode: 0,
+      stdout: "",
+      stderr: "amem-hook:",
+    });
+  });
+
+  it("a second --write with the same --hook-command of the user's own changes nothing", async () => {
+    const home = newHome();
+    const custom = "/opt/bin/my-amem-wrapper";
+    const write = () =>
+      runProcess(
+        [
+          "bun",
+          CLI,
+          "connect",
+          "claude-code",
+          "--write",
+          "--url",
+          AMEM_URL,
+          "--mcp-url",
+          MCP_URL,
+          "--hook-command",
+          custom,
+        ],
+        {
+          cwd: home,
+          env: { PATH: process.env.PATH ?? "", HOME: home },
+        },
+      );
+    expect((await write()).exitCode).toBe(0);
+    const first = readFileSync(join(home, ".claude", "settings.json"), "utf8");
+    expect((await write()).exitCode).toBe(0);
+    expect(readFileSync(join(home, ".claude", "settings.json"), "utf8")).toBe(first);
+    expect(JSON.parse(first).hooks.SessionStart).toHaveLength(1);
+  });
+
   it("--command-hooks sends every event through amem-hook", async () => {
     const run = await connect(newHome(), ["claude-code", "--command-hooks"]);
     const settings = JSON.parse(run.stdout.split(/^# /m)[1]!.replace(/^[^\n]*\n/, ""));

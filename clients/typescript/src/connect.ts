@@ -124,7 +124,12 @@ function isAmemHandler(handler: HookHandler, harness: string): boolean {
   if (handler.type === "http" && typeof handler.url === "string")
     return new URL(handler.url, "http://x").pathname === `/api/v1/hooks/${harness}`;
   if (handler.type === "command" && typeof handler.command === "string")
-    return new RegExp(`(amem-hook|amem\\.ts hook|amem hook) ${harness}$`).test(handler.command);
+    // The command amem writes (commandLine) starts with its AMEM_URL and ends with the harness,
+    // whatever --hook-command ran in between; older versions are known by the command itself.
+    return (
+      (handler.command.startsWith("AMEM_URL=") && handler.command.endsWith(` ${harness}`)) ||
+      new RegExp(`(amem-hook|amem\\.ts hook|amem hook) ${harness}$`).test(handler.command)
+    );
   return false;
 }
 
@@ -338,9 +343,12 @@ function projectRootOf(cwd: string): string {
   return cwd;
 }
 
+/** The checkout this file is in: clients/typescript/src → the repository's top level. */
+const AMEM_ROOT = resolve(import.meta.dir, "..", "..", "..");
+
 /** The amem-hook command: the compiled binary when `bun run build:hook` made one, else the CLI through bun. */
 function defaultHookCommand(): string {
-  const root = resolve(import.meta.dir, "..", "..", "..", "..");
+  const root = AMEM_ROOT;
   const binary = join(root, "dist", "amem-hook");
   return existsSync(binary)
     ? shellQuote(binary)
