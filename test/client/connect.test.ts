@@ -1,5 +1,15 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runProcess } from "../process";
@@ -285,6 +295,52 @@ describe("amem connect claude-code", () => {
     expect(backupsOf(join(home, ".claude"), "settings.json")).toEqual([]);
   });
 
+  it("writes no file when one of them cannot take amem's block: not the hooks without the MCP server", async () => {
+    const home = newHome();
+    mkdirSync(join(home, ".claude"));
+    writeFileSync(join(home, ".claude", "settings.json"), '{"model": "opus"}');
+    writeFileSync(join(home, ".claude.json"), '{"numStartups": 5,');
+    const run = await connect(home, ["claude-code", "--write"]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toBe(
+      `amem: ${join(home, ".claude.json")} is not valid JSON: fix it or move it away, then run again\n`,
+    );
+    expect(readFileSync(join(home, ".claude", "settings.json"), "utf8")).toBe('{"model": "opus"}');
+    expect(backupsOf(join(home, ".claude"), "settings.json")).toEqual([]);
+  });
+
+  it("names the file when its hooks are not what Claude Code reads (an event that is not a list)", async () => {
+    const home = newHome();
+    mkdirSync(join(home, ".claude"));
+    const path = join(home, ".claude", "settings.json");
+    writeFileSync(path, '{"hooks": {"Stop": {"not": "a list"}}}');
+    const run = await connect(home, ["claude-code", "--write"]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toStartWith(`amem: ${path} does not take amem's block (`);
+    expect(readFileSync(path, "utf8")).toBe('{"hooks": {"Stop": {"not": "a list"}}}');
+  });
+
+  it("refuses an address with spaces, a query or a fragment, and takes the MCP endpoint's own address", async () => {
+    for (const bad of ["http://a b/", "https://x/y?z", "https://x/#top"]) {
+      const run = await runProcess(["bun", CLI, "connect", "claude-code", "--url", bad, "--hook-command", HOOK], {
+        cwd: newHome(),
+        env: { PATH: process.env.PATH ?? "", HOME: newHome() },
+      });
+      expect({ bad, exitCode: run.exitCode, stderr: run.stderr.split(" is not")[0] }).toEqual({
+        bad,
+        exitCode: 1,
+        stderr: `amem: ${bad}`,
+      });
+    }
+    const home = newHome();
+    const run = await runProcess(
+      ["bun", CLI, "connect", "claude-code", "--url", AMEM_URL, "--mcp-url", `${MCP_URL}/mcp`, "--hook-command", HOOK],
+      { cwd: home, env: { PATH: process.env.PATH ?? "", HOME: home } },
+    );
+    expect(run.stdout).toContain(`"url": "${MCP_URL}/mcp"`);
+    expect(run.stdout).not.toContain("/mcp/mcp");
+  });
+
   it("refuses an unknown harness with the usage", async () => {
     const run = await connect(newHome(), ["cursor"]);
     expect(run.exitCode).toBe(1);
@@ -376,8 +432,35 @@ describe("amem connect codex", () => {
     writeFileSync(path, '[mcp_servers.amem]\nurl = "http://elsewhere/mcp"\n');
     const run = await connect(home, ["codex", "--write"]);
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toStartWith("amem: amem's block does not fit this config.toml");
+    expect(run.stderr).toBe(
+      `amem: ${path} already has an [mcp_servers.amem] table outside amem's block: remove it first\n`,
+    );
     expect(readFileSync(path, "utf8")).toBe('[mcp_servers.amem]\nurl = "http://elsewhere/mcp"\n');
     expect(backupsOf(join(home, ".codex"), "config.toml")).toEqual([]);
+  });
+
+  it("says a config.toml that does not parse is the file's own error, naming it, and leaves it as it was", async () => {
+    const home = newHome();
+    mkdirSync(join(home, ".codex"));
+    const path = join(home, ".codex", "config.toml");
+    writeFileSync(path, 'model = "o3\n');
+    const run = await connect(home, ["codex", "--write"]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toStartWith(`amem: ${path} is not valid TOML (`);
+    expect(readFileSync(path, "utf8")).toBe('model = "o3\n');
+  });
+
+  it("writes through a symlinked config.toml: the link stays, the file it points to gets the block", async () => {
+    const home = newHome();
+    mkdirSync(join(home, ".codex"));
+    mkdirSync(join(home, "dotfiles"));
+    const real = join(home, "dotfiles", "config.toml");
+    writeFileSync(real, 'model = "o3"\n');
+    const link = join(home, ".codex", "config.toml");
+    symlinkSync(real, link);
+    expect((await connect(home, ["codex", "--write"])).exitCode).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(real, "utf8")).toStartWith('model = "o3"\n');
+    expect(readFileSync(real, "utf8")).toContain("[mcp_servers.amem]");
   });
 });

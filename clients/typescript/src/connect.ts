@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { chmod, copyFile, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -206,16 +206,27 @@ export function mergeCodexToml(existing: string, block: string): string {
     const separator = existing === "" || existing.endsWith("\n\n") ? "" : existing.endsWith("\n") ? "\n" : "\n\n";
     merged = `${existing}${separator}${block}`;
   }
+  // The file as it is must parse first: an error of its own is not amem's block not fitting.
+  const outside =
+    begin >= 0 && end > begin ? `${existing.slice(0, begin)}${existing.slice(end + TOML_END.length)}` : existing;
+  let own: Json;
+  try {
+    own = Bun.TOML.parse(outside) as Json;
+  } catch (error) {
+    throw new Error(`is not valid TOML (${(error as Error).message}): fix it or move it away, then run again`);
+  }
+  if (isObject(own.mcp_servers) && "amem" in own.mcp_servers)
+    throw new Error("already has an [mcp_servers.amem] table outside amem's block: remove it first");
   let parsed: Json;
   try {
     parsed = Bun.TOML.parse(merged) as Json;
   } catch (error) {
-    throw new Error(`amem's block does not fit this config.toml (${(error as Error).message}): add it by hand`);
+    throw new Error(`does not take amem's block (${(error as Error).message}): add it by hand`);
   }
   const expected = Bun.TOML.parse(block) as Json;
   const mcp = (parsed.mcp_servers as Json | undefined)?.amem;
   if (JSON.stringify(mcp) !== JSON.stringify((expected.mcp_servers as Json).amem))
-    throw new Error("config.toml already has an [mcp_servers.amem] table outside amem's block: remove it first");
+    throw new Error("already has an [mcp_servers.amem] table outside amem's block: remove it first");
   return merged;
 }
 
@@ -294,9 +305,20 @@ export type WriteResult = { path: string; status: "created" | "updated" | "uncha
  * changed one is first copied to `<file>.bak-<time>`, then replaced atomically (temp file + rename).
  * A file that is not valid JSON is refused rather than overwritten.
  */
-export async function writeConnectFile(file: ConnectFile, now: Date = new Date()): Promise<WriteResult> {
+/** A file's merge worked out, nothing written yet: `after` is what it will hold. */
+type PreparedFile = { path: string; target: string; exists: boolean; before: string; after: string; mode: number };
+
+/**
+ * Reads a file and merges amem's block into it, writing nothing: a file that is not valid, or
+ * that the block does not fit, is an error naming it. A symlink is followed (the file it points to
+ * is the one merged and written: a dotfiles link stays a link).
+ */
+export async function prepareConnectFile(file: ConnectFile): Promise<PreparedFile> {
   const exists = existsSync(file.path);
-  const before = exists ? await readFile(file.path, "utf8") : "";
+  const target = exists ? await realpath(file.path) : file.path;
+  const before = exists ? await readFile(target, "utf8") : "";
+  const mode = exists ? (await stat(target)).mode & 0o777 : file.mode;
+  const fail = (why: string) => new Error(`${file.path} ${why}`);
   let after: string;
   if (file.format === "json") {
     let existing: unknown = {};
@@ -304,29 +326,57 @@ export async function writeConnectFile(file: ConnectFile, now: Date = new Date()
       try {
         existing = JSON.parse(before);
       } catch {
-        throw new Error(`${file.path} is not valid JSON: fix it or move it away, then run again`);
+        throw fail("is not valid JSON: fix it or move it away, then run again");
       }
-      if (!isObject(existing)) throw new Error(`${file.path} does not hold a JSON object`);
+      if (!isObject(existing)) throw fail("does not hold a JSON object");
     }
-    after = `${JSON.stringify(file.merge(existing as Json), null, 2)}\n`;
+    try {
+      after = `${JSON.stringify(file.merge(existing as Json), null, 2)}\n`;
+    } catch (error) {
+      throw fail(`does not take amem's block (${(error as Error).message}): fix it or add the block by hand`);
+    }
   } else {
-    after = file.merge(before);
+    try {
+      after = file.merge(before);
+    } catch (error) {
+      throw fail((error as Error).message);
+    }
   }
-  if (exists && after === before) return { path: file.path, status: "unchanged" };
-  await mkdir(dirname(file.path), { recursive: true });
+  return { path: file.path, target, exists, before, after, mode };
+}
+
+/** Writes a prepared file (a backup of the old one first), atomically: a temp file renamed over it. */
+export async function commitConnectFile(file: PreparedFile, now: Date = new Date()): Promise<WriteResult> {
+  if (file.exists && file.after === file.before) return { path: file.path, status: "unchanged" };
+  await mkdir(dirname(file.target), { recursive: true });
   let backup: string | undefined;
-  if (exists) {
+  if (file.exists) {
     backup = `${file.path}.bak-${now.toISOString().replace(/[-:.]/g, "")}`;
-    await copyFile(file.path, backup);
+    await copyFile(file.target, backup);
   }
-  const temp = `${file.path}.amem-${process.pid}.tmp`;
+  const temp = `${file.target}.amem-${process.pid}.tmp`;
   // The file keeps its permissions; a new one gets the plan's (writeFile's mode is masked by the
   // umask, so it is set again explicitly).
-  const mode = exists ? (await stat(file.path)).mode & 0o777 : file.mode;
-  await writeFile(temp, after, { mode });
-  await chmod(temp, mode);
-  await rename(temp, file.path);
-  return { path: file.path, status: exists ? "updated" : "created", ...(backup ? { backup } : {}) };
+  await writeFile(temp, file.after, { mode: file.mode });
+  await chmod(temp, file.mode);
+  await rename(temp, file.target);
+  return { path: file.path, status: file.exists ? "updated" : "created", ...(backup ? { backup } : {}) };
+}
+
+/** One file: prepared, then written. */
+export async function writeConnectFile(file: ConnectFile, now: Date = new Date()): Promise<WriteResult> {
+  return commitConnectFile(await prepareConnectFile(file), now);
+}
+
+/** An http(s) address that paths are appended to: parses, and has no whitespace, query or fragment. */
+function isServiceAddress(url: string): boolean {
+  if (!/^https?:\/\/[^/?#\s]+[^?#\s]*$/.test(url)) return false;
+  try {
+    new URL(url);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isObject(value: unknown): value is Json {
@@ -377,7 +427,8 @@ export async function runConnect(
   const options: ConnectOptions = {
     harness,
     amemUrl: values.url ?? env.AMEM_URL ?? env.PUBLIC_URL ?? "http://127.0.0.1:3000",
-    mcpUrl: values["mcp-url"] ?? env.MCP_PUBLIC_URL ?? "http://127.0.0.1:3001",
+    // The server's address, or its /mcp endpoint as the MCP section names it: /mcp is added once.
+    mcpUrl: (values["mcp-url"] ?? env.MCP_PUBLIC_URL ?? "http://127.0.0.1:3001").replace(/\/mcp\/*$/, ""),
     hookCommand: values["hook-command"] ?? defaultHookCommand(),
     projectSettings: values["project-settings"] ?? false,
     commandHooks: values["command-hooks"] ?? false,
@@ -385,8 +436,8 @@ export async function runConnect(
     home: env.HOME || homedir(),
   };
   for (const url of [options.amemUrl, options.mcpUrl])
-    if (!/^https?:\/\/[^/?#\s]+/.test(url)) {
-      console.error(`amem: ${url} is not an http(s) address`);
+    if (!isServiceAddress(url)) {
+      console.error(`amem: ${url} is not an http(s) address of a service (no spaces, query or fragment)`);
       return 1;
     }
   const files = planFiles(options);
@@ -398,8 +449,12 @@ export async function runConnect(
     console.log("# (printed only: --write merges these into the files above, keeping a backup of each)");
   } else {
     try {
-      for (const file of files) {
-        const result = await writeConnectFile(file);
+      // Every file is read and merged before any is written: a file that cannot take amem's block
+      // leaves all of them as they were (not the hooks written and the MCP server missing).
+      const prepared = [];
+      for (const file of files) prepared.push(await prepareConnectFile(file));
+      for (const file of prepared) {
+        const result = await commitConnectFile(file);
         console.log(
           `# ${result.status}: ${result.path}${result.backup ? ` (the old file is kept as ${result.backup})` : ""}`,
         );
