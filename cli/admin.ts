@@ -10,17 +10,23 @@ import {
   isKeyName,
   isPassword,
 } from "@amem/core";
-import { findUserByEmail } from "@amem/store";
+import { findUserByEmail, preflight } from "@amem/store";
 
 const USAGE = `usage:
   bun run amem user create --email E [--password P]   → {"id","email","apiKey"}
   bun run amem key create --email E --name N           → {"id","apiKey"}
   bun run amem key revoke --id ID                      → {"id","revoked":true}
   bun run amem hook <claude-code|codex>                 hook JSON on stdin → the harness's hook output
-  bun run amem connect <claude-code|codex> [--project-settings] [--write]   the settings block`;
+  bun run amem connect <claude-code|codex> [--project-settings] [--write] [--url U] [--mcp-url U]
+                       [--hook-command CMD] [--command-hooks]   the settings block (connect --help)`;
 
-/** The admin CLI: creates users and keys without mail (SPEC §2.3). Prints one JSON line. */
-async function run(deps: Deps, argv: string[]): Promise<unknown> {
+type AdminArgs = { command: string; values: { email?: string; password?: string; name?: string; id?: string } };
+
+/**
+ * The command and its options, checked before anything is connected to: a usage or input error is
+ * said without Postgres or Redis. Null asks for the usage (`--help`).
+ */
+function readArgs(argv: string[]): AdminArgs | null {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -29,14 +35,26 @@ async function run(deps: Deps, argv: string[]): Promise<unknown> {
       password: { type: "string" },
       name: { type: "string" },
       id: { type: "string" },
+      help: { type: "boolean", short: "h" },
     },
   });
+  if (values.help) return null;
   const command = positionals.join(" ");
   if (values.email !== undefined && !isEmail(values.email)) throw new Error("--email is not an email address");
   if (values.password !== undefined && !isPassword(values.password))
     throw new Error("--password must be 8–256 characters");
   if (values.name !== undefined && !isKeyName(values.name)) throw new Error("--name must be 1–64 characters");
   if (values.id !== undefined && !isUuid(values.id)) throw new Error("--id is not a uuid");
+  const known =
+    (command === "user create" && values.email) ||
+    (command === "key create" && values.email && values.name) ||
+    (command === "key revoke" && values.id);
+  if (!known) throw new Error(USAGE);
+  return { command, values };
+}
+
+/** The admin CLI: creates users and keys without mail (SPEC §2.3). Prints one JSON line. */
+async function run(deps: Deps, { command, values }: AdminArgs): Promise<unknown> {
   if (command === "user create" && values.email) {
     const user = await createUser(deps, { email: values.email, password: values.password, withApiKey: true });
     return { id: user.id, email: user.email, apiKey: user.apiKey };
@@ -56,18 +74,47 @@ async function run(deps: Deps, argv: string[]): Promise<unknown> {
 
 /** Runs one admin command against the configured Postgres and Redis; sets the exit code. */
 export async function runAdmin(argv: string[]): Promise<void> {
+  let args: AdminArgs | null;
+  try {
+    args = readArgs(argv);
+  } catch (error) {
+    console.error(`amem: ${(error as Error).message}`);
+    process.exitCode = 1;
+    return;
+  }
+  if (args === null) {
+    console.log(USAGE);
+    return;
+  }
   const config = loadConfig();
+  try {
+    // As `bun run start` says it: which store does not answer, and what to set.
+    await preflight(config.DATABASE_URL, config.REDIS_URL, config.DEPENDENCY_TIMEOUT_MS, config.REDIS_CLUSTER_NODES, {
+      createDatabase: false,
+    });
+  } catch (error) {
+    console.error(`amem: ${(error as Error).message}`);
+    process.exitCode = 1;
+    return;
+  }
   const deps = await createDeps(config, "cli", createLogger("silent"));
   try {
-    console.log(JSON.stringify(await run(deps, argv)));
+    console.log(JSON.stringify(await run(deps, args)));
   } catch (error) {
     const message =
       error instanceof AppError
         ? ({ conflict: "email already registered", not_found: "no such live key" }[error.code as string] ?? error.code)
-        : (error as Error).message;
+        : rootMessage(error);
     console.error(`amem: ${message}`);
     process.exitCode = 1;
   } finally {
     await deps.close();
   }
+}
+
+/** The driver's own words, not drizzle's "Failed query: <the SQL>" wrapped around them. */
+function rootMessage(error: unknown): string {
+  let at = error as { message?: string; cause?: unknown };
+  while (at.cause instanceof Error) at = at.cause;
+  return at.message ?? String(error);
 }

@@ -341,6 +341,15 @@ describe("amem connect claude-code", () => {
     expect(run.stdout).not.toContain("/mcp/mcp");
   });
 
+  it("prints its usage on stdout and exits 0 for --help", async () => {
+    const run = await runProcess(["bun", CLI, "connect", "--help"], {
+      cwd: newHome(),
+      env: { PATH: process.env.PATH ?? "", HOME: newHome() },
+    });
+    expect([run.exitCode, run.stderr]).toEqual([0, ""]);
+    expect(run.stdout).toStartWith("usage: bun run amem connect <claude-code|codex>");
+  });
+
   it("refuses an unknown harness with the usage", async () => {
     const run = await connect(newHome(), ["cursor"]);
     expect(run.exitCode).toBe(1);

@@ -195,6 +195,44 @@ describe("amem input validation", () => {
 });
 
 describe("amem usage", () => {
+  it("prints the usage on stdout and exits 0 for --help, without a database", async () => {
+    for (const args of [["--help"], ["user", "create", "--help"], ["key", "-h"]]) {
+      const run = await runProcess(["bun", CLI, ...args], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATABASE_URL: "postgres://127.0.0.1:1/x" },
+      });
+      expect({ args, exitCode: run.exitCode, usage: run.stdout.startsWith("usage:"), stderr: run.stderr }).toEqual({
+        args,
+        exitCode: 0,
+        usage: true,
+        stderr: "",
+      });
+    }
+  });
+
+  it("says which store does not answer and what to set, as bun run start does, not a stack trace", async () => {
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      LOG_LEVEL: "silent",
+      DEPENDENCY_TIMEOUT_MS: "500",
+    };
+    const redisDown = await runProcess(["bun", CLI, "user", "create", "--email", uniqueEmail()], {
+      cwd: ROOT,
+      env: { ...env, DATABASE_URL: TEST_DATABASE_URL, REDIS_URL: "redis://127.0.0.1:1/0" },
+    });
+    expect([redisDown.exitCode, redisDown.stdout]).toEqual([1, ""]);
+    expect(redisDown.stderr).toStartWith("amem: Redis is unreachable at 127.0.0.1:1");
+    const noDatabase = await runProcess(["bun", CLI, "key", "create", "--email", uniqueEmail(), "--name", "k"], {
+      cwd: ROOT,
+      env: { ...env, DATABASE_URL: `${TEST_DATABASE_URL}_does_not_exist`, REDIS_URL: TEST_REDIS_URL },
+    });
+    expect([noDatabase.exitCode, noDatabase.stdout]).toEqual([1, ""]);
+    expect(noDatabase.stderr).toStartWith("amem: ");
+    expect(noDatabase.stderr).toContain("has no database by that name. Run bun run migrate or set DATABASE_URL.");
+    expect(noDatabase.stderr).not.toContain("Failed query");
+  });
+
   it("exits non-zero with the usage on stderr for an unknown command", async () => {
     const run = await amem("user", "delete", "--email", uniqueEmail());
     expect(run.exitCode).not.toBe(0);

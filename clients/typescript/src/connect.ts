@@ -419,6 +419,10 @@ export async function runConnect(
     return 1;
   }
   const { positionals, values } = parsed;
+  if (values.help) {
+    console.log(CONNECT_USAGE);
+    return 0;
+  }
   const harness = positionals[0];
   if ((harness !== "claude-code" && harness !== "codex") || positionals.length !== 1) {
     console.error(CONNECT_USAGE);
@@ -484,6 +488,7 @@ function parse(argv: string[]) {
       url: { type: "string" },
       "mcp-url": { type: "string" },
       "hook-command": { type: "string" },
+      help: { type: "boolean", short: "h" },
     },
   });
 }
