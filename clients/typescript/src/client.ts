@@ -27,9 +27,11 @@ export type AmemPaths = paths;
 export type AmemClient = Client<AmemPaths>;
 
 /**
- * A client for the api at `baseUrl`. Each call answers `{data}` on 2xx and `{error}` otherwise,
- * with `error` typed as {@link AmemError} (check it at run time with {@link isAmemError}: a proxy in
- * front of the api may answer something else).
+ * A client for the api at `baseUrl`. Each call the api answers resolves to `{data}` on 2xx and
+ * `{error}` otherwise, with `error` typed as {@link AmemError} (check it at run time with
+ * {@link isAmemError}: a proxy in front of the api may answer something else). A call nothing
+ * answers (no connection) rejects with fetch's TypeError, and a body that is not JSON (a proxy's
+ * HTML page) with a SyntaxError: as with fetch, wrap calls in try/catch where that must not throw.
  */
 export function createAmemClient(options: AmemClientOptions): AmemClient {
   const headers: Record<string, string> = {};
