@@ -39,11 +39,11 @@ export const CONFIG_MEANINGS: { [K in keyof Config]-?: string } = {
     "bound on each page read of an export (its own statement timeout, not `DEPENDENCY_TIMEOUT_MS`)",
   EXPORT_MAX_CONCURRENT:
     "exports streaming at once per api process (each holds a connection; below `DB_POOL_SIZE`); one more waits `DEPENDENCY_TIMEOUT_MS`, then 503",
-  PUBLIC_URL: "base of links in mail",
+  PUBLIC_URL: "base of links in mail (unset with `PORT` set: `http://127.0.0.1:<PORT>`)",
   MCP_PORT: "where the MCP server listens (`bun run mcp`; `bun run start` runs it too)",
   MCP_HOST: "the MCP server's listening address",
   MCP_PUBLIC_URL:
-    "origin clients reach the MCP server at: the OAuth issuer and the base of `/mcp` (the tokens' audience)",
+    "origin clients reach the MCP server at: the OAuth issuer and the base of `/mcp` (the tokens' audience); unset with `MCP_PORT` set: `http://127.0.0.1:<MCP_PORT>`",
   MCP_ALLOWED_HOSTS: "Host names `/mcp` also answers to (its own host and loopback always); others get 403",
   MCP_ALLOWED_ORIGINS: "browser origins allowed on `/mcp` (its own and loopback always); others get 403",
   SMTP_URL:

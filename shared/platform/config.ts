@@ -353,6 +353,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   // Mail goes out by SMTP when a relay is configured; nothing else is ever implied.
   if (input.MAIL_TRANSPORT === undefined && input.SMTP_URL !== undefined) input.MAIL_TRANSPORT = "smtp";
+  // A port moved without its public address: the address follows it on loopback, so links and
+  // discovery documents do not send clients to the default port (another instance, or nothing).
+  for (const [port, url] of [
+    ["PORT", "PUBLIC_URL"],
+    ["MCP_PORT", "MCP_PUBLIC_URL"],
+  ] as const)
+    if (input[url] === undefined && typeof input[port] === "number" && input[port] !== 0)
+      input[url] = `http://127.0.0.1:${input[port]}`;
   const withDefaults = Value.Default(ConfigSchema, input) as Record<string, unknown>;
   // One message per bad key, saying what it accepts: TypeBox's own ("Expected union value") names
   // neither. The value is never repeated (it may be a secret).

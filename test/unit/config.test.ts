@@ -103,6 +103,13 @@ describe("loadConfig", () => {
     expect(keysNamed(configError({ MCP_ALLOWED_ORIGINS: "app.example.test" }))).toEqual(["MCP_ALLOWED_ORIGINS"]);
   });
 
+  it("moves a public address with its port when only the port is set, and keeps one that is set", () => {
+    const moved = loadConfig({ PORT: "3340", MCP_PORT: "3341" });
+    expect([moved.PUBLIC_URL, moved.MCP_PUBLIC_URL]).toEqual(["http://127.0.0.1:3340", "http://127.0.0.1:3341"]);
+    const named = loadConfig({ MCP_PORT: "3341", MCP_PUBLIC_URL: "https://mcp.example.com", PORT: "0" });
+    expect([named.PUBLIC_URL, named.MCP_PUBLIC_URL]).toEqual(["http://127.0.0.1:3000", "https://mcp.example.com"]);
+  });
+
   it("leaves the optional keys unset by default (cron routes off, mail delivery off)", () => {
     const config = loadConfig({});
     expect("CRON_SECRET" in config).toBe(false);
