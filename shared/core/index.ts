@@ -7,6 +7,7 @@
  */
 export { createApiKey, insertNewApiKey, listApiKeysWithUse, revokeApiKeyById } from "./accounts/api-keys";
 export { recoverErasures } from "./accounts/erasure-recovery";
+export { accountErasedUnder } from "./accounts/erasure-retry";
 export {
   ZERO_COUNTS,
   beginErasure,

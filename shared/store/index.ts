@@ -71,6 +71,7 @@ export {
   apiKeyIdsOf,
   findApiKeyCredential,
   findLiveApiKey,
+  accountErasedUnderKey,
   insertApiKey,
   listApiKeys,
   recordKeyUse,

@@ -94,3 +94,40 @@ describe("an account stuck in erasing", () => {
     expect({ status: me.status, body: me.body }).toEqual({ status: 401, body: { error: "unauthorized" } });
   }, 60_000);
 });
+
+describe("a DELETE /account retried after its 503", () => {
+  it("hears the erasure's answer once a worker ran the job, though the job revoked the key it asks with", async () => {
+    const ctx = await createTestContext({ JOB_WAIT_MS: "300" });
+    await ctx.deps.jobs.startEvents(["account"]);
+    const tenant = await newTenant(ctx);
+    const as = { apiKey: tenant.apiKey };
+    // A key the owner revoked before the erasure is no credential for it afterwards.
+    const old = await ctx.request("POST", "/api/v1/api-keys", { ...as, body: { name: "old laptop" } });
+    expect(old.status).toBe(201);
+    expect((await ctx.request("DELETE", `/api/v1/api-keys/${old.body.id}`, as)).status).toBe(204);
+    const written = await ctx.request("POST", "/api/v1/memories", {
+      ...as,
+      body: { memoryType: "note", topic: "retry", content: `retry ${crypto.randomUUID()}` },
+    });
+    expect(written.status).toBe(201);
+    // No account worker yet: 503, and the job waits in Redis.
+    const first = await ctx.request("DELETE", "/api/v1/account", { ...as, body: { confirm: true } });
+    expect(first.status).toBe(503);
+    await startWorkers(ctx, ["account"]);
+    const deleted = async () =>
+      (await ctx.deps.sql`select state from users where id = ${tenant.userId}`)[0]!.state === "deleted";
+    expect(await eventually(deleted, 20_000, 100)).toBe(true);
+
+    const retry = await ctx.request("DELETE", "/api/v1/account", { ...as, body: { confirm: true } });
+    expect({ status: retry.status, deleted: retry.body.deleted, memories: retry.body.erased?.memories }).toEqual({
+      status: 200,
+      deleted: true,
+      memories: 1,
+    });
+    // Nothing else answers to it, and the key its owner had revoked is refused as before.
+    const me = await ctx.request("GET", "/api/v1/me", as);
+    expect({ status: me.status, body: me.body }).toEqual({ status: 401, body: { error: "unauthorized" } });
+    const stale = await ctx.request("DELETE", "/api/v1/account", { apiKey: old.body.key, body: { confirm: true } });
+    expect({ status: stale.status, body: stale.body }).toEqual({ status: 401, body: { error: "unauthorized" } });
+  }, 60_000);
+});

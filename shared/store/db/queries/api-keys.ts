@@ -86,3 +86,24 @@ export async function recordKeyUse(db: Executor, uses: { id: string; atMs: numbe
     from jsonb_to_recordset(${payload}::jsonb) as u(id uuid, at timestamptz)
     where k.id = u.id`);
 }
+
+/**
+ * The account an API key belonged to when the key was revoked by that account's erasure (revoked
+ * once the erasure began): what lets the client that asked for the erasure hear its answer on a
+ * retry, after the job revoked the very key it asks with. Undefined for any other key, including
+ * one its owner revoked before.
+ */
+export async function accountErasedUnderKey(db: Executor, keyHash: string): Promise<string | undefined> {
+  const rows = await db
+    .select({ userId: users.id })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .where(
+      and(
+        eq(apiKeys.keyHash, keyHash),
+        sql`${users.state} in ('erasing', 'deleted')`,
+        sql`${apiKeys.revokedAt} >= ${users.erasingSince}`,
+      ),
+    );
+  return rows[0]?.userId;
+}
