@@ -59,9 +59,13 @@ export async function readLeaseBatch(
 /**
  * Apply: one Postgres statement, monotonic (`GREATEST` on lastSeenAt, the newer excerpt time wins),
  * so an older snapshot applied after a newer one, or twice, changes nothing. Returns the ids of the
- * runs Postgres holds closed (their leases may still say open: see repairClosedLeases).
+ * runs Postgres holds closed (their leases may still say open: see repairClosedLeases), and of the
+ * runs another transaction held, skipped this pass (their leases stay dirty: not acknowledged).
  */
-export async function applyLeaseBatch(deps: Deps, batch: LeaseSnapshot[]): Promise<string[]> {
+export async function applyLeaseBatch(
+  deps: Deps,
+  batch: LeaseSnapshot[],
+): Promise<{ closed: string[]; skipped: string[] }> {
   return applyLeaseRefreshes(
     deps.db,
     batch.flatMap((s) => (s.refresh ? [s.refresh] : [])),
@@ -112,8 +116,12 @@ export async function flushLeases(
   const batch = await readLeaseBatch(deps, limit, part);
   if (batch.length === 0) return 0;
   flushBatchSize.observe(batch.length);
-  const closedInPostgres = await applyLeaseBatch(deps, batch);
-  await ackLeaseBatch(deps, batch);
-  await repairClosedLeases(deps, closedInPostgres);
+  const { closed, skipped } = await applyLeaseBatch(deps, batch);
+  const held = new Set(skipped);
+  await ackLeaseBatch(
+    deps,
+    batch.filter((s) => !(s.refresh && held.has(s.refresh.id))),
+  );
+  await repairClosedLeases(deps, closed);
   return batch.length;
 }

@@ -218,16 +218,19 @@ export async function listSessions(db: Executor, f: SessionListFilter): Promise<
 /**
  * Moves write-behind lease refreshes into Postgres; GREATEST and excerpt_at make order and repeats
  * harmless. Returns the ids of the refreshed rows that Postgres holds closed, so the caller can
- * make sure their cached leases say so too. Rows are locked in id order first, whatever the plan:
- * an update joined in batch order (a nested loop over the payload, the plan on a large table) would
- * let two flushers holding the same rows in different orders deadlock (one aborted after
- * deadlock_timeout).
+ * make sure their cached leases say so too, and of the rows it skipped. Rows are locked in id order first,
+ * whatever the plan: an update joined in batch order (a nested loop over the payload, the plan on
+ * a large table) would let two flushers holding the same rows in different orders deadlock (one
+ * aborted after deadlock_timeout). A row another transaction holds (a triage complete, an erasure)
+ * is skipped, not waited for: waiting, the whole batch — a sixteenth of every tenant's leases —
+ * failed on the statement timeout pass after pass until that transaction ended. The caller keeps a
+ * skipped row's lease dirty for the next pass (a refresh of a run that no longer exists is neither).
  */
 export async function applyLeaseRefreshes(
   db: Executor,
   refreshes: { id: string; seenMs: number; excerpt: string | null; excerptAtMs: number | null }[],
-): Promise<string[]> {
-  if (refreshes.length === 0) return [];
+): Promise<{ closed: string[]; skipped: string[] }> {
+  if (refreshes.length === 0) return { closed: [], skipped: [] };
   const payload = JSON.stringify(
     refreshes.map((r) => ({
       id: r.id,
@@ -236,12 +239,12 @@ export async function applyLeaseRefreshes(
       ex_at: r.excerptAtMs === null ? null : new Date(r.excerptAtMs).toISOString(),
     })),
   );
-  const closed = await db.execute<{ id: string }>(sql`
+  const rows = await db.execute<{ id: string; closed: boolean; skipped: boolean }>(sql`
     with v as materialized (
       select * from jsonb_to_recordset(${payload}::jsonb) as v(id uuid, seen timestamptz, ex text, ex_at timestamptz)
     ),
     locked as materialized (
-      select s.id from agent_sessions s where s.id in (select id from v) order by s.id for update
+      select s.id from agent_sessions s where s.id in (select id from v) order by s.id for update skip locked
     ),
     refreshed as (
     update agent_sessions s set
@@ -251,8 +254,14 @@ export async function applyLeaseRefreshes(
     from locked l join v on v.id = l.id
     where s.id = l.id
     returning s.id, s.closed_at)
-    select id from refreshed where closed_at is not null`);
-  return closed.map((row) => row.id);
+    select id, closed_at is not null as closed, false as skipped from refreshed
+    union all
+    select s.id, false, true from agent_sessions s
+    where s.id in (select id from v) and s.id not in (select id from locked)`);
+  return {
+    closed: rows.filter((r) => r.closed).map((r) => r.id),
+    skipped: rows.filter((r) => r.skipped).map((r) => r.id),
+  };
 }
 
 export async function findSessionsByIds(db: Executor, ids: string[]): Promise<AgentSessionRow[]> {
