@@ -146,6 +146,26 @@ describe("consolidate job", () => {
     expect(after[0]).toMatchObject({ fromId: b.id, toId: a.id, status: "rejected" });
   });
 
+  it("does not propose again a rejected pair once one of its memories is revised", async () => {
+    const tenant = await newTenant(ctx);
+    const n = crypto.randomUUID();
+    const a = await memoryAt(ctx, tenant, { memoryType: "decision", topic: "postgres", content: text(n, "on 16") }, 30);
+    const b = await memoryAt(ctx, tenant, { memoryType: "decision", topic: "postgres", content: text(n, "on 17") }, 20);
+    await runJob();
+    const [proposed] = (await proposalsOf(tenant)) as unknown as { id: string; fromId: string; toId: string }[];
+    expect([proposed!.fromId, proposed!.toId]).toEqual([b.id, a.id]);
+    const rejected = await ctx.request("POST", `/api/v1/proposals/${proposed!.id}/reject`, { apiKey: tenant.apiKey });
+    expect(rejected.status).toBe(200);
+    const revised = await ctx.request("POST", `/api/v1/memories/${b.id}/revise`, {
+      apiKey: tenant.apiKey,
+      body: { content: text(n, "on 17.2") },
+    });
+    expect(revised.status).toBe(201);
+    await runPass({ minutesAhead: 2 });
+    // The revision carries the claim the person judged: no "17.2 supersedes 16" after "17 supersedes 16" was rejected.
+    expect(pairs(await proposalsOf(tenant))).toEqual([`${b.id}>${a.id}:supersedes`]);
+  });
+
   it("only pairs current memories of one tenant", async () => {
     const one = await newTenant(ctx);
     const two = await newTenant(ctx);

@@ -4,7 +4,7 @@ import type { Db, Executor } from "../client";
 /** A transaction that can open savepoints (drizzle's nested transaction). */
 export type Savepoints = Executor & Pick<Db, "transaction">;
 import { hasErrorCode, STATEMENT_CANCELLED } from "@amem/platform";
-import { consolidationCursors } from "../schema";
+import { consolidationCursors, REVISION_EDGE_TYPES } from "../schema";
 
 /** A (time, id) position in a tenant's memories or facts; null before the first probe. */
 export type Position = { at: Date; id: string } | null;
@@ -106,7 +106,8 @@ export type ProbeMatch = {
  * The next `limit` current memories past the cursor, each with the older current memories of the
  * same scope and project whose trigram similarity of `topic || ' ' || content` reaches the
  * transaction's threshold (the `%` operator, served by memories_trigram_idx) and that are not
- * already proposed as a pair. Probes in (createdAt, id) order, matches most similar first.
+ * already proposed as a pair — nor a pair a proposal named before either memory was revised.
+ * Probes in (createdAt, id) order, matches most similar first.
  */
 export async function probeMemories(
   tx: Executor,
@@ -123,7 +124,19 @@ export async function probeMemories(
     to_type: string | null;
     sim: number | null;
   }>(sql`
-    with probes as (
+    with recursive related(a, b) as (
+      -- Every pair a proposal of this tenant names, either way round, whatever became of it ...
+      select from_id, to_id from proposals where user_id = ${userId}
+      union
+      select to_id, from_id from proposals where user_id = ${userId}
+      union
+      -- ... and the same pair once either memory was revised: the revision carries the claim the
+      -- person already judged (rejected "17 supersedes 16" stays rejected for "17.2 supersedes 16").
+      select case when e.to_id = r.a then e.from_id else r.a end, case when e.to_id = r.b then e.from_id else r.b end
+      from related r join memory_edges e on e.to_id in (r.a, r.b)
+      where e.user_id = ${userId} and e.edge_type = any(${sql.param([...REVISION_EDGE_TYPES])}::text[])
+    ),
+    probes as (
       select id, memory_type, scope, project, created_at, topic || ' ' || content as doc
       from memories
       where user_id = ${userId} and valid_to is null and status = 'active'
@@ -140,7 +153,7 @@ export async function probeMemories(
         and o.user_id = ${userId} and o.scope = p.scope and o.project is not distinct from p.project
         and o.valid_to is null and o.status = 'active'
         and (o.created_at, o.id) < (p.created_at, p.id)
-        and not exists (select 1 from proposals x where x.from_id = p.id and x.to_id = o.id)
+        and not exists (select 1 from related x where x.a = p.id and x.b = o.id)
     ) m on true
     order by p.created_at, p.id, m.sim desc nulls last, m.id`);
   return rows.map((r) => ({
