@@ -57,6 +57,18 @@ describe("commitments-surface", () => {
     expect(await surfacedAt(open.commitmentId)).toBe(now.getTime());
   });
 
+  it("leaves the commitments of an erased account alone: nobody's to raise any more", async () => {
+    const now = pastNow();
+    const live = await tenant();
+    const erased = await tenant();
+    const kept = await commitment(live, new Date(now.getTime() - ms.day));
+    const gone = await commitment(erased, new Date(now.getTime() - ms.day));
+    // The erasure's end state (its job: test/account/erasure.test.ts): the row kept, the account deleted.
+    await ctx.deps.sql`update users set state = 'deleted' where id = ${erased.userId}`;
+    expect(await surfaceCommitments(ctx.deps, now)).toEqual({ surfaced: 1 });
+    expect([await surfacedAt(kept.commitmentId), await surfacedAt(gone.commitmentId)]).toEqual([now.getTime(), null]);
+  });
+
   it("surfaces a commitment revised after its due date through its current version", async () => {
     const now = pastNow();
     const t = await tenant();
