@@ -7,7 +7,7 @@ import {
   errors,
   NoQuery,
   beginErasure,
-  erasureJobId,
+  erasureAnswer,
   AccountExport,
   DeleteAccountBody,
   DeleteAccountResponse,
@@ -32,8 +32,8 @@ export function accountRoutes(deps: ApiDeps) {
       return undefined;
     }
   };
-  const eraseJob = async (userId: string) => {
-    const outcome = await deps.jobs.run("erase-account", { userId }, erasureJobId(userId));
+  const eraseJob = async (userId: string, askedAt: Date) => {
+    const outcome = await erasureAnswer(deps, userId, askedAt);
     // Only a user row that is gone gives not_found, and then the credential is no one's.
     if (!outcome.ok) throw new AppError("unauthorized");
     return outcome.value;
@@ -42,10 +42,11 @@ export function accountRoutes(deps: ApiDeps) {
     .delete(
       "/account",
       // Authenticated here, not by the plugin: the erasure revokes the key that asked for it, and a
-      // client whose first DELETE got 503 (no worker running) must still hear the job's answer on its
-      // retry — the job's stored result, or the repeat's `alreadyDeleted` — not 401 for the key the
-      // job revoked. No assertWritable: a retry while the account is erasing reaches the same job.
+      // client whose first DELETE got 503 (no worker running) must still hear an answer on its retry
+      // — the running job's, or once it is done a repeat's `alreadyDeleted` — not 401 for the key
+      // the job revoked. No assertWritable: a retry while the account is erasing reaches the same job.
       async ({ request, set }) => {
+        const askedAt = new Date();
         set.headers["cache-control"] = "no-store";
         let principal: Principal;
         try {
@@ -54,10 +55,10 @@ export function accountRoutes(deps: ApiDeps) {
           if (!(error instanceof AppError && error.code === "unauthorized")) throw error;
           const erased = await erasedUnderCredential(request);
           if (erased === undefined) throw error;
-          return eraseJob(erased);
+          return eraseJob(erased, askedAt);
         }
         await beginErasure(deps, principal);
-        const answer = await eraseJob(principal.userId);
+        const answer = await eraseJob(principal.userId, askedAt);
         // Erased from the console: its cookie names a session that is gone, so it goes too, as on sign-out.
         if (consoleSessionToken(request.headers) !== null) set.headers["set-cookie"] = consoleCookie(deps, "", 0);
         return answer;

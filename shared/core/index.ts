@@ -12,6 +12,7 @@ export {
   ZERO_COUNTS,
   beginErasure,
   eraseAccountData,
+  erasureAnswer,
   erasureFollowUpJobId,
   erasureJobId,
   followUpDueAt,
@@ -149,6 +150,7 @@ export {
   memoryView,
   resolvedView,
   searchResultsView,
+  Tag,
 } from "./contract/memories";
 export { ClientIdParams, OAuthGrantList, grantListView } from "./contract/oauth";
 export {

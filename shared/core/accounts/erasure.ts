@@ -71,6 +71,25 @@ export function erasureJobId(userId: string): string {
   return `erase-${userId}`;
 }
 
+/**
+ * What DELETE /account answers for an account whose erasure was asked for (beginErasure done, or
+ * the account already erased), the request having arrived at `askedAt`. One made before or while
+ * the erasure ran meets its job, by the fixed id, and that job's one answer. One made after it was
+ * done (its ledger row written before) is a repeat (seed §3.3: `alreadyDeleted`, zero counts — not
+ * the first run's result, which the job keeps for JOB_KEEP_SECONDS): it runs the repeat job, which
+ * scrubs again and completes a purge a fault cut short, and answers so.
+ */
+export async function erasureAnswer(deps: Deps, userId: string, askedAt: Date) {
+  const ledger = await findErasure(deps.db, userId);
+  const repeat = ledger !== undefined && ledger.erasedAt < askedAt;
+  return deps.jobs.run("erase-account", { userId }, repeat ? erasureRepeatJobId(userId) : erasureJobId(userId));
+}
+
+/** A repeat of a done erasure: one job at a time (requests made while it runs share it). */
+function erasureRepeatJobId(userId: string): string {
+  return `erase-${userId}-repeat-${Math.floor(Date.now() / 60_000)}`;
+}
+
 /** The erasure's follow-up run (a repeat, a safety net for any write that escaped the fence). */
 export function erasureFollowUpJobId(userId: string): string {
   return `erase-${userId}-late`;

@@ -40,7 +40,7 @@ const MemoryTypeOut = UnionEnum([...MEMORY_TYPES]);
 export const EdgeTypeOut = UnionEnum([...EDGE_TYPES]);
 const Topic = Text({ minLength: 1, maxLength: 256 });
 const Content = Text({ minLength: 1, maxLength: 8000 });
-const Tag = Text({ minLength: 1, maxLength: 64 });
+export const Tag = Text({ minLength: 1, maxLength: 64 });
 const Tags = Type.Array(Tag, { maxItems: 32 });
 
 /** The legacy capture body (seed 4.8), snake_case. */
