@@ -1,5 +1,7 @@
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { Deps } from "@amem/core";
+import type { TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import {
   AppError,
   ERROR_STATUS,
@@ -60,4 +62,13 @@ export function failureCode(deps: Deps, handler: string, error: unknown): ErrorC
  */
 export function refuseUnstorableText(args: unknown): void {
   if (hasUnstorableText(args)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "invalid_input");
+}
+
+/**
+ * Checks a prompt's arguments against its contract schema inside the handler (the schema given to
+ * the SDK only advertises it: tools/tool.ts `advertised`), so a bad argument is -32602 with the
+ * message `invalid_input`, not the SDK's schema text quoting the client's arguments.
+ */
+export function checkArguments(schema: TSchema, args: unknown): void {
+  if (!Value.Check(schema, args ?? {})) throw new AppError("invalid_input");
 }

@@ -3,9 +3,8 @@ import { completable, type McpServer } from "@modelcontextprotocol/server";
 import { Project, ScopeName, strictObject, briefingView, type Deps, buildBriefing } from "@amem/core";
 import type { McpPrincipal } from "@amem/oauth-server";
 import { completeProject, completeScope } from "../completions/names";
-import { refuseUnstorableText } from "../protocol-errors";
-import { checked, requireScope } from "../tools/tool";
-import { answeredByCode } from "../protocol-errors";
+import { answeredByCode, checkArguments, refuseUnstorableText } from "../protocol-errors";
+import { advertised, checked, requireScope } from "../tools/tool";
 
 const BriefingArgs = strictObject({ scope: Type.Optional(ScopeName), project: Type.Optional(Project) });
 
@@ -16,7 +15,7 @@ const BriefingArgs = strictObject({ scope: Type.Optional(ScopeName), project: Ty
  */
 export function registerBriefingPrompt(server: McpServer, deps: Deps, principal: McpPrincipal): void {
   const args = {
-    ...checked(BriefingArgs),
+    ...advertised(BriefingArgs),
     // The SDK finds completers on the argument schema's `shape` (as on a Zod object).
     shape: {
       scope: completable(checked(ScopeName), (value) => completeScope(deps, principal, String(value ?? ""))),
@@ -32,8 +31,10 @@ export function registerBriefingPrompt(server: McpServer, deps: Deps, principal:
       argsSchema: args,
       scopeChallenge: requireScope("memory:read"),
     },
-    ({ scope, project }) =>
+    (given) =>
       answeredByCode(deps, "prompt briefing", async () => {
+        checkArguments(BriefingArgs, given);
+        const { scope, project } = given;
         refuseUnstorableText({ scope, project });
         const kind = scope && project ? "scope_project" : scope ? "scope" : project ? "project" : "all";
         const briefing = briefingView(await buildBriefing(deps, principal, { kind, scope, project }));

@@ -1,8 +1,8 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { DebriefQuery, type Deps, debriefPrompt } from "@amem/core";
 import type { McpPrincipal } from "@amem/oauth-server";
-import { checked, requireScope } from "../tools/tool";
-import { answeredByCode, refuseUnstorableText } from "../protocol-errors";
+import { advertised, requireScope } from "../tools/tool";
+import { answeredByCode, checkArguments, refuseUnstorableText } from "../protocol-errors";
 
 /** Prompt `debrief`: GET /api/v1/prompts/debrief through MCP (the same service and text). */
 export function registerDebriefPrompt(server: McpServer, deps: Deps, principal: McpPrincipal): void {
@@ -12,11 +12,12 @@ export function registerDebriefPrompt(server: McpServer, deps: Deps, principal: 
       title: "Debrief",
       description:
         "End a session by recording what it taught: decisions, facts, commitments and blockers, and the fate of the commitments the session was briefed on. Takes the agent and its session id.",
-      argsSchema: checked(DebriefQuery),
+      argsSchema: advertised(DebriefQuery),
       scopeChallenge: requireScope("memory:read"),
     },
     (args) =>
       answeredByCode(deps, "prompt debrief", async () => {
+        checkArguments(DebriefQuery, args);
         refuseUnstorableText(args);
         return {
           description: "Session debrief",

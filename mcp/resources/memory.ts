@@ -1,4 +1,4 @@
-import { ResourceNotFoundError, ResourceTemplate, type McpServer } from "@modelcontextprotocol/server";
+import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/server";
 import { memoryView, type Deps, getMemory, listTenantMemories } from "@amem/core";
 import { isUuid, AppError } from "@amem/platform";
 import type { McpPrincipal } from "@amem/oauth-server";
@@ -14,7 +14,8 @@ function notFoundAsUndefined(error: unknown): undefined {
 
 /**
  * Resource template `amem://memory/{id}`: one memory as the REST view (JSON). Listing offers the
- * newest current memories, so a client can attach one without knowing its id.
+ * 25 newest current memories, so a client can attach a recent one without knowing its id; the
+ * rest are reached by id (from a search, a briefing, get_memories), not by paging the list.
  */
 export function registerMemoryResource(server: McpServer, deps: Deps, principal: McpPrincipal): void {
   server.registerResource(
@@ -40,7 +41,9 @@ export function registerMemoryResource(server: McpServer, deps: Deps, principal:
         const id = String(variables.id ?? "").toLowerCase();
         // Another tenant's memory is as unknown as a missing one (not_found, like the REST route).
         const row = isUuid(id) ? await getMemory(deps, principal, id).catch(notFoundAsUndefined) : undefined;
-        if (!row) throw new ResourceNotFoundError(uri.href);
+        // not_found as the REST route says it (answeredByCode: -32602, message the code alone), not
+        // the SDK's "Resource not found: <the client's URI>".
+        if (!row) throw new AppError("not_found");
         const memory = memoryView(row);
         return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(memory) }] };
       }),

@@ -36,7 +36,8 @@ export const briefingTool = (deps: Deps) =>
       "Get what to know before starting work: open commitments, overdue ones, open blockers, recent decisions, preferences and memories due for review, each section newest first with a count. Call it at the start of a session. Selector (kind): all (default, every memory), scope (requires scope), project (requires project), scope_project (requires both; includeUnscoped adds the project's memories from any scope). A field the kind does not take is invalid_input. sectionLimit (≤ 100, default 5) bounds each section. Naming the agent session (agent + sessionId) records the delivery on that run once. query (what the session is about, in plain words) adds a relevant section: the memories the search ranks highest for it, without those already listed.",
     input: BriefingInput,
     output: Briefing,
-    scope: "memory:read",
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    // Naming a run records the delivery on it (a write, as the REST route treats it): memory:write.
+    scope: (args) => (args.agent !== undefined || args.sessionId !== undefined ? "memory:write" : "memory:read"),
+    annotations: { readOnlyHint: false, openWorldHint: false },
     run: async (principal, input) => briefingView(await buildBriefing(deps, principal, input)),
   });

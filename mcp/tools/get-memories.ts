@@ -11,6 +11,8 @@ import {
   ScopeName,
   strictObject,
   Uuid,
+  Tag,
+  TimestampIn,
   type Deps,
   getMemory,
   listTenantMemories,
@@ -27,6 +29,9 @@ const GetMemoriesInput = strictObject({
   memoryType: Type.Optional(MemoryTypeSchema),
   status: Type.Optional(oneOf(MEMORY_STATUSES)),
   current: Type.Optional(Type.Boolean()),
+  tag: Type.Optional(Tag),
+  createdFrom: Type.Optional(TimestampIn),
+  createdBefore: Type.Optional(TimestampIn),
   limit: Type.Optional(Int({ minimum: 1, maximum: 100 })),
   cursor: Type.Optional(Cursor),
 });
@@ -36,7 +41,7 @@ export const getMemoriesTool = (deps: Deps) =>
   defineTool({
     name: "get_memories",
     title: "Get memories",
-    description: `Read memories in full. Either by ids (up to ${MAX_IDS}, e.g. from a briefing or a search; answered in the order given, not_found if any id is unknown) or as a page filtered by scope, project, memoryType and status, newest first; current (default true) hides superseded and archived ones. Page with limit (≤ 100, default 25) and the nextCursor of the previous answer. ids cannot be combined with filters (invalid_input).`,
+    description: `Read memories in full. Either by ids (up to ${MAX_IDS}, e.g. from a briefing or a search; answered in the order given, not_found if any id is unknown) or as a page filtered by scope, project, memoryType, status, one exact tag and createdFrom (inclusive) / createdBefore (exclusive), newest first; current (default true) hides superseded and archived ones. Page with limit (≤ 100, default 25) and the nextCursor of the previous answer. ids cannot be combined with filters (invalid_input).`,
     input: GetMemoriesInput,
     output: MemoryPage,
     scope: "memory:read",
@@ -44,8 +49,9 @@ export const getMemoriesTool = (deps: Deps) =>
     run: async (principal, { ids, ...filters }) => {
       if (ids === undefined) return memoryPageView(await listTenantMemories(deps, principal, filters));
       if (Object.keys(filters).length > 0) throw new AppError("invalid_input");
+      // Ids are read case-insensitively: the same id twice in other cases is one id (once).
       const items = [];
-      for (const id of ids) items.push(await getMemory(deps, principal, id.toLowerCase()));
+      for (const id of new Set(ids.map((id) => id.toLowerCase()))) items.push(await getMemory(deps, principal, id));
       return memoryPageView({ items, nextCursor: null });
     },
   });

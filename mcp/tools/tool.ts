@@ -85,18 +85,17 @@ export function defineTool<I extends TSchema, O extends TSchema>(definition: Too
   return definition;
 }
 
-/** A refused call as a tool result: the REST error code in the text and in structuredContent. */
-export function errorResult(code: ErrorCode, detail?: string): CallToolResult {
+/**
+ * A refused call as a tool result: the REST error code, and nothing else, in the text and in
+ * structuredContent (SPEC §1.1: no detail, no echo of the input — a schema message quotes the
+ * property names the client sent). The tool's published input schema says what it takes.
+ */
+export function errorResult(code: ErrorCode): CallToolResult {
   return {
     isError: true,
-    content: [{ type: "text", text: JSON.stringify(detail ? { error: code, detail } : { error: code }) }],
+    content: [{ type: "text", text: JSON.stringify({ error: code }) }],
     structuredContent: { error: code },
   };
-}
-
-function firstProblem(schema: TSchema, value: unknown): string {
-  const error = Value.Errors(schema, value).First();
-  return error ? `${error.path || "/"}: ${error.message}` : "invalid arguments";
 }
 
 /**
@@ -146,9 +145,9 @@ async function runTool<I extends TSchema, O extends TSchema>(
   authInfo: Parameters<typeof principalOf>[0],
 ): Promise<CallToolResult> {
   const input = args ?? {};
-  if (!Value.Check(tool.input, input)) return errorResult("invalid_input", firstProblem(tool.input, input));
+  if (!Value.Check(tool.input, input)) return errorResult("invalid_input");
   // Text Postgres cannot store as sent (NUL, an unpaired surrogate), refused as the api's body reader refuses it.
-  if (hasUnstorableText(input)) return errorResult("invalid_input", "text holds NUL or an unpaired surrogate");
+  if (hasUnstorableText(input)) return errorResult("invalid_input");
   try {
     const output = await tool.run(principalOf(authInfo), input as Static<I>);
     return {

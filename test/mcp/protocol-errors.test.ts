@@ -62,6 +62,36 @@ describe("MCP prompts, completions and resources: errors by code", () => {
     expect(answer.message).toContain("not_found");
   });
 
+  it("refuses a prompt's bad arguments with the message invalid_input alone, not the schema's words", async () => {
+    const { client } = await signedIn();
+    const answers = [
+      await rpcError(client.getPrompt({ name: "debrief", arguments: { agent: "claude-code" } })),
+      await rpcError(client.getPrompt({ name: "briefing", arguments: { scope: "Work" } })),
+      await rpcError(client.getPrompt({ name: "briefing", arguments: { foo: "x" } })),
+    ];
+    expect(answers).toEqual(Array.from({ length: 3 }, () => ({ code: -32602, message: "invalid_input" })));
+  });
+
+  it("answers a memory resource nobody can read here not_found, without the client's URI", async () => {
+    const { client } = await signedIn();
+    const other = await signedIn();
+    const theirs = (await other.client.callTool({
+      name: "remember",
+      arguments: { memoryType: "note", topic: "theirs", content: `theirs ${crypto.randomUUID()}` },
+    })) as { structuredContent: { memory: { id: string } } };
+    for (const uri of [
+      "amem://memory/01a22abd-0000-7000-8000-000000000000",
+      "amem://memory/nope",
+      `amem://memory/${theirs.structuredContent.memory.id}`,
+    ]) {
+      expect({ uri, ...(await rpcError(client.readResource({ uri }))) }).toEqual({
+        uri,
+        code: -32602,
+        message: "not_found",
+      });
+    }
+  });
+
   it("completes nothing for a prefix no name can start with, instead of failing in Postgres", async () => {
     const { client } = await signedIn();
     for (const name of ["project", "scope"]) {

@@ -17,11 +17,15 @@ const ok = (result: Result) => {
   expect(JSON.parse(result.content![0]!.text!)).toEqual(result.structuredContent);
   return result.structuredContent;
 };
-const refused = (result: Result) => ({
-  isError: result.isError,
-  structured: result.structuredContent,
-  code: JSON.parse(result.content![0]!.text!).error,
-});
+/** A refusal: its text is exactly its structuredContent, `{"error": code}` (SPEC §1.1: no detail, no echo). */
+const refused = (result: Result) => {
+  expect(JSON.parse(result.content![0]!.text!)).toEqual(result.structuredContent);
+  return {
+    isError: result.isError,
+    structured: result.structuredContent,
+    code: JSON.parse(result.content![0]!.text!).error,
+  };
+};
 const unique = (text: string) => `${text} ${crypto.randomUUID()}`;
 
 async function signedIn(scopes = ["memory:read", "memory:write"]): Promise<{ user: McpUser; client: Client }> {
@@ -119,6 +123,25 @@ describe("remember, get_memories, revise, archive through MCP", () => {
         code: "invalid_input",
       });
     }
+  });
+
+  it("answers a refusal with the code alone: an unknown property's name is not echoed back", async () => {
+    const { client } = await signedIn();
+    const result = await call(client, "get_facts", { "secret-token-sk_live_AAAA": 1 });
+    expect(result.content![0]!.text).toBe('{"error":"invalid_input"}');
+  });
+
+  it("filters get_memories by tag and created range as GET /api/v1/memories does, and reads a repeated id once", async () => {
+    const { client } = await signedIn();
+    const tagged = await remember(client, { content: unique("tagged"), tags: ["infra"] });
+    await remember(client, { content: unique("untagged") });
+    const byTag = ok(await call(client, "get_memories", { tag: "infra" })) as { items: { id: string }[] };
+    expect(byTag.items.map((m) => m.id)).toEqual([tagged.memory.id]);
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    expect(ok(await call(client, "get_memories", { createdFrom: future }))).toEqual({ items: [], nextCursor: null });
+    const id: string = tagged.memory.id;
+    const once = ok(await call(client, "get_memories", { ids: [id, id.toUpperCase()] })) as { items: { id: string }[] };
+    expect(once.items.map((m) => m.id)).toEqual([id]);
   });
 
   it("answers get_memories with an unknown id not_found, and ids mixed with filters invalid_input", async () => {
@@ -370,12 +393,27 @@ describe("scopes of the token", () => {
     expect(count[0]!.n).toBe(0);
   });
 
-  it("lets a read-only token read (search, list actions)", async () => {
+  it("lets a read-only token read (search, list actions, a briefing naming no run)", async () => {
     const user = await ctx.newUser({ scope: "memory:read" });
     const client = await connectClient(ctx, user.token);
     ok(await call(client, "search", { query: "anything" }));
     ok(await call(client, "configure_scope", { action: "list" }));
     ok(await call(client, "review_proposals", { action: "list" }));
+    ok(await call(client, "briefing", {}));
+  });
+
+  it("asks memory:write of a briefing that names a run: it records the delivery on the run", async () => {
+    const user = await ctx.newUser({ scope: "memory:read" });
+    const sessionId = crypto.randomUUID();
+    const opened = await openSession(ctx.deps, principalOf({ userId: user.userId, email: user.email }), {
+      agent: "codex",
+      sessionId,
+      source: "startup",
+    });
+    const response = await rawCall(user.token, "briefing", { agent: "codex", sessionId });
+    expect([response.status, response.headers.get("www-authenticate")]).toEqual([403, CHALLENGE]);
+    const [row] = await ctx.deps.sql`select briefing_delivered_at from agent_sessions where id = ${opened.row.id}`;
+    expect(row!.briefing_delivered_at).toBeNull();
   });
 });
 
