@@ -55,7 +55,7 @@ export function agentSessionRoutes(deps: ApiDeps) {
         {
           body: HeartbeatBody,
           query: NoQuery,
-          response: { 200: HeartbeatResponse, ...errors(...WRITE_CODES, "not_found") },
+          response: { 200: HeartbeatResponse, ...errors(...WRITE_CODES, "not_found", "conflict") },
         },
       )
       .use(authPlugin(deps))

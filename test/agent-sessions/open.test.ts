@@ -358,3 +358,25 @@ describe("POST /api/v1/agent-sessions/open (validation and access)", () => {
     expect(res.body).toEqual({ error: "account_deleted" });
   });
 });
+
+describe("activationEpoch at its bound (seed §8: at most 9007199254740991)", () => {
+  it("answers a resume and a resurrecting heartbeat 409 conflict, not a 500, and leaves the run as it was", async () => {
+    const tenant = await newTenant(ctx);
+    const sessionId = newSessionId();
+    const opened = await open(ctx, tenant, { sessionId, source: "startup" });
+    expect(opened.status).toBe(200);
+    const runId: string = opened.body.sessionRunId;
+    const MAX = "9007199254740991";
+    await ctx.deps
+      .sql`update agent_sessions set activation_epoch = ${MAX}, reopened_epoch = ${MAX} where id = ${runId}`;
+    // The cached lease would answer from the epoch it holds: gone, as after its TTL.
+    await ctx.deps.redis.del(ctx.deps.keys.lease(tenant.userId, "claude-code", sessionId));
+    const resumed = await open(ctx, tenant, { sessionId, source: "resume" });
+    expect({ status: resumed.status, body: resumed.body }).toEqual({ status: 409, body: { error: "conflict" } });
+    expect((await close(ctx, tenant, { sessionId })).status).toBe(200);
+    const beat = await heartbeat(ctx, tenant, { sessionId });
+    expect({ status: beat.status, body: beat.body }).toEqual({ status: 409, body: { error: "conflict" } });
+    const [row] = await ctx.deps.sql`select activation_epoch::text as epoch from agent_sessions where id = ${runId}`;
+    expect(row!.epoch).toBe(MAX);
+  });
+});

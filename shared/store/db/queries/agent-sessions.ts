@@ -1,6 +1,6 @@
 import { and, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db, Executor } from "../client";
-import { hasErrorCode, STATEMENT_CANCELLED } from "@amem/platform";
+import { AppError, hasErrorCode, STATEMENT_CANCELLED } from "@amem/platform";
 import { runPrepared } from "../prepared";
 import { agentSessions, type BriefedMemory, type Selector } from "../schema";
 import { activeUserId } from "./account-fence";
@@ -82,25 +82,44 @@ export async function insertSessionIfAbsent(db: Executor, s: InsertSession): Pro
   return rows[0];
 }
 
+/** SQLSTATE check_violation: the epoch at its bound (agent_sessions_epoch_check, seed §2.1). */
+const CHECK_VIOLATION = "23514";
+
+/**
+ * A run whose activationEpoch is at its bound (2^53 − 1, seed §2.1) cannot be activated again:
+ * 409 `conflict` for the client, not the constraint's 500 (2^53 activations are out of reach of any
+ * harness, but no client input may reach a 500).
+ */
+async function withinEpochBound<T>(advance: () => Promise<T>): Promise<T> {
+  try {
+    return await advance();
+  } catch (error) {
+    if (hasErrorCode(error, CHECK_VIOLATION)) throw new AppError("conflict");
+    throw error;
+  }
+}
+
 /** Resume: one statement that inserts a new row or advances the epoch of the existing one. */
 export async function upsertResumedSession(
   db: Executor,
   s: InsertSession & { known: { epoch: number; seenMs: number } | null; cutoff: Date },
 ): Promise<AgentSessionRow & { created: boolean }> {
   const stale = staleCondition(s.known, s.cutoff);
-  const rows = await db
-    .insert(agentSessions)
-    .values(insertValues(s))
-    .onConflictDoUpdate({
-      target: [agentSessions.userId, agentSessions.agent, agentSessions.sessionId],
-      set: {
-        activationEpoch: sql`${agentSessions.activationEpoch} + 1`,
-        reopenedEpoch: sql`case when ${stale} then ${agentSessions.activationEpoch} + 1 else ${agentSessions.reopenedEpoch} end`,
-        closedAt: null,
-        lastSeenAt: seenAfter(s.known, s.now),
-      },
-    })
-    .returning({ ...getTableColumns(agentSessions), ...withCreated });
+  const rows = await withinEpochBound(() =>
+    db
+      .insert(agentSessions)
+      .values(insertValues(s))
+      .onConflictDoUpdate({
+        target: [agentSessions.userId, agentSessions.agent, agentSessions.sessionId],
+        set: {
+          activationEpoch: sql`${agentSessions.activationEpoch} + 1`,
+          reopenedEpoch: sql`case when ${stale} then ${agentSessions.activationEpoch} + 1 else ${agentSessions.reopenedEpoch} end`,
+          closedAt: null,
+          lastSeenAt: seenAfter(s.known, s.now),
+        },
+      })
+      .returning({ ...getTableColumns(agentSessions), ...withCreated }),
+  );
   return rows[0]!;
 }
 
@@ -122,25 +141,27 @@ export async function reopenSession(
   db: Executor,
   t: FencedTransition & { briefedMemories?: BriefedMemory[]; excerpt?: string },
 ): Promise<AgentSessionRow | undefined> {
-  const rows = await db
-    .update(agentSessions)
-    .set({
-      activationEpoch: sql`${agentSessions.activationEpoch} + 1`,
-      reopenedEpoch: sql`${agentSessions.activationEpoch} + 1`,
-      closedAt: null,
-      lastSeenAt: seenAfter(t.known, t.now),
-      ...(t.briefedMemories ? { briefedMemories: t.briefedMemories } : {}),
-      ...(t.excerpt === undefined
-        ? {}
-        : {
-            lastMessageExcerpt: t.excerpt,
-            excerptAt: sql`greatest(${agentSessions.excerptAt}, ${t.now.toISOString()}::timestamptz)`,
-          }),
-    })
-    .where(
-      and(byFencedNaturalKey(t), eq(agentSessions.activationEpoch, t.fenceEpoch), staleCondition(t.known, t.cutoff)),
-    )
-    .returning();
+  const rows = await withinEpochBound(() =>
+    db
+      .update(agentSessions)
+      .set({
+        activationEpoch: sql`${agentSessions.activationEpoch} + 1`,
+        reopenedEpoch: sql`${agentSessions.activationEpoch} + 1`,
+        closedAt: null,
+        lastSeenAt: seenAfter(t.known, t.now),
+        ...(t.briefedMemories ? { briefedMemories: t.briefedMemories } : {}),
+        ...(t.excerpt === undefined
+          ? {}
+          : {
+              lastMessageExcerpt: t.excerpt,
+              excerptAt: sql`greatest(${agentSessions.excerptAt}, ${t.now.toISOString()}::timestamptz)`,
+            }),
+      })
+      .where(
+        and(byFencedNaturalKey(t), eq(agentSessions.activationEpoch, t.fenceEpoch), staleCondition(t.known, t.cutoff)),
+      )
+      .returning(),
+  );
   return rows[0];
 }
 
