@@ -66,7 +66,9 @@ export function authRoutes(deps: ApiDeps) {
     )
     .post(
       "/verify-email",
-      async ({ body, set }) => {
+      async ({ body, request, set }) => {
+        // A token guessed per request: as bounded per IP as any other unauthenticated attempt.
+        await limitIp(request, "verify", deps.config.RATE_LIMIT_IP);
         await verifyEmail(deps, body.token);
         set.status = 204;
       },
@@ -75,7 +77,7 @@ export function authRoutes(deps: ApiDeps) {
         query: NoQuery,
         response: {
           204: t.Void({ description: "Verified" }),
-          ...errors("invalid_input", ...BODY_CODES, "unauthorized", "unavailable"),
+          ...errors("invalid_input", ...BODY_CODES, "unauthorized", "rate_limited", "unavailable"),
         },
         detail: { security: [] },
       },
@@ -83,7 +85,8 @@ export function authRoutes(deps: ApiDeps) {
     .post(
       "/forgot-password",
       async ({ body, request, status }) => {
-        await limitIp(request, "ip", deps.config.RATE_LIMIT_IP);
+        // Its own bucket: reset requests from an IP do not use up its signups.
+        await limitIp(request, "forgot", deps.config.RATE_LIMIT_IP);
         // Not awaited: the answer and its timing must not reveal whether the email is registered.
         requestPasswordReset(deps, body.email).catch((err) =>
           deps.logger.error({ err: loggableError(err) }, "password reset failed"),
@@ -100,7 +103,8 @@ export function authRoutes(deps: ApiDeps) {
     .post(
       "/reset-password",
       async ({ body, request, set }) => {
-        await limitIp(request, "login", deps.config.RATE_LIMIT_LOGIN);
+        // Its own bucket: a flood of reset attempts does not lock the IP's people out of login.
+        await limitIp(request, "reset", deps.config.RATE_LIMIT_LOGIN);
         await resetPassword(deps, body.token, body.password);
         set.status = 204;
       },

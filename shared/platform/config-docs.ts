@@ -18,9 +18,10 @@ export const CONFIG_MEANINGS: { [K in keyof Config]-?: string } = {
   SESSION_LEASE_SECONDS: "agent-session lease (fractions allowed, for tests)",
   SESSION_TTL_HOURS: "bearer token lifetime",
   CRON_SECRET: "secret of the cron routes; unset, they answer 404",
-  RATE_LIMIT: "requests per minute per credential, or `off`",
-  RATE_LIMIT_IP: "per-IP limit per minute: signups, and refused credentials (each its own bucket)",
-  RATE_LIMIT_LOGIN: "per-IP limit per minute on login",
+  RATE_LIMIT: "requests per minute per credential, or `off` (which turns the per-IP limits off too)",
+  RATE_LIMIT_IP:
+    "per-IP limit per minute: signups, password-reset requests, email verifications and refused credentials (each its own bucket)",
+  RATE_LIMIT_LOGIN: "per-IP limit per minute on login, and on password resets (each its own bucket)",
   TRUST_PROXY: "take the client IP from the last `X-Forwarded-For` entry (the one your proxy appended)",
   BODY_LIMIT_BYTES: "larger request bodies get 413",
   BODY_READ_TIMEOUT_MS:

@@ -479,6 +479,34 @@ describe("rate limiting", () => {
     expect(signups).toEqual([201, 201, 201, 429]);
   });
 
+  it("keeps password resets, reset requests and email verifications in buckets of their own, each limited", async () => {
+    const own = await createTestContext({ RATE_LIMIT: "1000", RATE_LIMIT_IP: "3", RATE_LIMIT_LOGIN: "2" });
+    const user = await signup(own);
+    await awayFromWindowEdge();
+    const token = "t".repeat(43);
+    const resets: number[] = [];
+    for (let i = 0; i < 3; i++)
+      resets.push((await own.request("POST", "/auth/reset-password", { body: { token, password: PASSWORD } })).status);
+    expect(resets).toEqual([401, 401, 429]);
+    // A flood of reset attempts does not lock the IP out of login.
+    expect((await own.request("POST", "/auth/login", { body: { email: user.email, password: PASSWORD } })).status).toBe(
+      200,
+    );
+    const requests: number[] = [];
+    for (let i = 0; i < 4; i++)
+      requests.push((await own.request("POST", "/auth/forgot-password", { body: { email: user.email } })).status);
+    expect(requests).toEqual([202, 202, 202, 429]);
+    const verifications: number[] = [];
+    for (let i = 0; i < 4; i++)
+      verifications.push((await own.request("POST", "/auth/verify-email", { body: { token } })).status);
+    expect(verifications).toEqual([401, 401, 401, 429]);
+    // Nor do reset requests use up the IP's signups (signup() above was its first).
+    const signedUp = await own.request("POST", "/auth/signup", {
+      body: { email: `${crypto.randomUUID()}@example.test`, password: PASSWORD },
+    });
+    expect(signedUp.status).toBe(201);
+  });
+
   it("behind a trusted proxy, counts by the address the proxy appended, not the one the client sent", async () => {
     const proxied = await createTestContext({ RATE_LIMIT: "1000", RATE_LIMIT_LOGIN: "2", TRUST_PROXY: "on" });
     const user = await signup(proxied);

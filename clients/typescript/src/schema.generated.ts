@@ -8822,6 +8822,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             503: {
                 headers: {
                     [name: string]: unknown;
