@@ -69,6 +69,9 @@ describe("countedFetch: requests counted by route template around the app's fetc
       { method: "DELETE", path: `${PREFIX}/any`, route: `${PREFIX}/any`, status: 200 },
       { method: "GET", path: `${PREFIX}/fails`, route: `${PREFIX}/fails`, status: 500 },
       { method: "GET", path: `${PREFIX}/nothing/here`, route: UNMATCHED_ROUTE, status: 404 },
+      // A path a route serves under another method (amem's app answers it 405; this bare app 404):
+      // under its template, not unmatched.
+      { method: "PUT", path: `${PREFIX}/health`, route: `${PREFIX}/health`, status: 404 },
     ];
     for (const c of cases) {
       const before = await requestCount(c.route, c.method, c.status);

@@ -18,16 +18,27 @@ function loosePath(path: string): string {
  */
 function routeTemplates(routes: readonly { method: string; path: string }[]) {
   const router = new Memoirist<string>();
+  // Every template once more under a method no request has: a path some route serves under
+  // another method (a 405) is counted under its template, not as unmatched.
+  const anyMethod = new Set<string>();
   for (const { method, path } of routes) {
     const forms = new Set([path, loosePath(path), encodeURI(path)]);
-    for (const form of forms) router.add(method, form, path);
+    for (const form of forms) {
+      router.add(method, form, path);
+      if (!anyMethod.has(form)) router.add(ANY_METHOD, form, path);
+      anyMethod.add(form);
+    }
   }
   return (method: string, path: string): string =>
     router.find(method, path)?.store ??
     (method === "HEAD" ? router.find("GET", path)?.store : undefined) ??
     router.find("ALL", path)?.store ??
+    router.find(ANY_METHOD, path)?.store ??
     UNMATCHED_ROUTE;
 }
+
+/** Not an HTTP method (a token cannot hold a space): only ever the lookup key of the 405 fallback. */
+const ANY_METHOD = "ANY METHOD";
 
 function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
