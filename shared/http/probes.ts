@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { type Deps, errors, NoQuery, strictObject } from "@amem/core";
-import { migrationsApplied } from "@amem/store";
+import { migrationsApplied, redisServing } from "@amem/store";
 import { AppError, withTimeout } from "@amem/platform";
 
 /**
@@ -23,8 +23,8 @@ export function probeRoutes(deps: Pick<Deps, "config" | "db" | "redis">) {
             (ok) => ok,
             () => false,
           ),
-          withTimeout(timeout, () => deps.redis.ping()).then(
-            (pong) => pong === "PONG",
+          withTimeout(timeout, () => redisServing(deps.redis)).then(
+            (serving) => serving,
             () => false,
           ),
         ]);

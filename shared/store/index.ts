@@ -263,7 +263,7 @@ export { storableFailure } from "./queue/failure";
 export { JOBS, QUEUES, SCHEDULED_JOBS } from "./queue/jobs";
 export type { ErasureResult, JobName, JobOutcome, JobPayload, JobResult, QueueName, ScheduledJob } from "./queue/jobs";
 export { JobQueues } from "./queue/producer";
-export { connectRedis, createRequestRedis, deleteKeys, redisTarget, scanKeys } from "./redis/connections";
+export { connectRedis, createRequestRedis, deleteKeys, redisServing, redisTarget, scanKeys } from "./redis/connections";
 export { CREDENTIAL_PARTS, TENANT_PARTS, partOf, redisKeys } from "./redis/keys";
 export type { RedisKeys } from "./redis/keys";
 export type { ScriptedRedis } from "./redis/scripts";

@@ -109,7 +109,8 @@ export async function markCredentialsRevoked(
   deps: Deps,
   credentials: { kind: CredentialKind; hash: string }[],
 ): Promise<void> {
-  // Auto-pipelined: one round trip on one Redis, one per node on a cluster (entries span slots).
+  // Concurrent: auto-pipelined into one round trip on one Redis; one round trip each on a cluster
+  // (auto-pipelining is off there: shared/store/redis/connections.ts).
   await Promise.all(
     credentials.map((c) => deps.redis.set(deps.keys.credential(c.kind, c.hash), REVOKED_MARKER, "PX", REVOKED_TTL_MS)),
   );

@@ -122,6 +122,17 @@ export async function connectRedis(redis: ScriptedRedis, timeoutMs: number): Pro
   );
 }
 
+/**
+ * Whether Redis serves commands: the one Redis answers PING; a cluster must also say
+ * `cluster_state:ok` — any live node answers PING while the cluster, a slot range without its
+ * master, refuses every command (readiness said "ready" while every request got 503).
+ */
+export async function redisServing(redis: ScriptedRedis): Promise<boolean> {
+  if (!redis.isCluster) return (await (redis as Redis).ping()) === "PONG";
+  const info = String(await (redis as Cluster).cluster("INFO"));
+  return /^cluster_state:ok\s*$/m.test(info);
+}
+
 /** The servers a SCAN must walk: every master of a cluster, or the one Redis. */
 export function scanNodes(redis: ScriptedRedis): Redis[] {
   return redis.isCluster ? (redis as Cluster).nodes("master") : [redis as Redis];
@@ -150,7 +161,7 @@ export async function scanKeys(redis: ScriptedRedis, pattern: string, sameSlotAs
   return found;
 }
 
-/** Deletes keys that may span slots: one command per key, auto-pipelined (one round trip per node). */
+/** Deletes keys that may span slots: on one Redis in batches of 500; on a cluster one command per key, sent concurrently. */
 export async function deleteKeys(redis: ScriptedRedis, keys: string[]): Promise<void> {
   if (keys.length === 0) return;
   if (!redis.isCluster) {
