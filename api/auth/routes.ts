@@ -84,12 +84,13 @@ export function authRoutes(deps: ApiDeps) {
     )
     .post(
       "/forgot-password",
-      async ({ body, request, status }) => {
+      async ({ body, request, status, set }) => {
         // Its own bucket: reset requests from an IP do not use up its signups.
         await limitIp(request, "forgot", deps.config.RATE_LIMIT_IP);
+        const requestId = String(set.headers["x-request-id"]);
         // Not awaited: the answer and its timing must not reveal whether the email is registered.
         requestPasswordReset(deps, body.email).catch((err) =>
-          deps.logger.error({ err: loggableError(err) }, "password reset failed"),
+          deps.logger.error({ requestId, err: loggableError(err) }, "password reset failed"),
         );
         return status(202, { accepted: true as const });
       },

@@ -20,9 +20,10 @@ import {
   type Budgeted,
 } from "@amem/core";
 import { withCredential } from "../plugins/auth";
+import type { Logger } from "@amem/platform";
 
-/** The hook's caller, resolved before validation, and when the hook's budget runs out. */
-type Caller = { principal: Budgeted<Principal>; budgetEndsAt: number };
+/** The hook's caller, resolved before validation, when the hook's budget runs out, and its request's logger. */
+type Caller = { principal: Budgeted<Principal>; budgetEndsAt: number; log: Logger };
 
 /** Where the harness's runs belong, set once on the hook URL (the harness cannot add it to its payload). */
 const HookQuery = Type.Object(
@@ -50,12 +51,12 @@ export function hookRoutes(deps: ApiDeps) {
         const event = readHookEvent(body);
         const { principal } = caller;
         const answer = principal.done
-          ? await withinBudget(caller.budgetEndsAt - Date.now(), deps.logger, () =>
+          ? await withinBudget(caller.budgetEndsAt - Date.now(), caller.log, () =>
               handleHookEvent(deps, principal.value, harness, event, query, new Date(), caller.budgetEndsAt),
             )
           : principal;
         if (!answer.done) {
-          misses.record(harness, event.name, answer.cause);
+          misses.record(harness, event.name, answer.cause, caller.log);
           return {};
         }
         return hookAnswer(harness, answer.value);
@@ -75,12 +76,14 @@ export function hookRoutes(deps: ApiDeps) {
       // AMEM_API_KEY exported, a revoked key) hears 401 whatever it sent, as the user debugging it
       // needs to, not 400 for a payload that was never the problem (issue 19 defect 8). The
       // budget starts here, so the credential check and the hook's work share HOOK_BUDGET_MS.
-      .derive(async ({ request }): Promise<{ caller: Caller }> => {
+      .derive(async ({ request, set }): Promise<{ caller: Caller }> => {
         const budgetEndsAt = Date.now() + deps.config.HOOK_BUDGET_MS;
-        const principal = await withinBudget(deps.config.HOOK_BUDGET_MS, deps.logger, () =>
+        // A miss, or work failing after its budget, is logged with the request id the answer carries.
+        const log = deps.logger.child({ requestId: String(set.headers["x-request-id"]) });
+        const principal = await withinBudget(deps.config.HOOK_BUDGET_MS, log, () =>
           withCredential(deps, request, (credential) => authenticate(deps, credential)),
         );
-        return { caller: { principal, budgetEndsAt } };
+        return { caller: { principal, budgetEndsAt, log } };
       })
       .post("/claude-code", claudeCode.handler, claudeCode.options)
       .post("/codex", codex.handler, codex.options)

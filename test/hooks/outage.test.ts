@@ -43,6 +43,8 @@ describe("POST /api/v1/hooks/claude-code while a store is slow or down", () => {
     expect(misses().map((l) => [l.harness, l.event, l.cause, l.misses])).toEqual([
       ["claude-code", "Stop", "timeout", 1],
     ]);
+    // The line names the request it answered, as every request's log line does.
+    expect(misses()[0].requestId).toBe(res.headers.get("x-request-id"));
     // Redis answers again: the run was not blocked, and the next stop decides afresh.
     expect(await eventually(async () => (await admin.ping().catch(() => null)) === "PONG", 15_000)).toBe(true);
     const run = await ctx.request("GET", `/api/v1/agent-sessions/${runId}`, { apiKey: tenant.apiKey });

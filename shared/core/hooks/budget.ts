@@ -47,12 +47,13 @@ export class HookMisses {
 
   constructor(private readonly logger: Logger) {}
 
-  record(harness: string, event: string, cause: MissCause): number {
+  /** `logger`: the request's own (its request id on the line), else the one given at construction. */
+  record(harness: string, event: string, cause: MissCause, logger: Logger = this.logger): number {
     const key = `${harness} ${event} ${cause}`;
     const count = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, count);
     hookMisses.inc({ harness, event, cause });
-    this.logger.warn({ harness, event, cause, misses: count }, "hook answered without a decision");
+    logger.warn({ harness, event, cause, misses: count }, "hook answered without a decision");
     return count;
   }
 
