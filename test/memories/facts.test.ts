@@ -48,6 +48,21 @@ describe("facts (bi-temporal)", () => {
     ]);
   });
 
+  it("reads back a fact of the first century as written, and keeps its history when a later one is recorded over it", async () => {
+    const tenant = await newTenant(ctx);
+    await state(tenant, [pool("x", "0050-01-01T00:00:00Z", "0099-12-31T23:59:59.999Z")]);
+    const res = await ctx.request("GET", "/api/v1/facts?subject=db&validAt=0060-01-01T00:00:00Z", {
+      apiKey: tenant.apiKey,
+    });
+    expect(res.body.items.map((f: { validFrom: string; validTo: string }) => [f.validFrom, f.validTo])).toEqual([
+      ["0050-01-01T00:00:00.000Z", "0099-12-31T23:59:59.999Z"],
+    ]);
+    // Recorded over from 0070 on: the earlier years keep their value (read back as 0050, not 1950).
+    await state(tenant, [pool("z", "0070-01-01T00:00:00Z")]);
+    expect(await valueAt(tenant, "&validAt=0060-01-01T00:00:00Z")).toEqual(["x"]);
+    expect(await valueAt(tenant, "&validAt=0080-01-01T00:00:00Z")).toEqual(["z"]);
+  });
+
   it("answers for a past point in world time and in system time", async () => {
     const tenant = await newTenant(ctx);
     await state(tenant, [pool("10", "2026-01-01T00:00:00Z")]);

@@ -58,7 +58,20 @@ export function createDb({ url, poolSize, timeoutMs, statementTimeoutMs = timeou
   const gate = new WaitLimiter(poolSize, timeoutMs);
   trackPoolGate(gate);
   const db = drizzle(gatePool(client, gate), { schema });
+  // After drizzle(), which sets its own pass-through parsers: see earlyYearAsIso.
+  client.options.parsers["1184"] = earlyYearAsIso;
   return { db, client };
+}
+
+/**
+ * A timestamptz as Postgres writes it ("0050-01-01 00:00:00+00"), made ISO 8601 ("…T…+00:00") when
+ * its year is below 100: drizzle reads the text with `new Date(text)`, whose legacy parsing takes
+ * a two-digit-looking year for 19xx (a fact valid from 0050 came back as 1950, and a fact recorded
+ * over it lost its history). Every other value is passed on unchanged, as drizzle's own parser does.
+ */
+export function earlyYearAsIso(value: string): string {
+  const m = /^(00\d\d-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?)([+-]\d\d)(?::(\d\d))?$/.exec(value);
+  return m ? `${m[1]}T${m[2]}${m[3]}:${m[4] ?? "00"}` : value;
 }
 export type Db = ReturnType<typeof createDb>["db"];
 
