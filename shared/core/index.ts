@@ -57,7 +57,7 @@ export {
   prepareAuthentication,
 } from "./auth/credentials";
 export type { Credential, Principal } from "./auth/credentials";
-export { debriefPrompt } from "./briefing/debrief";
+export { debriefPrompt, dataJson } from "./briefing/debrief";
 export { LONG_TEXT_MIN_SCORE, RELEVANT_MIN_SCORE, relevantMinScore } from "./briefing/relevant";
 export { buildBriefing } from "./briefing/service";
 export type { BriefingRequest } from "./briefing/service";

@@ -116,6 +116,45 @@ describe("SessionStart briefs with the last run's excerpt as its query", () => {
   );
 
   it(
+    "lists a memory once, first where it is most useful: a recent decision relevant to the last run under Relevant, an overdue commitment under Overdue only",
+    async () => {
+      const tenant = await newTenant(ctx);
+      const decision = await ctx.request("POST", "/api/v1/memories", {
+        apiKey: tenant.apiKey,
+        body: {
+          memoryType: "decision",
+          topic: "Kafka partitions for billing",
+          content: "We raised the billing topic to twelve kafka partitions to cut the consumer lag.",
+          project: "amem",
+        },
+      });
+      expect(decision.status).toBe(201);
+      const overdue = await ctx.request("POST", "/api/v1/memories", {
+        apiKey: tenant.apiKey,
+        body: {
+          memoryType: "commitment",
+          topic: "Send the lag report",
+          content: `Send the consumer lag report ${crypto.randomUUID()}`,
+          dueAt: new Date(Date.now() - 86_400_000).toISOString(),
+          project: "amem",
+        },
+      });
+      expect(overdue.status).toBe(201);
+      await previousRun(
+        tenant,
+        "/home/lin/work/amem",
+        "Looked into the kafka consumer lag of billing; partitions next.",
+      );
+      const context = await sessionStart(tenant, newSessionId(), "/home/lin/work/amem");
+      const occurrences = (id: string) => context.split(id).length - 1;
+      expect([occurrences(decision.body.memory.id), occurrences(overdue.body.memory.id)]).toEqual([1, 1]);
+      expect(section(context, HEADING).join("\n")).toContain(decision.body.memory.id);
+      expect(section(context, "## Overdue").join("\n")).toContain(overdue.body.memory.id);
+    },
+    SLOW_MS,
+  );
+
+  it(
     "has no relevant section without a previous run, nor from a run in another project",
     async () => {
       const tenant = await newTenant(ctx);

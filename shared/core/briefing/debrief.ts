@@ -36,5 +36,14 @@ export async function debriefPrompt(
       dueAt: c.dueAt?.toISOString() ?? null,
     })),
   };
-  return `${INSTRUCTIONS}\n\n<data>\n${JSON.stringify(data, null, 2)}\n</data>\n`;
+  return `${INSTRUCTIONS}\n\n<data>\n${dataJson(data)}\n</data>\n`;
+}
+
+/**
+ * JSON for inside a `<data>` block: `<`, `>` and `&` as `\u003c`-style escapes (JSON.parse reads them back
+ * unchanged), so no memory text — a topic holding `</data>` — can close the block and have what
+ * follows read as instructions.
+ */
+export function dataJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

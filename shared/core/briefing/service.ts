@@ -8,6 +8,7 @@ import {
   BRIEFING_SECTIONS,
   briefingSections,
   type BriefingSections,
+  type BriefingSectionName,
   stampBriefingDelivered,
   stampBriefingDeliveredWithin,
 } from "@amem/store";
@@ -29,6 +30,8 @@ export type BriefingRequest = {
   sessionId?: string;
   /** What the session is about, in plain words: adds the `relevant` section (shared/core/briefing/relevant.ts). */
   query?: string;
+  /** The sections whose items the relevant section leaves out (default: every section). */
+  relevantBeside?: readonly BriefingSectionName[];
 };
 
 export type Briefing = {
@@ -139,8 +142,9 @@ export async function buildBriefing(
           maxAlreadyBriefed: BRIEFING_SECTIONS.length * limit,
         }),
   ]);
+  const beside = q.relevantBeside ?? BRIEFING_SECTIONS;
   const relevant = relevantOf
-    ? await relevantOf(new Set(Object.values(sections).flatMap((s) => s.items.map((i) => i.id))))
+    ? await relevantOf(new Set(beside.flatMap((name) => sections[name].items.map((i) => i.id))))
     : undefined;
   if (q.agent !== undefined && q.sessionId !== undefined) {
     const delivered = new Map<string, BriefedMemory>();

@@ -25,6 +25,14 @@ const ORDER: readonly (BriefingSectionName | "relevant")[] = [
   "preferences",
   "staleCandidates",
 ];
+/**
+ * The sections the Markdown renders before the relevant one: the only ones whose items the hook's
+ * relevant section leaves out. An item of a later section (recent decisions, …) may be cut by the
+ * budget; left out of the relevant section too, the memory most relevant to the session showed
+ * nowhere. The Markdown lists each memory once, so one in both shows under Relevant.
+ */
+export const RENDERED_BEFORE_RELEVANT = ORDER.slice(0, ORDER.indexOf("relevant")) as BriefingSectionName[];
+
 /** Room kept for the line that says items were left out. */
 const TRUNCATION_NOTE_ROOM = 160;
 /** What SPEC §3.1 lets a run record. */
@@ -82,6 +90,9 @@ export function renderBriefingMarkdown(input: {
   const lines: string[] = [];
   let length = headerOf("x".repeat(RUN_ID_LENGTH)).length;
   const briefed = new Map<string, BriefedMemory>();
+  // Each memory once, in the first section that holds it: an overdue commitment is under Overdue,
+  // not again under Open commitments, so the budget is not spent twice on it.
+  const seen = new Set<string>();
   let left = 0;
   let full = false;
   for (const name of ORDER) {
@@ -90,16 +101,20 @@ export function renderBriefingMarkdown(input: {
     if (section === undefined || section.items.length === 0) continue;
     // The relevant section has no count: it is a ranking cut by score, not a set.
     const title = `\n## ${TITLES[name]}${section.total === undefined ? "" : ` (${section.total} in all)`}`;
-    for (const [index, item] of section.items.entries()) {
+    let opened = false;
+    for (const item of section.items) {
+      if (seen.has(item.id)) continue;
+      seen.add(item.id);
       const due = item.dueAt ? `, due ${iso(item.dueAt).slice(0, 10)}` : "";
       const line = `- ${oneLine(item.topic)} [${item.memoryType}, ${item.status}${due}] \`${item.id}\``;
-      const added = (index === 0 ? title.length + 1 : 0) + line.length + 1;
+      const added = (opened ? 0 : title.length + 1) + line.length + 1;
       if (full || length + added > input.maxChars - TRUNCATION_NOTE_ROOM) {
         full = true;
         left++;
         continue;
       }
-      if (index === 0) lines.push(title);
+      if (!opened) lines.push(title);
+      opened = true;
       lines.push(line);
       length += added;
       if (briefed.size < BRIEFED_MAX) briefed.set(item.id, { id: item.id, topic: item.topic, status: item.status });

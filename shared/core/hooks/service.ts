@@ -9,7 +9,7 @@ import { debriefPrompt } from "../briefing/debrief";
 import { beginTriage } from "../triage/begin";
 import { requestTriageCompletion } from "../triage/complete";
 import { beginUnlessQuiet } from "../triage/quiet-stop";
-import { renderBriefingMarkdown } from "./briefing-markdown";
+import { renderBriefingMarkdown, RENDERED_BEFORE_RELEVANT } from "./briefing-markdown";
 import { lastRunExcerpt } from "@amem/store";
 import type { HookEvent } from "./payload";
 
@@ -103,7 +103,12 @@ async function sessionStart(
   });
   // Heartbeat through the REST api stores up to 4,000 characters; the briefing reads the first 1,000.
   const query = excerpt === undefined ? undefined : excerptOf(excerpt);
-  const briefing = await buildBriefing(deps, principal, query === undefined ? selector : { ...selector, query }, now);
+  const briefing = await buildBriefing(
+    deps,
+    principal,
+    query === undefined ? selector : { ...selector, query, relevantBeside: RENDERED_BEFORE_RELEVANT },
+    now,
+  );
   const base = { agent, sessionId: event.session_id, ...facets, selector };
   const source = event.source === "resume" ? "resume" : "startup";
   const rendered = renderBriefingMarkdown({

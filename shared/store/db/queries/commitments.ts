@@ -1,6 +1,6 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Executor } from "../client";
-import { commitments, memories, type CommitmentStatus } from "../schema";
+import { commitments, REVISION_EDGE_TYPES, type CommitmentStatus } from "../schema";
 
 export type CommitmentRow = typeof commitments.$inferSelect;
 
@@ -59,17 +59,40 @@ export async function moveCommitment(db: Executor, fromMemoryId: string, toMemor
     .where(eq(commitments.memoryId, fromMemoryId));
 }
 
-/** The commitments of the given memories, with their topics (the debrief's data). */
+/**
+ * The commitments of the given memories as they stand now, with their topics, in the order of
+ * `memoryIds` (the debrief's data: the run's briefed commitments). A revised memory's commitment
+ * moved to its successor, and is found there along the revision chain; an archived one is nobody's
+ * to resolve any more, and left out.
+ */
 export async function commitmentsOfMemories(db: Executor, userId: string, memoryIds: string[]) {
   if (memoryIds.length === 0) return [];
-  return db
-    .select({
-      memoryId: commitments.memoryId,
-      status: commitments.status,
-      dueAt: commitments.dueAt,
-      topic: memories.topic,
-    })
-    .from(commitments)
-    .innerJoin(memories, eq(memories.id, commitments.memoryId))
-    .where(and(eq(commitments.userId, userId), inArray(commitments.memoryId, memoryIds)));
+  const rows = await db.execute<{
+    origin: string;
+    memory_id: string;
+    status: string;
+    due_at: string | null;
+    topic: string;
+  }>(sql`
+    with recursive chain(origin, id) as (
+      select b.id, b.id from unnest(${sql.param(memoryIds)}::uuid[]) b(id)
+      union
+      select c.origin, e.from_id from chain c join memory_edges e on e.to_id = c.id
+      where e.user_id = ${userId} and e.edge_type = any(${sql.param([...REVISION_EDGE_TYPES])}::text[])
+    )
+    select c.origin::text as origin, cm.memory_id::text as memory_id, cm.status, cm.due_at, m.topic
+    from chain c
+    join commitments cm on cm.memory_id = c.id and cm.user_id = ${userId}
+    join memories m on m.id = cm.memory_id
+    where m.valid_to is null and m.status = 'active'`);
+  const position = new Map(memoryIds.map((id, i) => [id, i] as const));
+  const byMemory = new Map<string, (typeof rows)[number]>();
+  for (const r of [...rows].sort((a, b) => position.get(a.origin)! - position.get(b.origin)!))
+    if (!byMemory.has(r.memory_id)) byMemory.set(r.memory_id, r);
+  return [...byMemory.values()].map((r) => ({
+    memoryId: r.memory_id,
+    status: r.status as CommitmentStatus,
+    dueAt: r.due_at === null ? null : new Date(r.due_at),
+    topic: r.topic,
+  }));
 }
