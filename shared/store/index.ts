@@ -106,6 +106,7 @@ export {
   factsOfMemory,
   insertFact,
   lockFactsByIds,
+  lockFactKey,
   lockOverlappingFacts,
   retractFact,
 } from "./db/queries/facts";

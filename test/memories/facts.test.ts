@@ -63,6 +63,30 @@ describe("facts (bi-temporal)", () => {
     expect(await valueAt(tenant, "&validAt=0080-01-01T00:00:00Z")).toEqual(["z"]);
   });
 
+  it("keeps one current belief when writes about the same subject and predicate race", async () => {
+    const tenant = await newTenant(ctx);
+    const first = await state(tenant, [pool("old", "2019-01-01T00:00:00Z")]);
+    // Hold the belief every writer must retract, so that they all wait on it and go on together:
+    // each then finds it retracted by the first and, without a lock on the (subject, predicate),
+    // none of them sees the others' new beliefs.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const holder = ctx.deps.sql.begin(async (tx) => {
+      await tx`select 1 from facts where id = ${first.factIds[0]} for update`;
+      held();
+      await released;
+    });
+    await holding;
+    const writes = Array.from({ length: 4 }, (_, i) => state(tenant, [pool(`w${i}`, "2020-01-01T00:00:00Z")]));
+    await Bun.sleep(300);
+    release();
+    await holder;
+    await Promise.all(writes);
+    expect((await valueAt(tenant, "")).length).toBe(1);
+  });
+
   it("answers for a past point in world time and in system time", async () => {
     const tenant = await newTenant(ctx);
     await state(tenant, [pool("10", "2026-01-01T00:00:00Z")]);

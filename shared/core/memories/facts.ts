@@ -1,6 +1,14 @@
 import { AppError, newId } from "@amem/platform";
 import type { Deps } from "../deps";
-import { type Executor, factsAsOf, insertFact, lockOverlappingFacts, retractFact, type FactRow } from "@amem/store";
+import {
+  type Executor,
+  factsAsOf,
+  insertFact,
+  lockFactKey,
+  lockOverlappingFacts,
+  retractFact,
+  type FactRow,
+} from "@amem/store";
 import type { Principal } from "../auth/credentials";
 
 export type NewFact = { subject: string; predicate: string; value: string; validFrom?: string; validTo?: string };
@@ -21,6 +29,7 @@ export async function recordFact(
   const validFrom = fact.validFrom ? new Date(fact.validFrom) : now;
   const validTo = fact.validTo ? new Date(fact.validTo) : null;
   if (validTo && validTo <= validFrom) throw new AppError("invalid_input");
+  await lockFactKey(tx, userId, fact.subject, fact.predicate);
   for (const old of await lockOverlappingFacts(tx, userId, fact.subject, fact.predicate, { validFrom, validTo })) {
     await retractFact(tx, old.id, now);
     const keep = {
