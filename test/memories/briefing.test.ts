@@ -161,6 +161,30 @@ describe("GET /api/v1/briefing sections", () => {
     expect(s.recentDecisions.items.length).toBe(2);
   });
 
+  it("shows a stale commitment with its commitment's status and due date, as the commitment sections do", async () => {
+    const tenant = await newTenant(ctx);
+    const waiting = await remember(tenant, {
+      memoryType: "commitment",
+      topic: "hear back from legal",
+      dueAt: "2020-01-01T00:00:00Z",
+    });
+    const set = await ctx.request("POST", `/api/v1/memories/${waiting}/resolve`, {
+      apiKey: tenant.apiKey,
+      body: { status: "waiting" },
+    });
+    expect(set.status).toBe(200);
+    await ctx.deps.sql`update memories set updated_at = now() - interval '200 days' where id = ${waiting}`;
+    const s = (await briefing(tenant, "")).body.sections;
+    expect(
+      s.staleCandidates.items.map((i: { id: string; status: string; dueAt: string | null }) => [
+        i.id,
+        i.status,
+        i.dueAt,
+      ]),
+    ).toEqual([[waiting, "waiting", "2020-01-01T00:00:00.000Z"]]);
+    expect(s.commitments.items[0]).toMatchObject({ id: waiting, status: "waiting" });
+  });
+
   it("orders pending commitments due first, then by the commitment's creation, newest first; none due last", async () => {
     const tenant = await newTenant(ctx);
     const commitment = (topic: string, dueAt?: string) =>

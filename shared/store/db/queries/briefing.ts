@@ -82,6 +82,14 @@ function selectorBranches(selector: Selector, scope: SQL, columns: SelectorColum
 /** Item columns of `m` (a memory) as the sections return them; `status` and `due_at` vary. */
 const memoryColumns = sql.raw(`m.id, m.topic, m.memory_type, m.scope, m.project, m.created_at, m.updated_at`);
 const memoryItemColumns = sql`${memoryColumns}, m.status, null::timestamptz as due_at`;
+/**
+ * The same for sections of any type (stale candidates): a commitment's item carries its
+ * commitment's status and due date, as in the commitment sections (`waiting`, `resolved`, not
+ * the memory's `active`). Read for the section's page only: the select list of its ordered range.
+ */
+const anyTypeItemColumns = sql`${memoryColumns},
+  coalesce((select c.status from commitments c where c.memory_id = m.id), m.status) as status,
+  (select c.due_at from commitments c where c.memory_id = m.id) as due_at`;
 
 /** A section's rows: for counting (`1`) or as items (id, topic, memory_type, scope, project, created_at, updated_at, status, due_at). */
 type Rows = (purpose: "count" | "items", order?: SQL, limit?: number) => SQL;
@@ -126,12 +134,12 @@ export async function briefingSections(
   // Items: each branch's first `limit` in the section's order, then merged; each branch is one
   // ordered range of an index, so this holds whatever the planner estimates for the branch.
   const memoryRows =
-    (where: (branch: SQL) => SQL): Rows =>
+    (where: (branch: SQL) => SQL, columns: SQL = memoryItemColumns): Rows =>
     (purpose, order, limit) =>
       purpose === "count"
         ? union((branch) => sql`select 1 from memories m where ${where(branch)}`)
         : union(
-            (branch) => sql`(select * from (select ${memoryItemColumns} from memories m where ${where(branch)}) r
+            (branch) => sql`(select * from (select ${columns} from memories m where ${where(branch)}) r
               order by ${order} limit ${limit})`,
           );
   const ofType = (type: string) =>
@@ -141,6 +149,7 @@ export async function briefingSections(
   const stale = memoryRows(
     (branch) => sql`m.user_id = ${q.userId} and ${CURRENT}
       and m.updated_at < ${q.staleBefore.toISOString()}::timestamptz and ${branch}`,
+    anyTypeItemColumns,
   );
   // The head of the tenant's pending commitments that the selector matches: the first
   // BRIEFING_COUNT_CAP in the order of the commitments_briefing indexes (due first, none due last,
