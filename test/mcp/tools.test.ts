@@ -231,7 +231,7 @@ describe("search, resolve, briefing, get_facts through MCP", () => {
     const now = ok(await call(client, "get_facts", { subject: "amem" }));
     expect(now.items.map((f: { value: string }) => f.value)).toEqual(["postgres"]);
     const before = ok(await call(client, "get_facts", { subject: "amem", validAt: "2019-01-01T00:00:00.000Z" }));
-    expect(before).toEqual({ count: 0, items: [] });
+    expect(before).toEqual({ count: 0, items: [], nextCursor: null });
   });
 });
 
@@ -441,7 +441,7 @@ describe("tenant isolation", () => {
     expect(refused(await call(other, "resolve", { id: mine.memory.id, status: "resolved" })).code).toBe("not_found");
     expect(refused(await call(other, "archive", { id: mine.memory.id })).code).toBe("not_found");
     expect(ok(await call(other, "briefing", {})).sections.commitments.items).toEqual([]);
-    expect(ok(await call(other, "get_facts", { subject: word }))).toEqual({ count: 0, items: [] });
+    expect(ok(await call(other, "get_facts", { subject: word }))).toEqual({ count: 0, items: [], nextCursor: null });
     const scopes = ok(await call(other, "configure_scope", { action: "list" }));
     expect(scopes.scopes.map((s: { name: string }) => s.name)).not.toContain("first-only");
     expect(refused(await call(other, "configure_scope", { action: "delete", scope: "first-only" })).code).toBe(

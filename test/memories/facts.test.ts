@@ -87,6 +87,36 @@ describe("facts (bi-temporal)", () => {
     expect((await valueAt(tenant, "")).length).toBe(1);
   });
 
+  it("pages past the limit with nextCursor, at the first page's points in time, and refuses a cursor of another query", async () => {
+    const tenant = await newTenant(ctx);
+    const subjects = Array.from({ length: 5 }, (_, i) => `svc-${i}`);
+    await ctx.request("POST", "/api/v1/memories", {
+      apiKey: tenant.apiKey,
+      body: {
+        memoryType: "fact",
+        topic: "services",
+        content: `service owners ${crypto.randomUUID()}`,
+        facts: subjects.map((subject) => ({ subject, predicate: "owner", value: "ops" })),
+      },
+    });
+    const read = (query: string) => ctx.request("GET", `/api/v1/facts${query}`, { apiKey: tenant.apiKey });
+    const seen: string[] = [];
+    let page = await read("?predicate=owner&limit=2");
+    const first = page.body.items.map((f: { subject: string }) => f.subject);
+    seen.push(...first);
+    // A belief recorded after the first page is not in its picture (knownAt fixed by it).
+    await state(tenant, [{ subject: "svc-9", predicate: "owner", value: "late" }]);
+    while (page.body.nextCursor) {
+      page = await read(`?predicate=owner&limit=2&cursor=${page.body.nextCursor}`);
+      expect(page.status).toBe(200);
+      seen.push(...page.body.items.map((f: { subject: string }) => f.subject));
+    }
+    expect(seen).toEqual(subjects);
+    const cursor = (await read("?predicate=owner&limit=2")).body.nextCursor;
+    const other = await read(`?predicate=other&limit=2&cursor=${cursor}`);
+    expect({ status: other.status, body: other.body }).toEqual({ status: 400, body: { error: "invalid_input" } });
+  });
+
   it("answers for a past point in world time and in system time", async () => {
     const tenant = await newTenant(ctx);
     await state(tenant, [pool("10", "2026-01-01T00:00:00Z")]);

@@ -5087,6 +5087,7 @@ export interface operations {
     getApiV1Facts: {
         parameters: {
             query?: {
+                cursor?: string;
                 knownAt?: string;
                 limit?: number;
                 predicate?: string;
@@ -5122,6 +5123,7 @@ export interface operations {
                             validTo: string | null;
                             value: string;
                         }[];
+                        nextCursor: string | null;
                     };
                 };
             };

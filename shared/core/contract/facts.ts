@@ -2,7 +2,17 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { FactRow } from "@amem/store";
 import { iso, isoOrNull } from "@amem/platform";
-import { Int, NullableTimestamp, QueryInteger, strictObject, Text, Timestamp, TimestampIn, Uuid } from "./schema-kit";
+import {
+  Cursor,
+  Int,
+  NullableTimestamp,
+  QueryInteger,
+  strictObject,
+  Text,
+  Timestamp,
+  TimestampIn,
+  Uuid,
+} from "./schema-kit";
 
 export const FactsQuery = Type.Object(
   {
@@ -11,6 +21,7 @@ export const FactsQuery = Type.Object(
     validAt: Type.Optional(TimestampIn),
     knownAt: Type.Optional(TimestampIn),
     limit: Type.Optional(QueryInteger({ minimum: 1, maximum: 100 })),
+    cursor: Type.Optional(Cursor),
   },
   { additionalProperties: false },
 );
@@ -26,7 +37,12 @@ export const FactView = strictObject({
   recordedAt: Timestamp,
   retractedAt: NullableTimestamp,
 });
-export const FactList = strictObject({ count: Int(), items: Type.Array(FactView) });
+/** A page of facts: `count` is the page's length; `nextCursor` continues it (null: the last page). */
+export const FactList = strictObject({
+  count: Int(),
+  items: Type.Array(FactView),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
 
 /** A fact as the API shows it: the facts read and the export. */
 export function factView(f: FactRow): Static<typeof FactView> {
@@ -43,6 +59,6 @@ export function factView(f: FactRow): Static<typeof FactView> {
   };
 }
 
-export function factListView(rows: FactRow[]): Static<typeof FactList> {
-  return { count: rows.length, items: rows.map(factView) };
+export function factListView(page: { rows: FactRow[]; nextCursor: string | null }): Static<typeof FactList> {
+  return { count: page.rows.length, items: page.rows.map(factView), nextCursor: page.nextCursor };
 }

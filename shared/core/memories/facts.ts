@@ -10,6 +10,7 @@ import {
   type FactRow,
 } from "@amem/store";
 import type { Principal } from "../auth/credentials";
+import { decodeFactCursor, encodeFactCursor, factsFingerprint } from "./facts-cursor";
 
 export type NewFact = { subject: string; predicate: string; value: string; validFrom?: string; validTo?: string };
 
@@ -61,19 +62,35 @@ export async function recordFact(
 
 export const DEFAULT_FACT_LIMIT = 50;
 
-/** GET /facts: the current picture, or the picture at a point in world time and system time. */
+/**
+ * GET /facts: the current picture, or the picture at a point in world time and system time, a page
+ * at a time (`nextCursor` continues it, at the first page's points in time).
+ */
 export async function readFacts(
   deps: Deps,
   principal: Principal,
-  q: { subject?: string; predicate?: string; validAt?: string; knownAt?: string; limit?: number },
+  q: { subject?: string; predicate?: string; validAt?: string; knownAt?: string; limit?: number; cursor?: string },
   now = new Date(),
-): Promise<FactRow[]> {
-  return factsAsOf(deps.db, {
+): Promise<{ rows: FactRow[]; nextCursor: string | null }> {
+  const fingerprint = factsFingerprint({ userId: principal.userId, ...q });
+  const after = q.cursor === undefined ? undefined : decodeFactCursor(q.cursor, fingerprint);
+  const validAt = after?.validAt ?? (q.validAt ? new Date(q.validAt) : now);
+  const knownAt = after?.knownAt ?? (q.knownAt ? new Date(q.knownAt) : now);
+  const limit = q.limit ?? DEFAULT_FACT_LIMIT;
+  const rows = await factsAsOf(deps.db, {
     userId: principal.userId,
     subject: q.subject,
     predicate: q.predicate,
-    validAt: q.validAt ? new Date(q.validAt) : now,
-    knownAt: q.knownAt ? new Date(q.knownAt) : now,
-    limit: q.limit ?? DEFAULT_FACT_LIMIT,
+    validAt,
+    knownAt,
+    limit: limit + 1,
+    afterId: after?.lastId,
   });
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    rows: page,
+    nextCursor:
+      rows.length > limit && last ? encodeFactCursor({ lastId: last.id, validAt, knownAt }, fingerprint) : null,
+  };
 }

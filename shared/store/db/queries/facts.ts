@@ -68,8 +68,24 @@ export async function insertFact(
 /** Facts as the service believed them at `knownAt`, holding in the world at `validAt`. */
 export async function factsAsOf(
   db: Executor,
-  q: { userId: string; subject?: string; predicate?: string; validAt: Date; knownAt: Date; limit: number },
+  q: {
+    userId: string;
+    subject?: string;
+    predicate?: string;
+    validAt: Date;
+    knownAt: Date;
+    limit: number;
+    /** The last fact of the page before: this page starts strictly after it in the list's order. */
+    afterId?: string;
+  },
 ): Promise<FactRow[]> {
+  // The list's order as a row comparison with the last fact's own key (a fact's subject,
+  // predicate, validFrom and id never change); an unknown id matches nothing after it.
+  const after =
+    q.afterId === undefined
+      ? undefined
+      : sql`(${facts.subject}, ${facts.predicate}, ${facts.validFrom}, ${facts.id}) >
+          (select a.subject, a.predicate, a.valid_from, a.id from facts a where a.id = ${q.afterId} and a.user_id = ${q.userId})`;
   return db
     .select()
     .from(facts)
@@ -82,6 +98,7 @@ export async function factsAsOf(
         endsAfter(facts.retractedAt, q.knownAt),
         lte(facts.validFrom, q.validAt),
         endsAfter(facts.validTo, q.validAt),
+        after,
       ),
     )
     .orderBy(asc(facts.subject), asc(facts.predicate), asc(facts.validFrom), asc(facts.id))
