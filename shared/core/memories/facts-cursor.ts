@@ -1,3 +1,5 @@
+import { Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import { AppError, isUuid, sha256Hex } from "@amem/platform";
 
 /**
@@ -24,6 +26,11 @@ export function encodeFactCursor(p: FactPosition, fingerprint: string): string {
   ).toString("base64url");
 }
 
+const FactCursorPayload = Type.Object(
+  { i: Type.String(), v: Type.Integer(), k: Type.Integer(), f: Type.String() },
+  { additionalProperties: false },
+);
+
 /** The position a cursor names; another query's, another tenant's or a malformed one is invalid input. */
 export function decodeFactCursor(cursor: string, fingerprint: string): FactPosition {
   let payload: unknown;
@@ -32,19 +39,10 @@ export function decodeFactCursor(cursor: string, fingerprint: string): FactPosit
   } catch {
     throw new AppError("invalid_input");
   }
-  const p = payload as { i?: unknown; v?: unknown; k?: unknown; f?: unknown };
-  const valid =
-    typeof payload === "object" &&
-    payload !== null &&
-    Object.keys(payload).length === 4 &&
-    typeof p.i === "string" &&
-    isUuid(p.i) &&
-    Number.isSafeInteger(p.v) &&
-    Number.isSafeInteger(p.k) &&
-    p.f === fingerprint;
-  if (!valid) throw new AppError("invalid_input");
-  const validAt = new Date(p.v as number);
-  const knownAt = new Date(p.k as number);
+  if (!Value.Check(FactCursorPayload, payload) || payload.f !== fingerprint || !isUuid(payload.i))
+    throw new AppError("invalid_input");
+  const validAt = new Date(payload.v);
+  const knownAt = new Date(payload.k);
   if (Number.isNaN(validAt.getTime()) || Number.isNaN(knownAt.getTime())) throw new AppError("invalid_input");
-  return { lastId: (p.i as string).toLowerCase(), validAt, knownAt };
+  return { lastId: payload.i.toLowerCase(), validAt, knownAt };
 }

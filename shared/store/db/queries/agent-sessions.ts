@@ -9,7 +9,8 @@ import { keysetBefore } from "./keyset";
 export type AgentSessionRow = typeof agentSessions.$inferSelect;
 export type NaturalKey = { userId: string; agent: string; sessionId: string };
 
-const byNaturalKey = (k: NaturalKey) =>
+/** The session row of a natural key (tenant, agent, sessionId). */
+export const byNaturalKey = (k: NaturalKey) =>
   and(eq(agentSessions.userId, k.userId), eq(agentSessions.agent, k.agent), eq(agentSessions.sessionId, k.sessionId));
 
 /**

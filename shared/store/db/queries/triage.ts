@@ -1,7 +1,7 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { agentSessions, triageAttempts, type TriageStatus } from "../schema";
-import type { NaturalKey } from "./agent-sessions";
+import { byNaturalKey, type NaturalKey } from "./agent-sessions";
 
 /** The triage-relevant part of a session row, locked for the rest of the transaction. */
 export type TriageRow = {
@@ -36,13 +36,7 @@ function sessionWithAttempt(
     .select({ ...triageColumns, ...extra })
     .from(agentSessions)
     .leftJoin(triageAttempts, eq(triageAttempts.id, agentSessions.triageAttemptId))
-    .where(
-      and(
-        eq(agentSessions.userId, key.userId),
-        eq(agentSessions.agent, key.agent),
-        eq(agentSessions.sessionId, key.sessionId),
-      ),
-    );
+    .where(byNaturalKey(key));
 }
 
 /**
@@ -55,17 +49,7 @@ function sessionWithAttempt(
  */
 export async function lockSessionForTriage(tx: Executor, key: NaturalKey): Promise<TriageRow | undefined> {
   const { armedAt: _joined, ...sessionColumns } = triageColumns;
-  const [row] = await tx
-    .select(sessionColumns)
-    .from(agentSessions)
-    .where(
-      and(
-        eq(agentSessions.userId, key.userId),
-        eq(agentSessions.agent, key.agent),
-        eq(agentSessions.sessionId, key.sessionId),
-      ),
-    )
-    .for("update");
+  const [row] = await tx.select(sessionColumns).from(agentSessions).where(byNaturalKey(key)).for("update");
   if (!row) return undefined;
   if (row.triageAttemptId === null) return { ...row, armedAt: null };
   const [attempt] = await tx
