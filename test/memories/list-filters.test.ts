@@ -84,6 +84,31 @@ describe("GET /api/v1/memories: tag and created-at filters", () => {
     expect(next.body.items.map((m) => m.id)).toEqual(ids(4, 3));
   });
 
+  it("reads a bound's fraction past the millisecond: a memory inside the range stays, a range within one millisecond is not inverted", async () => {
+    const tenant = await newTenant(ctx);
+    const [memory] = await tenHours(tenant);
+    const at = new Date(memory!.createdAt).toISOString(); // whole milliseconds, e.g. …45.159Z
+    const plus = (micros: string) => at.replace(/Z$/, `${micros}Z`);
+    const minusOneMs = new Date(Date.parse(at) - 1).toISOString();
+    // [.158, .1591) holds .159; truncating .1591 to .159 dropped it.
+    expect(await walk(tenant, `&current=false&createdFrom=${minusOneMs}&createdBefore=${plus("1")}`, 10)).toEqual([
+      memory!.id,
+    ]);
+    // [.1591, .1592) is a real, empty range: 200 with nothing, not 400 inverted.
+    const within = await list(tenant, `?current=false&createdFrom=${plus("1")}&createdBefore=${plus("2")}`);
+    expect({ status: within.status, body: within.body }).toEqual({
+      status: 200,
+      body: { items: [], nextCursor: null },
+    });
+    // .1591 onwards excludes .159 itself; .159 onwards includes it.
+    expect(await walk(tenant, `&current=false&createdFrom=${plus("1")}&createdBefore=${plus("9")}`, 10)).toEqual([]);
+    const inverted = await list(tenant, `?createdFrom=${plus("2")}&createdBefore=${plus("1")}`);
+    expect({ status: inverted.status, body: inverted.body as unknown }).toEqual({
+      status: 400,
+      body: { error: "invalid_input" },
+    });
+  });
+
   it("never shows another tenant's memories for the same tag and range", async () => {
     const alice = await newTenant(ctx);
     const bob = await newTenant(ctx);

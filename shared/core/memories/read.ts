@@ -34,6 +34,20 @@ export type MemoryListQuery = {
 };
 
 /**
+ * A bound of `createdAt` as sent, to the nanosecond, and as the whole millisecond a comparison with
+ * createdAt means: memories are stamped in whole milliseconds, so "at or after .1581" is "at or
+ * after .159" and "before .1591" is "before .160" — both round up. `new Date` alone truncated the
+ * fraction, dropping a memory of .159 from a range ending at .1591 and calling a range within one
+ * millisecond inverted.
+ */
+function exactInstant(iso: string): { nanos: bigint; bound: Date } {
+  const truncated = new Date(iso).getTime();
+  const pastMillisecond = ((/\.\d{3}(\d*)/.exec(iso)?.[1] ?? "") + "000000").slice(0, 6);
+  const nanos = BigInt(truncated) * 1_000_000n + BigInt(pastMillisecond);
+  return { nanos, bound: new Date(truncated + (/[1-9]/.test(pastMillisecond) ? 1 : 0)) };
+}
+
+/**
  * GET /memories: newest first; `current` (default true) hides superseded and archived memories;
  * `tag` keeps memories carrying that exact tag; [createdFrom, createdBefore) bounds `createdAt`.
  * An empty or inverted range is a client's mistake, not an empty page: 400 invalid_input.
@@ -41,9 +55,11 @@ export type MemoryListQuery = {
 export async function listTenantMemories(deps: Deps, principal: Principal, query: MemoryListQuery) {
   const limit = query.limit ?? DEFAULT_MEMORY_PAGE;
   const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-  const createdFrom = query.createdFrom === undefined ? undefined : new Date(query.createdFrom);
-  const createdBefore = query.createdBefore === undefined ? undefined : new Date(query.createdBefore);
-  if (createdFrom && createdBefore && createdFrom >= createdBefore) throw new AppError("invalid_input");
+  const from = query.createdFrom === undefined ? undefined : exactInstant(query.createdFrom);
+  const before = query.createdBefore === undefined ? undefined : exactInstant(query.createdBefore);
+  if (from && before && from.nanos >= before.nanos) throw new AppError("invalid_input");
+  const createdFrom = from?.bound;
+  const createdBefore = before?.bound;
   const rows = await listMemories(deps.db, {
     userId: principal.userId,
     scope: query.scope === undefined ? undefined : await resolveScopeName(deps.db, principal.userId, query.scope),
