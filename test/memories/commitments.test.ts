@@ -101,6 +101,24 @@ describe("POST /api/v1/memories/{id}/resolve on other memories", () => {
     });
   });
 
+  it("refuses to resolve a revised blocker's old version (409): the blocker lives on in its successor", async () => {
+    const tenant = await newTenant(ctx);
+    const { memory } = await remember(tenant, "blocker");
+    const successor = (
+      await ctx.request("POST", `/api/v1/memories/${memory.id}/revise`, {
+        apiKey: tenant.apiKey,
+        body: { content: `Still blocked ${crypto.randomUUID()}` },
+      })
+    ).body.memory;
+    const old = await resolve(tenant, memory.id, "resolved");
+    expect({ status: old.status, body: old.body }).toEqual({ status: 409, body: { error: "invalid_transition" } });
+    const live = await ctx.request("GET", `/api/v1/memories/${successor.id}`, { apiKey: tenant.apiKey });
+    expect(live.body.memory?.status ?? live.body.status).toBe("active");
+    const res = await resolve(tenant, successor.id, "resolved");
+    expect(res.status).toBe(200);
+    expect(res.body.memory.status).toBe("archived");
+  });
+
   it("is 409 invalid_transition for a memory with no state machine, 404 for another tenant's, 400 for a bad status", async () => {
     const alice = await newTenant(ctx);
     const bob = await newTenant(ctx);

@@ -146,6 +146,72 @@ describe("PATCH /api/v1/scopes/{id}", () => {
     expect(memory!.scope).toBe("after");
   });
 
+  it("moves a revision written while the scope is being renamed: the successor is not left in the old name", async () => {
+    const tenant = await newTenant(ctx);
+    const scope = (await createScope(tenant, { name: "revised-during" })).body;
+    const original = (
+      await ctx.request("POST", "/api/v1/memories", {
+        apiKey: tenant.apiKey,
+        body: { memoryType: "note", topic: "t", content: `before ${crypto.randomUUID()}`, scope: "revised-during" },
+      })
+    ).body.memory;
+    const content = `revised during the rename ${crypto.randomUUID()}`;
+    // Holds the revision mid-transaction: an uncommitted current memory with the same content makes
+    // the successor's insert wait on the unique index, after the revision has locked what it locks.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inserted!: () => void;
+    const blocking = new Promise<void>((resolve) => (inserted = resolve));
+    const blocker = ctx.deps.db
+      .transaction(async (tx) => {
+        await insertPlainMemory(tx, {
+          id: newId(),
+          userId: tenant.userId,
+          memoryType: "note",
+          topic: "t",
+          content,
+          contentHash: sha256Hex(content),
+          project: null,
+          tags: [],
+          now: new Date(),
+          scopeNameOrAlias: "personal",
+          liveCutoff: new Date(),
+          event: { id: newId(), kind: "capture", actor: "test" },
+        });
+        inserted();
+        await held;
+        throw new Error("rolled back on purpose");
+      })
+      .catch(() => undefined);
+    await blocking;
+    const waitingOn = (...patterns: string[]) =>
+      eventually(async () => {
+        const [row] = await ctx.deps.sql`
+          select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and query ilike any(${patterns})`;
+        return row!.n > 0;
+      }, 5_000);
+    const revise = ctx.request("POST", `/api/v1/memories/${original.id}/revise`, {
+      apiKey: tenant.apiKey,
+      body: { content },
+    });
+    expect(await waitingOn("%insert into%memories%")).toBe(true);
+    const rename = ctx.request("PATCH", `/api/v1/scopes/${scope.id}`, {
+      apiKey: tenant.apiKey,
+      body: { name: "renamed-after" },
+    });
+    // The rename waits: on the scope row, which the revision holds; before the fix, on the predecessor.
+    expect(await waitingOn("%scopes%for update%", 'update "memories"%')).toBe(true);
+    release();
+    await blocker;
+    expect((await revise).status).toBe(201);
+    expect((await rename).status).toBe(200);
+    const rows = await ctx.deps.sql`
+      select scope, valid_to is null as current from memories
+      where user_id = ${tenant.userId} and (id = ${original.id} or content = ${content})`;
+    expect(rows.map((r) => `${r.scope}:${r.current}`).sort()).toEqual(["renamed-after:false", "renamed-after:true"]);
+  });
+
   it("registers the old name again for a write that comes after the rename", async () => {
     const tenant = await newTenant(ctx);
     const scope = (await createScope(tenant, { name: "before" })).body;

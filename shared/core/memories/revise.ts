@@ -9,8 +9,10 @@ import {
   insertMemoryEdge,
   insertMemoryEvent,
   insertMemoryWithEvent,
+  findMemory,
   lockMemory,
   type MemoryRow,
+  type Executor,
   lockCommitmentOf,
   moveCommitment,
   setCommitmentStatus,
@@ -18,6 +20,7 @@ import {
   type CommitmentStatus,
 } from "@amem/store";
 import { actorOf } from "./capture";
+import { scopeForWrite } from "../scopes/service";
 import { commitmentTransition } from "./commitment-status";
 import { attributeWrite, settleAttributedLease, type Attribution } from "../agent-sessions/attribution";
 
@@ -42,8 +45,7 @@ export async function reviseMemory(
   now = new Date(),
 ): Promise<MemoryRow> {
   const revised = await tenantWrite(deps, principal, async (tx) => {
-    const previous = await lockMemory(tx, principal.userId, id);
-    if (!previous) throw new AppError("not_found");
+    const previous = await lockMemoryAndScope(tx, principal.userId, id, now);
     if (previous.validTo !== null || previous.status !== "active") throw new AppError("conflict");
     const attribution = await attributeWrite(
       tx,
@@ -85,6 +87,27 @@ export async function reviseMemory(
   });
   await settleAttributedLease(deps, revised.attribution, now);
   return revised.successor;
+}
+
+/**
+ * The memory to revise, locked, with its scope's row held FOR KEY SHARE as a capture holds it: the
+ * successor inherits the scope, and a concurrent rename must either wait for it and move it too,
+ * or have committed first so that the successor takes the new name. Without this a revision racing
+ * a rename left the current version in the old, unregistered scope. The scope is locked before the
+ * memory, in the order a rename takes them (scope, then its memories), so the two cannot deadlock;
+ * a rename committing between the reads moves the memory, and it is read again.
+ */
+async function lockMemoryAndScope(tx: Executor, userId: string, id: string, now: Date): Promise<MemoryRow> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const seen = await findMemory(tx, userId, id);
+    if (!seen) throw new AppError("not_found");
+    await scopeForWrite(tx, userId, seen.scope, now);
+    const locked = await lockMemory(tx, userId, id);
+    if (!locked) throw new AppError("not_found");
+    if (locked.scope === seen.scope) return locked;
+  }
+  // Three renames of one scope within one revision: let the caller try again.
+  throw new AppError("conflict");
 }
 
 /** Archives a memory (idempotent: an archived memory is returned as it is, with no new event). */
@@ -150,6 +173,9 @@ export async function resolveMemory(
     if (memory.memoryType === "blocker") {
       if (status !== "resolved") throw new AppError("invalid_transition");
       if (memory.status === "archived") return { memory, commitment: null };
+      // A revised blocker lives on in its successor: archiving this version would leave the
+      // blocker live and answer as if resolved. Refused as a superseded commitment is.
+      if (memory.validTo !== null) throw new AppError("invalid_transition");
       const archived = await archiveMemoryRow(tx, memory.id, now);
       await event();
       return { memory: archived, commitment: null };
