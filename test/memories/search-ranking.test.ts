@@ -70,6 +70,16 @@ describe("search ranking properties (README, Search)", () => {
     expect(topicsOf(items)[0]).toBe("Webhook retry policy");
   });
 
+  it("finds a long question's matching words past 32 words nobody stored (a pasted error log, a task description)", async () => {
+    const tenant = await newTenant(ctx);
+    await remember(tenant, "Dependency pins", "We pin lodash at 4.17.21 across every package.");
+    await remember(tenant, "Billing", "Invoices are generated on the first of the month.");
+    // 40 words no memory holds or resembles (each weighs an unseen word's idf, the most there is).
+    const unseen = Array.from({ length: 40 }, (_, i) => `zq${"xjvkw"[i % 5]}${i}qz`).join(" ");
+    const { items } = await search(tenant, { query: `${unseen} which version of lodash do we pin?` });
+    expect(topicsOf(items)).toEqual(["Dependency pins"]);
+  });
+
   it("with minScore returns nothing for a question about something never stored, and keeps the answer to a related one", async () => {
     const tenant = await newTenant(ctx);
     await remember(tenant, "Deploy", "We deploy with blue-green on Fly.io after health checks pass.");

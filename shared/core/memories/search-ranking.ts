@@ -44,7 +44,10 @@ export const FUZZY_MAX_TERMS = 3;
  * trigrams of a short one: similarity 1). Characters (code points), as Postgres counts them.
  */
 export const FUZZY_MAX_LENGTH = 64;
-/** At most this many slots are scored (the rarest ones): a query longer than that is a document, not a question. */
+/**
+ * At most this many slots are scored (the rarest that can match first): a query longer than that
+ * is a document, not a question.
+ */
 export const MAX_SLOTS = 32;
 /** Scores are rounded to this many decimals, so a cursor can carry one exactly. */
 export const SCORE_DECIMALS = 6;
@@ -128,7 +131,19 @@ export function buildSlots(
     return { alternatives, weight };
   });
   if (slots.length <= MAX_SLOTS) return slots;
-  // Keep the heaviest slots, in their query order (the summation order stays fixed).
-  const kept = new Set([...slots].sort((a, b) => b.weight - a.weight).slice(0, MAX_SLOTS));
+  // The heaviest slots that can match, then words nothing stored resembles up to the bound: they
+  // match nothing but weigh the most (an unseen word's idf), so kept by weight alone, 32 of them
+  // pushed out every word that matches and a long question found nothing. Query order is kept
+  // (the summation order stays fixed).
+  const heaviest = (of: Slot[], n: number) => of.sort((a, b) => b.weight - a.weight).slice(0, Math.max(n, 0));
+  const matchable = heaviest(
+    slots.filter((s) => s.alternatives.length > 0),
+    MAX_SLOTS,
+  );
+  const unseen = heaviest(
+    slots.filter((s) => s.alternatives.length === 0),
+    MAX_SLOTS - matchable.length,
+  );
+  const kept = new Set([...matchable, ...unseen]);
   return slots.filter((s) => kept.has(s));
 }
