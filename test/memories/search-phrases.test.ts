@@ -115,4 +115,48 @@ describe("POST /api/v1/search quoted phrases", () => {
     },
     TEST_TIMEOUT_MS,
   );
+
+  it(
+    'keeps a phrase\'s stop words: "not running" requires them, and -"not running" excludes only memories that say it',
+    async () => {
+      const tenant = await newTenant(ctx);
+      const down = await remember(tenant, "Cron status A", "The backup cron is not running since Monday.");
+      const fine = await remember(tenant, "Cron status B", "The backup cron is running fine again.");
+      expect(ids(await search(tenant, { query: '"not running"' }))).toEqual([down]);
+      expect(ids(await search(tenant, { query: 'backup -"not running"' }))).toEqual([fine]);
+      // Case and punctuation between the words do not matter; a phrase of stop words only excludes nothing.
+      expect(ids(await search(tenant, { query: '"Cron Is, Not running"' }))).toEqual([down]);
+      expect(ids(await search(tenant, { query: 'backup -"to be"' })).sort()).toEqual([down, fine].sort());
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "excludes a name with colons or brackets as the phrase of its parts, and requires a quoted identifier whole",
+    async () => {
+      const tenant = await newTenant(ctx);
+      const cache = await remember(tenant, "Cache layer", "The cache layer stores session tokens in redis.");
+      const keys = await remember(tenant, "Cache keys", "Session keys look like redis:cache:v2 and user:42:session.");
+      const pager = await remember(tenant, "Pager", "The pager rota page 42 lists the session owners.");
+      // Bare, -foo:bar read as "not foo, and bar": it removed memories that hold neither.
+      expect(ids(await search(tenant, { query: "layer -foo:bar" }))).toEqual([cache]);
+      expect(ids(await search(tenant, { query: "layer -std::vector -print(x) -10:30" }))).toEqual([cache]);
+      expect(ids(await search(tenant, { query: "session -redis:cache" })).sort()).toEqual([cache, pager].sort());
+      // Quoted, an identifier is required whole, not any one of its parts.
+      expect(ids(await search(tenant, { query: '"user:42:session"' }))).toEqual([keys]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "finds a phrase within the topic or the content, not across the seam between them",
+    async () => {
+      const tenant = await newTenant(ctx);
+      // The topic ends "layer" and the content starts "Cache": no field holds "layer cache".
+      await remember(tenant, "Cache layer", "Cache entries expire after an hour.");
+      const real = await remember(tenant, "Read path", "Reads go through a layer cache in front of Postgres.");
+      expect(ids(await search(tenant, { query: '"layer cache"' }))).toEqual([real]);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -6,15 +6,28 @@ describe("parseSearchQuery (web-search syntax)", () => {
     expect(parseSearchQuery('How do we "roll back" a deploy -staging -"feature flags" or rollout?')).toEqual({
       wanted: "How do we roll back a deploy rollout?",
       phrases: ["roll back"],
-      exclusions: '-staging -"feature flags"',
+      exclusions: "-staging",
+      excludedPhrases: ["feature flags"],
     });
   });
 
-  it("excludes a dotted or slashed name as the phrase of its parts", () => {
-    expect(parseSearchQuery("deploy -config.yaml -src/app")).toEqual({
+  it("excludes a name the parser splits (dots, slashes, colons, brackets, underscores, hyphens) as the phrase of its parts", () => {
+    expect(
+      parseSearchQuery("deploy -config.yaml -src/app -std::vector -10:30 -print(x) -user_id -well-being -plain"),
+    ).toEqual({
       wanted: "deploy",
       phrases: [],
-      exclusions: '-"config.yaml" -"src/app"',
+      exclusions: "-plain",
+      excludedPhrases: ["config.yaml", "src/app", "std::vector", "10:30", "print(x)", "user_id", "well-being"],
+    });
+  });
+
+  it("requires a quoted identifier whole: a compound word in quotes is a phrase of its parts", () => {
+    expect(parseSearchQuery('"lodash@4.17.21" "user:42:session" "redis"')).toEqual({
+      wanted: "lodash@4.17.21 user:42:session redis",
+      phrases: ["lodash@4.17.21", "user:42:session"],
+      exclusions: null,
+      excludedPhrases: [],
     });
   });
 
@@ -23,6 +36,7 @@ describe("parseSearchQuery (web-search syntax)", () => {
       wanted: "redis - connection pool",
       phrases: ["connection pool"],
       exclusions: null,
+      excludedPhrases: [],
     });
   });
 });
@@ -33,6 +47,7 @@ describe("parseSearchQuery with plainWords (free text, e.g. a message excerpt)",
       wanted: `don't "use" -f or "the -x flag`,
       phrases: [],
       exclusions: null,
+      excludedPhrases: [],
     });
   });
 });
@@ -104,5 +119,19 @@ describe("the ranking's arithmetic (shared/core/memories/search-ranking.ts)", ()
     const slots = buildSlots(words, 1000);
     expect(slots.length).toBe(MAX_SLOTS);
     expect(slots.map((s) => s.alternatives[0]!.term)).toEqual(words.slice(0, MAX_SLOTS).map((w) => w.term));
+  });
+
+  it(`keeps the words that can match before words nothing resembles, which weigh the most, up to ${MAX_SLOTS}`, () => {
+    const unseen = Array.from({ length: MAX_SLOTS + 3 }, (_, i) => ({ term: `u${i}`, qtf: 1, df: 0, fuzzy: [] }));
+    const seen = [
+      { term: "lodash", qtf: 1, df: 3, fuzzy: [] },
+      { term: "version", qtf: 1, df: 300, fuzzy: [] },
+    ];
+    const slots = buildSlots([...unseen, ...seen], 1000);
+    expect(slots.length).toBe(MAX_SLOTS);
+    // Both matchable words, after the first 30 unseen ones, in query order.
+    expect(slots.slice(-2).map((s) => s.alternatives[0]!.term)).toEqual(["lodash", "version"]);
+    expect(slots.slice(0, -2).every((s) => s.alternatives.length === 0)).toBe(true);
+    expect(slots[0]!.weight).toBeGreaterThan(slots[slots.length - 2]!.weight);
   });
 });

@@ -12,18 +12,20 @@ export type ParsedQuery = {
   wanted: string;
   /** Phrases every result must contain. */
   phrases: string[];
-  /** A websearch query of only the negated terms (`-a -"b c"`) every result must satisfy, or null. */
+  /** A websearch query of only the negated single words (`-a -b`) every result must satisfy, or null. */
   exclusions: string | null;
+  /** Phrases no result may contain: `-"b c"`, and negated names the parser splits (`-config.yaml`). */
+  excludedPhrases: string[];
 };
 
 /**
- * A negated word in websearch syntax. A dotted or slashed name (`config.yaml`, `src/app`) is stored
- * as its parts in a row (amem_search_terms), so it is excluded as that phrase: bare, its parts would
- * read as the first one excluded and the others required (`-config yaml`).
+ * Whether a word is several terms to the index: the parser splits on any character that is not a
+ * letter or digit (`config.yaml`, `std::vector`, `10:30`, `user_id`, `well-being`), and the parts
+ * are stored in a row. Such a word is matched as the phrase of its parts: negated bare, the parts
+ * would read as the first one excluded and the others required (`-foo:bar` is `!foo & bar`); quoted
+ * as a word, any one part would have made a result.
  */
-function negatedWord(word: string): string {
-  return /[./\\]/.test(word) ? `-"${word.replaceAll('"', " ")}"` : `-${word}`;
-}
+const isCompound = (word: string) => /[^\p{L}\p{N}]/u.test(word);
 
 /**
  * `plainWords`: free text that nobody wrote as a search (a message excerpt, a task description) is
@@ -33,29 +35,39 @@ function negatedWord(word: string): string {
  */
 export function parseSearchQuery(query: string, options: { plainWords?: boolean } = {}): ParsedQuery {
   if (options.plainWords)
-    return { wanted: query.split(/\s+/).filter(Boolean).join(" "), phrases: [], exclusions: null };
+    return {
+      wanted: query.split(/\s+/).filter(Boolean).join(" "),
+      phrases: [],
+      exclusions: null,
+      excludedPhrases: [],
+    };
   const wanted: string[] = [];
   const phrases: string[] = [];
   const excluded: string[] = [];
+  const excludedPhrases: string[] = [];
   for (const match of query.matchAll(/(-?)"([^"]*)"?|(\S+)/g)) {
     const [, negated, phrase, bare] = match;
     if (phrase !== undefined) {
       const words = phrase.trim();
       if (words === "") continue;
-      if (negated) excluded.push(`-"${words}"`);
+      if (negated) excludedPhrases.push(words);
       else {
         wanted.push(words);
         // A one-word "phrase" is a word: it needs no position check.
-        if (/\s/.test(words)) phrases.push(words);
+        if (isCompound(words)) phrases.push(words);
       }
     } else if (bare !== undefined) {
-      if (/^-+[^-]/.test(bare)) excluded.push(negatedWord(bare.replace(/^-+/, "")));
-      else if (bare.toLowerCase() !== "or") wanted.push(bare);
+      if (/^-+[^-]/.test(bare)) {
+        const name = bare.replace(/^-+/, "");
+        if (isCompound(name)) excludedPhrases.push(name);
+        else excluded.push(`-${name}`);
+      } else if (bare.toLowerCase() !== "or") wanted.push(bare);
     }
   }
   return {
     wanted: wanted.join(" ").split(/\s+/).filter(Boolean).join(" "),
     phrases,
     exclusions: excluded.length > 0 ? excluded.join(" ") : null,
+    excludedPhrases,
   };
 }

@@ -94,6 +94,7 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     status: input.status,
     phrases: parsed.phrases,
     exclusions: parsed.exclusions,
+    excludedPhrases: parsed.excludedPhrases,
   };
   const relaxed = after?.relaxed ?? (await unmatchedPhrases(deps, filtered));
   const scope: SearchScope = { ...filtered, phrases: parsed.phrases.filter((_, i) => !relaxed.includes(i)) };
@@ -156,7 +157,8 @@ const isUnfiltered = (s: SearchScope) =>
   s.superseded === undefined &&
   s.status === undefined &&
   s.phrases.length === 0 &&
-  s.exclusions === null;
+  s.exclusions === null &&
+  s.excludedPhrases.length === 0;
 
 /**
  * The first `count` of the ranked candidates that the search may return, with their rows: read in

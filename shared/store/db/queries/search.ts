@@ -145,8 +145,10 @@ export type SearchScope = {
   status?: MemoryStatus;
   /** Phrases every result must contain. */
   phrases: string[];
-  /** A websearch query of only negated terms every result must satisfy, or null. */
+  /** A websearch query of only negated single words every result must satisfy, or null. */
   exclusions: string | null;
+  /** Phrases no result may contain. */
+  excludedPhrases: string[];
 };
 
 /** A memory_terms row as the driver returns it. */
@@ -183,13 +185,42 @@ function excluding(exclusions: string): SQL {
   return sql`(numnode(${query}) = 0 or ${memories.search} @@ ${query})`;
 }
 
+/**
+ * The phrase's words in order, whole, with anything but letters and digits between them, as a
+ * case-insensitive regular expression (the words hold only letters and digits: nothing to escape).
+ */
+export function phrasePattern(phrase: string): string {
+  const words = phrase.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return `(^|[^[:alnum:]])${words.join("[^[:alnum:]]+")}($|[^[:alnum:]])`;
+}
+
+/**
+ * The memory contains the phrase, within its topic or its content: its stemmed terms in a row in the
+ * `search` document (which runs the topic into the content: "Cache layer" + "The cache…" would hold
+ * "layer the cache"), then in one field. When the English configuration dropped stop words from the
+ * phrase, the field must hold its words as written — else `"not running"` read as `run`, found in
+ * "running fine", and `-"not running"` hid it. The CASE reads the fields only for memories whose
+ * document already holds the terms in a row. A phrase of stop words only is an empty query, which
+ * no memory contains.
+ */
+function containsPhrase(phrase: SQL | string, pattern: SQL | string): SQL {
+  const english = sql`phraseto_tsquery('english', ${phrase})`;
+  return sql`(case
+    when not ${memories.search} @@ ${english} then false
+    when numnode(${english}) >= numnode(phraseto_tsquery('simple', ${phrase}))
+      then amem_search_terms(${memories.topic}) @@ ${english} or amem_search_terms(${memories.content}) @@ ${english}
+    else ${memories.topic} ~* ${pattern} or ${memories.content} ~* ${pattern}
+  end)`;
+}
+
 /** The memories a search may return: the tenant's, within the filters, phrases and exclusions. */
 function eligible(f: SearchScope): SQL {
   return and(
     memoryFilter(f),
     f.memoryTypes === undefined ? undefined : inArray(memories.memoryType, f.memoryTypes),
     f.exclusions === null ? undefined : excluding(f.exclusions),
-    ...f.phrases.map((p) => sql`${memories.search} @@ phraseto_tsquery('english', ${splitNames(p)})`),
+    ...f.excludedPhrases.map((p) => sql`not ${containsPhrase(splitNames(p), phrasePattern(p))}`),
+    ...f.phrases.map((p) => containsPhrase(splitNames(p), phrasePattern(p))),
   )!;
 }
 
@@ -259,9 +290,10 @@ export async function phrasesFound(db: Executor, f: SearchScope): Promise<boolea
           select q.lexeme from unnest(amem_search_terms(p.phrase)) q
           left join memory_term_stats s on s.user_id = ${f.userId} and s.term = q.lexeme
           order by coalesce(s.df, 0), q.lexeme limit 1)
-        and ${memories.search} @@ phraseto_tsquery('english', p.phrase)
+        and ${containsPhrase(sql`p.phrase`, sql`p.pattern`)}
     ) as found
-    from unnest(${sql.param(f.phrases.map(splitNames))}::text[]) with ordinality p(phrase, i)
+    from unnest(${sql.param(f.phrases.map(splitNames))}::text[], ${sql.param(f.phrases.map(phrasePattern))}::text[])
+      with ordinality p(phrase, pattern, i)
   `);
   const found = new Map(rows.map((r) => [r.i, r.found]));
   return f.phrases.map((_, index) => found.get(index + 1) ?? false);
