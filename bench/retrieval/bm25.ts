@@ -62,6 +62,32 @@ export class Bm25Index {
    * documents were given in, so a run is reproducible.
    */
   search(query: string, limit: number): Bm25Hit[] {
+    return this.scoreAll(query)
+      .slice(0, limit)
+      .map(({ id, score }) => ({ id, score }));
+  }
+
+  /**
+   * The best documents as groups of equal score, best first, until the groups hold `limit`
+   * documents (the last group whole): BM25 orders nothing within a group, so the metrics read its
+   * expected figures over every order of it (bench/retrieval/metrics.ts), not the load order.
+   */
+  searchTied(query: string, limit: number): string[][] {
+    const groups: string[][] = [];
+    let count = 0;
+    let last = Number.NaN;
+    for (const hit of this.scoreAll(query)) {
+      // Equal up to float rounding: the same terms summed over documents of equal tf and length.
+      if (groups.length > 0 && Math.abs(hit.score - last) <= 1e-9 * last) groups[groups.length - 1]!.push(hit.id);
+      else if (count >= limit) break;
+      else groups.push([hit.id]);
+      last = hit.score;
+      count++;
+    }
+    return groups;
+  }
+
+  private scoreAll(query: string): (Bm25Hit & { order: number })[] {
     const terms = [...new Set(analyze(query))].filter((t) => this.df.has(t));
     if (terms.length === 0) return [];
     const { k1, b } = this.params;
@@ -77,6 +103,6 @@ export class Bm25Index {
       if (score > 0) hits.push({ id: doc.id, score, order });
     });
     hits.sort((x, y) => y.score - x.score || x.order - y.order);
-    return hits.slice(0, limit).map(({ id, score }) => ({ id, score }));
+    return hits;
   }
 }

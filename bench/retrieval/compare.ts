@@ -14,7 +14,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { recallAtK, reciprocalRank } from "./metrics";
+import { groupsOf, type Ranking, recallAtK, reciprocalRank } from "./metrics";
 import { isSmoke } from "../lib/run-env";
 
 type Question = {
@@ -25,7 +25,8 @@ type Question = {
   current: boolean;
   gold: string[];
   amem: string[];
-  bm25: string[];
+  /** Groups of equal score (a plain list in runs before tie-aware figures). */
+  bm25: Ranking;
 };
 type Run = { date: string; commit: string; datasets: { name: string; questions: Question[] }[] };
 
@@ -39,6 +40,16 @@ function newestRun(): string {
     .sort();
   if (runs.length === 0) throw new Error(`no bench/results/retrieval-*.json: run \`bun run bench:retrieval\` first`);
   return join(dir, runs[runs.length - 1]!);
+}
+
+/** An id's 1-based position, or the positions its tied group spans ("3–7"), or "—". */
+function positionOf(ranked: Ranking, id: string): string {
+  let start = 1;
+  for (const group of groupsOf(ranked)) {
+    if (group.includes(id)) return group.length === 1 ? `${start}` : `${start}–${start + group.length - 1}`;
+    start += group.length;
+  }
+  return "—";
 }
 
 /** A small deterministic generator (mulberry32), so two readings of one run print the same intervals. */
@@ -113,7 +124,7 @@ for (const dataset of run.datasets) {
         r5.push(dr5);
         rr.push(drr);
         if (list && (dr5 < 0 || drr <= -0.25)) {
-          const at = (ranked: string[]) => q.gold.map((g) => ranked.indexOf(g) + 1 || "—").join(",");
+          const at = (ranked: Ranking) => q.gold.map((g) => positionOf(ranked, g)).join(",");
           losers.push(
             `${dataset.name} ${split} ${q.id} [${category}] ${JSON.stringify(q.query)}: gold at amem ${at(q.amem)}, BM25 ${at(q.bm25)}`,
           );

@@ -13,7 +13,8 @@ export type Outcome = {
   query: QuerySpec;
   gold: Set<string>;
   amem: string[];
-  bm25: string[];
+  /** Groups of equal BM25 score, best first (its figures are expected over every order of a group). */
+  bm25: string[][];
   /** With RETRIEVAL_MIN_SCORE: the same answerable question without minScore, for the recall it costs. */
   amemWithoutMinScore: string[] | null;
   latencyMs: number;
@@ -43,7 +44,7 @@ export async function evaluateUnit(
       query,
       gold: new Set(query.gold.map(idOf)),
       amem: ids,
-      bm25: (query.current ? bm25.current : bm25.all).search(query.text, SEARCH_LIMIT).map((h) => h.id),
+      bm25: (query.current ? bm25.current : bm25.all).searchTied(query.text, SEARCH_LIMIT),
       amemWithoutMinScore: minScore !== null && answerable ? (await search(post, query, null)).ids : null,
       latencyMs: ms,
       predecessors: (query.forbidden ?? query.gold.flatMap((g) => stored.predecessorsOf.get(g) ?? [])).map(idOf),

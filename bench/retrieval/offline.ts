@@ -164,10 +164,7 @@ function evaluate(prepared: { dataset: string; units: Prepared[] }[], c: Ranking
         rows.push({
           category: query.category,
           amem: scoreRanking(rank(p, slots, c), gold),
-          bm25: scoreRanking(
-            p.bm25.search(query.text, LIMIT).map((h) => h.id),
-            gold,
-          ),
+          bm25: scoreRanking(p.bm25.searchTied(query.text, LIMIT), gold),
         });
       }
     }

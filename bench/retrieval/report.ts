@@ -1,5 +1,5 @@
 import type { Outcome } from "./evaluate";
-import { meanScores, scoreRanking, type Scores } from "./metrics";
+import { groupsOf, meanScores, type Ranking, scoreRanking, type Scores } from "./metrics";
 import { mdRow, percentile } from "../lib/report";
 import type { Split } from "./types";
 
@@ -40,11 +40,17 @@ function emptyAnswers(outcomes: Outcome[]): { amem: string; bm25: string; n: num
   };
 }
 
-/** Whether the gold (successor) ranks above every memory it revised (absent counts as last). */
-function successorFirst(ranked: string[], o: Outcome): boolean {
-  const rankOf = (id: string) => (ranked.includes(id) ? ranked.indexOf(id) : Number.POSITIVE_INFINITY);
-  const best = Math.min(...[...o.gold].map(rankOf));
-  return Number.isFinite(best) && o.predecessors.every((p) => rankOf(p) > best);
+/**
+ * Whether the gold (successor) ranks above every memory it revised (absent counts as last): 1 or 0,
+ * or for a tie, the chance that a gold comes first among the tied gold and predecessors.
+ */
+function successorFirst(ranked: Ranking, o: Outcome): number {
+  for (const group of groupsOf(ranked)) {
+    const gold = group.filter((id) => o.gold.has(id)).length;
+    const predecessors = group.filter((id) => o.predecessors.includes(id)).length;
+    if (gold + predecessors > 0) return gold / (gold + predecessors);
+  }
+  return 0;
 }
 
 const ofSplit = (r: DatasetResult, split: Split | "both") =>
@@ -114,7 +120,10 @@ export function detailTable(r: DatasetResult, split: Split, minScore: number | n
   // Only a current: false question can see the predecessor; with current: true it is filtered out.
   const superseding = out.filter((o) => !o.query.current && o.predecessors.length > 0);
   if (superseding.length > 0) {
-    const count = (pick: (o: Outcome) => string[]) => superseding.filter((o) => successorFirst(pick(o), o)).length;
+    const count = (pick: (o: Outcome) => Ranking) => {
+      const sum = superseding.reduce((n, o) => n + successorFirst(pick(o), o), 0);
+      return Number.isInteger(sum) ? `${sum}` : sum.toFixed(1);
+    };
     notes.push(
       `successor ranked above the memory it revised (current: false): amem ${count((o) => o.amem)}/${superseding.length}, BM25 ${count((o) => o.bm25)}/${superseding.length}`,
     );

@@ -35,6 +35,61 @@ describe("retrieval metrics (bench/retrieval/metrics.ts)", () => {
   });
 });
 
+describe("retrieval metrics over tied scores (expected over every order of a tied group)", () => {
+  // [a] then a tie of four {x, b, y, z} then [c]: the group spans positions 2–5.
+  const tied = [["a"], ["x", "b", "y", "z"], ["c"]];
+
+  it("recall@k counts a tied gold id by the share of its group's positions within the top k", () => {
+    const gold = new Set(["b"]);
+    expect(recallAtK(tied, gold, 1)).toBe(0);
+    expect(recallAtK(tied, gold, 3)).toBeCloseTo(2 / 4, 12);
+    expect(recallAtK(tied, gold, 5)).toBeCloseTo(1, 12);
+  });
+
+  it("the reciprocal rank is the mean over the positions the first gold can take", () => {
+    // One gold among four at 2–5: (1/2 + 1/3 + 1/4 + 1/5) / 4.
+    expect(reciprocalRank(tied, new Set(["b"]))).toBeCloseTo((1 / 2 + 1 / 3 + 1 / 4 + 1 / 5) / 4, 12);
+    // Two gold among four: the first is at 2 with p 1/2, 3 with p 1/3, 4 with p 1/6.
+    expect(reciprocalRank(tied, new Set(["b", "y"]))).toBeCloseTo(1 / 4 + 1 / 9 + 1 / 24, 12);
+    // Cut at k: one gold among four at 2–5, only 2 and 3 count within k = 3.
+    expect(reciprocalRank(tied, new Set(["b"]), 3)).toBeCloseTo((1 / 2 + 1 / 3) / 4, 12);
+    // A gold in a better group decides alone.
+    expect(reciprocalRank(tied, new Set(["a", "b"]))).toBe(1);
+  });
+
+  it("nDCG@k gives a tied gold id the mean discount of its group's positions", () => {
+    const gold = new Set(["b"]);
+    const mean = [2, 3, 4, 5].reduce((s, p) => s + 1 / Math.log2(p + 1), 0) / 4;
+    expect(ndcgAtK(tied, gold, 10)).toBeCloseTo(mean, 12);
+  });
+
+  it("groups of one give exactly the figures of the plain list, and one order of a tie is not the expectation", () => {
+    const gold = new Set(["b", "c"]);
+    const plain = ["a", "x", "b", "y", "z", "c"];
+    expect(
+      scoreRanking(
+        plain.map((id) => [id]),
+        gold,
+      ),
+    ).toEqual(scoreRanking(plain, gold));
+    expect(reciprocalRank(plain, gold)).toBeCloseTo(1 / 3, 12);
+    expect(reciprocalRank(tied, gold)).not.toBeCloseTo(1 / 3, 6);
+  });
+
+  it("BM25 returns equal scores as one group, and whole groups up to the limit", () => {
+    const index = new Bm25Index([
+      { id: "d1", text: "apple pie" },
+      { id: "d2", text: "apple tart" },
+      { id: "d3", text: "apple apple cake" },
+      { id: "d4", text: "pear jam" },
+    ]);
+    const groups = index.searchTied("apple", 2);
+    expect(groups).toEqual([["d3"], ["d1", "d2"]]);
+    expect(index.searchTied("apple", 1)).toEqual([["d3"]]);
+    expect(index.search("apple", 3).map((h) => h.id)).toEqual(["d3", "d1", "d2"]);
+  });
+});
+
 describe("BM25 baseline (bench/retrieval/bm25.ts)", () => {
   it("lower-cases, splits on non-alphanumerics, drops English stop words and Porter-stems", () => {
     expect(analyze("Running, the ponies' CARESSES! What did Caroline's 2nd-hand car cost?")).toEqual([
