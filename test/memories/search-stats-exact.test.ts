@@ -2,6 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, eventually, newTenant, type Tenant } from "../helpers";
 import { foldSearchStats } from "../../workers/flusher/search-stats-folder";
+import { expectStatsEqualRecount } from "./search-recount";
 
 /*
  * The search statistics stay exact while memories are written, revised and archived and folds run
@@ -10,8 +11,6 @@ import { foldSearchStats } from "../../workers/flusher/search-stats-folder";
  * its current ones — whatever order the fold took the written and removed rows in.
  */
 const ctx = await createTestContext();
-
-type Recount = { documents: number; current: number; topic: number; content: number };
 
 async function request(tenant: Tenant, path: string, body?: unknown) {
   const res = await ctx.request("POST", path, { apiKey: tenant.apiKey, ...(body === undefined ? {} : { body }) });
@@ -55,48 +54,9 @@ describe("search statistics under concurrent writes and folds", () => {
       true,
     );
 
-    const [stats] = await ctx.deps.db.execute<{
-      documents: number;
-      removed_documents: number;
-      topic_length: number;
-      removed_topic_length: number;
-      content_length: number;
-      removed_content_length: number;
-    }>(sql`select documents::int, removed_documents::int, topic_length::int, removed_topic_length::int,
-             content_length::int, removed_content_length::int
-           from memory_search_stats where user_id = ${tenant.userId}`);
-    // Lengths as the index read them: each memory's postings carry its field lengths.
-    const [recount] = await ctx.deps.db.execute<Recount>(sql`
-      select count(*)::int as documents, count(*) filter (where m.valid_to is null and m.status = 'active')::int as current,
-        coalesce(sum(l.topic_length), 0)::int as topic, coalesce(sum(l.content_length), 0)::int as content
-      from memories m
-      cross join lateral (select t.topic_length, t.content_length from memory_terms t where t.memory_id = m.id limit 1) l
-      where m.user_id = ${tenant.userId}`);
-    const [currentLengths] = await ctx.deps.db.execute<{ topic: number; content: number }>(sql`
-      select coalesce(sum(l.topic_length), 0)::int as topic, coalesce(sum(l.content_length), 0)::int as content
-      from memories m
-      cross join lateral (select t.topic_length, t.content_length from memory_terms t where t.memory_id = m.id limit 1) l
-      where m.user_id = ${tenant.userId} and m.valid_to is null and m.status = 'active'`);
-    expect(recount!.documents).toBe(12 + [...Array(12).keys()].reduce((n, i) => n + (i % 4), 0));
-    expect(recount!.current).toBe(12 - 3);
-    expect(stats!.documents).toBe(recount!.documents);
-    expect(stats!.documents - stats!.removed_documents).toBe(recount!.current);
-    expect([stats!.topic_length, stats!.content_length]).toEqual([recount!.topic, recount!.content]);
-    expect([
-      stats!.topic_length - stats!.removed_topic_length,
-      stats!.content_length - stats!.removed_content_length,
-    ]).toEqual([currentLengths!.topic, currentLengths!.content]);
-
-    const wrongTerms = await ctx.deps.db.execute<{ term: string }>(sql`
-      select s.term from memory_term_stats s
-      left join lateral (
-        select count(*)::int as all_df,
-          count(*) filter (where m.valid_to is null and m.status = 'active')::int as current_df
-        from memory_terms t join memories m on m.id = t.memory_id
-        where t.user_id = s.user_id and t.term = s.term
-      ) r on true
-      where s.user_id = ${tenant.userId} and (s.df <> r.all_df or s.df - s.removed_df <> r.current_df)`);
-    expect(wrongTerms.map((r) => r.term)).toEqual([]);
+    const { all, current } = await expectStatsEqualRecount(ctx, tenant.userId);
+    expect(all.documents).toBe(12 + [...Array(12).keys()].reduce((n, i) => n + (i % 4), 0));
+    expect(current.documents).toBe(12 - 3);
     const [terms] = await ctx.deps.db.execute<{ n: number }>(
       sql`select count(*)::int as n from memory_term_stats where user_id = ${tenant.userId}`,
     );

@@ -172,16 +172,13 @@ const postingOf = (r: PostingRow): Posting & { term: string; memoryId: string } 
 
 export type ChampionPosting = Posting & { term: string; memoryId: string; superseded: boolean };
 
-/** Dotted and slashed names read by their parts, as amem_search_terms reads the stored documents. */
-const splitNames = (text: string) => text.replace(/[./\\]/g, " ");
-
 /**
  * The memory contains none of the excluded terms. Exclusions of stop words only (`-the`, `-"to be"`)
  * read as an empty query (the negation goes with the words), which matches no memory, so every
  * memory would be excluded: they are ignored instead, as stop words are among the wanted words.
  */
 function excluding(exclusions: string): SQL {
-  const query = sql`websearch_to_tsquery('english', ${splitNames(exclusions)})`;
+  const query = sql`websearch_to_tsquery('english', amem_search_text(${exclusions}))`;
   return sql`(numnode(${query}) = 0 or ${memories.search} @@ ${query})`;
 }
 
@@ -204,10 +201,10 @@ export function phrasePattern(phrase: string): string {
  * no memory contains.
  */
 function containsPhrase(phrase: SQL | string, pattern: SQL | string): SQL {
-  const english = sql`phraseto_tsquery('english', ${phrase})`;
+  const english = sql`phraseto_tsquery('english', amem_search_text(${phrase}))`;
   return sql`(case
     when not ${memories.search} @@ ${english} then false
-    when numnode(${english}) >= numnode(phraseto_tsquery('simple', ${phrase}))
+    when numnode(${english}) >= numnode(phraseto_tsquery('simple', amem_search_text(${phrase})))
       then amem_search_terms(${memories.topic}) @@ ${english} or amem_search_terms(${memories.content}) @@ ${english}
     else ${memories.topic} ~* ${pattern} or ${memories.content} ~* ${pattern}
   end)`;
@@ -219,8 +216,8 @@ function eligible(f: SearchScope): SQL {
     memoryFilter(f),
     f.memoryTypes === undefined ? undefined : inArray(memories.memoryType, f.memoryTypes),
     f.exclusions === null ? undefined : excluding(f.exclusions),
-    ...f.excludedPhrases.map((p) => sql`not ${containsPhrase(splitNames(p), phrasePattern(p))}`),
-    ...f.phrases.map((p) => containsPhrase(splitNames(p), phrasePattern(p))),
+    ...f.excludedPhrases.map((p) => sql`not ${containsPhrase(p, phrasePattern(p))}`),
+    ...f.phrases.map((p) => containsPhrase(p, phrasePattern(p))),
   )!;
 }
 
@@ -292,7 +289,7 @@ export async function phrasesFound(db: Executor, f: SearchScope): Promise<boolea
           order by coalesce(s.df, 0), q.lexeme limit 1)
         and ${containsPhrase(sql`p.phrase`, sql`p.pattern`)}
     ) as found
-    from unnest(${sql.param(f.phrases.map(splitNames))}::text[], ${sql.param(f.phrases.map(phrasePattern))}::text[])
+    from unnest(${sql.param(f.phrases)}::text[], ${sql.param(f.phrases.map(phrasePattern))}::text[])
       with ordinality p(phrase, pattern, i)
   `);
   const found = new Map(rows.map((r) => [r.i, r.found]));
