@@ -86,17 +86,21 @@ export function defineTool<I extends TSchema, O extends TSchema>(definition: Too
 }
 
 /**
- * A refused call as a tool result: the REST error code, and nothing else, in the text and in
- * structuredContent (SPEC §1.1: no detail, no echo of the input — a schema message quotes the
- * property names the client sent). The tool's published input schema says what it takes.
+ * A refused call as a tool result: the REST error code, and nothing else, as the text
+ * `{"error":code}` (SPEC §1.1: no detail, no echo of the input — a schema message quotes the
+ * property names the client sent). No structuredContent: every tool advertises an outputSchema,
+ * and structured results MUST conform to it (MCP server/tools "Output Schema"); `{error}` does not,
+ * and SDK v1 clients (Claude Code's stack) validate any structuredContent they get, so a refusal
+ * carrying it reached them as a -32602 protocol error instead of the code.
  */
 export function errorResult(code: ErrorCode): CallToolResult {
-  return {
-    isError: true,
-    content: [{ type: "text", text: JSON.stringify({ error: code }) }],
-    structuredContent: { error: code },
-  };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify({ error: code }) }] };
 }
+
+/** A tool call's answer and what `amem_mcp_tool_calls_total` counts it as (`ok` or the refusal's code). */
+type ToolAnswer = { result: CallToolResult; outcome: ErrorCode | "ok" };
+
+const refusal = (code: ErrorCode): ToolAnswer => ({ result: errorResult(code), outcome: code });
 
 /**
  * Registers one tool: the scope challenge, the argument check (unknown properties and every
@@ -128,9 +132,7 @@ export function registerTool<I extends TSchema, O extends TSchema>(
             },
     },
     async (args: unknown, ctx) => {
-      const result = await runTool(deps, tool, args, ctx.http?.authInfo);
-      const code = (result.structuredContent as { error?: ErrorCode } | undefined)?.error;
-      const outcome = result.isError && code ? code : "ok";
+      const { result, outcome } = await runTool(deps, tool, args, ctx.http?.authInfo);
       mcpToolCalls.inc({ tool: tool.name, outcome });
       return result;
     },
@@ -143,18 +145,19 @@ async function runTool<I extends TSchema, O extends TSchema>(
   tool: ToolDefinition<I, O>,
   args: unknown,
   authInfo: Parameters<typeof principalOf>[0],
-): Promise<CallToolResult> {
+): Promise<ToolAnswer> {
   const input = args ?? {};
-  if (!Value.Check(tool.input, input)) return errorResult("invalid_input");
+  if (!Value.Check(tool.input, input)) return refusal("invalid_input");
   // Text Postgres cannot store as sent (NUL, an unpaired surrogate), refused as the api's body reader refuses it.
-  if (hasUnstorableText(input)) return errorResult("invalid_input");
+  if (hasUnstorableText(input)) return refusal("invalid_input");
   try {
     const output = await tool.run(principalOf(authInfo), input as Static<I>);
-    return {
+    const result: CallToolResult = {
       content: [{ type: "text", text: JSON.stringify(output) }],
       structuredContent: output as Record<string, unknown>,
     };
+    return { result, outcome: "ok" };
   } catch (error) {
-    return errorResult(failureCode(deps, `tool ${tool.name}`, error));
+    return refusal(failureCode(deps, `tool ${tool.name}`, error));
   }
 }

@@ -1,5 +1,7 @@
 import { afterAll } from "bun:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type Deps, createDeps, createUser, authenticateAccessToken } from "@amem/core";
 import { createLogger, type Logger, type Config } from "@amem/platform";
 import { createMcpApp, type McpApp } from "../../mcp/app";
@@ -101,6 +103,26 @@ export async function connectClient(ctx: McpTestContext, token: string): Promise
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
   const client = new Client({ name: "amem-test", version: "1.0.0" });
+  await client.connect(transport);
+  ctx.onClose(() => client.close());
+  return client;
+}
+
+/**
+ * The official SDK v1 client (`@modelcontextprotocol/sdk` 1.x: the stack Claude Code, mcp-remote
+ * and most TypeScript clients run), connected as connectClient connects the v2 one. It negotiates a
+ * 2025-era revision and validates every structuredContent against the tool's outputSchema.
+ */
+export async function connectV1Client(ctx: McpTestContext, token: string): Promise<ClientV1> {
+  const transport = new StreamableHTTPClientTransportV1(new URL(`${ctx.config.MCP_PUBLIC_URL}/mcp`), {
+    fetch: (url, init) => {
+      const request = new Request(servedUrl(String(url)), init);
+      request.headers.set("host", new URL(request.url).host);
+      return ctx.app.handle(request);
+    },
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  const client = new ClientV1({ name: "amem-test-v1", version: "1.0.0" });
   await client.connect(transport);
   ctx.onClose(() => client.close());
   return client;

@@ -130,15 +130,12 @@ describe("MCP tools: text Postgres cannot store", () => {
       ["search", { query: "lone \ud800" }],
     ];
     for (const [name, args] of calls) {
-      const result = (await client.callTool({ name, arguments: args })) as {
-        isError?: boolean;
-        structuredContent?: unknown;
-      };
-      expect({ name, args, isError: result.isError, answer: result.structuredContent }).toEqual({
+      const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content?: unknown };
+      expect({ name, args, isError: result.isError, answer: result.content }).toEqual({
         name,
         args,
         isError: true,
-        answer: { error: "invalid_input" },
+        answer: [{ type: "text", text: '{"error":"invalid_input"}' }],
       });
     }
     const listed = (await client.callTool({ name: "get_memories", arguments: {} })) as {
