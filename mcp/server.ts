@@ -16,6 +16,7 @@ import { describeEnvironmentTool } from "./tools/describe-environment";
 import { registerBriefingPrompt } from "./prompts/briefing";
 import { registerDebriefPrompt } from "./prompts/debrief";
 import { registerMemoryResource } from "./resources/memory";
+import { answerMalformedParamsByCode } from "./protocol-errors";
 
 export const MCP_SERVER_INFO = { name: "amem", version: "1.0.0" };
 
@@ -51,5 +52,6 @@ export function createMcpServer(deps: Deps, ctx: McpRequestContext): McpServer {
     registerDebriefPrompt(server, deps, principal);
     registerMemoryResource(server, deps, principal);
   }
+  answerMalformedParamsByCode(server.server);
   return server;
 }

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "bun:test";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+} from "@modelcontextprotocol/server";
+import { createMcpTestContext } from "./helpers";
+
+/**
+ * Malformed params of a standard method are the client's mistake: -32602 Invalid params whose
+ * message is only a contract code (README "The MCP server"), in both protocol eras — not the SDK's
+ * -32603 Internal error carrying its schema issues (a dump that echoes the request's structure).
+ */
+const ctx = await createMcpTestContext();
+const { token } = await ctx.newUser();
+
+const MODERN = "2026-07-28";
+const JSON_RPC = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+/** One JSON-RPC request as a client of `version` sends it: 2026-07-28 with its _meta envelope and headers. */
+async function rpc(version: string, method: string, params: Record<string, unknown>) {
+  const modern = version === MODERN;
+  const envelope = {
+    [PROTOCOL_VERSION_META_KEY]: MODERN,
+    [CLIENT_INFO_META_KEY]: { name: "test", version: "1" },
+    [CLIENT_CAPABILITIES_META_KEY]: {},
+  };
+  const response = await ctx.request("POST", "/mcp", {
+    headers: {
+      ...JSON_RPC,
+      authorization: `Bearer ${token}`,
+      "mcp-protocol-version": version,
+      ...(modern ? { "mcp-method": method } : {}),
+      ...(modern && typeof params.name === "string" ? { "mcp-name": params.name } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: modern ? { ...params, _meta: envelope } : params }),
+  });
+  const text = await response.text();
+  const json = response.headers.get("content-type")?.startsWith("text/event-stream")
+    ? text
+        .split("\n")
+        .find((line) => line.startsWith("data: "))!
+        .slice(6)
+    : text;
+  return { status: response.status, answer: JSON.parse(json) };
+}
+
+const invalidParams = { jsonrpc: "2.0", id: 1, error: { code: -32602, message: "invalid_input" } };
+
+const MALFORMED: [string, Record<string, unknown>][] = [
+  ["tools/list", { cursor: 5 }],
+  ["prompts/list", { cursor: 5 }],
+  ["resources/list", { cursor: 5 }],
+  ["resources/templates/list", { cursor: 5 }],
+  ["resources/read", {}],
+  ["resources/read", { uri: 5 }],
+  ["prompts/get", {}],
+  ["prompts/get", { name: "briefing", arguments: { project: 5 } }],
+  ["completion/complete", { ref: { type: "ref/zzz" } }],
+];
+
+describe("MCP standard methods with malformed params", () => {
+  for (const version of ["2025-06-18", "2025-11-25", MODERN]) {
+    it(`answer -32602 invalid_input on ${version}`, async () => {
+      for (const [method, params] of MALFORMED) {
+        expect([method, params, await rpc(version, method, params)]).toEqual([
+          method,
+          params,
+          { status: 200, answer: invalidParams },
+        ]);
+      }
+    });
+  }
+
+  it("answer initialize with params {} -32602 invalid_input (2025 era)", async () => {
+    expect(await rpc("2025-11-25", "initialize", {})).toEqual({ status: 200, answer: invalidParams });
+  });
+});
