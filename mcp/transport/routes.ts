@@ -5,6 +5,7 @@ import { AppError, loggableError, type Logger } from "@amem/platform";
 import { errorResponse } from "@amem/http";
 import { bearerGate, type AccessTokenVerifier, MCP_PATH } from "@amem/oauth-server";
 import { corsHeaders, hostGuard, originGuard, preflightHeaders } from "./guards";
+import { refusingLegacyBatches } from "./batches";
 
 function withHeaders(response: Response, headers: Record<string, string>): Response {
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
@@ -68,16 +69,18 @@ function quietly<T>(logger: Logger, create: () => T): T {
  * loops) → the handler. The answers built here carry headers the error plugin cannot (challenge,
  * Allow, CORS), so they are returned, built by the one error formatter.
  * The body is never parsed by Elysia (`parse: "none"`): the SDK reads it, within BODY_LIMIT_BYTES.
+ * A 2025-era batch is refused for the revisions that removed batching (batches.ts).
  * `responseMode: "json"` applies to 2026-07-28 clients only (SDK 2.4.0): a 2025-era client that
  * accepts both media types gets its answer as one server-sent event, which that spec allows.
  */
 export function mcpRoutes(deps: Deps, factory: McpServerFactory, verify: AccessTokenVerifier) {
+  const reportError = (error: unknown) => logHandlerError(deps.logger, error);
   const handler = quietly(deps.logger, () =>
-    createMcpHandler(factory, {
+    createMcpHandler(refusingLegacyBatches(factory, reportError), {
       legacy: "stateless",
       responseMode: "json",
       maxRequestBodySize: deps.config.BODY_LIMIT_BYTES,
-      onerror: (error) => logHandlerError(deps.logger, error),
+      onerror: reportError,
     }),
   );
   const gate = bearerGate(deps.config, verify, deps.logger);
