@@ -30,7 +30,17 @@ const INSTRUCTIONS =
  */
 export function createMcpServer(deps: Deps, ctx: McpRequestContext): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, {
-    capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} },
+    // listChanged false, said explicitly (the SDK's register* calls turn an absent bit into true):
+    // the tools and prompts never change, and no list_changed notification can reach a client — a
+    // 2025-era client has no stream to receive one (GET /mcp is 405), and a 2026-07-28 listen stream
+    // lives on one replica while the write that changes the resource list may run on another.
+    // resources.subscribe is absent for the same reason. docs/decisions/mcp.md "List changes".
+    capabilities: {
+      tools: { listChanged: false },
+      prompts: { listChanged: false },
+      resources: { listChanged: false },
+      completions: {},
+    },
     instructions: INSTRUCTIONS,
   });
   // In the order `tools/list` shows them; each a separate call, so each keeps its own input/output types.
