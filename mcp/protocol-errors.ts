@@ -12,6 +12,7 @@ import {
   unavailableAnswers,
   unavailableCause,
 } from "@amem/platform";
+import { wrapRequestHandlers } from "./request-handlers";
 
 /**
  * How prompts, completions and resources answer a failed service call. Tools answer with an
@@ -73,38 +74,24 @@ export function checkArguments(schema: TSchema, args: unknown): void {
   if (!Value.Check(schema, args ?? {})) throw new AppError("invalid_input");
 }
 
-type RequestHandler = (request: unknown, ctx: unknown) => unknown;
-/** The SDK's request dispatch table and the hook it wraps each new handler with (SDK 2.4.0, pinned). */
-type HandlerTable = {
-  _requestHandlers: Map<string, RequestHandler>;
-  _wrapHandler: (method: string, handler: RequestHandler) => RequestHandler;
-};
-
 /**
  * Malformed params of a standard method (`tools/list` with a numeric cursor, `resources/read`
  * without a uri, `initialize` with `{}`) are the client's mistake, -32602 Invalid params (JSON-RPC
  * 2.0 §5.1). The SDK checks them against its wire schema and throws a plain `Error` whose message
  * is the Zod issue list, which it answers -32603 with that dump as the message. Every request
- * handler of this server — those registered so far and those the SDK adds after the factory
- * (`server/discover`) — answers that as -32602 `invalid_input`, the message a code as on every other
- * MCP error. A plain `Error` is only ever that check here: amem's own handlers answer with
+ * handler of this server answers that as -32602 `invalid_input`, the message a code as on every
+ * other MCP error. A plain `Error` is only ever that check here: amem's own handlers answer with
  * ProtocolErrors (answeredByCode) or isError results, and the SDK throws its own as ProtocolErrors.
  */
 export function answerMalformedParamsByCode(server: Server): void {
-  const table = server as unknown as HandlerTable;
-  const byCode =
-    (handler: RequestHandler): RequestHandler =>
-    async (request, ctx) => {
-      try {
-        return await handler(request, ctx);
-      } catch (error) {
-        if (error instanceof Error && error.constructor === Error) {
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, "invalid_input");
-        }
-        throw error;
+  wrapRequestHandlers(server, (_method, handler) => async (request, ctx) => {
+    try {
+      return await handler(request, ctx);
+    } catch (error) {
+      if (error instanceof Error && error.constructor === Error) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, "invalid_input");
       }
-    };
-  for (const [method, handler] of table._requestHandlers) table._requestHandlers.set(method, byCode(handler));
-  const wrap = table._wrapHandler.bind(server);
-  table._wrapHandler = (method, handler) => byCode(wrap(method, handler));
+      throw error;
+    }
+  });
 }

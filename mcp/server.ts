@@ -17,6 +17,7 @@ import { registerBriefingPrompt } from "./prompts/briefing";
 import { registerDebriefPrompt } from "./prompts/debrief";
 import { registerMemoryResource } from "./resources/memory";
 import { answerMalformedParamsByCode } from "./protocol-errors";
+import { refuseListCursors } from "./pagination";
 
 export const MCP_SERVER_INFO = { name: "amem", version: "1.0.0" };
 
@@ -62,6 +63,7 @@ export function createMcpServer(deps: Deps, ctx: McpRequestContext): McpServer {
     registerDebriefPrompt(server, deps, principal);
     registerMemoryResource(server, deps, principal);
   }
+  refuseListCursors(server.server);
   answerMalformedParamsByCode(server.server);
   return server;
 }

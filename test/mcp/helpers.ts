@@ -1,5 +1,10 @@
 import { afterAll } from "bun:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+} from "@modelcontextprotocol/server";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type Deps, createDeps, createUser, authenticateAccessToken } from "@amem/core";
@@ -126,4 +131,46 @@ export async function connectV1Client(ctx: McpTestContext, token: string): Promi
   await client.connect(transport);
   ctx.onClose(() => client.close());
   return client;
+}
+
+/** The 2026-07-28 revision: a per-request `_meta` envelope and Mcp-Method / Mcp-Name headers, no initialize. */
+export const MODERN = "2026-07-28";
+
+/**
+ * One JSON-RPC request as a client of `version` writes it, without an SDK client (so it can be
+ * malformed): for 2026-07-28 with the `_meta` envelope and the Mcp-Method (and Mcp-Name) headers.
+ * The answer is the status and the one JSON-RPC message (a JSON body, or a 2025-era SSE event).
+ */
+export async function rawRpc(
+  ctx: McpTestContext,
+  token: string,
+  version: string,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<{ status: number; answer: unknown }> {
+  const modern = version === MODERN;
+  const envelope = {
+    [PROTOCOL_VERSION_META_KEY]: MODERN,
+    [CLIENT_INFO_META_KEY]: { name: "test", version: "1" },
+    [CLIENT_CAPABILITIES_META_KEY]: {},
+  };
+  const response = await ctx.request("POST", "/mcp", {
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${token}`,
+      "mcp-protocol-version": version,
+      ...(modern ? { "mcp-method": method } : {}),
+      ...(modern && typeof params.name === "string" ? { "mcp-name": params.name } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: modern ? { ...params, _meta: envelope } : params }),
+  });
+  const text = await response.text();
+  const json = response.headers.get("content-type")?.startsWith("text/event-stream")
+    ? text
+        .split("\n")
+        .find((line) => line.startsWith("data: "))!
+        .slice(6)
+    : text;
+  return { status: response.status, answer: JSON.parse(json) };
 }

@@ -1,10 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  PROTOCOL_VERSION_META_KEY,
-} from "@modelcontextprotocol/server";
-import { createMcpTestContext } from "./helpers";
+import { createMcpTestContext, MODERN, rawRpc } from "./helpers";
 
 /**
  * Malformed params of a standard method are the client's mistake: -32602 Invalid params whose
@@ -14,36 +9,8 @@ import { createMcpTestContext } from "./helpers";
 const ctx = await createMcpTestContext();
 const { token } = await ctx.newUser();
 
-const MODERN = "2026-07-28";
-const JSON_RPC = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-
-/** One JSON-RPC request as a client of `version` sends it: 2026-07-28 with its _meta envelope and headers. */
-async function rpc(version: string, method: string, params: Record<string, unknown>) {
-  const modern = version === MODERN;
-  const envelope = {
-    [PROTOCOL_VERSION_META_KEY]: MODERN,
-    [CLIENT_INFO_META_KEY]: { name: "test", version: "1" },
-    [CLIENT_CAPABILITIES_META_KEY]: {},
-  };
-  const response = await ctx.request("POST", "/mcp", {
-    headers: {
-      ...JSON_RPC,
-      authorization: `Bearer ${token}`,
-      "mcp-protocol-version": version,
-      ...(modern ? { "mcp-method": method } : {}),
-      ...(modern && typeof params.name === "string" ? { "mcp-name": params.name } : {}),
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: modern ? { ...params, _meta: envelope } : params }),
-  });
-  const text = await response.text();
-  const json = response.headers.get("content-type")?.startsWith("text/event-stream")
-    ? text
-        .split("\n")
-        .find((line) => line.startsWith("data: "))!
-        .slice(6)
-    : text;
-  return { status: response.status, answer: JSON.parse(json) };
-}
+const rpc = (version: string, method: string, params: Record<string, unknown>) =>
+  rawRpc(ctx, token, version, method, params);
 
 const invalidParams = { jsonrpc: "2.0", id: 1, error: { code: -32602, message: "invalid_input" } };
 
