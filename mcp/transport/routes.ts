@@ -2,10 +2,22 @@ import { Elysia } from "elysia";
 import { createMcpHandler, ProtocolError, SdkError, type McpServerFactory } from "@modelcontextprotocol/server";
 import type { Deps } from "@amem/core";
 import { AppError, loggableError, type Logger } from "@amem/platform";
-import { errorResponse } from "@amem/http";
+import { errorResponse, readBodyBytes, type BodyLimits } from "@amem/http";
 import { bearerGate, type AccessTokenVerifier, MCP_PATH } from "@amem/oauth-server";
 import { corsHeaders, hostGuard, originGuard, preflightHeaders } from "./guards";
 import { refusingLegacyBatches } from "./batches";
+
+/**
+ * The request with its body read within the HTTP kit's bounds (BODY_LIMIT_BYTES, 413 past it;
+ * BODY_READ_TIMEOUT_MS, 400 `invalid_json` when it has not arrived whole), as the api reads every
+ * body. The SDK's own read has a size bound and no time bound: a body shorter than its
+ * Content-Length held the connection until Bun's 75 s idle close, which then dropped it unanswered.
+ * The SDK gets the bytes back as the body of an otherwise identical request.
+ */
+async function withBoundedBody(request: Request, limits: BodyLimits): Promise<Request> {
+  const body = await readBodyBytes(request, limits);
+  return new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal });
+}
 
 function withHeaders(response: Response, headers: Record<string, string>): Response {
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
@@ -68,8 +80,9 @@ function quietly<T>(logger: Logger, create: () => T): T {
  * standalone stream on a stateless server; 200/404 there sends Cursor and Claude into reconnect
  * loops) → the handler. The answers built here carry headers the error plugin cannot (challenge,
  * Allow, CORS), so they are returned, built by the one error formatter.
- * The body is never parsed by Elysia (`parse: "none"`): the SDK reads it, within BODY_LIMIT_BYTES.
- * A 2025-era batch is refused for the revisions that removed batching (batches.ts).
+ * The body is never parsed by Elysia (`parse: "none"`): it is read within the body bounds
+ * (withBoundedBody), then parsed by the SDK. A 2025-era batch is refused for the revisions that
+ * removed batching (batches.ts).
  * `responseMode: "json"` applies to 2026-07-28 clients only (SDK 2.4.0): a 2025-era client that
  * accepts both media types gets its answer as one server-sent event, which that spec allows.
  */
@@ -86,6 +99,10 @@ export function mcpRoutes(deps: Deps, factory: McpServerFactory, verify: AccessT
   const gate = bearerGate(deps.config, verify, deps.logger);
   const hostAllowed = hostGuard(deps.config);
   const checkOrigin = originGuard(deps.config);
+  const bodyLimits: BodyLimits = {
+    limitBytes: deps.config.BODY_LIMIT_BYTES,
+    readTimeoutMs: deps.config.BODY_READ_TIMEOUT_MS,
+  };
   return new Elysia({ name: "mcp-transport" }).all(
     MCP_PATH,
     async ({ request }) => {
@@ -99,7 +116,7 @@ export function mcpRoutes(deps: Deps, factory: McpServerFactory, verify: AccessT
       const auth = await gate(request);
       if (auth instanceof Response) return withHeaders(auth, cors);
       if (request.method !== "POST") return errorResponse("method_not_allowed", { allow: "POST", ...cors });
-      const response = await handler.fetch(request, { authInfo: auth });
+      const response = await handler.fetch(await withBoundedBody(request, bodyLimits), { authInfo: auth });
       return withHeaders(contractScopeRefusal(response), cors);
     },
     { parse: "none" },

@@ -1,10 +1,13 @@
 import { AppError, type ErrorCode, hasUnstorableText, withTimeout, DeadlineSweep } from "@amem/platform";
 
-export type JsonBodyLimits = {
+export type BodyLimits = {
   /** Bytes; more is 413 (SPEC §1). */
   limitBytes: number;
   /** The whole body must arrive within this; a body shorter than its Content-Length never would. */
   readTimeoutMs: number;
+};
+
+export type JsonBodyLimits = BodyLimits & {
   /** Deepest `[`/`{` nesting accepted (the top-level value is depth 1). */
   maxDepth: number;
   /**
@@ -76,6 +79,9 @@ export class JsonDepthScanner {
   }
 }
 
+/** The bounds of a read: a JSON body's nesting is scanned as it arrives, other bodies' is not. */
+type ReadLimits = BodyLimits & { maxDepth?: number };
+
 /**
  * Body reads' deadlines, one timer for all of them (a timer per read cost ~2 CPU-µs of a ~40 µs
  * heartbeat: bench/README.md). A stalled body is refused at most one tick after its deadline,
@@ -89,7 +95,7 @@ const bodyDeadlines = new DeadlineSweep(50);
  * the ReadableStream machinery on every request — measured as ~15% of the api's CPU under the
  * heartbeat benchmark — for nothing: the size is known, only the read time needs a bound.
  */
-async function readDeclared(request: Request, limits: JsonBodyLimits): Promise<Uint8Array> {
+async function readDeclared(request: Request, limits: ReadLimits): Promise<Uint8Array> {
   // Past the deadline the read is abandoned; it settles (rejects) when the answer closes the connection.
   const bytes = await bodyDeadlines.within(
     limits.readTimeoutMs,
@@ -97,7 +103,8 @@ async function readDeclared(request: Request, limits: JsonBodyLimits): Promise<U
     () => new UnreadBodyError("invalid_json"),
   );
   if (bytes.byteLength > limits.limitBytes) throw new AppError("payload_too_large");
-  if (!new JsonDepthScanner(limits.maxDepth).feed(bytes)) throw new AppError("invalid_input");
+  if (limits.maxDepth !== undefined && !new JsonDepthScanner(limits.maxDepth).feed(bytes))
+    throw new AppError("invalid_input");
   return bytes;
 }
 
@@ -109,10 +116,10 @@ async function readDeclared(request: Request, limits: JsonBodyLimits): Promise<U
  * - nesting deeper than `maxDepth` → 400 `invalid_input` (well-formed or not, no schema accepts it);
  * - not complete within `readTimeoutMs` → 400 `invalid_json` (what arrived is not a whole JSON text).
  */
-async function readStreamed(body: ReadableStream<Uint8Array>, limits: JsonBodyLimits): Promise<Uint8Array> {
+async function readStreamed(body: ReadableStream<Uint8Array>, limits: ReadLimits): Promise<Uint8Array> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
-  const scanner = new JsonDepthScanner(limits.maxDepth);
+  const scanner = limits.maxDepth === undefined ? null : new JsonDepthScanner(limits.maxDepth);
   let total = 0;
   const refusal = (code: ErrorCode): UnreadBodyError => {
     reader.cancel().catch(() => {});
@@ -125,7 +132,7 @@ async function readStreamed(body: ReadableStream<Uint8Array>, limits: JsonBodyLi
       if (signal.aborted || next.done) break;
       total += next.value.byteLength;
       if (total > limits.limitBytes) throw refusal("payload_too_large");
-      if (!scanner.feed(next.value)) throw refusal("invalid_input");
+      if (scanner && !scanner.feed(next.value)) throw refusal("invalid_input");
       chunks.push(next.value);
     }
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
@@ -147,6 +154,24 @@ export async function readJsonBody(request: Request, limits: JsonBodyLimits): Pr
   if (request.headers.has("content-length")) return parseJsonBytes(request, await readDeclared(request, limits), keep);
   if (!request.body) return undefined;
   return parseJsonBytes(request, await readStreamed(request.body, limits), keep);
+}
+
+/**
+ * The request's body, whatever its media type, read within `limits` as a JSON body is (empty when
+ * it has none), for a handler that parses it itself (the MCP process's OAuth forms and `/mcp`):
+ * - a declared length over `limitBytes` → 413 `payload_too_large` before a byte is read (the
+ *   caller's limit may be below BODY_LIMIT_BYTES, which the request rules checked already);
+ * - a chunked body is counted as it arrives, 413 past the limit, never buffered whole first;
+ * - not complete within `readTimeoutMs` → 400 `invalid_json`, as every body of the api.
+ */
+export async function readBodyBytes(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null) {
+    if (Number(declared) > limits.limitBytes) throw new UnreadBodyError("payload_too_large");
+    return readDeclared(request, limits);
+  }
+  if (!request.body) return new Uint8Array(0);
+  return readStreamed(request.body, limits);
 }
 
 function parseJsonBytes(request: Request, bytes: Uint8Array, keepUnstorable: boolean): unknown {

@@ -23,8 +23,8 @@ export type BodyRules = {
   bodyReadTimeoutMs: number;
   /**
    * JSON is the only body (415 otherwise) and this plugin parses it: the api. The MCP process
-   * turns it off: `/mcp` hands the unread body to the SDK (which checks its media type and size
-   * itself) and its OAuth endpoints take forms. Default true.
+   * turns it off: `/mcp` hands the body to the SDK (which checks its media type) and its OAuth
+   * endpoints take forms; each reads it with `readBodyBytes`, within the same bounds. Default true.
    */
   jsonBodies?: boolean;
   /**

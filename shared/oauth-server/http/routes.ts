@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { type Deps, enforceRateLimit, checkPassword } from "@amem/core";
 import { AppError, isStorableText, randomToken } from "@amem/platform";
+import { readBodyBytes, type BodyLimits } from "@amem/http";
 import { activeUserEmail } from "@amem/store";
 import { OAuthError, OAUTH_ERROR_STATUS } from "../errors";
 import { authenticateClient, clientCredentialsOf, registerClient } from "../clients";
@@ -23,8 +24,10 @@ import { consentPage, errorPage, loginPage } from "./pages";
 /** What the routes need beyond the shared deps: the client address (TRUST_PROXY-aware when the app provides it). */
 export type OAuthRouteDeps = Deps & { clientIp?: (request: Request) => string };
 
-/** Form and JSON bodies of these endpoints are small; anything larger is refused unread. */
+/** Form and JSON bodies of these endpoints are small; anything larger is 413 (unread when declared). */
 const MAX_BODY_BYTES = 64 * 1024;
+/** Bodies as a browser or client sent them: invalid UTF-8 becomes U+FFFD, as `Request.text()` did. */
+const UTF8 = new TextDecoder();
 const CSRF_COOKIE = "amem_oauth_csrf";
 const SESSION_COOKIE = "amem_oauth_session";
 /** CORS for the endpoints browser-based clients call cross-origin (no credentials: they authenticate in the body). */
@@ -91,20 +94,23 @@ function cookiesOf(request: Request): Record<string, string> {
   return out;
 }
 
-async function readBody(request: Request): Promise<string> {
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES)
-    throw new OAuthError("invalid_request", "request: body too large");
-  const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) throw new OAuthError("invalid_request", "request: body too large");
-  return text;
+/**
+ * The body within the HTTP kit's bounds, as every body of the api is read: these endpoints take
+ * anonymous requests, and `Request.text()` buffered a chunked body whole, however large or slow
+ * (a 400 MB upload held 600 MB of the MCP process for 40 s). Past the size 413, not arrived
+ * within BODY_READ_TIMEOUT_MS 400 `invalid_json`: AppErrors the app's error handler answers
+ * (closing the connection), never OAuth codes, so the callers let them through.
+ */
+async function readBody(request: Request, limits: BodyLimits): Promise<string> {
+  return UTF8.decode(await readBodyBytes(request, limits));
 }
 
 /** An application/x-www-form-urlencoded body (RFC 6749 §3.2); a parameter sent twice is refused. */
-async function readForm(request: Request): Promise<URLSearchParams> {
+async function readForm(request: Request, limits: BodyLimits): Promise<URLSearchParams> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/x-www-form-urlencoded\b/i.test(type))
     throw new OAuthError("invalid_request", "request: body is not a form");
-  const form = new URLSearchParams(await readBody(request));
+  const form = new URLSearchParams(await readBody(request, limits));
   const names = [...form.keys()];
   if (new Set(names).size !== names.length) throw new OAuthError("invalid_request", "request: a parameter sent twice");
   // NUL or an unpaired surrogate (from %00, %ED%A0%80…): no parameter of ours holds one, and
@@ -127,6 +133,10 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
     `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
   const ipOf = (request: Request, server: { requestIP(r: Request): { address: string } | null } | null) =>
     deps.clientIp?.(request) ?? server?.requestIP(request)?.address ?? "local";
+  const bodyLimits: BodyLimits = {
+    limitBytes: Math.min(MAX_BODY_BYTES, deps.config.BODY_LIMIT_BYTES),
+    readTimeoutMs: deps.config.BODY_READ_TIMEOUT_MS,
+  };
   const redirect = (location: string, status = 302, headers: Record<string, string> = {}) =>
     new Response(null, { status, headers: { location, ...NO_STORE, ...headers } });
 
@@ -164,9 +174,10 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
   ): Promise<{ form: URLSearchParams; params: AuthorizeParams; valid: ValidAuthorization } | { response: Response }> {
     let form: URLSearchParams;
     try {
-      form = await readForm(request);
+      form = await readForm(request, bodyLimits);
     } catch (error) {
-      if (error instanceof OAuthError) logRefusal(new URL(request.url).pathname, error.code, error.check);
+      if (!(error instanceof OAuthError)) throw error;
+      logRefusal(new URL(request.url).pathname, error.code, error.check);
       return { response: errorPage("The form could not be read.", 400) };
     }
     const { params } = authorizeParamsOf(form);
@@ -187,7 +198,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
    */
   async function clientForm(request: Request, server: Parameters<typeof ipOf>[1]) {
     await enforceRateLimit(deps, `oauth-token:${ipOf(request, server)}`, deps.config.RATE_LIMIT_IP);
-    const form = await readForm(request);
+    const form = await readForm(request, bodyLimits);
     const client = await authenticateClient(deps, clientCredentialsOf(request.headers, form));
     return { form, client };
   }
@@ -263,11 +274,11 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
       ({ request, server }) =>
         oauthEndpoint(request, async () => {
           await enforceRateLimit(deps, `oauth-register:${ipOf(request, server)}`, deps.config.RATE_LIMIT_IP);
+          const text = await readBody(request, bodyLimits);
           let body: unknown;
           try {
-            body = JSON.parse(await readBody(request));
-          } catch (error) {
-            if (error instanceof OAuthError) throw error;
+            body = JSON.parse(text);
+          } catch {
             throw new OAuthError("invalid_client_metadata", "metadata: not JSON");
           }
           return json(201, await registerClient(deps, body), { ...CORS, ...NO_STORE });

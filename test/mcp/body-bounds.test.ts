@@ -1,0 +1,120 @@
+import { describe, expect, it } from "bun:test";
+import { head, rawRequest, type RawResponse } from "../raw-http";
+import { serveMcp } from "../../mcp/serve";
+import { createMcpTestContext } from "./helpers";
+
+// A short read time keeps the stalled cases quick; the idle close (75 s) is far past it.
+const READ_TIMEOUT_MS = 1_000;
+const ctx = await createMcpTestContext({ BODY_READ_TIMEOUT_MS: String(READ_TIMEOUT_MS) });
+const server = serveMcp(ctx.app, { ...ctx.config, MCP_HOST: "127.0.0.1", MCP_PORT: 0 }, ctx.deps.logger);
+ctx.onClose(async () => void server.stop(true));
+const port = server.port!;
+const user = await ctx.newUser();
+
+const mcpHeaders = {
+  authorization: `Bearer ${user.token}`,
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+const form = { "content-type": "application/x-www-form-urlencoded" };
+const json = { "content-type": "application/json" };
+/** The OAuth endpoints' own bound on a body: forms and registrations are small. */
+const OAUTH_BODY_BYTES = 64 * 1024;
+
+/** A chunked body's first chunks, never ended: the client keeps the request open. */
+function chunks(bytes: number, chunkBytes = 8 * 1024): string {
+  let out = "";
+  for (let sent = 0; sent < bytes; sent += chunkBytes) {
+    const size = Math.min(chunkBytes, bytes - sent);
+    out += `${size.toString(16)}\r\n${"a".repeat(size)}\r\n`;
+  }
+  return out;
+}
+
+function answerOf(res: Awaited<ReturnType<typeof rawRequest>>) {
+  const answer = res as RawResponse;
+  return { status: res.status, body: answer.body, closed: answer.closed };
+}
+
+// mcpproto review defect 6 (the MCP process never applied BODY_READ_TIMEOUT_MS: a stalled body
+// got no answer and was dropped at Bun's idle close, ~75 s) and oauth review F2 (the OAuth
+// endpoints buffered a chunked body whole, without a size or time bound).
+describe("the MCP process reads every body within BODY_LIMIT_BYTES and BODY_READ_TIMEOUT_MS", () => {
+  const stalled: [string, Record<string, string>][] = [
+    ["/mcp", mcpHeaders],
+    ["/register", json],
+    ["/token", form],
+    ["/revoke", form],
+    ["/authorize/login", form],
+    ["/authorize/consent", form],
+  ];
+  for (const [path, headers] of stalled) {
+    it(`answers a body on POST ${path} shorter than its Content-Length 400 invalid_json after the read time`, async () => {
+      const res = await rawRequest(port, `${head("POST", path, { ...headers, "content-length": "90" })}{"jsonrpc"`, {
+        waitMs: 10_000,
+      });
+      expect(answerOf(res)).toEqual({ status: 400, body: '{"error":"invalid_json"}', closed: true });
+      expect((res as RawResponse).elapsedMs).toBeGreaterThanOrEqual(READ_TIMEOUT_MS - 50);
+    });
+
+    it(`answers a chunked body on POST ${path} that stops arriving 400 invalid_json after the read time`, async () => {
+      const res = await rawRequest(
+        port,
+        `${head("POST", path, { ...headers, "transfer-encoding": "chunked" })}${chunks(10)}`,
+        { waitMs: 10_000 },
+      );
+      expect(answerOf(res)).toEqual({ status: 400, body: '{"error":"invalid_json"}', closed: true });
+      expect((res as RawResponse).elapsedMs).toBeGreaterThanOrEqual(READ_TIMEOUT_MS - 50);
+    });
+  }
+
+  for (const path of ["/register", "/token", "/revoke", "/authorize/login", "/authorize/consent"]) {
+    it(`refuses a chunked body on POST ${path} 413 as soon as it passes 64 KiB, without waiting for its end`, async () => {
+      const headers = path === "/register" ? json : form;
+      const res = await rawRequest(
+        port,
+        `${head("POST", path, { ...headers, "transfer-encoding": "chunked" })}${chunks(OAUTH_BODY_BYTES + 1)}`,
+        { waitMs: READ_TIMEOUT_MS / 2 },
+      );
+      expect(answerOf(res)).toEqual({ status: 413, body: '{"error":"payload_too_large"}', closed: true });
+    });
+
+    it(`refuses a declared body on POST ${path} over 64 KiB 413 before reading it`, async () => {
+      const headers = path === "/register" ? json : form;
+      const res = await rawRequest(
+        port,
+        head("POST", path, { ...headers, "content-length": String(OAUTH_BODY_BYTES + 1) }),
+        { waitMs: READ_TIMEOUT_MS / 2 },
+      );
+      expect(answerOf(res)).toEqual({ status: 413, body: '{"error":"payload_too_large"}', closed: true });
+    });
+  }
+
+  it("refuses a chunked body on POST /mcp 413 as soon as it passes BODY_LIMIT_BYTES", async () => {
+    const res = await rawRequest(
+      port,
+      `${head("POST", "/mcp", { ...mcpHeaders, "transfer-encoding": "chunked" })}${chunks(ctx.config.BODY_LIMIT_BYTES + 1)}`,
+      { waitMs: READ_TIMEOUT_MS / 2 },
+    );
+    expect(answerOf(res)).toEqual({ status: 413, body: '{"error":"payload_too_large"}', closed: true });
+  });
+
+  it("still serves a whole chunked body on POST /mcp and POST /register", async () => {
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    const call = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: "POST",
+      headers: { ...mcpHeaders, "mcp-protocol-version": "2025-11-25" },
+      body: new Blob([ping]).stream(),
+    });
+    expect(call.status).toBe(200);
+    expect(await call.text()).toContain('"result":{}');
+    const registration = await fetch(`http://127.0.0.1:${port}/register`, {
+      method: "POST",
+      headers: json,
+      body: new Blob([
+        JSON.stringify({ redirect_uris: ["http://127.0.0.1:9999/cb"], token_endpoint_auth_method: "none" }),
+      ]).stream(),
+    });
+    expect(registration.status).toBe(201);
+  });
+});
