@@ -9,6 +9,7 @@ import {
   hasCurrentChild,
   insertTokens,
   liveAccessTokensOfGrants,
+  lockLiveGrantScopes,
   markClientUsed,
   revokeFamily,
   revokeGrants,
@@ -125,7 +126,7 @@ async function markRevoked(deps: Deps, revoked: RevokedToken[]): Promise<void> {
 
 type Outcome =
   | { issued: Issued }
-  | { refused: "invalid_grant" | "invalid_target"; check: string; revoked: RevokedToken[] };
+  | { refused: "invalid_grant" | "invalid_target" | "invalid_scope"; check: string; revoked: RevokedToken[] };
 
 const ACCOUNT_GONE = "account: deleted or being erased";
 
@@ -224,15 +225,21 @@ export async function refreshTokens(
     throw new OAuthError("invalid_grant", "refresh_token: issued to another client");
   if (resource !== null && resource !== seen.resource)
     throw new OAuthError("invalid_target", "resource: differs from the one the grant is bound to");
-  // A scope naming none of ours (only `offline_access`, or unknown ones, which are ignored) is the
-  // grant's own, as an omitted one is (RFC 6749 §6), not the default of an authorization request.
   const asked = input.scope === null ? [] : knownScopes(input.scope);
-  const scopes = asked.length === 0 ? seen.scopes : asked;
-  if (!scopes.every((s) => seen.scopes.includes(s)))
-    throw new OAuthError("invalid_scope", "scope: wider than the grant");
   const outcome = await deps.db.transaction(async (tx): Promise<Outcome> => {
     const account = await lockActiveAccount(tx, seen.userId);
     if (!account) return { refused: "invalid_grant", check: ACCOUNT_GONE, revoked: [] };
+    // The grant's scopes as they stand now are the ceiling and the default (RFC 6749 §6: "scope
+    // originally granted by the resource owner"), not the presented token's: a refresh token
+    // minted under a wider consent the user has since narrowed must not keep minting the wider
+    // scopes, and one down-scoped by an earlier refresh must not narrow the chain for good. A
+    // scope naming none of ours (`offline_access` alone, unknown ones) means the grant's, as an
+    // omitted one does. Decided before the token is spent, so a refusal leaves it usable.
+    const granted = await lockLiveGrantScopes(tx, seen.grantId);
+    if (!granted) return { refused: "invalid_grant", check: "refresh_token: its grant is revoked", revoked: [] };
+    const scopes = asked.length === 0 ? granted : asked;
+    if (!scopes.every((s) => granted.includes(s)))
+      return { refused: "invalid_scope", check: "scope: wider than the grant", revoked: [] };
     const issueFrom = (parent: OAuthTokenRow): Issue => ({
       grantId: parent.grantId,
       userId: parent.userId,

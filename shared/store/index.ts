@@ -149,6 +149,7 @@ export {
   listLiveGrants,
   liveAccessTokensOfGrants,
   lockLiveGrants,
+  lockLiveGrantScopes,
   markClientUsed,
   revokeFamily,
   revokeGrants,

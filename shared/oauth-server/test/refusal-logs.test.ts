@@ -168,7 +168,7 @@ describe("OAuth refusals are logged at debug level with the check that refused, 
     );
     expect(call.status).toBe(401);
     expect(refusals()).toEqual([
-      { level: DEBUG, endpoint: "/token", error: "invalid_grant", check: "refresh_token: revoked or expired" },
+      { level: DEBUG, endpoint: "/token", error: "invalid_grant", check: "refresh_token: its grant is revoked" },
       { level: DEBUG, endpoint: "/mcp", error: "invalid_token", check: "access_token: unknown, revoked or expired" },
     ]);
     expectNoneLogged([tokens.refresh_token!, tokens.access_token]);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { createOAuthTestContext, newUser, type OAuthTestContext } from "./context";
 import {
   authorizeInBrowser,
+  CookieJar,
   obtainTokens,
   pkcePair,
   registerOAuthClient,
@@ -242,6 +243,58 @@ describe("POST /token grant_type=refresh_token", () => {
     });
     expect(wider.status).toBe(400);
     expect(((await wider.json()) as { error: string }).error).toBe("invalid_scope");
+  });
+
+  // oauth review F1: a later, narrower consent replaced the grant's scopes, yet a refresh token
+  // minted under the earlier write consent kept rotating with memory:write.
+  it("caps a refresh at the grant's current scopes: a narrower consent since narrows older refresh tokens", async () => {
+    const user = await newUser(ctx);
+    const jar = new CookieJar();
+    const wide = await obtainTokens(ctx.fetch, ctx.base, user, { scope: "memory:write", jar });
+    const narrow = await obtainTokens(ctx.fetch, ctx.base, user, { scope: "memory:read", client: wide.client, jar });
+    expect(narrow.tokens.scope).toBe("memory:read");
+    const listed = await ctx.request("GET", "/api/v1/oauth/grants", { apiKey: user.apiKey });
+    expect((listed.body as { grants: { scopes: string[] }[] }).grants.map((g) => g.scopes)).toEqual([["memory:read"]]);
+    const asked = await tokenRequest(ctx.fetch, ctx.base, {
+      grant_type: "refresh_token",
+      refresh_token: wide.tokens.refresh_token!,
+      client_id: wide.client.client_id,
+      scope: "memory:read memory:write",
+    });
+    expect(await errorOf(asked)).toEqual({ status: 400, body: '{"error":"invalid_scope"}' });
+    // Refused before the token was spent: it still refreshes, to what the grant holds now.
+    const res = await refresh(ctx, wide.client.client_id, wide.tokens.refresh_token!);
+    expect(res.status).toBe(200);
+    const next = (await res.json()) as Tokens;
+    expect(next.scope).toBe("memory:read");
+    expect((await authenticateAccessToken(ctx.deps, next.access_token)).scopes).toEqual(["memory:read"]);
+  });
+
+  // oauth review F3: a down-scoped refresh set the chain's ceiling and default to the narrower
+  // scope, while the grant (and its list) still held both.
+  it("reads an omitted or offline_access scope as the grant's, also after a down-scoped refresh", async () => {
+    const user = await newUser(ctx);
+    const { tokens, client } = await obtainTokens(ctx.fetch, ctx.base, user);
+    const step = async (refreshToken: string, scope?: string) => {
+      const res = await tokenRequest(ctx.fetch, ctx.base, {
+        grant_type: "refresh_token",
+        refresh_token: refreshToken,
+        client_id: client.client_id,
+        ...(scope === undefined ? {} : { scope }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as Tokens;
+    };
+    const down = await step(tokens.refresh_token!, "memory:read");
+    expect(down.scope).toBe("memory:read");
+    const offline = await step(down.refresh_token!, "offline_access");
+    expect(offline.scope).toBe("memory:read memory:write");
+    const downAgain = await step(offline.refresh_token!, "memory:read");
+    const omitted = await step(downAgain.refresh_token!);
+    expect(omitted.scope).toBe("memory:read memory:write");
+    const downThird = await step(omitted.refresh_token!, "memory:read");
+    const askedBack = await step(downThird.refresh_token!, "memory:read memory:write");
+    expect(askedBack.scope).toBe("memory:read memory:write");
   });
 
   it("gives a fresh pair, revoking nothing, to the just-rotated token reused within the grace window", async () => {

@@ -121,6 +121,20 @@ export async function touchLiveGrant(db: Executor, grantId: string, now: Date): 
   return rows.length > 0;
 }
 
+/**
+ * The scopes a live grant holds now (what the user last consented to), its row locked until the
+ * transaction ends, so a consent that changes them waits for a refresh reading them; undefined
+ * when the grant is revoked.
+ */
+export async function lockLiveGrantScopes(db: Executor, grantId: string): Promise<OAuthScope[] | undefined> {
+  const rows = await db
+    .select({ scopes: oauthGrants.scopes })
+    .from(oauthGrants)
+    .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)))
+    .for("update");
+  return rows[0]?.scopes;
+}
+
 export async function markClientUsed(db: Executor, clientId: string, now: Date): Promise<void> {
   await db
     .update(oauthClients)
