@@ -61,7 +61,7 @@ export async function grantThroughServices(
   });
   const { params, duplicated } = authorizeParamsOf(query);
   const { client, redirectUri } = await checkClientAndRedirect(deps, params, duplicated);
-  const request = checkAuthorizationRequest(tokenIssuer, params, client, redirectUri);
+  const request = checkAuthorizationRequest(tokenIssuer, params, client, redirectUri, duplicated);
   const code = await approveAuthorization(deps, userId, request, at);
   // The token endpoint's own client check (a public client: no secret), as POST /token runs it.
   const tokenClient = await authenticateClient(deps, { clientId: client.clientId, secret: null, method: "none" });

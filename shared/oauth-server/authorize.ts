@@ -29,7 +29,17 @@ export const AUTHORIZE_PARAMS = [
   "code_challenge_method",
   "resource",
 ] as const;
-export type AuthorizeParams = Partial<Record<(typeof AUTHORIZE_PARAMS)[number], string>>;
+export type AuthorizeParam = (typeof AUTHORIZE_PARAMS)[number];
+export type AuthorizeParams = Partial<Record<AuthorizeParam, string>>;
+
+/**
+ * The parameters whose repetition is answered by the error page, not by a redirect: which client
+ * and which redirect URI would be a guess (RFC 6749 §4.1.2.1: never redirect to an untrusted URI),
+ * and the redirect's `state`, which the client matches the answer to its request by, would be one
+ * of two values. Any other repeated parameter is `invalid_request` by redirect (§4.1.2.1: "includes
+ * a parameter more than once").
+ */
+const PAGE_WHEN_REPEATED: readonly AuthorizeParam[] = ["client_id", "redirect_uri", "state"];
 
 /** Scopes granted when the client asks for none (or only for scopes we ignore). */
 export const DEFAULT_SCOPES: OAuthScope[] = [...OAUTH_SCOPES];
@@ -64,13 +74,16 @@ export type AuthorizationClient = Pick<
   document: { host: string; localhostOnly: boolean } | null;
 };
 
-/** Reads the parameters from a query or a form; a parameter sent twice is refused (RFC 6749 §3.1). */
-export function authorizeParamsOf(search: URLSearchParams): { params: AuthorizeParams; duplicated: boolean } {
+/**
+ * Reads the parameters from a query or a form (the first of repeated values), and names those
+ * sent more than once, which the checks refuse (RFC 6749 §3.1).
+ */
+export function authorizeParamsOf(search: URLSearchParams): { params: AuthorizeParams; duplicated: AuthorizeParam[] } {
   const params: AuthorizeParams = {};
-  let duplicated = false;
+  const duplicated: AuthorizeParam[] = [];
   for (const name of AUTHORIZE_PARAMS) {
     const values = search.getAll(name);
-    if (values.length > 1) duplicated = true;
+    if (values.length > 1) duplicated.push(name);
     if (values.length > 0) params[name] = values[0];
   }
   return { params, duplicated };
@@ -160,14 +173,15 @@ async function findAuthorizationClient(deps: Deps, clientId: string): Promise<Au
 export async function checkClientAndRedirect(
   deps: Deps,
   params: AuthorizeParams,
-  duplicated: boolean,
+  duplicated: readonly AuthorizeParam[],
 ): Promise<{ client: AuthorizationClient; redirectUri: string }> {
   if (!params.client_id) throw new AuthorizePageError("invalid_client", "client_id: missing");
   const client = await findAuthorizationClient(deps, params.client_id);
   const requested = params.redirect_uri;
   if (!requested || !client.redirectUris.some((registered) => redirectUriMatches(registered, requested)))
     throw new AuthorizePageError("invalid_redirect_uri", "redirect_uri: missing or not registered for the client");
-  if (duplicated) throw new AuthorizePageError("invalid_request", "request: a parameter sent twice");
+  if (duplicated.some((name) => PAGE_WHEN_REPEATED.includes(name)))
+    throw new AuthorizePageError("invalid_request", "request: client_id, redirect_uri or state sent twice");
   return { client, redirectUri: requested };
 }
 
@@ -183,14 +197,17 @@ export type ValidAuthorization = {
 /**
  * The rest of the request, once the redirect URI is trusted; each failure is an OAuthError the
  * caller sends back to the client by redirect (with `state` and `iss`). PKCE S256 is required
- * (a missing method means `plain`, refused as well).
+ * (a missing method means `plain`, refused as well). A repeated parameter checkClientAndRedirect
+ * left for the redirect is `invalid_request`, before anything else.
  */
 export function checkAuthorizationRequest(
   issuer: string,
   params: AuthorizeParams,
   client: AuthorizationClient,
   redirectUri: string,
+  duplicated: readonly AuthorizeParam[],
 ): ValidAuthorization {
+  if (duplicated.length > 0) throw new OAuthError("invalid_request", "request: a parameter sent twice");
   // Missing is a malformed request (RFC 6749 §4.1.2.1); present but not `code`, an unsupported one.
   if (!params.response_type) throw new OAuthError("invalid_request", "response_type: missing");
   if (params.response_type !== "code") throw new OAuthError("unsupported_response_type", "response_type: not code");

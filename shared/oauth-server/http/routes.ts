@@ -12,6 +12,7 @@ import {
   authorizeParamsOf,
   checkAuthorizationRequest,
   checkClientAndRedirect,
+  type AuthorizeParam,
   type AuthorizeParams,
   type ValidAuthorization,
 } from "../authorize";
@@ -42,7 +43,7 @@ const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
 const PAGE_ERRORS: Record<AuthorizePageError["reason"], string> = {
   invalid_client: "The application is not registered with this server (unknown client_id).",
   invalid_redirect_uri: "The redirect_uri is missing or is not one the application registered.",
-  invalid_request: "The request repeats a parameter.",
+  invalid_request: "The request repeats its client_id, redirect_uri or state.",
   invalid_client_document: "The application's metadata document (its client_id URL) cannot be used:",
 };
 
@@ -143,7 +144,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
   /** Checks a request in the order RFC 6749 §4.1.2.1 demands; a Response when it stops here. */
   async function checkRequest(
     params: AuthorizeParams,
-    duplicated: boolean,
+    duplicated: readonly AuthorizeParam[],
   ): Promise<{ valid: ValidAuthorization } | { response: Response }> {
     let trusted: Awaited<ReturnType<typeof checkClientAndRedirect>>;
     try {
@@ -154,7 +155,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
       return { response: errorPage(pageErrorMessage(error), 400) };
     }
     try {
-      return { valid: checkAuthorizationRequest(issuer, params, trusted.client, trusted.redirectUri) };
+      return { valid: checkAuthorizationRequest(issuer, params, trusted.client, trusted.redirectUri, duplicated) };
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
       logRefusal("/authorize", error.code, error.check);
@@ -181,7 +182,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
       return { response: errorPage("The form could not be read.", 400) };
     }
     const { params } = authorizeParamsOf(form);
-    const checked = await checkRequest(params, false);
+    const checked = await checkRequest(params, []);
     if ("response" in checked) return checked;
     return { form, params, valid: checked.valid };
   }

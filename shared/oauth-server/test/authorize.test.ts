@@ -96,6 +96,24 @@ describe("GET /authorize: client and redirect URI (shown, never redirected)", ()
     expect(await res.text()).toContain('action="/authorize/login"');
   });
 
+  it("shows an error page for a repeated client_id, redirect_uri or state", async () => {
+    const { client, pkce } = await setup();
+    for (const [name, value] of [
+      ["client_id", client.client_id],
+      ["redirect_uri", REDIRECT],
+      ["state", "st-2"],
+    ]) {
+      const q = query(client, pkce.challenge);
+      q.append(name!, value!);
+      const res = await authorize(q);
+      expect({ name, status: res.status, location: res.headers.get("location") }).toEqual({
+        name,
+        status: 400,
+        location: null,
+      });
+    }
+  });
+
   it("never matches localhost to 127.0.0.1 or the reverse", async () => {
     const { client, pkce } = await setup();
     for (const uri of ["http://localhost:8765/callback", "http://127.0.0.1:9000/cb"]) {
@@ -120,6 +138,27 @@ describe("GET /authorize: later errors redirect with error, state and iss", () =
       const { client, pkce } = await setup();
       const res = await authorize(query(client, pkce.challenge, extra));
       expect(redirectOf(res)).toEqual({ target: REDIRECT, params: { error, state: "st-1", iss: ISSUER } });
+    });
+  }
+
+  // oauth review F4: any repeated parameter got the error page, so the client never learnt why
+  // its flow stalled; once client and redirect URI are trusted, RFC 6749 §4.1.2.1 redirects it.
+  for (const [name, value] of [
+    ["scope", "memory:write"],
+    ["code_challenge", pkcePair().challenge],
+    ["code_challenge_method", "S256"],
+    ["response_type", "code"],
+    ["resource", `${ISSUER}/mcp`],
+  ] as const) {
+    it(`redirects a repeated ${name} with error=invalid_request`, async () => {
+      const { client, pkce } = await setup();
+      const q = query(client, pkce.challenge, { scope: "memory:read", resource: `${ISSUER}/mcp` });
+      q.append(name, value);
+      const res = await authorize(q);
+      expect(redirectOf(res)).toEqual({
+        target: REDIRECT,
+        params: { error: "invalid_request", state: "st-1", iss: ISSUER },
+      });
     });
   }
 });
