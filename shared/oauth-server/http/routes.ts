@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { type Deps, enforceRateLimit, checkPassword } from "@amem/core";
-import { AppError, isStorableText, randomToken } from "@amem/platform";
+import { AppError, isRandomToken, isStorableText, randomToken } from "@amem/platform";
 import { readBodyBytes, type BodyLimits } from "@amem/http";
 import { activeUserEmail } from "@amem/store";
 import { OAuthError, OAUTH_ERROR_STATUS } from "../errors";
@@ -206,12 +206,21 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
 
   const clientName = (valid: ValidAuthorization) => valid.client.name || "An unnamed application";
 
+  /**
+   * The login page. Its CSRF cookie is the browser's existing one when it has one: a fresh cookie
+   * per render left only the last login form rendered in the browser postable, so two sign-ins at
+   * once (two clients connecting, one URL opened twice) refused the earlier tab's correct password
+   * as "form expired" (oauth review F5). Reusing it costs nothing: the cookie only ties a form to
+   * this browser, and one the browser already holds does that as well as a new one.
+   */
   function showLogin(
+    request: Request,
     valid: ValidAuthorization,
     params: AuthorizeParams,
     extra: { error?: string; status?: number; headers?: Record<string, string> } = {},
   ) {
-    const csrfCookie = randomToken();
+    const held = cookiesOf(request)[CSRF_COOKIE];
+    const csrfCookie = held !== undefined && isRandomToken(held) ? held : randomToken();
     return loginPage({
       params,
       csrf: csrfToken("login", csrfCookie),
@@ -224,13 +233,14 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
   }
 
   async function showConsent(
+    request: Request,
     valid: ValidAuthorization,
     params: AuthorizeParams,
     sessionCookie: string,
     userId: string,
   ) {
     const email = await activeUserEmail(deps.db, userId);
-    if (!email) return showLogin(valid, params);
+    if (!email) return showLogin(request, valid, params);
     return consentPage({
       params,
       csrf: csrfToken("consent", sessionCookie),
@@ -292,8 +302,8 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
       if ("response" in checked) return checked.response;
       const sessionCookie = cookiesOf(request)[SESSION_COOKIE];
       const userId = await browserSessionUser(deps, sessionCookie);
-      if (userId) return showConsent(checked.valid, params, sessionCookie!, userId);
-      return showLogin(checked.valid, params);
+      if (userId) return showConsent(request, checked.valid, params, sessionCookie!, userId);
+      return showLogin(request, checked.valid, params);
     })
     .post(
       "/authorize/login",
@@ -307,7 +317,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
           await enforceRateLimit(deps, `login:${ipOf(request, server)}`, deps.config.RATE_LIMIT_LOGIN);
         } catch (error) {
           if (!(error instanceof AppError) || error.code !== "rate_limited") throw error;
-          return showLogin(valid, params, {
+          return showLogin(request, valid, params, {
             error: "Too many sign-in attempts. Wait a minute and try again.",
             status: 429,
             headers: { "retry-after": String(error.retryAfterSeconds ?? 60) },
@@ -319,7 +329,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
         } catch (error) {
           if (!(error instanceof AppError) || error.code !== "unauthorized") throw error;
           logRefusal("/authorize/login", "unauthorized", "sign-in: wrong email or password");
-          return showLogin(valid, params, { error: "Wrong email or password.", status: 401 });
+          return showLogin(request, valid, params, { error: "Wrong email or password.", status: 401 });
         }
         const session = await startBrowserSession(deps, user.id);
         const query = new URLSearchParams(
@@ -340,7 +350,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
         const { form, params, valid } = posted;
         const sessionCookie = cookiesOf(request)[SESSION_COOKIE];
         const userId = await browserSessionUser(deps, sessionCookie);
-        if (!userId) return showLogin(valid, params);
+        if (!userId) return showLogin(request, valid, params);
         if (form.get("csrf") !== csrfToken("consent", sessionCookie!)) return formExpired("/authorize/consent");
         const decision = form.get("decision");
         if (decision === "deny")

@@ -250,6 +250,27 @@ describe("login and consent pages", () => {
     }
   });
 
+  // oauth review F5: each render set a new CSRF cookie, so of two sign-ins open in one browser
+  // only the last rendered could be posted; the earlier tab's correct password got 403.
+  it("lets either of two login pages open in one browser sign in (one CSRF cookie, reused)", async () => {
+    const { user, client, pkce } = await setup();
+    const other = await registerOAuthClient(ctx.fetch, ctx.base, { redirect_uris: [REDIRECT] });
+    const jar = new CookieJar();
+    const first = await authorize(query(client, pkce.challenge), jar);
+    jar.store(first);
+    const firstFields = hiddenFields(await first.text(), "/authorize/login");
+    const second = await authorize(query(other, pkcePair().challenge), jar);
+    jar.store(second);
+    expect(second.status).toBe(200);
+    const res = await ctx.fetch(`${ctx.base}/authorize/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() },
+      body: new URLSearchParams({ ...firstFields, email: user.email, password: user.password }).toString(),
+    });
+    expect(res.status).toBe(303);
+    expect(new URL(res.headers.get("location")!, ctx.base).searchParams.get("client_id")).toBe(client.client_id);
+  });
+
   it("refuses a consent post with a wrong CSRF field (403) and issues no code", async () => {
     const { user, client, pkce, jar } = await signedInBrowser();
     const page = await authorize(query(client, pkce.challenge), jar);
