@@ -12,14 +12,9 @@ export const BROWSER_SESSION_SECONDS = 3_600;
 export async function startBrowserSession(deps: Deps, userId: string): Promise<string> {
   const secret = randomToken();
   const key = deps.keys.oauthBrowser(userId, sha256Hex(secret));
-  // Listed in the user's key index in the same transaction (one slot), so erasure always finds it.
-  const replies = await deps.redis
-    .multi()
-    .sadd(deps.keys.userKeys(userId), key)
-    .set(key, "1", "EX", BROWSER_SESSION_SECONDS)
-    .exec();
-  const failed = replies?.find(([error]) => error);
-  if (failed) throw failed[0];
+  // Listed in the user's key index by the same script (one slot), so erasure always finds it; the
+  // script prunes expired members, which nothing else does for a user who only signs in here.
+  await deps.redis.browserSessionStart(key, deps.keys.userKeys(userId), BROWSER_SESSION_SECONDS);
   return `${userId}.${secret}`;
 }
 

@@ -14,7 +14,8 @@ const SCRIPTS = {
     numberOfKeys: 2,
     lua: withLib(["credential-entry", "rate-count", "authenticate", "lease-heartbeat"], "authenticated-heartbeat"),
   },
-  leaseFill: { numberOfKeys: 2, lua: load("lease-fill") },
+  leaseFill: { numberOfKeys: 2, lua: withLib(["key-index"], "lease-fill") },
+  browserSessionStart: { numberOfKeys: 2, lua: withLib(["key-index"], "browser-session-start") },
   leaseAck: { lua: load("lease-ack") },
   leaseDropExcerpt: { numberOfKeys: 1, lua: load("lease-drop-excerpt") },
   hashAck: { numberOfKeys: 1, lua: load("hash-ack") },
@@ -71,6 +72,7 @@ declare module "ioredis" {
       closedMs: number,
       ttlMs: number,
     ): Result<[string, string, string, string], Context>;
+    browserSessionStart(sessionKey: string, userKeysKey: string, ttlSeconds: number): Result<1, Context>;
     /** numberOfKeys first, then keys, then args (variable key count). */
     leaseAck(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Result<number, Context>;
     hashAck(hashKey: string, ...fieldValuePairs: string[]): Result<number, Context>;

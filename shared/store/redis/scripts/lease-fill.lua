@@ -1,9 +1,8 @@
 -- Writes a session's state, read from or just committed to Postgres, into its lease hash without
 -- ever moving it backwards: a higher cached epoch wins; within one epoch `seen` takes the maximum
 -- and `closed` is sticky (leaving closed always mints a new epoch).
--- The user's key index (KEYS[2], same slot) lists the hash so erasure finds it without a SCAN; two
--- random members whose keys are gone (expired) leave the index each time, so it stays near the
--- number of keys that exist.
+-- The user's key index (KEYS[2], same slot) lists the hash so erasure finds it without a SCAN
+-- (indexKey, lib/key-index.lua: it also prunes two members whose keys are gone).
 -- KEYS[1] lease hash   KEYS[2] the user's key index
 -- ARGV[1] run id   ARGV[2] epoch   ARGV[3] lastSeenAt (ms)   ARGV[4] closedAt (ms, '0' = open)   ARGV[5] TTL (ms)
 -- Returns the state cached before the call: { run or '', epoch or '', seen or '', closed or '' }.
@@ -21,8 +20,5 @@ if before[1] == ARGV[1] then
 end
 redis.call('HSET', KEYS[1], 'run', ARGV[1], 'epoch', ARGV[2], 'seen', tostring(seen), 'closed', closed)
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
-for _, member in ipairs(redis.call('SRANDMEMBER', KEYS[2], 2)) do
-  if redis.call('EXISTS', member) == 0 then redis.call('SREM', KEYS[2], member) end
-end
-redis.call('SADD', KEYS[2], KEYS[1])
+indexKey(KEYS[2], KEYS[1])
 return { before[1] or '', before[2] or '', before[3] or '', before[4] or '' }
