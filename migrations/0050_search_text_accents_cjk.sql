@@ -5,6 +5,11 @@
 -- (amem_reindex_memories); the others keep theirs.
 CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public;
 --> statement-breakpoint
+-- Memory writes wait until the migration commits: a memory inserted meanwhile by a process still
+-- running would be read with the old function (not visible to it before the commit) and be missed
+-- by the reindex below, its document read the old way for good.
+LOCK TABLE memories IN SHARE MODE;
+--> statement-breakpoint
 -- amem_search_text: a text as the search index reads it, before Postgres's English configuration
 -- (amem_search_terms; README "Search"): '.', '/' and '\' read as spaces, so file names, hosts,
 -- paths and dotted identifiers match by their parts; accents folded (unaccent: "cafe" finds

@@ -44,6 +44,12 @@ describe("search in other languages", () => {
     expect(await found(tenant, '"连接池"')).toEqual([chinese]);
     expect(await found(tenant, "服务 -数据库")).toEqual([]);
     expect(await found(tenant, "database -数据库")).toHaveLength(1);
+    // A Latin word with a CJK character attached is two terms: excluded, it is their phrase, not
+    // "not the word, and the character".
+    expect(await found(tenant, "database -Kafkaの")).toHaveLength(1);
+    // A phrase with a stop word beside CJK: its words as read, in a row.
+    const mixed = await remember(tenant, "Mixed", "Today the 数据库连接池 is broken again");
+    expect(await found(tenant, '"the 数据库"')).toEqual([mixed]);
   });
 
   it("finds a word typed without its accents, and with them", async () => {
@@ -54,6 +60,10 @@ describe("search in other languages", () => {
       expect({ query, ids: await found(tenant, query) }).toEqual({ query, ids: [french] });
     for (const query of ["Grösse", "grosse", "Größe", "wachst"])
       expect({ query, ids: await found(tenant, query) }).toEqual({ query, ids: [german] });
+    // A phrase with stop words is matched as written, accents folded too.
+    const english = await remember(tenant, "English", "The café is closed on Mondays");
+    expect(await found(tenant, '"the cafe is"')).toEqual([english]);
+    expect(await found(tenant, 'closed -"the cafe is"')).toEqual([]);
   });
 });
 

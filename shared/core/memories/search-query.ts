@@ -18,17 +18,21 @@ export type ParsedQuery = {
   excludedPhrases: string[];
 };
 
-/** Two Chinese or Japanese characters in a row: the index reads such a run by its pairs (amem_search_text). */
-const CJK_PAIRS = /[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]{2}/u;
+/**
+ * A Chinese or Japanese character: the index reads a run of them by its pairs, apart from the
+ * letters around it (amem_search_text), so a word holding one and anything else is several terms.
+ */
+const CJK = /[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]/u;
 
 /**
  * Whether a word is several terms to the index: the parser splits on any character that is not a
  * letter or digit (`config.yaml`, `std::vector`, `10:30`, `user_id`, `well-being`), and a run of
- * Chinese or Japanese is read by its pairs of characters; the parts are stored in a row. Such a word is matched as the phrase of its parts: negated bare, the parts
- * would read as the first one excluded and the others required (`-foo:bar` is `!foo & bar`); quoted
- * as a word, any one part would have made a result.
+ * Chinese or Japanese is read by its pairs of characters, apart from the letters beside it; the
+ * parts are stored in a row. Such a word is matched as the phrase of its parts: negated bare, the
+ * parts would read as the first one excluded and the others required (`-foo:bar` is `!foo & bar`);
+ * quoted as a word, any one part would have made a result.
  */
-const isCompound = (word: string) => /[^\p{L}\p{N}]/u.test(word) || CJK_PAIRS.test(word);
+const isCompound = (word: string) => /[^\p{L}\p{N}]/u.test(word) || (CJK.test(word) && [...word].length > 1);
 
 /**
  * `plainWords`: free text that nobody wrote as a search (a message excerpt, a task description) is

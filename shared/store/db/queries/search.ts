@@ -183,31 +183,50 @@ function excluding(exclusions: string): SQL {
 }
 
 /**
- * The phrase's words in order, whole, with anything but letters and digits between them, as a
- * case-insensitive regular expression (the words hold only letters and digits: nothing to escape).
+ * What a phrase is checked with, from the phrase as amem_search_text reads it (accents folded, CJK
+ * by pairs): its stemmed terms in a row (`english`), the same with every term weighted A (the
+ * topic) or B (the content), whether the English configuration dropped stop words from it
+ * (`as_written`), and its words in a row as a case-insensitive pattern (`words`; each word holds
+ * only letters and digits: nothing to escape). One row, for a FROM clause.
  */
-export function phrasePattern(phrase: string): string {
-  const words = phrase.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  return `(^|[^[:alnum:]])${words.join("[^[:alnum:]]+")}($|[^[:alnum:]])`;
+function phraseParts(phrase: SQL): SQL {
+  // Each quoted lexeme of the query's text form ('it''s' escapes a quote) restricted to one weight.
+  const weighted = (weight: "A" | "B") =>
+    sql`regexp_replace(q.english::text, '''(?:[^'']|'''')*''', ${`\\&:${weight}`}, 'g')::tsquery`;
+  return sql`select q.english, ${weighted("A")} as topic, ${weighted("B")} as content,
+      numnode(q.english) < numnode(phraseto_tsquery('simple', q.text)) as as_written,
+      '(^|[^[:alnum:]])' || array_to_string(array_remove(regexp_split_to_array(q.text, '[^[:alnum:]]+'), ''), '[^[:alnum:]]+')
+        || '($|[^[:alnum:]])' as words
+    from (select t.text, phraseto_tsquery('english', t.text) as english from (select amem_search_text(${phrase}) as text) t) q`;
 }
 
 /**
- * The memory contains the phrase, within its topic or its content: its stemmed terms in a row in the
- * `search` document (which runs the topic into the content: "Cache layer" + "The cache…" would hold
- * "layer the cache"), then in one field. When the English configuration dropped stop words from the
- * phrase, the field must hold its words as written — else `"not running"` read as `run`, found in
- * "running fine", and `-"not running"` hid it. The CASE reads the fields only for memories whose
- * document already holds the terms in a row. A phrase of stop words only is an empty query, which
- * no memory contains.
+ * The memory contains the phrase (its parts: phraseParts), within its topic or its content: its
+ * terms in a row, all weighted A or all B — the `search` document runs the topic into the
+ * content, so "Cache layer" + "The cache…" held "layer cache" across the seam. When stop words
+ * were dropped from it, its words must also follow each other as written in one field — else
+ * `"not running"` read as `run`, found in "running fine", and `-"not running"` hid it; only then
+ * are the fields read again, and only for memories that hold the terms. A phrase of stop words
+ * only is an empty query, which no memory contains.
  */
-function containsPhrase(phrase: SQL | string, pattern: SQL | string): SQL {
-  const english = sql`phraseto_tsquery('english', amem_search_text(${phrase}))`;
+function containsPhrase(p: { english: SQL; topic: SQL; content: SQL; asWritten: SQL; words: SQL }): SQL {
   return sql`(case
-    when not ${memories.search} @@ ${english} then false
-    when numnode(${english}) >= numnode(phraseto_tsquery('simple', amem_search_text(${phrase})))
-      then amem_search_terms(${memories.topic}) @@ ${english} or amem_search_terms(${memories.content}) @@ ${english}
-    else ${memories.topic} ~* ${pattern} or ${memories.content} ~* ${pattern}
+    when not ${memories.search} @@ ${p.english} then false
+    when not ${p.asWritten} then ${memories.search} @@ ${p.topic} or ${memories.search} @@ ${p.content}
+    else amem_search_text(${memories.topic}) ~* ${p.words} or amem_search_text(${memories.content}) ~* ${p.words}
   end)`;
+}
+
+/** containsPhrase of a phrase given as a value: its parts as scalar subqueries, computed once per statement. */
+function containsPhraseText(phrase: string): SQL {
+  const part = (column: string) => sql`(select x.${sql.raw(column)} from (${phraseParts(sql`${phrase}`)}) x)`;
+  return containsPhrase({
+    english: part("english"),
+    topic: part("topic"),
+    content: part("content"),
+    asWritten: part("as_written"),
+    words: part("words"),
+  });
 }
 
 /** The memories a search may return: the tenant's, within the filters, phrases and exclusions. */
@@ -216,8 +235,8 @@ function eligible(f: SearchScope): SQL {
     memoryFilter(f),
     f.memoryTypes === undefined ? undefined : inArray(memories.memoryType, f.memoryTypes),
     f.exclusions === null ? undefined : excluding(f.exclusions),
-    ...f.excludedPhrases.map((p) => sql`not ${containsPhrase(p, phrasePattern(p))}`),
-    ...f.phrases.map((p) => containsPhrase(p, phrasePattern(p))),
+    ...f.excludedPhrases.map((p) => sql`not ${containsPhraseText(p)}`),
+    ...f.phrases.map(containsPhraseText),
   )!;
 }
 
@@ -287,10 +306,16 @@ export async function phrasesFound(db: Executor, f: SearchScope): Promise<boolea
           select q.lexeme from unnest(amem_search_terms(p.phrase)) q
           left join memory_term_stats s on s.user_id = ${f.userId} and s.term = q.lexeme
           order by coalesce(s.df, 0), q.lexeme limit 1)
-        and ${containsPhrase(sql`p.phrase`, sql`p.pattern`)}
+        and ${containsPhrase({
+          english: sql`pp.english`,
+          topic: sql`pp.topic`,
+          content: sql`pp.content`,
+          asWritten: sql`pp.as_written`,
+          words: sql`pp.words`,
+        })}
     ) as found
-    from unnest(${sql.param(f.phrases)}::text[], ${sql.param(f.phrases.map(phrasePattern))}::text[])
-      with ordinality p(phrase, pattern, i)
+    from unnest(${sql.param(f.phrases)}::text[]) with ordinality p(phrase, i)
+    cross join lateral (${phraseParts(sql`p.phrase`)}) pp
   `);
   const found = new Map(rows.map((r) => [r.i, r.found]));
   return f.phrases.map((_, index) => found.get(index + 1) ?? false);
