@@ -3,7 +3,9 @@ import { openapi } from "@elysiajs/openapi";
 import { Kind } from "@sinclair/typebox";
 
 type RequestBody = { required?: boolean; content?: Record<string, unknown> };
-type Document = { paths?: Record<string, Record<string, { requestBody?: RequestBody }>> };
+type Response = { content?: Record<string, unknown> };
+type Operation = { requestBody?: RequestBody; responses?: Record<string, Response> };
+type Document = { paths?: Record<string, Record<string, Operation>> };
 export type RouteLike = { method: string; path: string; hooks: { body?: unknown } };
 
 /**
@@ -37,6 +39,20 @@ function withJsonRequestBodies(document: Document, routes: readonly RouteLike[])
   return document;
 }
 
+/**
+ * The generator renders a `t.Void` response (our 204s) as `content: {type: "void", description}`,
+ * which OpenAPI reads as two media types named "type" and "description" (and openapi-typescript
+ * turned into a 204 with a body). A response without a body has no `content` at all, so that
+ * marker is dropped here.
+ */
+function withoutVoidContent(document: Document): Document {
+  for (const operations of Object.values(document.paths ?? {}))
+    for (const operation of Object.values(operations))
+      for (const response of Object.values(operation.responses ?? {}))
+        if (typeof response.content?.type === "string") delete response.content;
+  return document;
+}
+
 export const SPEC_PATH = "/api/v1/openapi.json";
 
 /** OpenAPI 3.1 at /api/v1/openapi.json. */
@@ -44,7 +60,7 @@ export function openapiPlugin(routes: () => readonly RouteLike[]) {
   return new Elysia({ name: "openapi-json-bodies" })
     .onAfterHandle(({ request, response }) => {
       if (new URL(request.url).pathname === SPEC_PATH && response && typeof response === "object") {
-        return withJsonRequestBodies(response as Document, routes());
+        return withoutVoidContent(withJsonRequestBodies(response as Document, routes()));
       }
     })
     .use(

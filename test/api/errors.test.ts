@@ -503,6 +503,40 @@ describe("GET /api/v1/openapi.json", () => {
     ).toEqual(["agent", "attemptId", "sessionId"]);
   });
 
+  it("publishes every 204 without content and every other response's content keyed by media type", async () => {
+    const res = await ctx.request("GET", "/api/v1/openapi.json");
+    const noContent: string[] = [];
+    for (const [path, operations] of Object.entries(res.body.paths as Record<string, Record<string, unknown>>))
+      for (const [method, operation] of Object.entries(operations)) {
+        const responses = (operation as { responses?: Record<string, { content?: Record<string, unknown> }> })
+          .responses;
+        for (const [status, response] of Object.entries(responses ?? {})) {
+          if (status === "204") {
+            expect({ where: `${method} ${path}`, content: response.content }).toEqual({
+              where: `${method} ${path}`,
+              content: undefined,
+            });
+            noContent.push(`${method} ${path}`);
+          } else {
+            // A Media Type Object per media type: "type" or "description" as a key is the void marker leaking.
+            for (const [mediaType, media] of Object.entries(response.content ?? {})) {
+              expect(mediaType).toMatch(/^[a-z]+\/[a-z0-9.+-]+$/);
+              expect(media).toBeObject();
+            }
+          }
+        }
+      }
+    expect(noContent.sort()).toEqual([
+      "delete /api/console/session",
+      "delete /api/v1/api-keys/{id}",
+      "delete /api/v1/oauth/grants/{clientId}",
+      "delete /api/v1/scopes/{id}",
+      "post /auth/logout",
+      "post /auth/reset-password",
+      "post /auth/verify-email",
+    ]);
+  });
+
   it("needs no credential", async () => {
     const res = await ctx.request("GET", "/api/v1/openapi.json");
     expect(res.status).toBe(200);

@@ -2016,10 +2016,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    description: unknown;
-                    type: unknown;
-                };
+                content?: never;
             };
             /** @description Every error: exactly {"error": code} */
             400: {
@@ -4038,10 +4035,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    description: unknown;
-                    type: unknown;
-                };
+                content?: never;
             };
             /** @description Every error: exactly {"error": code} */
             400: {
@@ -6848,10 +6842,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    description: unknown;
-                    type: unknown;
-                };
+                content?: never;
             };
             /** @description Every error: exactly {"error": code} */
             400: {
@@ -7753,10 +7744,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    description: unknown;
-                    type: unknown;
-                };
+                content?: never;
             };
             /** @description Every error: exactly {"error": code} */
             400: {
@@ -8445,10 +8433,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    description: unknown;
-                    type: unknown;
-                };
+                content?: never;
             };
             /** @description Every error: exactly {"error": code} */
             400: {
@@ -8569,10 +8554,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    description: unknown;
-                    type: unknown;
-                };
+                content?: never;
             };
             /** @description Every error: exactly {"error": code} */
             400: {
@@ -8770,10 +8752,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    description: unknown;
-                    type: unknown;
-                };
+                content?: never;
             };
             /** @description Every error: exactly {"error": code} */
             400: {
