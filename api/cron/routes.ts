@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { createHash, timingSafeEqual } from "node:crypto";
-import { AppError } from "@amem/platform";
+import { AppError, bearerCredential } from "@amem/platform";
 import { SCHEDULED_JOBS } from "@amem/store";
 import { countFailedAuthentication } from "../plugins/auth";
 import { type ApiDeps, AUTHED_CODES, BODY_CODES, errors, NoQuery, oneOf, strictObject } from "@amem/core";
@@ -28,7 +28,7 @@ function presentedSecret(headers: Headers): string | null {
   if (headers.has("x-api-key")) return null;
   const header = headers.get("x-cron-secret");
   if (header !== null) return header;
-  return /^Bearer (.+)$/i.exec(headers.get("authorization") ?? "")?.[1] ?? null;
+  return bearerCredential(headers.get("authorization"));
 }
 
 /**

@@ -4,6 +4,7 @@
  * on: configuration, logging, the error vocabulary, identifiers, time and text helpers, timeouts,
  * the metrics registry, mail, shutdown. Imports no other package. Imports: no other package.
  */
+export { bearerCredential } from "./authorization";
 export { DeadlineSweep } from "./concurrency/deadline-sweep";
 export { WaitLimiter } from "./concurrency/wait-limiter";
 export { isTimeout, withTimeout } from "./concurrency/with-timeout";

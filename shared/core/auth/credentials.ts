@@ -1,5 +1,6 @@
 import {
   AppError,
+  bearerCredential,
   hasSecretShape,
   isRandomToken,
   sha256Hex,
@@ -172,10 +173,9 @@ export function credentialFromHeaders(headers: Headers): Credential {
     if (!hasSecretShape("apiKey", apiKey)) throw new AppError("unauthorized");
     return { kind: "k", secret: apiKey };
   }
-  const authorization = headers.get("authorization");
-  const match = authorization ? /^Bearer ([^\s]+)$/i.exec(authorization) : null;
-  if (!match || !isRandomToken(match[1]!)) throw new AppError("unauthorized");
-  return { kind: "t", secret: match[1]! };
+  const token = bearerCredential(headers.get("authorization"));
+  if (token === null || !isRandomToken(token)) throw new AppError("unauthorized");
+  return { kind: "t", secret: token };
 }
 
 export type Credential = { kind: CredentialKind; secret: string };

@@ -1,4 +1,11 @@
-import { type Logger, type Config, sha256Hex, collectProcessMetrics, exposition } from "@amem/platform";
+import {
+  type Logger,
+  type Config,
+  bearerCredential,
+  sha256Hex,
+  collectProcessMetrics,
+  exposition,
+} from "@amem/platform";
 import { timingSafeEqual } from "node:crypto";
 import type { Server } from "bun";
 
@@ -32,8 +39,8 @@ function tokenMatches(presented: string, expected: string): boolean {
  */
 export async function metricsAnswer(request: Request, token: string | undefined): Promise<Response> {
   if (token !== undefined) {
-    const match = /^Bearer (\S+)$/i.exec(request.headers.get("authorization") ?? "");
-    if (!match || !tokenMatches(match[1]!, token))
+    const presented = bearerCredential(request.headers.get("authorization"));
+    if (presented === null || !tokenMatches(presented, token))
       return json(401, "unauthorized", { "www-authenticate": 'Bearer realm="metrics"' });
   }
   const { text, contentType } = await exposition();
