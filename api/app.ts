@@ -41,7 +41,10 @@ export function createApp(sharedDeps: Deps) {
   // The Bun server exists once the app listens; client addresses are read through it.
   const built: { server?: Server<unknown> | null } = {};
   const deps = withClientIp(sharedDeps, () => built.server);
+  // Read on the first request, when the table is complete: 405s, and which bodies are refused before routing.
+  const allowedMethods = methodLookup(() => routeTable);
   const bodyRules = {
+    allowedMethods,
     bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
     bodyReadTimeoutMs: deps.config.BODY_READ_TIMEOUT_MS,
     under: {
@@ -56,12 +59,7 @@ export function createApp(sharedDeps: Deps) {
     },
   };
   const app = new Elysia({ ...SERVED_APP_OPTIONS, name: "amem" })
-    .use(
-      errorsPlugin(
-        deps.logger,
-        methodLookup(() => routeTable),
-      ),
-    )
+    .use(errorsPlugin(deps.logger, allowedMethods))
     .use(metricsPlugin(deps.config))
     .use(requestContextPlugin(bodyRules))
     .use(strictQueryPlugin(() => querylessRoutes))

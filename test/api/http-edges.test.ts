@@ -231,6 +231,66 @@ describe("request bodies", () => {
   });
 });
 
+describe("a body does not hide an unknown route or a wrong method", () => {
+  /** Over a real connection: a framed body (Content-Length or chunked) is what the refusals before routing see. */
+  const send = (method: string, path: string, headers: Record<string, string>, body = "hello", chunked = false) =>
+    rawRequest(
+      port,
+      chunked
+        ? head(method, path, { ...headers, "transfer-encoding": "chunked" }) +
+            `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`
+        : head(method, path, { ...headers, "content-length": String(body.length) }) + body,
+    );
+  const text = { "content-type": "text/plain" };
+
+  it("answers an unknown path 404 not_found whatever the body's media type or framing", async () => {
+    for (const [method, path] of [
+      ["POST", "/api/v1/nonexistent"],
+      ["POST", "/zzz"],
+      ["DELETE", "/api/v1/nonexistent/1"],
+    ] as const)
+      for (const headers of [text, { "content-type": "application/x-www-form-urlencoded" }, {}])
+        for (const chunked of [false, true])
+          expectError(await send(method, path, headers, "hello", chunked), 404, "not_found");
+  });
+
+  it("answers a GET with a body on an unknown path 404, and on a POST-only path 405", async () => {
+    expectError(await send("GET", "/zzz", json, "{}"), 404, "not_found");
+    const postOnly = await send("GET", "/api/v1/search", json, "{}");
+    expectError(postOnly, 405, "method_not_allowed");
+    expect((postOnly as RawResponse).headers.allow).toBe("POST");
+  });
+
+  it("answers every wrong body method on every path of the route table 405 with Allow, for a text body", async () => {
+    const id = crypto.randomUUID();
+    // Each template with its parameters filled in: the methods are those of every route matching the concrete path.
+    const concrete = (path: string) => path.replace(/:[^/]+/g, id).replace("*", "x");
+    const paths = new Set(ctx.app.routes.map((route) => concrete(route.path)));
+    for (const path of paths) {
+      const allowed = ctx.app.routes.filter((route) => concrete(route.path) === path).map((route) => route.method);
+      for (const method of ["POST", "PUT", "PATCH", "DELETE"].filter((m) => !allowed.includes(m))) {
+        const res = (await send(method, path, text)) as RawResponse;
+        expect({ method, path, status: res.status, body: JSON.parse(res.body), allow: res.headers.allow }).toEqual({
+          method,
+          path,
+          status: 405,
+          body: { error: "method_not_allowed" },
+          allow: allowed.join(", "),
+        });
+      }
+    }
+  });
+
+  it("still refuses a non-JSON body on a route that takes the method with 415", async () => {
+    for (const path of [
+      "/api/v1/scopes",
+      `/api/v1/memories/${crypto.randomUUID()}/archive`,
+      "/api/v1/agent-sessions/heartbeat",
+    ])
+      expectError(await send("POST", path, text), 415, "unsupported_media_type");
+  });
+});
+
 describe("query strings and path parameters", () => {
   it("refuses percent-encoded surrogates and invalid UTF-8 in the query and path with 400 invalid_input", async () => {
     const tenant = await newTenant(ctx);

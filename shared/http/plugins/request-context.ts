@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { AppError } from "@amem/platform";
 import { hasJsonContentType, readJsonBody, UnreadBodyError, type JsonBodyLimits } from "../json-body";
 import { refuseRequestHead } from "../request-head";
+import type { MethodLookup } from "./errors";
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -32,6 +33,13 @@ export type BodyRules = {
    * hooks: a harness's own payload, whose fields amem mostly ignores).
    */
   under?: { pathPrefix: string; limits: JsonBodyLimits };
+  /**
+   * The methods the app's route table allows on a path (the lookup errorsPlugin answers 405 with).
+   * Given, a body's method and media type are refused only on a route that exists, so an unknown
+   * path stays 404 and a wrong method 405 whatever the body. Without it, every request is taken
+   * to be routed (the heartbeat's own route).
+   */
+  allowedMethods?: MethodLookup;
 };
 
 /** The request's id: the client's X-Request-Id when it is safe to echo back, else a fresh one. */
@@ -44,10 +52,18 @@ export function requestIdOf(request: Request): string {
  * What is refused before routing, in this order: the head's bounds, the body size limit, a body on
  * GET or HEAD, a non-JSON body (when `jsonBodies`). Null when the request may go on. Shared by the
  * plugin below and the heartbeat's own route (api/agent-sessions/heartbeat-route.ts).
+ * The size refusal needs no route (nothing is read); the last two are about a route's input, so
+ * with `allowedMethods` they apply only when the path takes the request's method — otherwise
+ * routing answers 404 or 405, as it would for any body.
  */
 export function refusalBeforeRouting(
   request: Request,
-  rules: { bodyLimitBytes: number; jsonBodies: boolean; under?: BodyRules["under"] },
+  rules: {
+    bodyLimitBytes: number;
+    jsonBodies: boolean;
+    under?: BodyRules["under"];
+    allowedMethods?: MethodLookup;
+  },
 ): AppError | null {
   const refused = refuseRequestHead(request);
   if (refused) return new AppError(refused);
@@ -62,11 +78,28 @@ export function refusalBeforeRouting(
   }
   // GET and HEAD take no body; one sent is refused like an unknown property, not ignored (SPEC §1).
   if (!BODY_METHODS.has(request.method)) {
-    if (request.method === "GET" || request.method === "HEAD") return new UnreadBodyError("invalid_input");
+    if ((request.method === "GET" || request.method === "HEAD") && isRouted(request, rules.allowedMethods))
+      return new UnreadBodyError("invalid_input");
     return null;
   }
-  if (rules.jsonBodies && !hasJsonContentType(request)) return new UnreadBodyError("unsupported_media_type");
+  if (rules.jsonBodies && !hasJsonContentType(request) && isRouted(request, rules.allowedMethods))
+    return new UnreadBodyError("unsupported_media_type");
   return null;
+}
+
+/**
+ * Whether the route table has the request's path with its method (HEAD served by GET), as
+ * errorsPlugin decides 404/405. Read only for a body about to be refused, never on the hot path.
+ */
+function isRouted(request: Request, allowedMethods: MethodLookup | undefined): boolean {
+  if (!allowedMethods) return true;
+  let path: string;
+  try {
+    path = new URL(request.url).pathname;
+  } catch {
+    return true;
+  }
+  return allowedMethods(path).includes(request.method === "HEAD" ? "GET" : request.method);
 }
 
 /** The body limits every JSON body is read within. */
@@ -85,7 +118,12 @@ export function requestContextPlugin(rules: BodyRules) {
   const { under } = rules;
   const plugin = new Elysia({ name: "request-context" }).onRequest(({ request, set }) => {
     set.headers["x-request-id"] = requestIdOf(request);
-    const refused = refusalBeforeRouting(request, { bodyLimitBytes: rules.bodyLimitBytes, jsonBodies, under });
+    const refused = refusalBeforeRouting(request, {
+      bodyLimitBytes: rules.bodyLimitBytes,
+      jsonBodies,
+      under,
+      allowedMethods: rules.allowedMethods,
+    });
     if (refused) throw refused;
   });
   if (!jsonBodies) return plugin;
