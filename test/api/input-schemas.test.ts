@@ -68,6 +68,17 @@ describe("integer query parameters", () => {
     expect(lists).toEqual([]);
   });
 
+  it("refuses unknown query parameters on every route but the console's pages (docs/decisions/http.md)", () => {
+    // A route without a query schema is refused by the strict-query plugin; one with a schema by the schema.
+    const lenient = ctx.app.routes
+      .filter((route) => {
+        const query = (route.hooks as { query?: { additionalProperties?: unknown } }).query;
+        return query !== undefined && query.additionalProperties !== false;
+      })
+      .map((route) => `${route.method} ${route.path}`);
+    expect(lenient.sort()).toEqual(["GET /app", "GET /app/*", "GET /dashboard"]);
+  });
+
   it("publishes every integer query parameter as an integer with its bounds", async () => {
     const doc = (await ctx.request("GET", "/api/v1/openapi.json")).body;
     const limits = Object.values(doc.paths as Record<string, Record<string, { parameters?: any[] }>>)

@@ -238,8 +238,24 @@ describe("GET /app and GET /dashboard", () => {
     }
     const redirect = await ctx.request("GET", "/dashboard?utm_source=x");
     expect([redirect.status, redirect.headers.get("location")]).toEqual([302, "/app"]);
-    // The API routes stay strict.
-    expect((await ctx.request("GET", "/api/console/session?x=1")).status).toBe(400);
+    const page = await ctx.request("GET", "/app");
+    const script = [...page.text.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1]!)[0]!;
+    expect((await ctx.request("GET", `${script}?v=1`)).status).toBe(200);
+    // The API routes stay strict, and so do the pages' other query rules (docs/decisions/http.md).
+    for (const path of [
+      "/api/console/session?x=1",
+      "/app?utm_source=a&utm_source=b",
+      `/app/reset-password?token=${"a".repeat(129)}`,
+      "/app?x=%00",
+      "/dashboard?x=%ff",
+    ]) {
+      const res = await ctx.request("GET", path);
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 400,
+        body: { error: "invalid_input" },
+      });
+    }
   });
 
   it("serves the page under /app/* (history navigation) and 404s an unknown asset", async () => {
