@@ -267,5 +267,6 @@ export type { ErasureResult, JobName, JobOutcome, JobPayload, JobResult, QueueNa
 export { JobQueues } from "./queue/producer";
 export { connectRedis, createRequestRedis, deleteKeys, redisServing, redisTarget, scanKeys } from "./redis/connections";
 export { CREDENTIAL_PARTS, TENANT_PARTS, partOf, redisKeys } from "./redis/keys";
+export { deleteStreamEntries } from "./redis/streams";
 export type { RedisKeys } from "./redis/keys";
 export type { ScriptedRedis } from "./redis/scripts";

@@ -207,6 +207,12 @@ async function pgDump(): Promise<string> {
   return out;
 }
 
+/** The job ids the triage queue's events stream names (BullMQ: `jobId` among each entry's fields). */
+async function triageEventJobIds(c: TestContext): Promise<string[]> {
+  const entries = await c.deps.redis.xrange(c.deps.jobs.queue("triage").keys.events!, "-", "+");
+  return entries.map(([, fields]) => fields[fields.indexOf("jobId") + 1] ?? "").filter(Boolean);
+}
+
 async function exportOf(c: TestContext, apiKey: string) {
   const res = await c.request("GET", "/api/v1/export", { apiKey });
   expect(res.status).toBe(200);
@@ -226,6 +232,9 @@ describe("account erasure completeness", () => {
     const [pgBefore, redisBefore] = [await pgDump(), await redisDump(ctx)];
     expect(pgBefore).toContain(erased.mark);
     expect(redisBefore).toContain(erased.mark);
+    const eventsBefore = await triageEventJobIds(ctx);
+    expect(eventsBefore).toContain(erased.triageJobId);
+    expect(eventsBefore).toContain(kept.triageJobId);
 
     const res = await ctx.request("DELETE", "/api/v1/account", { apiKey: erased.apiKey, body: { confirm: true } });
     expect(res.status).toBe(200);
@@ -255,6 +264,11 @@ describe("account erasure completeness", () => {
     expect(await exportOf(ctx, kept.apiKey)).toEqual(keptBefore);
     expect(await ctx.deps.jobs.queue("triage").getJob(erased.triageJobId)).toBeUndefined();
     expect(await ctx.deps.jobs.queue("triage").getJob(kept.triageJobId)).toBeDefined();
+    // Its job id holds an unsalted hash of the natural key: no events-stream entry names it any more.
+    expect(redisAfter).not.toContain(`triage-${erased.userId}-`);
+    const eventsAfter = await triageEventJobIds(ctx);
+    expect(eventsAfter.filter((id) => id.includes(erased.userId))).toEqual([]);
+    expect(eventsAfter.filter((id) => id === kept.triageJobId).length).toBeGreaterThan(0);
 
     for (const credential of [{ apiKey: erased.apiKey }, { bearer: erased.bearer }]) {
       const me = await ctx.request("GET", "/api/v1/me", credential);
@@ -308,5 +322,25 @@ describe("account erasure completeness", () => {
     ]);
     const after = await ctx.deps.sql`select last_message_excerpt from agent_sessions where id = ${run[0]!.id}`;
     expect(after[0]!.last_message_excerpt).toBeNull();
+  });
+});
+
+describe("the triage queue's events stream after an erasure", () => {
+  it("keeps no entry naming the erased user's jobs however long the stream, and every other user's", async () => {
+    const mine = await createUser(ctx.deps, { email: `${canary()}@example.test`, password: "pw", withApiKey: true });
+    const other = await createUser(ctx.deps, { email: `${canary()}@example.test`, password: "pw", withApiKey: true });
+    const events = ctx.deps.jobs.queue("triage").keys.events!;
+    // Longer than one read batch (1,000), the user's entries spread through it, as BullMQ writes them.
+    const jobId = (userId: string, i: number) => `triage-${userId}-${sha256Hex(`agent\u0000s${i}`).slice(0, 32)}-${i}`;
+    const adds = ctx.deps.redis.pipeline();
+    for (let i = 0; i < 2_500; i++)
+      adds.xadd(events, "*", "event", "waiting", "jobId", jobId(i % 3 === 0 ? mine.id : other.id, i));
+    await adds.exec();
+    const named = async (userId: string) => (await triageEventJobIds(ctx)).filter((id) => id.includes(userId)).length;
+    expect([await named(mine.id), await named(other.id)]).toEqual([834, 1_666]);
+
+    const res = await ctx.request("DELETE", "/api/v1/account", { apiKey: mine.apiKey!, body: { confirm: true } });
+    expect(res.status).toBe(200);
+    expect([await named(mine.id), await named(other.id)]).toEqual([0, 1_666]);
   });
 });

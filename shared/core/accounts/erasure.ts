@@ -30,6 +30,7 @@ import {
   deleteUserCodes,
   revokeUserOAuth,
   deleteKeys,
+  deleteStreamEntries,
   scanKeys,
 } from "@amem/store";
 import { newId } from "@amem/platform";
@@ -278,6 +279,25 @@ async function purgeTriageJobs(deps: Deps, userId: string): Promise<void> {
       await job.updateData({ ...job.data, agent: "[erased]", sessionId: "[erased]" });
     }
   }
+  await purgeTriageEvents(deps, userId);
+}
+
+/**
+ * The queue's events stream names every job it saw (added, waiting, active, completed, removed…)
+ * for up to `maxLenEvents` entries, with no TTL: a triage job id holds an unsalted hash of the
+ * session's natural key (completeTriageJobId), which anyone holding the agent and session id can
+ * confirm. The user's entries go, after the removals above (a removal adds its own `removed`
+ * entry). A job a worker still held completes after this and names itself again: the erasure's
+ * follow-up run purges that one. Other queues' ids hold no client text (the account queue's
+ * `erase-<userId>…` name only the id the erasure keeps, and its own job's events follow the purge).
+ */
+async function purgeTriageEvents(deps: Deps, userId: string): Promise<void> {
+  const queue = deps.jobs.queue("triage");
+  const prefix = triageJobIdPrefix(userId);
+  // Any field naming one of the user's jobs (jobId, and e.g. a deduplicated entry's other job id).
+  await deleteStreamEntries(deps.redis, queue.keys.events!, (fields) =>
+    fields.some((value, i) => i % 2 === 1 && value.startsWith(prefix)),
+  );
 }
 
 /**
