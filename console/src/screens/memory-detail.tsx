@@ -1,6 +1,6 @@
-import { useState } from "preact/hooks";
+import { useMemo, useState } from "preact/hooks";
 import { api, type Fact, type Memory } from "../api";
-import { diffLines } from "../diff";
+import { diffLines, foldUnchanged } from "../diff";
 import { ErrorLine, Link, Loading, navigate, Page, useLoad, When } from "../ui";
 
 type Detail = { memory: Memory; facts: Fact[]; commitment: { status: string; dueAt: string | null; moves: string[] } | null };
@@ -198,14 +198,23 @@ function Revise({ memory }: { memory: Memory }) {
 }
 
 function HistoryView({ history, current }: { history: History | undefined; current: string }) {
+  // Each adjacent pair is diffed once per loaded history, not on every render of the screen (a
+  // click on Revise re-renders it): a long memory's diff is bounded, not free.
+  const versions = useMemo(
+    () => (history ? [...history.memories].sort((a, b) => a.recordedAt.localeCompare(b.recordedAt)) : []),
+    [history],
+  );
+  const diffs = useMemo(
+    () => versions.map((v, i) => (i > 0 ? foldUnchanged(diffLines(versions[i - 1]!.content, v.content)) : null)),
+    [versions],
+  );
   if (!history) return null;
-  const versions = [...history.memories].sort((a, b) => a.recordedAt.localeCompare(b.recordedAt));
   return (
     <section aria-labelledby="history-title">
       <h2 id="history-title">History</h2>
       <ol class="history" data-testid="history">
         {versions.map((v, i) => {
-          const before = versions[i - 1];
+          const diff = diffs[i];
           return (
             <li key={v.id} class={v.id === current ? "current" : undefined}>
               <p>
@@ -213,15 +222,21 @@ function HistoryView({ history, current }: { history: History | undefined; curre
                 {v.id === current && <span class="chip">this version</span>}
                 {v.validTo && <span class="chip">superseded</span>}
               </p>
-              {before && (
+              {diff && (
                 <pre class="diff" aria-label={`Changes from the previous version`}>
-                  {diffLines(before.content, v.content).map((d, k) => (
-                    <span key={k} class={d.kind}>
-                      {d.kind === "added" ? "+ " : d.kind === "removed" ? "- " : "  "}
-                      {d.text}
-                      {"\n"}
-                    </span>
-                  ))}
+                  {diff.map((d, k) =>
+                    d.kind === "folded" ? (
+                      <span key={k} class="folded">
+                        {`  ⋯ ${d.count.toLocaleString()} unchanged lines\n`}
+                      </span>
+                    ) : (
+                      <span key={k} class={d.kind}>
+                        {d.kind === "added" ? "+ " : d.kind === "removed" ? "- " : "  "}
+                        {d.text}
+                        {"\n"}
+                      </span>
+                    ),
+                  )}
                 </pre>
               )}
             </li>
