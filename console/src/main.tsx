@@ -1,6 +1,6 @@
 import { render } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { abortCallsInFlight, api, ApiError, setCsrfToken, whenSignedOut } from "./api";
+import { abortCallsInFlight, api, ApiError, explain, setCsrfToken, whenSignedOut } from "./api";
 import { Link, Loading, navigate, usePath } from "./ui";
 import { SignIn, type Session } from "./screens/sign-in";
 import { Overview } from "./screens/overview";
@@ -38,6 +38,7 @@ function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [notice, setNotice] = useState<string | null>(null);
   const [erased, setErased] = useState<Erased | null>(null);
+  const [signOutError, setSignOutError] = useState<unknown>(null);
   const main = useRef<HTMLElement>(null);
   const shownPath = useRef<string | null>(null);
 
@@ -94,21 +95,31 @@ function App() {
         onSignedIn={(s) => {
           setCsrfToken(s.csrfToken);
           setNotice(null);
+          setSignOutError(null);
           setSession(s);
         }}
       />
     );
 
+  // "Signed out" only once the api ended the session and cleared the cookie: after a dropped
+  // connection, a 5xx or a 403 (this page's CSRF token is stale: another tab signed in again) the
+  // browser is still signed in, and a shared machine's next person would be too.
   const signOut = async () => {
+    setSignOutError(null);
     abortCallsInFlight();
     try {
       await api("DELETE", "/api/console/session");
-    } finally {
-      setCsrfToken(null);
-      setSession(null);
-      setNotice("You are signed out.");
-      navigate("/app");
+    } catch (e) {
+      // 401: the session had ended already (expired, or signed out elsewhere), so no cookie signs this browser in.
+      if (!(e instanceof ApiError && e.status === 401)) {
+        setSignOutError(e);
+        return;
+      }
     }
+    setCsrfToken(null);
+    setSession(null);
+    setNotice("You are signed out.");
+    navigate("/app");
   };
   const active = (href: string) =>
     href === "/app" ? path.replace(/\/+$/, "") === "/app" : path === href || path.startsWith(`${href}/`);
@@ -139,6 +150,11 @@ function App() {
             Sign out
           </button>
         </div>
+        {signOutError ? (
+          <p class="error" role="alert" data-testid="sign-out-error">
+            Not signed out: you are still signed in. {explain(signOutError)}
+          </p>
+        ) : null}
       </header>
       <main id="main" tabIndex={-1} ref={main}>
         <Screen

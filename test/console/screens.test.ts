@@ -9,6 +9,7 @@ import {
   fill,
   newPage,
   openScreen,
+  PASSWORD,
   screenshots,
   signIn,
   startConsole,
@@ -264,6 +265,69 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         await new Promise((r) => setTimeout(r, 1_500));
         expect(await page.$eval("[role=status]", (e: any) => e.textContent)).toContain("You are signed out.");
       }),
+    TEST_MS,
+  );
+
+  it(
+    "says signed out only when the api ended the session: a blocked request or a stale CSRF token leaves the browser signed in and says so",
+    async () => {
+      const page = await newPage(h);
+      const problems = watchProblems(page);
+      const user = await signIn(h, page);
+      const signedIn = () => page.$eval("[data-testid=signed-in-as]", (e: any) => e.textContent);
+      const signOutFails = async () => {
+        await clickText(page, "button", "Sign out");
+        await waitForText(page, "[data-testid=sign-out-error]", "Not signed out: you are still signed in.");
+        expect(await page.$("[role=status]")).toBeNull();
+        expect(await signedIn()).toBe(user.email);
+        await expectAccessible(page, "sign-out-failed");
+        // Reloaded, the page is still signed in: the cookie was kept, as the screen said.
+        await page.reload();
+        await waitForText(page, "[data-testid=signed-in-as]", user.email);
+      };
+
+      // The request never reaches the api (a dropped connection).
+      await page.setRequestInterception(true);
+      const blockSignOut = (request: any) => {
+        const { pathname } = new URL(request.url());
+        if (pathname === "/api/console/session" && request.method() === "DELETE") void request.abort("failed");
+        else void request.continue();
+      };
+      page.on("request", blockSignOut);
+      await signOutFails();
+      page.off("request", blockSignOut);
+      await page.setRequestInterception(false);
+
+      // Signed in again elsewhere in this browser (another tab): the cookie changed, this page's CSRF token is stale.
+      const again = await page.evaluate(
+        async (email: string, password: string) =>
+          (
+            await fetch("/api/console/session", {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ email, password }),
+            })
+          ).status,
+        user.email,
+        PASSWORD,
+      );
+      expect(again).toBe(200);
+      await clickText(page, "button", "Sign out");
+      await waitForText(page, "[data-testid=sign-out-error]", "That was refused. Reload the page and try again.");
+      expect(await signedIn()).toBe(user.email);
+
+      // After the reload the page holds the current token, and signing out works.
+      await page.reload();
+      await clickText(page, "button", "Sign out");
+      await waitForText(page, "[role=status]", "You are signed out.");
+      await page.reload();
+      await page.waitForSelector("input[name=email]");
+      expect(problems).toEqual([
+        expect.stringMatching(/\/api\/console\/session failed: net::ERR_FAILED$/),
+        "DELETE /api/console/session answered 403",
+      ]);
+      await page.browserContext().close();
+    },
     TEST_MS,
   );
 
