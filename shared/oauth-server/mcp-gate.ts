@@ -1,5 +1,13 @@
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import { type Config, type Logger, hasSecretShape, AppError, effectiveScopes, OAUTH_SCOPES } from "@amem/platform";
+import {
+  type Config,
+  type Logger,
+  hasSecretShape,
+  AppError,
+  bearerCredential,
+  effectiveScopes,
+  OAUTH_SCOPES,
+} from "@amem/platform";
 import type { Principal } from "@amem/core";
 import { errorResponse } from "@amem/http";
 import { mcpResourceOf, protectedResourceMetadataUrlOf } from "./discovery/metadata";
@@ -65,8 +73,10 @@ export function bearerGate(config: Pick<Config, "MCP_PUBLIC_URL">, verify: Acces
     if (request.headers.has("x-api-key")) return challenge(true, "credential: an API key (REST only)");
     const authorization = request.headers.get("authorization");
     if (authorization === null) return challenge(false);
-    const token = /^Bearer ([^\s]+)$/i.exec(authorization)?.[1];
-    if (token === undefined) return challenge(true, "credential: Authorization is not a Bearer token");
+    // One or more spaces or tabs after the scheme (RFC 9110's 1*SP, as the api reads it); a token
+    // itself holds no whitespace.
+    const token = bearerCredential(authorization);
+    if (token === null || /\s/.test(token)) return challenge(true, "credential: Authorization is not a Bearer token");
     if (hasSecretShape("apiKey", token)) return challenge(true, "credential: an API key (REST only)");
     let principal: McpPrincipal;
     try {

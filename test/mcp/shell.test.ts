@@ -157,6 +157,17 @@ describe("/mcp bearer gate", () => {
     }
   });
 
+  it("reads a token after one or more spaces or tabs, as the api does (RFC 9110 1*SP)", async () => {
+    const user = await ctx.newUser();
+    for (const authorization of [`Bearer  ${user.token}`, `bearer\t${user.token}`, `Bearer \t ${user.token}`]) {
+      const response = await initialize({ authorization });
+      expect([JSON.stringify(authorization.slice(0, 9)), response.status]).toEqual([
+        JSON.stringify(authorization.slice(0, 9)),
+        200,
+      ]);
+    }
+  });
+
   it("exposes the challenge to an allowed browser origin", async () => {
     const response = await initialize({ origin: "http://localhost:6274" });
     expect([response.status, response.headers.get("access-control-expose-headers")]).toEqual([
