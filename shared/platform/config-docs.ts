@@ -31,7 +31,7 @@ export const CONFIG_MEANINGS: { [K in keyof Config]-?: string } = {
   FLUSH_PASS_BUDGET_MS: "time a flush pass spends on lease batches, then on key use (≥ one batch each)",
   DB_POOL_SIZE: "Postgres connections per process",
   DEPENDENCY_TIMEOUT_MS:
-    "bound on a Postgres/Redis call and on the wait for a pooled Postgres connection; beyond it the request gets 503",
+    "bound on a Postgres/Redis call (a Postgres silent on an open connection: 0.5 s more) and on the wait for a pooled Postgres connection; beyond it the request gets 503",
   SEARCH_MAX_CONCURRENT:
     "searches running at once per api process (below `DB_POOL_SIZE`); one more waits `SEARCH_WAIT_MS`, then 503",
   SEARCH_WAIT_MS: "how long a search waits for a slot before 503 + `Retry-After`",

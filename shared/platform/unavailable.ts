@@ -11,6 +11,8 @@ const CONNECTION_CODES = new Set([
   "CONNECTION_CLOSED",
   "CONNECTION_ENDED",
   "CONNECTION_DESTROYED",
+  // postgres.js (patched): a statement unanswered past its statement timeout plus a margin.
+  "RESPONSE_TIMEOUT",
 ]);
 // SQLSTATEs of an unreachable, restarting or refusing Postgres (08xxx are matched by prefix).
 const OUTAGE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
@@ -97,6 +99,7 @@ const POSTGRES_CONNECTION_CODES = new Set([
   "CONNECTION_CLOSED",
   "CONNECTION_ENDED",
   "CONNECTION_DESTROYED",
+  "RESPONSE_TIMEOUT",
 ]);
 
 /**

@@ -9,6 +9,7 @@ export { createDb, migratorDb } from "./db/client";
 export type { Db, Executor } from "./db/client";
 export { ensureDatabase } from "./db/ensure-database";
 export { applyMigrations, migrationsApplied } from "./db/migrate";
+export { setLocalStatementTimeout } from "./db/statement-timeout";
 export {
   ERASED,
   anonymiseUser,

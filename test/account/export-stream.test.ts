@@ -36,16 +36,20 @@ const ctx = await createTestContext(
 );
 const tight = await createTestContext({ DEPENDENCY_TIMEOUT_MS: "100" });
 const large = await newTenant(ctx);
-await seedLargeAccount(ctx, large);
+await seedLargeAccount(large);
 // The bulk rows, even deleted, would slow every later test that reads the whole table or its indexes
 // (pg_dump in the erasure tests, the consolidate job's trigram probes) until a vacuum.
 afterAll(() => deleteBulkRows(large), { timeout: 120_000 });
 
-/** Bulk rows for `tenant` in one transaction free of the context's statement bound. */
-async function seedLargeAccount(c: TestContext, tenant: Tenant) {
+/**
+ * Bulk rows for `tenant` in one transaction, on a connection of its own: free of the service's
+ * statement timeout and of the client's bound on a statement's answer, which follows it.
+ */
+async function seedLargeAccount(tenant: Tenant) {
   // Every section must span several pages for these tests to mean anything.
   if (Math.min(...Object.values(SIZES)) <= EXPORT_PAGE_ROWS) throw new Error("SIZES must exceed a page");
-  await c.deps.sql.begin(async (sql) => {
+  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
+  const seeded = admin.begin(async (sql) => {
     await sql`set local statement_timeout = 0`;
     await sql`
       insert into memories (id, user_id, memory_type, topic, content, content_hash, scope, status,
@@ -78,6 +82,7 @@ async function seedLargeAccount(c: TestContext, tenant: Tenant) {
       select gen_random_uuid(), ${tenant.userId}, 'bulk-' || lpad(i::text, 4, '0'), now()
       from generate_series(1, ${SIZES.scopes}) i`;
   });
+  await seeded.finally(() => admin.end());
 }
 
 /** Deletes the bulk rows and vacuums, on a connection of its own (the contexts may be closed already). */

@@ -42,6 +42,16 @@ const alive = (pid: number) => {
   }
 };
 
+/** The processes `pid` forked (a postmaster's: its backends and auxiliary processes). */
+function childrenOf(pid: number): number[] {
+  return Bun.spawnSync(["pgrep", "-P", String(pid)])
+    .stdout.toString()
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map(Number);
+}
+
 /**
  * A throwaway Postgres cluster (initdb into a temp dir) on its own loopback port, so fault tests
  * can kill it -9, restart it and terminate its backends without touching the shared server.
@@ -164,12 +174,7 @@ export class PrivatePostgres {
     const pid = this.postmasterPid;
     // Stopped first, so it forks no backend between listing its children and dying.
     process.kill(pid, "SIGSTOP");
-    const children = Bun.spawnSync(["pgrep", "-P", String(pid)])
-      .stdout.toString()
-      .trim()
-      .split("\n")
-      .filter(Boolean)
-      .map(Number);
+    const children = childrenOf(pid);
     process.kill(pid, "SIGKILL");
     await this.server?.exited;
     const deadline = Date.now() + 10_000;
@@ -177,6 +182,26 @@ export class PrivatePostgres {
       if (Date.now() > deadline) throw new Error("backends of the killed postgres did not exit");
       await Bun.sleep(10);
     }
+  }
+
+  private frozen: number[] = [];
+
+  /**
+   * SIGSTOP the postmaster and every backend: the server stops answering while its sockets stay
+   * open, as a paused VM or process, a stalled disk or a path that silently drops packets look to
+   * an open connection (the kernel still accepts connections and acknowledges what is sent).
+   */
+  freeze(): void {
+    const pid = this.postmasterPid;
+    // The postmaster first, so it forks no backend after its children are listed.
+    process.kill(pid, "SIGSTOP");
+    this.frozen = [pid, ...childrenOf(pid)];
+    for (const child of this.frozen.slice(1)) process.kill(child, "SIGSTOP");
+  }
+
+  /** SIGCONT what freeze stopped (nothing if it is not frozen). */
+  resume(): void {
+    for (const pid of this.frozen.splice(0).reverse()) if (alive(pid)) process.kill(pid, "SIGCONT");
   }
 
   /**
@@ -195,8 +220,9 @@ export class PrivatePostgres {
     }
   }
 
-  /** Fast shutdown (SIGINT) if running, then the data directory is removed. */
+  /** Fast shutdown (SIGINT) if running (resumed first if frozen), then the data directory is removed. */
   async stop(): Promise<void> {
+    this.resume(); // a stopped server would not act on SIGINT
     if (this.running) {
       process.kill(this.postmasterPid, "SIGINT");
       await this.server?.exited;

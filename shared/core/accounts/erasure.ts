@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import {
   type Executor,
@@ -32,6 +31,7 @@ import {
   deleteKeys,
   deleteStreamEntries,
   scanKeys,
+  setLocalStatementTimeout,
 } from "@amem/store";
 import { newId } from "@amem/platform";
 import { triageJobIdPrefix } from "../triage/complete";
@@ -65,7 +65,7 @@ const ERASING_SET_TTL_MS = 24 * 3_600_000;
  * request-sized statement timeout would fail a large account for good, so the job's transaction
  * gets its own bound.
  */
-const ERASURE_STATEMENT_TIMEOUT = "10min";
+const ERASURE_STATEMENT_TIMEOUT_MS = 10 * 60_000;
 
 /** The erasure job of an account: DELETE /account runs it under this id, so a retry meets the same job. */
 export function erasureJobId(userId: string): string {
@@ -187,7 +187,7 @@ export async function eraseAccountData(
   now: Date,
   { resumed = false, followUpAt = now }: { resumed?: boolean; followUpAt?: Date } = {},
 ): Promise<{ result: ErasureResult; purge: PurgeTargets } | null> {
-  await tx.execute(sql.raw(`set local statement_timeout = '${ERASURE_STATEMENT_TIMEOUT}'`));
+  await setLocalStatementTimeout(tx, ERASURE_STATEMENT_TIMEOUT_MS);
   if (!(await lockUser(tx, userId))) return null;
   const ledger = await findErasure(tx, userId);
   const { erased, purge } = await scrubTenant(tx, userId, now);

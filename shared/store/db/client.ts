@@ -2,6 +2,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { WaitLimiter, trackPoolGate } from "@amem/platform";
 import { gatePool } from "./pool-gate";
+import { responseTimeout } from "./statement-timeout";
 import * as schema from "./schema";
 
 export type DbOptions = {
@@ -29,15 +30,21 @@ export function reconnectBackoff(timeoutMs: number): (retries: number) => number
 const CLIENT_CHECK_INTERVAL_MS = 1_000;
 
 /**
- * One postgres.js pool wrapped by drizzle. Connect and statement timeouts bound every call, the
- * reconnect backoff is short and the wait for a pooled connection is bounded (`gatePool`), so a
- * Postgres outage or a saturated pool turns into a fast 503 instead of a request that hangs.
+ * One postgres.js pool wrapped by drizzle. Connect and statement timeouts bound every call, and
+ * the wait for each statement's answer is bounded by its statement timeout plus a margin
+ * (`response_timeout`, statement-timeout.ts), which holds when Postgres stops answering on an open
+ * connection; the reconnect backoff is short and the wait for a pooled connection is bounded
+ * (`gatePool`), so a Postgres outage, a silent Postgres or a saturated pool turns into a fast 503
+ * instead of a request that hangs.
  * `client` is the raw pool (tests, migrations' reserved connection); services use `db`.
  */
 export function createDb({ url, poolSize, timeoutMs, statementTimeoutMs = timeoutMs }: DbOptions) {
   const client = postgres(url, {
     max: poolSize,
     connect_timeout: Math.max(1, Math.ceil(timeoutMs / 1000)),
+    // The bound statement_timeout cannot give when Postgres is silent; a transaction's statements
+    // follow its own statement timeout instead (pool-gate.ts).
+    response_timeout: responseTimeout(statementTimeoutMs),
     backoff: reconnectBackoff(timeoutMs),
     idle_timeout: 60,
     max_lifetime: 60 * 30,
@@ -57,7 +64,7 @@ export function createDb({ url, poolSize, timeoutMs, statementTimeoutMs = timeou
   });
   const gate = new WaitLimiter(poolSize, timeoutMs);
   trackPoolGate(gate);
-  const db = drizzle(gatePool(client, gate), { schema });
+  const db = drizzle(gatePool(client, gate, statementTimeoutMs), { schema });
   // After drizzle(), which sets its own pass-through parsers: see earlyYearAsIso.
   client.options.parsers["1184"] = earlyYearAsIso;
   return { db, client };

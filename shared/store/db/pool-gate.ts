@@ -1,5 +1,8 @@
 import type postgres from "postgres";
 import { someInChain, type WaitLimiter } from "@amem/platform";
+import { followStatementTimeout } from "./statement-timeout";
+
+type TransactionFn = (tx: postgres.TransactionSql) => unknown;
 
 /**
  * The pool as drizzle sees it, with a bounded wait for a connection. postgres.js has no acquire
@@ -9,23 +12,28 @@ import { someInChain, type WaitLimiter } from "@amem/platform";
  * first takes one of `gate.limit` (= the pool size) slots, holding it until it settles; a slot not
  * free within the gate's wait fails the call with 503 `unavailable` (Retry-After 1) before
  * anything is sent to Postgres, so a 503 from the gate never hides a write that committed.
- * Statements inside a transaction use its connection and take no slot.
+ * Statements inside a transaction use its connection and take no slot; each carries the client's
+ * bound for the statement timeout in force (followStatementTimeout), `statementTimeoutMs` unless the
+ * transaction set its own.
  *
  * Only `unsafe` (every drizzle statement) and `begin` (every drizzle transaction) are gated; the
  * tagged template, `reserve` and the rest reach the pool as they are (tests, migrations). A
  * transaction that failed on a stale prepared statement is run again once (isStalePreparedStatement).
  */
-export function gatePool(client: postgres.Sql, gate: WaitLimiter): postgres.Sql {
+export function gatePool(client: postgres.Sql, gate: WaitLimiter, statementTimeoutMs: number): postgres.Sql {
   // Typed as the method it stands for: the wrapper has the subset of a query drizzle uses.
   const unsafe = ((...args: Parameters<postgres.Sql["unsafe"]>) =>
     gatedQuery(gate, client.unsafe(...args))) as unknown as postgres.Sql["unsafe"];
-  const begin = ((...args: Parameters<postgres.Sql["begin"]>) =>
-    gate.run(() =>
-      client.begin(...args).catch((error: unknown) => {
+  const begin = ((...args: [TransactionFn] | [string, TransactionFn]) => {
+    const [options, fn] = args.length === 1 ? ["", args[0]] : args;
+    const run = () => client.begin(options, (tx) => fn(followStatementTimeout(tx, statementTimeoutMs)));
+    return gate.run(() =>
+      run().catch((error: unknown) => {
         if (!isStalePreparedStatement(error)) throw error;
-        return client.begin(...args);
+        return run();
       }),
-    )) as postgres.Sql["begin"];
+    );
+  }) as postgres.Sql["begin"];
   return new Proxy(client, {
     get: (target, property, receiver) =>
       property === "unsafe" ? unsafe : property === "begin" ? begin : Reflect.get(target, property, receiver),

@@ -1,5 +1,6 @@
 import { and, asc, eq, getTableColumns, gt, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
+import { localStatementTimeout } from "../statement-timeout";
 import { agentSessions, commitments, facts, memories, memoryEdges, scopes, users } from "../schema";
 
 /** Every memory column but the search document (Postgres's business). */
@@ -17,7 +18,7 @@ const { search: _search, ...memoryColumns } = getTableColumns(memories);
  */
 export async function configureExportTransaction(db: Executor, ms: number): Promise<void> {
   await db.execute(
-    sql`select set_config('statement_timeout', ${String(ms)}, true),
+    sql`select ${localStatementTimeout(ms)},
                set_config('enable_bitmapscan', 'off', true),
                set_config('application_name', 'amem-export', true)`,
   );

@@ -2,6 +2,7 @@ import { and, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from "
 import type { Db, Executor } from "../client";
 import { AppError, hasErrorCode, STATEMENT_CANCELLED } from "@amem/platform";
 import { runPrepared } from "../prepared";
+import { setLocalStatementTimeout } from "../statement-timeout";
 import { agentSessions, type BriefedMemory, type Selector } from "../schema";
 import { activeUserId } from "./account-fence";
 import { keysetBefore } from "./keyset";
@@ -395,7 +396,7 @@ export async function stampBriefingDeliveredWithin(
 ): Promise<AgentSessionRow | undefined | "late"> {
   try {
     return await db.transaction(async (tx) => {
-      await tx.execute(sql`select set_config('statement_timeout', ${String(Math.max(1, Math.ceil(withinMs)))}, true)`);
+      await setLocalStatementTimeout(tx, Math.max(1, Math.ceil(withinMs)));
       return stampBriefingDelivered(tx, k, delivered, now);
     });
   } catch (error) {

@@ -5,6 +5,7 @@ import type { Db, Executor } from "../client";
 export type Savepoints = Executor & Pick<Db, "transaction">;
 import { hasErrorCode, STATEMENT_CANCELLED } from "@amem/platform";
 import { consolidationCursors, REVISION_EDGE_TYPES } from "../schema";
+import { localStatementTimeout } from "../statement-timeout";
 
 /** A (time, id) position in a tenant's memories or facts; null before the first probe. */
 export type Position = { at: Date; id: string } | null;
@@ -56,7 +57,7 @@ export async function configureConsolidation(
   statementTimeoutMs: number,
 ): Promise<void> {
   await tx.execute(sql`select set_config('pg_trgm.similarity_threshold', ${String(threshold)}, true),
-    set_config('statement_timeout', ${String(statementTimeoutMs)}, true)`);
+    ${localStatementTimeout(statementTimeoutMs)}`);
 }
 
 /**
