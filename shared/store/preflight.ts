@@ -63,17 +63,31 @@ export async function preflight(
   const redis = createRedis(redisTarget(redisUrl, redisClusterNodes), {
     lazyConnect: true,
     connectTimeout: timeoutMs,
+    // connectTimeout ends with the TCP connect: a Redis that accepts but does not answer (paused,
+    // overloaded, a proxy in front of a dead one) held the PING, and the process, without bound.
+    commandTimeout: timeoutMs,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
   let cause: unknown;
-  redis.on("error", (error) => (cause ??= error)); // the socket error says more than the rejection
-  try {
+  // The socket error says more than the rejection, and comes first: a ready check that timed out is
+  // reported at once, while connect() then waits on for the silent server to close (2 s more, measured).
+  const failed = new Promise<never>((_, reject) => redis.on("error", (error) => reject((cause ??= error))));
+  const answered = (async () => {
     await redis.connect();
     await redis.ping();
+  })();
+  // Whichever loses the race settles unheard.
+  answered.catch(() => {});
+  failed.catch(() => {});
+  try {
+    await Promise.race([answered, failed]);
   } catch (error) {
+    const address = redisClusterNodes ?? where(redisUrl);
     problems.push(
-      `Redis is unreachable at ${redisClusterNodes ?? where(redisUrl)} (${reason(cause ?? error)}). Start it or set ${settings.redis}.`,
+      reason(cause ?? error) === "Command timed out"
+        ? `Redis at ${address} accepts connections but did not answer within ${timeoutMs} ms. Check that it is running and not overloaded, or set ${settings.redis}.`
+        : `Redis is unreachable at ${address} (${reason(cause ?? error)}). Start it or set ${settings.redis}.`,
     );
   } finally {
     redis.disconnect();

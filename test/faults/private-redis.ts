@@ -58,9 +58,23 @@ export class PrivateRedis {
     return false;
   }
 
+  /**
+   * SIGSTOP the server: it keeps its sockets, and the kernel still accepts connections and
+   * acknowledges what is sent, but nothing answers (a paused VM or process, a proxy that accepts).
+   */
+  freeze(): void {
+    this.process?.kill("SIGSTOP");
+  }
+
+  /** SIGCONT after freeze. */
+  resume(): void {
+    this.process?.kill("SIGCONT");
+  }
+
   /** SHUTDOWN NOSAVE: everything in it is lost, like a crash of a cache without persistence. */
   async stop(): Promise<void> {
     if (!this.process) return;
+    this.resume(); // a stopped server would not answer the SHUTDOWN
     Bun.spawnSync(["redis-cli", "-p", String(this.port), "shutdown", "nosave"]);
     await this.process.exited;
     this.process = null;
