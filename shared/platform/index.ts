@@ -38,6 +38,7 @@ export {
   UNMATCHED_ROUTE,
   collectProcessMetrics,
   credentialFills,
+  attributedLeaseMisses,
   credentialLookups,
   exposition,
   hookMisses,

@@ -74,6 +74,16 @@ export const hookMisses = new Counter({
   registers: [registry],
 });
 
+/**
+ * Attributed memory writes whose lease follow-up (after the commit) did not reach Redis in time;
+ * the write stands and answers 2xx (shared/core/agent-sessions/attribution.ts settleAttributedLease).
+ */
+export const attributedLeaseMisses = new Counter({
+  name: "amem_attributed_lease_misses_total",
+  help: "Attributed memory writes whose post-commit lease update missed Redis (the write stands)",
+  registers: [registry],
+});
+
 /** `ok`, or the error code of the isError result (`invalid_input`, `unavailable`, …). */
 export const mcpToolCalls = new Counter({
   name: "amem_mcp_tool_calls_total",

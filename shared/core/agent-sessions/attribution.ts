@@ -1,4 +1,4 @@
-import { AppError } from "@amem/platform";
+import { AppError, attributedLeaseMisses, loggableError, withTimeout } from "@amem/platform";
 import type { Deps } from "../deps";
 import { type Executor, lockSessionById, lockSingleLiveRun, reopenSession, type AgentSessionRow } from "@amem/store";
 import type { Principal } from "../auth/credentials";
@@ -62,10 +62,32 @@ export async function attributeWrite(
   return { runId: run.id, run, resurrected, quietHold };
 }
 
-/** After the write committed: a resurrected run's new epoch goes to Redis; a live one's lease is refreshed. */
+/**
+ * After the write committed: a resurrected run's new epoch goes to Redis; a live one's lease is
+ * refreshed. Best effort, within one DEPENDENCY_TIMEOUT_MS: the write is committed, so it answers
+ * 2xx whatever Redis does now (a 2xx means committed; a 503 would send the client to retry a
+ * write that stands, and the retry would answer 409). Redis failing right after the commit turned
+ * such writes into 503s after 2–8 s (each of up to four calls had its own command timeout). A miss
+ * is logged and counted and heals by design (docs/decisions/sessions-and-leases.md): the quiet
+ * hold lapses; a live run's lease keeps its last heartbeat's time; a resurrected run's Redis lease
+ * keeps the old epoch, so the next heartbeat's fenced resurrection finds the row moved on and
+ * refills the lease from Postgres, and the next attributed write reads the new epoch there.
+ */
 export async function settleAttributedLease(deps: Deps, attribution: Attribution, now: Date): Promise<void> {
   const run = attribution.run;
   if (!run) return;
+  try {
+    await withTimeout(deps.config.DEPENDENCY_TIMEOUT_MS, () => settleLease(deps, attribution, run, now));
+  } catch (error) {
+    attributedLeaseMisses.inc();
+    deps.logger.warn(
+      { err: loggableError(error), sessionRunId: run.id, resurrected: attribution.resurrected },
+      "attributed write committed; its lease update missed Redis",
+    );
+  }
+}
+
+async function settleLease(deps: Deps, attribution: Attribution, run: AgentSessionRow, now: Date): Promise<void> {
   // Unreleased, the hold lapses after QUIET_HOLD_MS; the committed write stands either way.
   if (attribution.quietHold) await releaseQuietStops(deps, attribution.quietHold).catch(() => {});
   if (attribution.resurrected) return fillLease(deps, run);
