@@ -3,6 +3,7 @@ import { attributedLeaseMisses } from "@amem/platform";
 import { createTestContext, eventually, newTenant, type Tenant, type TestResponse } from "../helpers";
 import { dbRow, heartbeat, newSessionId, open } from "../agent-sessions/helpers";
 import { PrivateRedis } from "./private-redis";
+import { holdContent } from "../plain-memory";
 
 /**
  * An attributed memory write (a capture naming its run) commits in Postgres, then refreshes the
@@ -29,23 +30,7 @@ const capture = (tenant: Tenant, sessionRunId: string, content: string) =>
  * while it waits, then the holder rolls back and the write commits into the stopped Redis.
  */
 async function commitIntoStoppedRedis(tenant: Tenant, content: string, write: () => Promise<TestResponse>) {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let holding!: () => void;
-  const isHolding = new Promise<void>((resolve) => (holding = resolve));
-  const holder = ctx.deps.sql
-    .begin(async (tx) => {
-      await tx`insert into memories (id, user_id, memory_type, topic, content, content_hash, scope, status,
-                                     valid_from, recorded_at, created_at, updated_at)
-               values (gen_random_uuid(), ${tenant.userId}, 'note', 'holder', ${content},
-                       encode(sha256(convert_to(${content}, 'UTF8')), 'hex'), 'personal', 'active',
-                       now(), now(), now(), now())`;
-      holding();
-      await released;
-      throw new Error("rolled back on purpose");
-    })
-    .catch(() => {});
-  await isHolding;
+  const release = await holdContent(ctx, tenant.userId, content);
   const answer = write();
   const waiting = async () =>
     (
@@ -55,8 +40,7 @@ async function commitIntoStoppedRedis(tenant: Tenant, content: string, write: ()
   expect(await eventually(waiting, 5_000)).toBe(true);
   redis.freeze();
   const started = performance.now();
-  release();
-  await holder;
+  await release();
   try {
     return { answer: await answer, ms: performance.now() - started };
   } finally {

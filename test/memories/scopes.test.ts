@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
-import { newId, sha256Hex } from "@amem/platform";
 import { insertPlainMemory } from "@amem/store";
 import { createTestContext, eventually, newTenant, type Tenant } from "../helpers";
+import { holdContent, plainNote } from "../plain-memory";
 
 const ctx = await createTestContext();
 
@@ -105,20 +105,7 @@ describe("PATCH /api/v1/scopes/{id}", () => {
     const lockHeld = new Promise<void>((resolve) => (locked = resolve));
     // A capture's one statement, in a transaction left open: its scope row stays locked FOR KEY SHARE.
     const write = ctx.deps.db.transaction(async (tx) => {
-      const stored = await insertPlainMemory(tx, {
-        id: newId(),
-        userId: tenant.userId,
-        memoryType: "note",
-        topic: "t",
-        content,
-        contentHash: sha256Hex(content),
-        project: null,
-        tags: [],
-        now: new Date(),
-        scopeNameOrAlias: "during",
-        liveCutoff: new Date(),
-        event: { id: newId(), kind: "capture", actor: "test" },
-      });
+      const stored = await insertPlainMemory(tx, plainNote(tenant.userId, content, { scope: "during" }));
       expect(stored.kind).toBe("stored");
       locked();
       await held;
@@ -158,32 +145,7 @@ describe("PATCH /api/v1/scopes/{id}", () => {
     const content = `revised during the rename ${crypto.randomUUID()}`;
     // Holds the revision mid-transaction: an uncommitted current memory with the same content makes
     // the successor's insert wait on the unique index, after the revision has locked what it locks.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let inserted!: () => void;
-    const blocking = new Promise<void>((resolve) => (inserted = resolve));
-    const blocker = ctx.deps.db
-      .transaction(async (tx) => {
-        await insertPlainMemory(tx, {
-          id: newId(),
-          userId: tenant.userId,
-          memoryType: "note",
-          topic: "t",
-          content,
-          contentHash: sha256Hex(content),
-          project: null,
-          tags: [],
-          now: new Date(),
-          scopeNameOrAlias: "personal",
-          liveCutoff: new Date(),
-          event: { id: newId(), kind: "capture", actor: "test" },
-        });
-        inserted();
-        await held;
-        throw new Error("rolled back on purpose");
-      })
-      .catch(() => undefined);
-    await blocking;
+    const release = await holdContent(ctx, tenant.userId, content);
     const waitingOn = (...patterns: string[]) =>
       eventually(async () => {
         const [row] = await ctx.deps.sql`
@@ -202,8 +164,7 @@ describe("PATCH /api/v1/scopes/{id}", () => {
     });
     // The rename waits: on the scope row, which the revision holds; before the fix, on the predecessor.
     expect(await waitingOn("%scopes%for update%", 'update "memories"%')).toBe(true);
-    release();
-    await blocker;
+    await release();
     expect((await revise).status).toBe(201);
     expect((await rename).status).toBe(200);
     const rows = await ctx.deps.sql`

@@ -1,9 +1,9 @@
 import { describe, expect, it, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import { newId, sha256Hex } from "@amem/platform";
 import { insertPlainMemory } from "@amem/store";
 import { createTestContext, eventually, newTenant, type Tenant } from "../helpers";
+import { plainNote } from "../plain-memory";
 import { foldSearchStats } from "../../workers/flusher/search-stats-folder";
 import { expectStatsEqualRecount } from "./search-recount";
 
@@ -80,20 +80,7 @@ describe("migration 0050: memories indexed before accents were folded and CJK re
       await tx.execute(sql.raw(LEGACY_TERMS));
       const ids: string[] = [];
       for (const content of contents) {
-        const stored = await insertPlainMemory(tx, {
-          id: newId(),
-          userId: tenant.userId,
-          memoryType: "note",
-          topic: "Réunion 会议记录",
-          content,
-          contentHash: sha256Hex(content),
-          project: null,
-          tags: [],
-          now: new Date(),
-          scopeNameOrAlias: "personal",
-          liveCutoff: new Date(),
-          event: { id: newId(), kind: "capture", actor: "test" },
-        });
+        const stored = await insertPlainMemory(tx, plainNote(tenant.userId, content, { topic: "Réunion 会议记录" }));
         if (stored.kind !== "stored") throw new Error(`not stored: ${stored.kind}`);
         ids.push(stored.memory.id);
       }
