@@ -35,11 +35,17 @@ import type { EvalUnit, QuerySpec } from "./types";
 import {
   parseSearchQuery,
   buildSlots,
+  expansionTerms,
+  feedbackScore,
+  FEEDBACK_DOCS,
+  FEEDBACK_RESCORED,
+  FUZZY_MAX_LENGTH,
   FUZZY_MAX_TERMS,
   FUZZY_MIN_SIMILARITY,
   RANKING,
   scoreMemory,
   type CorpusStats,
+  type Feedback,
   type Posting,
   type RankingConstants,
   type Slot,
@@ -50,6 +56,8 @@ const LIMIT = 10;
 const databaseUrl = await benchDatabaseUrl("retrieval_offline", "amem_bench_retrieval");
 const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
 const split = process.env.RETRIEVAL_OFFLINE_SPLIT ?? "dev";
+/** RETRIEVAL_OFFLINE_FEEDBACK=0 ranks without the pseudo-relevance feedback, as the service did before it. */
+const withFeedback = process.env.RETRIEVAL_OFFLINE_FEEDBACK !== "0";
 
 type Terms = Map<string, { tf: number; first: number }>;
 type Memory = { ref: string; topic: Terms; content: Terms; topicLength: number; contentLength: number };
@@ -87,12 +95,21 @@ type Prepared = {
   df: Map<string, number>;
   bm25: Bm25Index;
   queries: { query: QuerySpec; slots: Slot[] }[];
+  /** With `current: false`: each revised memory's ref → the ref of the version that replaced it. */
+  successor: ReadonlyMap<string, string>;
 };
 
-async function prepare(unit: EvalUnit): Promise<Prepared> {
-  // What a `current: true` search sees: the memories no revision replaced.
+/**
+ * A unit's memories and questions as a search of `current` sees them: with `current: true` the
+ * memories no revision replaced; with `current: false` every version, its supersession questions,
+ * and each version's successor (the service lifts a matching successor just above its predecessor).
+ */
+async function prepare(unit: EvalUnit, current: boolean): Promise<Prepared> {
   const revised = new Set(unit.memories.flatMap((m) => (m.revises ? [m.revises] : [])));
-  const specs = unit.memories.filter((m) => !revised.has(m.ref));
+  const specs = current ? unit.memories.filter((m) => !revised.has(m.ref)) : unit.memories;
+  const successor = new Map(
+    current ? [] : unit.memories.flatMap((m) => (m.revises ? [[m.revises, m.ref] as const] : [])),
+  );
   const topics = await termsOf(specs.map((m) => m.topic));
   const contents = await termsOf(specs.map((m) => m.content));
   const memories = specs.map((m, i) => ({
@@ -111,7 +128,7 @@ async function prepare(unit: EvalUnit): Promise<Prepared> {
     avgTopic: memories.reduce((s, m) => s + m.topicLength, 0) / n,
     avgContent: memories.reduce((s, m) => s + m.contentLength, 0) / n,
   };
-  const asked = unit.queries.filter((q) => q.split === split && q.current && q.gold.length > 0);
+  const asked = unit.queries.filter((q) => q.split === split && q.current === current && q.gold.length > 0);
   const queryTerms = await termsOf(asked.map((q) => parseSearchQuery(q.text).wanted));
   const unseen = [
     ...new Set(queryTerms.flatMap((q) => [...q.terms.keys()].filter((t) => !df.has(t) && t.length <= 64))),
@@ -131,25 +148,96 @@ async function prepare(unit: EvalUnit): Promise<Prepared> {
     return { query, slots: buildSlots(words, n) };
   });
   const bm25 = new Bm25Index(specs.map((m) => ({ id: m.ref, text: `${m.topic} ${m.content}` })));
-  return { memories, stats, df, bm25, queries };
+  return { memories, stats, df, bm25, queries, successor };
 }
 
-/** The service's top LIMIT: score desc, then the newer memory (here: the later in dataset order). */
+/** A memory's postings of these terms. */
+function postingsOf(m: Memory, terms: Iterable<string>): Map<string, Posting> {
+  const postings = new Map<string, Posting>();
+  for (const t of terms) {
+    const topicTf = m.topic.get(t)?.tf ?? 0;
+    const contentTf = m.content.get(t)?.tf ?? 0;
+    if (topicTf + contentTf > 0)
+      postings.set(t, { topicTf, contentTf, topicLength: m.topicLength, contentLength: m.contentLength });
+  }
+  return postings;
+}
+
+/**
+ * The service's top LIMIT: score desc, then the newer memory (here: the later in dataset order; its
+ * "id" for the feedback's rescored bound is the order, zero-padded so it compares as ids do).
+ */
 function rank(p: Prepared, slots: Slot[], c: RankingConstants): string[] {
   const terms = new Set(slots.flatMap((s) => s.alternatives.map((a) => a.term)));
-  const hits: { ref: string; order: number; score: number }[] = [];
+  const hits: { m: Memory; id: string; queryScore: number; score: number }[] = [];
   p.memories.forEach((m, order) => {
-    const postings = new Map<string, Posting>();
-    for (const t of terms) {
-      const topicTf = m.topic.get(t)?.tf ?? 0;
-      const contentTf = m.content.get(t)?.tf ?? 0;
-      if (topicTf + contentTf > 0)
-        postings.set(t, { topicTf, contentTf, topicLength: m.topicLength, contentLength: m.contentLength });
+    const postings = postingsOf(m, terms);
+    const id = String(order).padStart(8, "0");
+    if (postings.size > 0) {
+      const queryScore = scoreMemory(slots, postings, p.stats, c);
+      hits.push({ m, id, queryScore, score: queryScore });
     }
-    if (postings.size > 0) hits.push({ ref: m.ref, order, score: scoreMemory(slots, postings, p.stats, c) });
   });
-  hits.sort((a, b) => b.score - a.score || b.order - a.order);
-  return hits.slice(0, LIMIT).map((h) => h.ref);
+  const byRank = (a: { score: number; id: string }, b: { score: number; id: string }) =>
+    b.score - a.score || (a.id < b.id ? 1 : -1);
+  hits.sort(byRank);
+  if (withFeedback && hits.length > 0) {
+    const docs = hits.filter((h) => !p.successor.has(h.m.ref)).slice(0, FEEDBACK_DOCS);
+    const postings = docs.flatMap((d) =>
+      [...new Set([...d.m.topic.keys(), ...d.m.content.keys()])]
+        .filter((term) => term.length <= FUZZY_MAX_LENGTH)
+        .map((term) => ({
+          term,
+          memoryId: d.id,
+          df: p.df.get(term)!,
+          ...postingsOf(d.m, [term]).get(term)!,
+        })),
+    );
+    const expansion = expansionTerms(
+      docs.map((d) => ({ id: d.id, score: d.queryScore })),
+      postings,
+      p.stats.documents,
+    );
+    const last = hits[Math.min(FEEDBACK_RESCORED, hits.length) - 1]!;
+    const feedback: Feedback = { terms: expansion, until: { score: last.queryScore, id: last.id } };
+    if (expansion.length > 0)
+      for (const h of hits)
+        h.score = feedbackScore(
+          feedback,
+          h.queryScore,
+          h.id,
+          postingsOf(h.m, [...terms, ...expansion.map((e) => e.term)]),
+          p.stats,
+        );
+    hits.sort(byRank);
+  }
+  if (p.successor.size > 0) liftSuccessors(p, hits);
+  return hits.slice(0, LIMIT).map((h) => h.m.ref);
+}
+
+/**
+ * With `current: false`, as the service does (rankSuccessorsFirst): each matching memory's nearest
+ * later version that matches too gets its score lifted just above the memory's when lower.
+ */
+function liftSuccessors(p: Prepared, hits: { m: Memory; id: string; score: number }[]) {
+  const byRef = new Map(hits.map((h) => [h.m.ref, h]));
+  const links: { from: (typeof hits)[number]; to: (typeof hits)[number] }[] = [];
+  for (const h of hits) {
+    let later = p.successor.get(h.m.ref);
+    while (later !== undefined && !byRef.has(later)) later = p.successor.get(later);
+    if (later !== undefined) links.push({ from: h, to: byRef.get(later)! });
+  }
+  for (let pass = 0, changed = true; changed && pass <= links.length; pass++) {
+    changed = false;
+    for (const { from, to } of links) {
+      const floor = Math.min(1, Math.round((from.score + 1e-6) * 1e6) / 1e6);
+      if (to.score < floor) {
+        to.score = floor;
+        changed = true;
+      }
+    }
+  }
+  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? 1 : -1));
 }
 
 type Cell = { dataset: string; category: string; amem: Scores; bm25: Scores };
@@ -208,7 +296,10 @@ const t0 = performance.now();
 const prepared: { dataset: string; units: Prepared[] }[] = [];
 for (const d of presentDatasets(ROOT, false)) {
   const units: Prepared[] = [];
-  for (const unit of d.units) units.push(await prepare(unit));
+  for (const unit of d.units) {
+    units.push(await prepare(unit, true));
+    if (unit.queries.some((q) => !q.current)) units.push(await prepare(unit, false));
+  }
   prepared.push({ dataset: d.name, units });
 }
 console.log(`${split} split, read in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);

@@ -212,6 +212,7 @@ export { archiveMemory, resolveMemory, reviseMemory } from "./memories/revise";
 export { CHAMPION_DEPTH } from "./memories/search-candidates";
 export { parseSearchQuery } from "./memories/search-query";
 export {
+  FUZZY_MAX_LENGTH,
   FUZZY_MAX_TERMS,
   FUZZY_MIN_SIMILARITY,
   MAX_SLOTS,
@@ -224,6 +225,15 @@ export {
 export type { CorpusStats, Posting, RankingConstants, Slot } from "./memories/search-ranking";
 export { searchMemories } from "./memories/search";
 export { SEARCH_MAX_DEPTH } from "./memories/search-cursor";
+export {
+  expansionTerms,
+  feedbackScore,
+  FEEDBACK_DOCS,
+  FEEDBACK_RESCORED,
+  FEEDBACK_TERMS,
+  FEEDBACK_WEIGHT,
+  type Feedback,
+} from "./memories/search-feedback";
 export { surfaceCommitments } from "./memories/surface-commitments";
 export {
   PROPOSALS_PER_TENANT,

@@ -191,10 +191,11 @@ export {
   fuzzyTerms,
   phrasesFound,
   postingsOf,
+  feedbackPostings,
   queryTermStats,
   revisionChainsFrom,
 } from "./db/queries/search";
-export type { Posting, SearchScope } from "./db/queries/search";
+export type { FeedbackPosting, Posting, SearchScope } from "./db/queries/search";
 export {
   clearExcerpts,
   closeQuietRuns,

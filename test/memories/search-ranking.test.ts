@@ -1,7 +1,7 @@
 import { describe, expect, it, setDefaultTimeout } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
-import { saturation, CHAMPION_DEPTH } from "@amem/core";
+import { saturation, CHAMPION_DEPTH, FEEDBACK_RESCORED } from "@amem/core";
 
 const ctx = await createTestContext();
 // Several tests write a few dozen memories through the API and fold the whole test database's
@@ -177,10 +177,17 @@ describe("search ranking properties (README, Search)", () => {
       });
       memory = res.body.memory as Memory;
     }
-    await remember(revised, "Prod", "Production runs Postgres on managed hosts.");
+    // The query's three best matches, current in both tenants: the feedback learns from the same
+    // memories in both (it never learns from a superseded version), so only the statistics differ.
+    const prod = [
+      "Production runs Postgres on managed hosts.",
+      "Prod backups: Postgres replicas snapshot nightly.",
+      "Prod failover promotes one of the Postgres replicas.",
+    ];
+    for (const content of prod) await remember(revised, "Prod", content);
     // Every version as a current memory of its own: the same documents, so the same statistics.
     for (const content of versions) await remember(flat, "Staging", content);
-    await remember(flat, "Prod", "Production runs Postgres on managed hosts.");
+    for (const content of prod) await remember(flat, "Prod", content);
     await foldAll();
     const byContent = async (tenant: Tenant, body: Record<string, unknown>) =>
       Object.fromEntries((await search(tenant, body)).items.map((h) => [h.memory.content, h.score]));
@@ -188,9 +195,7 @@ describe("search ranking properties (README, Search)", () => {
     const flatScores = await byContent(flat, { query: "postgres replicas prod" });
     // The successor's score may be lifted above its predecessor's; every other score is the flat one.
     expect(Object.keys(all).sort()).toEqual(Object.keys(flatScores).sort());
-    expect(all["Production runs Postgres on managed hosts."]).toBe(
-      flatScores["Production runs Postgres on managed hosts."]!,
-    );
+    for (const content of prod) expect(all[content]).toBe(flatScores[content]!);
     expect(all[versions[1]!]).toBe(flatScores[versions[1]!]!);
   });
 
@@ -265,11 +270,73 @@ describe("search ranking properties (README, Search)", () => {
     expect(seen.sort()).toEqual([...weak].sort());
   });
 
+  it("ranks, of two memories matching the query alike, the one sharing the best matches' other words first (feedback)", async () => {
+    const tenant = await newTenant(ctx);
+    for (const content of [
+      "Consumer lag grew while partition rebalancing stalled offset commits.",
+      "Consumer lag alert: a partition rebalance froze the offset commits.",
+      "Consumer lag spikes follow partition rebalancing; offset commits wait.",
+    ])
+      await remember(tenant, "Kafka consumer lag", content);
+    const related = await remember(tenant, "Observation", "The lag came with a partition rebalance.");
+    // Newer, and the same length and counts of the query's words: it would win the tie without feedback.
+    const unrelated = await remember(tenant, "Observation", "The lag came with a holiday weekend.");
+    const { items } = await search(tenant, { query: "consumer lag" });
+    const rank = (id: string) => items.findIndex((h) => h.memory.id === id);
+    expect(rank(related.id)).toBeGreaterThan(2);
+    expect(rank(related.id)).toBeLessThan(rank(unrelated.id));
+    expect(items[rank(related.id)]!.score).toBeGreaterThan(items[rank(unrelated.id)]!.score);
+  });
+
+  it("scores later pages with the first page's feedback, whatever is written between them", async () => {
+    const tenant = await newTenant(ctx);
+    for (let i = 0; i < 8; i++)
+      await remember(tenant, `Lynx ${i}`, `Lynx tracks near the ridge trail, survey ${i}; snow depth noted.`);
+    const before = await search(tenant, { query: "lynx", limit: 50 });
+    const first = await search(tenant, { query: "lynx", limit: 3 });
+    // Three memories that would be the next first ranking's best, in words of their own: feedback
+    // learnt again from them would score every older memory differently.
+    for (let i = 0; i < 3; i++) await remember(tenant, "Lynx lynx", `Lynx lynx lynx: camera battery ${i} replaced.`);
+    const later: Hit[] = [];
+    for (let cursor = first.nextCursor; cursor; ) {
+      const page = await search(tenant, { query: "lynx", limit: 3, cursor });
+      later.push(...page.items);
+      cursor = page.nextCursor;
+    }
+    const scoreBefore = new Map(before.items.map((h) => [h.memory.id, h.score]));
+    const older = later.filter((h) => scoreBefore.has(h.memory.id));
+    expect(older.length).toBe(5);
+    for (const h of older) expect(h.score).toBe(scoreBefore.get(h.memory.id)!);
+  });
+
+  it("with current false, learns feedback from current versions only, not from the memories they replaced", async () => {
+    const tenant = await newTenant(ctx);
+    const old = await remember(tenant, "Deploy target", "Deploy to heroku from the main pipeline.");
+    const revised = await ctx.request("POST", `/api/v1/memories/${old.id}/revise`, {
+      apiKey: tenant.apiKey,
+      body: { content: "Deploy to fly from the main pipeline." },
+    });
+    expect(revised.status).toBe(201);
+    await remember(tenant, "Deploy window", "Deploy after standup on weekdays.");
+    const first = await search(tenant, { query: "deploy target", current: false, limit: 1 });
+    expect(first.items.map((h) => h.memory.id)).toEqual([revised.body.memory.id]);
+    // The cursor carries the expansion terms: the successor's words, not the replaced version's own.
+    const terms = (JSON.parse(Buffer.from(first.nextCursor!, "base64url").toString()).x as [string, number][]).map(
+      ([term]) => term,
+    );
+    expect(terms).toContain("fli");
+    expect(terms).not.toContain("heroku");
+  });
+
   it("pages through more equal-scored matches than the lists' depth, newest first, leaving none out", async () => {
     const tenant = await newTenant(ctx);
     // Same lengths, same counts: every memory scores alike for the query, and ties go to the newer.
+    // The feedback's three memories add their own numbers to the expansion terms, and the 30 it
+    // rescores rank above the rest: three groups of equal scores, the last deeper than the lists
+    // the first pages read (their depth counts the rescored).
     const ids: string[] = [];
-    for (let i = 0; i < CHAMPION_DEPTH + 30; i++)
+    const deepest = CHAMPION_DEPTH + 2 * FEEDBACK_RESCORED;
+    for (let i = 0; i < deepest + FEEDBACK_RESCORED + 30; i++)
       ids.push(
         (await remember(tenant, `Lynx ${String(i).padStart(3, "0")}`, `lynx sighting ${String(i).padStart(3, "0")}`))
           .id,
@@ -282,7 +349,9 @@ describe("search ranking properties (README, Search)", () => {
       seen.push(...page.items);
       cursor = page.nextCursor;
     } while (cursor);
-    expect(new Set(seen.map((h) => h.score)).size).toBe(1);
+    const scores = seen.map((h) => h.score);
+    expect(new Set(scores).size).toBe(3);
+    expect(scores.filter((s) => s === scores[scores.length - 1]).length).toBeGreaterThan(deepest);
     expect(seen.map((h) => h.memory.id)).toEqual([...ids].reverse());
   });
 

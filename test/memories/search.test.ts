@@ -390,12 +390,14 @@ describe("POST /api/v1/search", () => {
     }
 
     async function paginationFixture(tenant: Tenant) {
-      // Four memories built alike score exactly the same: ties are broken by id, descending.
-      for (const n of [1, 2, 3, 4])
+      // Four memories built alike score exactly the same: ties are broken by id, descending. They
+      // differ only by stop words, which the index leaves out: a word of their own would be one of
+      // the feedback's expansion terms for the three of them the first ranking puts first.
+      for (const article of ["", "the ", "a ", "this "])
         await remember(tenant, {
           memoryType: "note",
           topic: "Webhook retries",
-          content: `Webhook retries, variant ${n}.`,
+          content: `Webhook retries, ${article}variant.`,
         });
       await remember(tenant, {
         memoryType: "note",
@@ -445,8 +447,13 @@ describe("POST /api/v1/search", () => {
       await paginationFixture(tenant);
       const before = await hits(tenant, { query: "webhook retries", limit: 50 });
       const first = await search(tenant.apiKey, { query: "webhook retries", limit: 3 });
-      // Outranks everything already returned, so it must not appear on a later page.
-      await remember(tenant, { memoryType: "note", topic: "Webhook retries", content: "Webhook retries" });
+      // Built as the first page's memories and newer: outranks everything already returned, so it
+      // must not appear on a later page.
+      await remember(tenant, {
+        memoryType: "note",
+        topic: "Webhook retries",
+        content: "Webhook retries, that variant.",
+      });
       const rest = await walk(tenant, { query: "webhook retries", limit: 3, cursor: first.body.nextCursor });
       expect([...first.body.items, ...rest.flat()]).toEqual(before);
     });
@@ -510,6 +517,9 @@ describe("POST /api/v1/search", () => {
       const decoded = Buffer.from(cursor, "base64url").toString();
       const reencode = (text: string) => Buffer.from(text).toString("base64url");
       const payload = JSON.parse(decoded);
+      // The first page learnt feedback: its terms and the last rescored memory ride in the cursor.
+      expect(payload.x.length).toBeGreaterThan(0);
+      expect(payload.u.length).toBe(2);
       for (const [body, label] of [
         [
           {
@@ -531,7 +541,7 @@ describe("POST /api/v1/search", () => {
           { query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/"w":\[/, '"w":[[-1,[]],')) },
           "negative weight",
         ],
-        [{ query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/^\{/, '{"x":1,')) }, "unknown field"],
+        [{ query: "webhook retries", limit: 2, cursor: reencode(decoded.replace(/^\{/, '{"zz":1,')) }, "unknown field"],
         [
           {
             query: "webhook retries",
@@ -543,6 +553,26 @@ describe("POST /api/v1/search", () => {
         [
           { query: "webhook retries", limit: 2, cursor: reencode(JSON.stringify({ ...payload, o: SEARCH_MAX_DEPTH })) },
           "offset past the depth a search pages to",
+        ],
+        [
+          { query: "webhook retries", limit: 2, cursor: reencode(JSON.stringify({ ...payload, u: undefined })) },
+          "feedback terms without the last rescored memory",
+        ],
+        [
+          {
+            query: "webhook retries",
+            limit: 2,
+            cursor: reencode(JSON.stringify({ ...payload, u: [payload.u[0], "not-a-uuid"] })),
+          },
+          "last rescored memory not an id",
+        ],
+        [
+          {
+            query: "webhook retries",
+            limit: 2,
+            cursor: reencode(JSON.stringify({ ...payload, x: [["a\u0000", 1]] })),
+          },
+          "feedback term with a NUL",
         ],
         [{ query: "webhook retries", limit: 2, cursor: "!!!!" }, "not base64url"],
         [{ query: "webhook", limit: 2, cursor }, "another query"],

@@ -2,6 +2,7 @@ import type { Deps } from "../deps";
 import { championPostings, postingsOf, revisionChainsFrom, type SearchScope } from "@amem/store";
 import { roundScore, saturation, SCORE_DECIMALS, scoreMemory, type Posting } from "./search-ranking";
 import type { SearchPlan } from "./search-cursor";
+import { FEEDBACK_RESCORED, feedbackScore, isRescored, type Feedback } from "./search-feedback";
 
 /**
  * How many postings of each query term a page reads at least (its champion list, best first). A
@@ -12,7 +13,23 @@ export const CHAMPION_DEPTH = 200;
 /** A deeper page reads this many more postings per term for each item before it. */
 const DEPTH_PER_ITEM = 2;
 
-export type Candidate = { id: string; postings: Map<string, Posting>; superseded: boolean; score: number };
+/**
+ * `queryScore` is the memory's score against the query's own words; `score`, what it ranks by: the
+ * same, or with feedback its rescored or scaled value (search-feedback.ts).
+ */
+export type Candidate = {
+  id: string;
+  postings: Map<string, Posting>;
+  superseded: boolean;
+  queryScore: number;
+  score: number;
+};
+
+/**
+ * The feedback of a search's first page, learnt from its first ranking (best first, by the query's
+ * own words) once: null when there is none to learn (no memory the search may return matched).
+ */
+export type LearnFeedback = (firstRanking: Candidate[]) => Promise<Feedback | null>;
 
 /** Best first: score desc, then the newer memory (ids are time-ordered UUIDv7). */
 export function byRank(a: Candidate, b: Candidate): number {
@@ -30,10 +47,14 @@ export async function rankCandidates(
   deps: Deps,
   scope: SearchScope,
   plan: SearchPlan,
-  wanted: number,
+  wantedOnPage: number,
   eligibleOnly: boolean,
+  learnFeedback: LearnFeedback,
 ): Promise<{ ranked: Candidate[]; cutOff: boolean }> {
   const terms = [...new Set(plan.slots.flatMap((s) => s.alternatives.map((a) => a.term)))];
+  // With feedback the first ranking's FEEDBACK_RESCORED best are rescored: scored exactly, as a
+  // page's items are, so each page agrees on which they are.
+  const wanted = plan.feedback === null ? wantedOnPage : Math.max(wantedOnPage, FEEDBACK_RESCORED);
   const depth = CHAMPION_DEPTH + DEPTH_PER_ITEM * wanted;
   const champions = await championPostings(deps.db, scope, terms, depth, eligibleOnly);
   const candidates = new Map<string, Candidate>();
@@ -42,7 +63,7 @@ export async function rankCandidates(
   for (const c of champions) {
     let candidate = candidates.get(c.memoryId);
     if (!candidate) {
-      candidate = { id: c.memoryId, postings: new Map(), superseded: c.superseded, score: 0 };
+      candidate = { id: c.memoryId, postings: new Map(), superseded: c.superseded, queryScore: 0, score: 0 };
       candidates.set(c.memoryId, candidate);
     }
     candidate.postings.set(c.term, c);
@@ -50,12 +71,43 @@ export async function rankCandidates(
     lastOfList.set(c.term, c);
   }
   const cutOff = terms.filter((t) => listLength.get(t) === depth);
-  for (const c of candidates.values()) c.score = scoreMemory(plan.slots, c.postings, plan.stats);
+  for (const c of candidates.values()) c.score = c.queryScore = scoreMemory(plan.slots, c.postings, plan.stats);
   if (cutOff.length > 0) {
     await completeCutOffPostings(deps, scope.userId, plan, [...candidates.values()], cutOff, lastOfList, wanted);
   }
+  if (plan.feedback === undefined) plan.feedback = await learnFeedback([...candidates.values()].sort(byRank));
+  if (plan.feedback) await rescore(deps, scope.userId, plan, plan.feedback, [...candidates.values()]);
   await rankSuccessorsFirst(deps, scope.userId, plan, terms, candidates);
   return { ranked: [...candidates.values()].sort(byRank), cutOff: cutOff.length > 0 };
+}
+
+/** Each candidate's score with feedback: the rescored ones' postings of the expansion terms read first. */
+async function rescore(deps: Deps, userId: string, plan: SearchPlan, feedback: Feedback, candidates: Candidate[]) {
+  const rescored = candidates.filter((c) => isRescored(feedback, c.queryScore, c.id));
+  const expansion = feedback.terms.map((t) => t.term);
+  const found = byMemory(
+    await postingsOf(
+      deps.db,
+      userId,
+      rescored.map((c) => c.id),
+      expansion,
+    ),
+  );
+  for (const c of rescored) for (const [term, p] of found.get(c.id) ?? []) c.postings.set(term, p);
+  for (const c of candidates) c.score = feedbackScore(feedback, c.queryScore, c.id, c.postings, plan.stats);
+}
+
+/** A memory's score as the plan ranks it, from its postings of the query's (and expansion) terms. */
+function planScore(
+  plan: SearchPlan,
+  id: string,
+  postings: Map<string, Posting>,
+): { queryScore: number; score: number } {
+  const queryScore = scoreMemory(plan.slots, postings, plan.stats);
+  return {
+    queryScore,
+    score: plan.feedback ? feedbackScore(plan.feedback, queryScore, id, postings, plan.stats) : queryScore,
+  };
 }
 
 /**
@@ -82,13 +134,12 @@ async function rankSuccessorsFirst(
     (await revisionChainsFrom(deps.db, userId, superseded)).map((l) => [l.predecessor, l.successor]),
   );
   const missing = [...new Set(next.values())].filter((id) => !candidates.has(id));
-  for (const [id, postings] of byMemory(await postingsOf(deps.db, userId, missing, terms)))
-    candidates.set(id, {
-      id,
-      postings,
-      superseded: next.has(id),
-      score: scoreMemory(plan.slots, postings, plan.stats),
-    });
+  const read = plan.feedback ? [...new Set([...terms, ...plan.feedback.terms.map((t) => t.term)])] : terms;
+  for (const [id, postings] of byMemory(await postingsOf(deps.db, userId, missing, read))) {
+    // A later version holding only expansion terms matches nothing of the query: passed over.
+    if (!terms.some((t) => postings.has(t))) continue;
+    candidates.set(id, { id, postings, superseded: next.has(id), ...planScore(plan, id, postings) });
+  }
   // Each candidate with a later version that matches: the nearest such version.
   const links: { predecessor: string; successor: string }[] = [];
   for (const id of candidates.keys()) {
@@ -129,7 +180,7 @@ async function completeCutOffPostings(
       return sum + (room.length > 0 ? Math.max(...room) : 0);
     }, 0);
   const total = plan.slots.reduce((sum, s) => sum + s.weight, 0);
-  const upper = candidates.map((c) => ({ c, bound: c.score + headroom(c) / total }));
+  const upper = candidates.map((c) => ({ c, bound: c.queryScore + headroom(c) / total }));
   upper.sort((a, b) => b.bound - a.bound);
   const probed = upper.slice(0, 2 * wanted).map((u) => u.c);
   const found = await postingsOf(
@@ -141,7 +192,7 @@ async function completeCutOffPostings(
   const foundOf = byMemory(found);
   for (const c of probed) {
     for (const [term, p] of foundOf.get(c.id) ?? []) c.postings.set(term, p);
-    c.score = scoreMemory(plan.slots, c.postings, plan.stats);
+    c.score = c.queryScore = scoreMemory(plan.slots, c.postings, plan.stats);
   }
 }
 

@@ -1,20 +1,25 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { AppError, sha256Hex, isStorableText, isUuid } from "@amem/platform";
-import { FUZZY_MAX_TERMS, MAX_SLOTS, type CorpusStats, type Slot } from "./search-ranking";
+import { FUZZY_MAX_LENGTH, FUZZY_MAX_TERMS, MAX_SLOTS, type CorpusStats, type Slot } from "./search-ranking";
+import { FEEDBACK_TERMS, type Feedback } from "./search-feedback";
 
-/** What a query is scored with: the tenant's statistics and the query's weighted terms. */
-export type SearchPlan = { stats: CorpusStats; slots: Slot[] };
+/**
+ * What a query is scored with: the tenant's statistics, the query's weighted terms and its feedback
+ * (search-feedback.ts): undefined until the first page has learnt it, null when it has none.
+ */
+export type SearchPlan = { stats: CorpusStats; slots: Slot[]; feedback?: Feedback | null };
 
 /**
  * The longest cursor a search answers with. Its plan holds at most MAX_SLOTS weights and, as
  * terms, the query's own words (a 1,000-character query reads as at most 2,000 characters of terms:
  * a hyphenated word is also read as its parts) and up to FUZZY_MAX_TERMS replacements of at most
  * FUZZY_MAX_LENGTH characters per slot: at most 4 × 8,144 bytes of UTF-8, under 38 KB of JSON with
- * the numbers and 50 KB as base64url. 8,192 was exceeded by a query of 32 misspelt long words, and
- * its next page refused.
+ * the numbers and 50 KB as base64url; its feedback (search-feedback.ts) adds at most FEEDBACK_TERMS
+ * terms of at most FUZZY_MAX_LENGTH characters with their weights, under 12 KB of JSON and 16 KB as
+ * base64url. 8,192 was exceeded by a query of 32 misspelt long words, and its next page refused.
  */
-export const SEARCH_CURSOR_MAX_LENGTH = 65_536;
+export const SEARCH_CURSOR_MAX_LENGTH = 81_920;
 /**
  * How deep a search pages: its first 10,000 results. A page's cost follows its depth (each term's
  * champion list is read that deep), so a cursor whose offset had been edited to a million made one
@@ -54,6 +59,14 @@ const CursorPayload = Type.Object(
      * memory holding the phrase is written, so they continue the same ranking.
      */
     r: Type.Optional(Type.Array(Type.Integer({ minimum: 0, maximum: 1000 }), { maxItems: 1000, uniqueItems: true })),
+    /** The first page's feedback: its expansion terms, and the last rescored memory (score, id); absent: none. */
+    x: Type.Optional(
+      Type.Array(Type.Tuple([Type.String({ minLength: 1, maxLength: 2 * FUZZY_MAX_LENGTH }), Weight]), {
+        minItems: 1,
+        maxItems: FEEDBACK_TERMS,
+      }),
+    ),
+    u: Type.Optional(Type.Tuple([Type.Number({ minimum: 0, maximum: 1 }), Type.String()])),
   },
   { additionalProperties: false },
 );
@@ -99,6 +112,10 @@ export function encodeSearchCursor(position: SearchPosition, fingerprint: string
     w: position.plan.slots.map((s) => [s.weight, s.alternatives.map((a) => [a.term, a.weight])]),
     f: fingerprint,
     ...(position.relaxed.length > 0 && { r: position.relaxed }),
+    ...(position.plan.feedback && {
+      x: position.plan.feedback.terms.map((t): [string, number] => [t.term, t.weight]),
+      u: [position.plan.feedback.until.score, position.plan.feedback.until.id] as [number, string],
+    }),
   };
   return Buffer.from(JSON.stringify(payload)).toString("base64url");
 }
@@ -115,12 +132,22 @@ export function decodeSearchCursor(cursor: string, fingerprint: string): SearchP
   } catch {
     throw new AppError("invalid_input");
   }
-  if (!Value.Check(CursorPayload, payload) || payload.f !== fingerprint || !isUuid(payload.i)) {
+  if (
+    !Value.Check(CursorPayload, payload) ||
+    payload.f !== fingerprint ||
+    !isUuid(payload.i) ||
+    (payload.x === undefined) !== (payload.u === undefined) ||
+    (payload.u !== undefined && !isUuid(payload.u[1]))
+  ) {
     throw new AppError("invalid_input");
   }
   // The terms go to Postgres as text, which cannot hold a NUL (the driver's error would be a 500);
   // a request body's strings are checked as it is read, a cursor's only here.
-  if (!payload.w.every(([, alternatives]) => alternatives.every(([term]) => isStorableText(term)))) {
+  const terms = [
+    ...payload.w.flatMap(([, alternatives]) => alternatives.map(([term]) => term)),
+    ...(payload.x ?? []).map(([term]) => term),
+  ];
+  if (!terms.every(isStorableText)) {
     throw new AppError("invalid_input");
   }
   return {
@@ -134,6 +161,13 @@ export function decodeSearchCursor(cursor: string, fingerprint: string): SearchP
         weight,
         alternatives: alternatives.map(([term, w]) => ({ term, weight: w })),
       })),
+      feedback:
+        payload.x && payload.u
+          ? {
+              terms: payload.x.map(([term, weight]) => ({ term, weight })),
+              until: { score: payload.u[0], id: payload.u[1].toLowerCase() },
+            }
+          : null,
     },
   };
 }

@@ -11,6 +11,8 @@
  *                 its trigram similarity, and a memory counts the best of them
  *   score(m)    = Σ_slots max_alt w · sat / Σ_slots max_alt w
  *
+ * Then pseudo-relevance feedback rescores the first ranking's best (search-feedback.ts).
+ *
  * With `current: false`, a successor's score is then lifted just above its predecessor's when both
  * match and it was lower (search-candidates.ts), so the memory that holds now ranks first.
  *

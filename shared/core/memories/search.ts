@@ -7,12 +7,14 @@ import {
   type MemoryRow,
   type MemoryStatus,
   eligibleMemories,
+  feedbackPostings,
   fuzzyTerms,
   phrasesFound,
   queryTermStats,
   type SearchScope,
 } from "@amem/store";
-import { rankCandidates, type Candidate } from "./search-candidates";
+import { rankCandidates, type Candidate, type LearnFeedback } from "./search-candidates";
+import { expansionTerms, FEEDBACK_DOCS, FEEDBACK_RESCORED } from "./search-feedback";
 import { parseSearchQuery } from "./search-query";
 import {
   buildSlots,
@@ -107,8 +109,27 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   // memories it answers with; a filtered one (or one whose best matches were mostly superseded or
   // archived) walks each term's postings with their memories' filters applied.
   let page: { memory: MemoryRow; score: number }[] | null = null;
+  // The feedback is learnt from the first ranking's best memories the search may return, current
+  // ones only: with `current: false` a superseded version repeats most of its successor's words,
+  // and the two together would weigh one memory's vocabulary twice.
+  const learnFeedback: LearnFeedback = async (firstRanking) => {
+    const holding = firstRanking.filter((c) => !c.superseded);
+    const docs = await firstEligible(deps, scope, holding, FEEDBACK_DOCS);
+    if (docs.length === 0) return null;
+    const postings = await feedbackPostings(
+      deps.db,
+      principal.userId,
+      docs.map((d) => d.memory.id),
+      FUZZY_MAX_LENGTH,
+      current,
+    );
+    const found = docs.map((d) => ({ id: d.memory.id, score: d.score }));
+    const terms = expansionTerms(found, postings, plan.stats.documents);
+    const last = firstRanking[Math.min(FEEDBACK_RESCORED, firstRanking.length) - 1]!;
+    return terms.length === 0 ? null : { terms, until: { score: last.queryScore, id: last.id } };
+  };
   if (current && isUnfiltered(scope)) {
-    const { ranked, cutOff } = await rankCandidates(deps, scope, plan, wanted, false);
+    const { ranked, cutOff } = await rankCandidates(deps, scope, plan, wanted, false, learnFeedback);
     page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1);
     if (page.length < limit + 1 && cutOff) page = null;
   }
@@ -123,7 +144,7 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     // candidates found above the cursor say, so that no match below it is left out of every page.
     let ahead = offset;
     for (let pass = 0; ; pass++) {
-      const { ranked, cutOff } = await rankCandidates(deps, scope, plan, ahead + limit + 1, true);
+      const { ranked, cutOff } = await rankCandidates(deps, scope, plan, ahead + limit + 1, true, learnFeedback);
       page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1);
       const above = ranked.filter((c) => c.score >= minScore && !beyond(c)).length;
       if (page.length > limit || !cutOff || above <= ahead || pass === MAX_DEEPER_READS) break;

@@ -90,6 +90,51 @@ export async function queryTermStats(
   };
 }
 
+/** A posting of a feedback memory, with its term's document frequency. */
+export type FeedbackPosting = Posting & { term: string; memoryId: string; df: number };
+
+/**
+ * Every term of these memories (the first ranking's best, which pseudo-relevance feedback reads:
+ * core/memories/search-feedback.ts) with its frequencies and its document frequency, exact in the
+ * statement's snapshot as the query's own terms' are (queryTermStats: the folded figure plus the
+ * pending memories', of the current memories or with `current` false of every memory), so scores
+ * are the same before and after a fold. Terms longer than `maxLength` characters (hashes, blobs) are
+ * left out: they are no one's query. The pending memories' postings are counted in one pass over
+ * them, grouped by term, not probed per term as the query's few terms are: a feedback memory has a
+ * hundred terms.
+ */
+export async function feedbackPostings(
+  db: Executor,
+  userId: string,
+  memoryIds: string[],
+  maxLength: number,
+  current: boolean,
+): Promise<FeedbackPosting[]> {
+  if (memoryIds.length === 0) return [];
+  const k = current ? 1 : 0;
+  const pendingRemoved = current
+    ? sql`union all select t.term, -1 from memory_terms t where ${inPending(userId, true)}`
+    : sql``;
+  const rows = await db.execute<PostingRow & { df: number }>(sql`
+    with f as (
+      select f.term, f.memory_id, f.topic_tf, f.content_tf, f.topic_length, f.content_length
+      from memory_terms f
+      where f.memory_id = any(${sql.param(memoryIds)}::uuid[]) and f.user_id = ${userId} and length(f.term) <= ${maxLength}
+    ),
+    pending as (
+      select c.term, sum(c.n) as n from (
+        select t.term, 1 as n from memory_terms t where ${inPending(userId, false)}
+        ${pendingRemoved}
+      ) c group by c.term
+    )
+    select f.*, (coalesce(s.df - ${k}::int * s.removed_df, 0) + coalesce(pending.n, 0))::int as df
+    from f
+    left join memory_term_stats s on s.user_id = ${userId} and s.term = f.term
+    left join pending on pending.term = f.term
+  `);
+  return rows.map((r) => ({ ...postingOf(r), df: Number(r.df) }));
+}
+
 export type FuzzyMatch = { word: string; term: string; similarity: number; df: number };
 
 /**
