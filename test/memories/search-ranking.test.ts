@@ -331,7 +331,7 @@ describe("search ranking properties (README, Search)", () => {
   it("pages through more equal-scored matches than the lists' depth, newest first, leaving none out", async () => {
     const tenant = await newTenant(ctx);
     // Same lengths, same counts: every memory scores alike for the query, and ties go to the newer.
-    // The feedback's three memories add their own numbers to the expansion terms, and the 30 it
+    // The feedback's three memories add their own numbers to the expansion terms, and the ones it
     // rescores rank above the rest: three groups of equal scores, the last deeper than the lists
     // the first pages read (their depth counts the rescored).
     const ids: string[] = [];

@@ -28,8 +28,11 @@ export type Candidate = {
 /**
  * The feedback of a search's first page, learnt from its first ranking (best first, by the query's
  * own words) once: null when there is none to learn (no memory the search may return matched).
+ * With it, every posting of the memories it rescores, read in the same statement.
  */
-export type LearnFeedback = (firstRanking: Candidate[]) => Promise<Feedback | null>;
+export type LearnFeedback = (
+  firstRanking: Candidate[],
+) => Promise<{ feedback: Feedback; postings: Map<string, Map<string, Posting>> } | null>;
 
 /** Best first: score desc, then the newer memory (ids are time-ordered UUIDv7). */
 export function byRank(a: Candidate, b: Candidate): number {
@@ -75,25 +78,39 @@ export async function rankCandidates(
   if (cutOff.length > 0) {
     await completeCutOffPostings(deps, scope.userId, plan, [...candidates.values()], cutOff, lastOfList, wanted);
   }
-  if (plan.feedback === undefined) plan.feedback = await learnFeedback([...candidates.values()].sort(byRank));
-  if (plan.feedback) await rescore(deps, scope.userId, plan, plan.feedback, [...candidates.values()]);
+  let read: Map<string, Map<string, Posting>> | undefined;
+  if (plan.feedback === undefined) {
+    const learnt = await learnFeedback([...candidates.values()].sort(byRank));
+    plan.feedback = learnt?.feedback ?? null;
+    read = learnt?.postings;
+  }
+  if (plan.feedback) await rescore(deps, scope.userId, plan, plan.feedback, [...candidates.values()], read);
   await rankSuccessorsFirst(deps, scope.userId, plan, terms, candidates);
   return { ranked: [...candidates.values()].sort(byRank), cutOff: cutOff.length > 0 };
 }
 
-/** Each candidate's score with feedback: the rescored ones' postings of the expansion terms read first. */
-async function rescore(deps: Deps, userId: string, plan: SearchPlan, feedback: Feedback, candidates: Candidate[]) {
+/**
+ * Each candidate's score with feedback: the rescored ones' postings of the expansion terms read
+ * first, unless the first page's feedback read them (`read`: every posting of the memories it
+ * rescores).
+ */
+async function rescore(
+  deps: Deps,
+  userId: string,
+  plan: SearchPlan,
+  feedback: Feedback,
+  candidates: Candidate[],
+  read: Map<string, Map<string, Posting>> | undefined,
+) {
   const rescored = candidates.filter((c) => isRescored(feedback, c.queryScore, c.id));
   const expansion = feedback.terms.map((t) => t.term);
-  const found = byMemory(
-    await postingsOf(
-      deps.db,
-      userId,
-      rescored.map((c) => c.id),
-      expansion,
-    ),
-  );
-  for (const c of rescored) for (const [term, p] of found.get(c.id) ?? []) c.postings.set(term, p);
+  const unread = rescored.filter((c) => !read?.has(c.id)).map((c) => c.id);
+  const found = new Map([...(read ?? []), ...byMemory(await postingsOf(deps.db, userId, unread, expansion))]);
+  for (const c of rescored)
+    for (const t of expansion) {
+      const p = found.get(c.id)?.get(t);
+      if (p) c.postings.set(t, p);
+    }
   for (const c of candidates) c.score = feedbackScore(feedback, c.queryScore, c.id, c.postings, plan.stats);
 }
 
@@ -197,7 +214,9 @@ async function completeCutOffPostings(
 }
 
 /** Postings filed by memory, then by term. */
-function byMemory(postings: (Posting & { term: string; memoryId: string })[]): Map<string, Map<string, Posting>> {
+export function byMemory(
+  postings: (Posting & { term: string; memoryId: string })[],
+): Map<string, Map<string, Posting>> {
   const grouped = new Map<string, Map<string, Posting>>();
   for (const p of postings) {
     let ofMemory = grouped.get(p.memoryId);

@@ -13,7 +13,7 @@ import {
   queryTermStats,
   type SearchScope,
 } from "@amem/store";
-import { rankCandidates, type Candidate, type LearnFeedback } from "./search-candidates";
+import { byMemory, rankCandidates, type Candidate, type LearnFeedback } from "./search-candidates";
 import { expansionTerms, FEEDBACK_DOCS, FEEDBACK_RESCORED } from "./search-feedback";
 import { parseSearchQuery } from "./search-query";
 import {
@@ -111,26 +111,38 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   let page: { memory: MemoryRow; score: number }[] | null = null;
   // The feedback is learnt from the first ranking's best memories the search may return, current
   // ones only: with `current: false` a superseded version repeats most of its successor's words,
-  // and the two together would weigh one memory's vocabulary twice.
+  // and the two together would weigh one memory's vocabulary twice. The rows it checks are kept
+  // for the page's own check.
+  const checked = new Map<string, MemoryRow | null>();
   const learnFeedback: LearnFeedback = async (firstRanking) => {
+    // Checked as many as the page will want: the rescored rank above every other match and the
+    // rest keep their order, so the page's first items are the first ranking's first ones.
+    await checkEligible(deps, scope, firstRanking.slice(0, Math.max(2 * (limit + 1), 16)), checked);
     const holding = firstRanking.filter((c) => !c.superseded);
-    const docs = await firstEligible(deps, scope, holding, FEEDBACK_DOCS);
+    const docs = await firstEligible(deps, scope, holding, FEEDBACK_DOCS, checked);
     if (docs.length === 0) return null;
+    const rescored = firstRanking.slice(0, FEEDBACK_RESCORED);
     const postings = await feedbackPostings(
       deps.db,
       principal.userId,
       docs.map((d) => d.memory.id),
+      rescored.map((c) => c.id),
       FUZZY_MAX_LENGTH,
       current,
     );
     const found = docs.map((d) => ({ id: d.memory.id, score: d.score }));
     const terms = expansionTerms(found, postings, plan.stats.documents);
-    const last = firstRanking[Math.min(FEEDBACK_RESCORED, firstRanking.length) - 1]!;
-    return terms.length === 0 ? null : { terms, until: { score: last.queryScore, id: last.id } };
+    if (terms.length === 0) return null;
+    const last = rescored[rescored.length - 1]!;
+    const rescoredIds = new Set(rescored.map((c) => c.id));
+    return {
+      feedback: { terms, until: { score: last.queryScore, id: last.id } },
+      postings: byMemory(postings.filter((p) => rescoredIds.has(p.memoryId))),
+    };
   };
   if (current && isUnfiltered(scope)) {
     const { ranked, cutOff } = await rankCandidates(deps, scope, plan, wanted, false, learnFeedback);
-    page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1);
+    page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1, checked);
     if (page.length < limit + 1 && cutOff) page = null;
   }
   if (page === null) {
@@ -145,7 +157,7 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     let ahead = offset;
     for (let pass = 0; ; pass++) {
       const { ranked, cutOff } = await rankCandidates(deps, scope, plan, ahead + limit + 1, true, learnFeedback);
-      page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1);
+      page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1, checked);
       const above = ranked.filter((c) => c.score >= minScore && !beyond(c)).length;
       if (page.length > limit || !cutOff || above <= ahead || pass === MAX_DEEPER_READS) break;
       ahead = above;
@@ -181,6 +193,18 @@ const isUnfiltered = (s: SearchScope) =>
   s.exclusions === null &&
   s.excludedPhrases.length === 0;
 
+/** Reads whether these candidates may be returned (their rows, or null), those not checked yet. */
+async function checkEligible(
+  deps: Deps,
+  scope: SearchScope,
+  candidates: Candidate[],
+  checked: Map<string, MemoryRow | null>,
+): Promise<void> {
+  const unchecked = candidates.map((c) => c.id).filter((id) => !checked.has(id));
+  const rows = new Map((await eligibleMemories(deps.db, scope, unchecked)).map((r) => [r.id, r]));
+  for (const id of unchecked) checked.set(id, rows.get(id) ?? null);
+}
+
 /**
  * The first `count` of the ranked candidates that the search may return, with their rows: read in
  * batches down the ranking, so a page costs about its own size in memory reads.
@@ -190,22 +214,15 @@ async function firstEligible(
   scope: SearchScope,
   ranked: Candidate[],
   count: number,
+  checked: Map<string, MemoryRow | null>,
 ): Promise<{ memory: MemoryRow; score: number }[]> {
   const found: { memory: MemoryRow; score: number }[] = [];
   for (let at = 0; at < ranked.length && found.length < count; ) {
     const batch = ranked.slice(at, at + Math.max(2 * (count - found.length), 16));
     at += batch.length;
-    const rows = new Map(
-      (
-        await eligibleMemories(
-          deps.db,
-          scope,
-          batch.map((c) => c.id),
-        )
-      ).map((r) => [r.id, r]),
-    );
+    await checkEligible(deps, scope, batch, checked);
     for (const c of batch) {
-      const memory = rows.get(c.id);
+      const memory = checked.get(c.id);
       if (memory && found.length < count) found.push({ memory, score: c.score });
     }
   }
