@@ -7,7 +7,9 @@
  * slots with the service's own code (parseSearchQuery, buildSlots, the trigram replacements of
  * unseen words) and scores every memory holding one of its terms with the service's scoreMemory
  * over the tenant's exact statistics — then ranks as the service does (score, then the newer
- * memory), beside the harness's BM25 over the same memories. Not modelled: required phrases
+ * memory; the pseudo-relevance feedback with the service's expansionTerms and feedbackScore; with
+ * `current: false`, every version and the successor lifted above its predecessor), beside the
+ * harness's BM25 over the same memories. Not modelled: required phrases
  * (18 of LoCoMo's 1,986 questions quote one) and the service's store order among equal scores
  * (concurrent writes). Against the run of 2026-11-29 (commit 4f25a38) its figures were the
  * service's within 0.003 in every cell of both splits.
