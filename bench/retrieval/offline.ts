@@ -200,8 +200,8 @@ function rank(p: Prepared, slots: Slot[], c: RankingConstants): string[] {
       postings,
       p.stats.documents,
     );
-    const last = hits[Math.min(FEEDBACK_RESCORED, hits.length) - 1]!;
-    const feedback: Feedback = { terms: expansion, until: { score: last.queryScore, id: last.id } };
+    const rescored = new Set(hits.slice(0, FEEDBACK_RESCORED).map((h) => h.id));
+    const feedback: Feedback = { terms: expansion, rescored };
     if (expansion.length > 0)
       for (const h of hits)
         h.score = feedbackScore(

@@ -2,7 +2,7 @@ import type { Deps } from "../deps";
 import { championPostings, postingsOf, revisionChainsFrom, type SearchScope } from "@amem/store";
 import { roundScore, saturation, SCORE_DECIMALS, scoreMemory, type Posting } from "./search-ranking";
 import type { SearchPlan } from "./search-cursor";
-import { FEEDBACK_RESCORED, feedbackScore, isRescored, type Feedback } from "./search-feedback";
+import { FEEDBACK_RESCORED, feedbackScore, type Feedback } from "./search-feedback";
 
 /**
  * How many postings of each query term a page reads at least (its champion list, best first). A
@@ -28,7 +28,8 @@ export type Candidate = {
 /**
  * The feedback of a search's first page, learnt from its first ranking (best first, by the query's
  * own words) once: null when there is none to learn (no memory the search may return matched).
- * With it, every posting of the memories it rescores, read in the same statement.
+ * With it, the rescored memories' postings of the query's and the expansion terms, read in the
+ * same statement.
  */
 export type LearnFeedback = (
   firstRanking: Candidate[],
@@ -55,9 +56,10 @@ export async function rankCandidates(
   learnFeedback: LearnFeedback,
 ): Promise<{ ranked: Candidate[]; cutOff: boolean }> {
   const terms = [...new Set(plan.slots.flatMap((s) => s.alternatives.map((a) => a.term)))];
-  // With feedback the first ranking's FEEDBACK_RESCORED best are rescored: scored exactly, as a
-  // page's items are, so each page agrees on which they are.
-  const wanted = plan.feedback === null ? wantedOnPage : Math.max(wantedOnPage, FEEDBACK_RESCORED);
+  // The first page learns its feedback from its FEEDBACK_RESCORED best, so it reads the lists as
+  // deep as that many items want; every page reads at least as deep, with feedback or without, so
+  // that a memory scored in full on one page is on the next.
+  const wanted = Math.max(wantedOnPage, FEEDBACK_RESCORED);
   const depth = CHAMPION_DEPTH + DEPTH_PER_ITEM * wanted;
   const champions = await championPostings(deps.db, scope, terms, depth, eligibleOnly);
   const candidates = new Map<string, Candidate>();
@@ -84,34 +86,39 @@ export async function rankCandidates(
     plan.feedback = learnt?.feedback ?? null;
     read = learnt?.postings;
   }
-  if (plan.feedback) await rescore(deps, scope.userId, plan, plan.feedback, [...candidates.values()], read);
+  if (plan.feedback) await rescore(deps, scope.userId, plan, plan.feedback, terms, candidates, read);
   await rankSuccessorsFirst(deps, scope.userId, plan, terms, candidates);
   return { ranked: [...candidates.values()].sort(byRank), cutOff: cutOff.length > 0 };
 }
 
 /**
- * Each candidate's score with feedback: the rescored ones' postings of the expansion terms read
- * first, unless the first page's feedback read them (`read`: every posting of the memories it
- * rescores).
+ * Each candidate's score with feedback. The rescored memories are scored in full, whatever the
+ * lists held of them: their postings of the query's and the expansion terms read by id (or, on the
+ * first page, taken from the feedback's own read, `read`), and one the lists no longer reach (memories
+ * written since rank above it) joins the candidates — so each of them scores the same on every page.
  */
 async function rescore(
   deps: Deps,
   userId: string,
   plan: SearchPlan,
   feedback: Feedback,
-  candidates: Candidate[],
+  terms: string[],
+  candidates: Map<string, Candidate>,
   read: Map<string, Map<string, Posting>> | undefined,
 ) {
-  const rescored = candidates.filter((c) => isRescored(feedback, c.queryScore, c.id));
-  const expansion = feedback.terms.map((t) => t.term);
-  const unread = rescored.filter((c) => !read?.has(c.id)).map((c) => c.id);
-  const found = new Map([...(read ?? []), ...byMemory(await postingsOf(deps.db, userId, unread, expansion))]);
-  for (const c of rescored)
-    for (const t of expansion) {
-      const p = found.get(c.id)?.get(t);
-      if (p) c.postings.set(t, p);
-    }
-  for (const c of candidates) c.score = feedbackScore(feedback, c.queryScore, c.id, c.postings, plan.stats);
+  const unread = [...feedback.rescored].filter((id) => !read?.has(id));
+  const both = [...new Set([...terms, ...feedback.terms.map((t) => t.term)])];
+  const found = new Map([...(read ?? []), ...byMemory(await postingsOf(deps.db, userId, unread, both))]);
+  for (const [id, postings] of found) {
+    if (!feedback.rescored.has(id) || !terms.some((t) => postings.has(t))) continue;
+    // Not in the lists: its versions flag is unknown here; a rescored memory that the lists of a
+    // `current: false` search no longer reach is not lifted above (and does not lift) its versions.
+    const c = candidates.get(id) ?? { id, postings, superseded: false, queryScore: 0, score: 0 };
+    for (const [term, p] of postings) c.postings.set(term, p);
+    c.queryScore = scoreMemory(plan.slots, c.postings, plan.stats);
+    candidates.set(id, c);
+  }
+  for (const c of candidates.values()) c.score = feedbackScore(feedback, c.queryScore, c.id, c.postings, plan.stats);
 }
 
 /** A memory's score as the plan ranks it, from its postings of the query's (and expansion) terms. */

@@ -2,7 +2,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { AppError, sha256Hex, isStorableText, isUuid } from "@amem/platform";
 import { FUZZY_MAX_LENGTH, FUZZY_MAX_TERMS, MAX_SLOTS, type CorpusStats, type Slot } from "./search-ranking";
-import { FEEDBACK_TERMS, type Feedback } from "./search-feedback";
+import { FEEDBACK_RESCORED, FEEDBACK_TERMS, type Feedback } from "./search-feedback";
 
 /**
  * What a query is scored with: the tenant's statistics, the query's weighted terms and its feedback
@@ -16,8 +16,8 @@ export type SearchPlan = { stats: CorpusStats; slots: Slot[]; feedback?: Feedbac
  * a hyphenated word is also read as its parts) and up to FUZZY_MAX_TERMS replacements of at most
  * FUZZY_MAX_LENGTH characters per slot: at most 4 × 8,144 bytes of UTF-8, under 38 KB of JSON with
  * the numbers and 50 KB as base64url; its feedback (search-feedback.ts) adds at most FEEDBACK_TERMS
- * terms of at most FUZZY_MAX_LENGTH characters with their weights, under 12 KB of JSON and 16 KB as
- * base64url. 8,192 was exceeded by a query of 32 misspelt long words, and its next page refused.
+ * terms of at most FUZZY_MAX_LENGTH characters with their weights and FEEDBACK_RESCORED ids, under
+ * 13 KB of JSON and 17 KB as base64url. 8,192 was exceeded by a query of 32 misspelt long words, and its next page refused.
  */
 export const SEARCH_CURSOR_MAX_LENGTH = 81_920;
 /**
@@ -59,14 +59,16 @@ const CursorPayload = Type.Object(
      * memory holding the phrase is written, so they continue the same ranking.
      */
     r: Type.Optional(Type.Array(Type.Integer({ minimum: 0, maximum: 1000 }), { maxItems: 1000, uniqueItems: true })),
-    /** The first page's feedback: its expansion terms, and the last rescored memory (score, id); absent: none. */
+    /** The first page's feedback: its expansion terms, and the memories it rescores; absent: none. */
     x: Type.Optional(
       Type.Array(Type.Tuple([Type.String({ minLength: 1, maxLength: 2 * FUZZY_MAX_LENGTH }), Weight]), {
         minItems: 1,
         maxItems: FEEDBACK_TERMS,
       }),
     ),
-    u: Type.Optional(Type.Tuple([Type.Number({ minimum: 0, maximum: 1 }), Type.String()])),
+    u: Type.Optional(
+      Type.Array(Type.String({ maxLength: 36 }), { minItems: 1, maxItems: FEEDBACK_RESCORED, uniqueItems: true }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -114,7 +116,7 @@ export function encodeSearchCursor(position: SearchPosition, fingerprint: string
     ...(position.relaxed.length > 0 && { r: position.relaxed }),
     ...(position.plan.feedback && {
       x: position.plan.feedback.terms.map((t): [string, number] => [t.term, t.weight]),
-      u: [position.plan.feedback.until.score, position.plan.feedback.until.id] as [number, string],
+      u: [...position.plan.feedback.rescored],
     }),
   };
   return Buffer.from(JSON.stringify(payload)).toString("base64url");
@@ -137,7 +139,7 @@ export function decodeSearchCursor(cursor: string, fingerprint: string): SearchP
     payload.f !== fingerprint ||
     !isUuid(payload.i) ||
     (payload.x === undefined) !== (payload.u === undefined) ||
-    (payload.u !== undefined && !isUuid(payload.u[1]))
+    (payload.u !== undefined && !payload.u.every(isUuid))
   ) {
     throw new AppError("invalid_input");
   }
@@ -165,7 +167,7 @@ export function decodeSearchCursor(cursor: string, fingerprint: string): SearchP
         payload.x && payload.u
           ? {
               terms: payload.x.map(([term, weight]) => ({ term, weight })),
-              until: { score: payload.u[0], id: payload.u[1].toLowerCase() },
+              rescored: new Set(payload.u.map((id) => id.toLowerCase())),
             }
           : null,
     },

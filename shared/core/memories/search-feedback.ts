@@ -13,9 +13,10 @@ import { idf, roundScore, saturation, type Alternative, type CorpusStats, type P
  *   score'(m)  = (1 − WEIGHT) · score(m) + WEIGHT · fb(m)   for the first ranking's RESCORED best
  *              = (1 − WEIGHT) · score(m)                     for every other memory
  *
- * Only the first ranking's RESCORED best are rescored, so a search reads the postings of the
- * expansion terms for at most that many memories; every other memory keeps its order, below them
- * (their score' is at most (1 − WEIGHT) times a rescored one's first score). The constants were
+ * Only the first page's first ranking's RESCORED best are rescored (named by id in the cursor),
+ * so a search reads the postings of the expansion terms for at most that many memories; every
+ * other memory keeps its order. Each memory's score' is the same on every page, which is what
+ * cursors rely on. The constants were
  * chosen on the evaluation's dev split (bench/README.md, "Pseudo-relevance feedback, eleventh
  * session"): 54 settings of DOCS ∈ {3, 5, 10}, TERMS ∈ {10, 20, 40}, WEIGHT ∈ {.1, .2, .3} and a
  * term's minimum count of feedback memories ∈ {1, 2}, by a criterion fixed before the first run;
@@ -30,10 +31,11 @@ export const FEEDBACK_RESCORED = 15;
 
 /**
  * The feedback a search's pages share (carried by its cursors, as its statistics are): the
- * expansion terms, and the first ranking's FEEDBACK_RESCORED-th memory — a memory ranked at or
- * above it by its first score is rescored, on every page.
+ * expansion terms, and the memories it rescores — the first page's FEEDBACK_RESCORED best by
+ * their first score, named by id so that every page rescores the same ones (a memory written
+ * since, or one a page scored short of a cut-off list's postings, is not among them).
  */
-export type Feedback = { terms: Alternative[]; until: { score: number; id: string } };
+export type Feedback = { terms: Alternative[]; rescored: ReadonlySet<string> };
 
 /** The expansion terms of the feedback memories (their first scores and every posting of theirs). */
 export function expansionTerms(
@@ -61,11 +63,6 @@ export function expansionTerms(
   return weighted.map((a) => ({ term: a.term, weight: Number((a.weight / total).toPrecision(10)) }));
 }
 
-/** Whether a memory of this first score and id is among the rescored (byRank order: score, then the newer id). */
-export function isRescored(feedback: Feedback, score: number, id: string): boolean {
-  return score > feedback.until.score || (score === feedback.until.score && id >= feedback.until.id);
-}
-
 /**
  * The score a page ranks by, from a memory's first score and (for a rescored memory) its postings
  * of the expansion terms; terms summed in their fixed order, so every page computes the same float.
@@ -77,7 +74,7 @@ export function feedbackScore(
   postings: ReadonlyMap<string, Posting>,
   stats: CorpusStats,
 ): number {
-  if (!isRescored(feedback, queryScore, id)) return roundScore((1 - FEEDBACK_WEIGHT) * queryScore);
+  if (!feedback.rescored.has(id)) return roundScore((1 - FEEDBACK_WEIGHT) * queryScore);
   let fb = 0;
   for (const t of feedback.terms) {
     const p = postings.get(t.term);

@@ -109,35 +109,34 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   // memories it answers with; a filtered one (or one whose best matches were mostly superseded or
   // archived) walks each term's postings with their memories' filters applied.
   let page: { memory: MemoryRow; score: number }[] | null = null;
-  // The feedback is learnt from the first ranking's best memories the search may return, current
-  // ones only: with `current: false` a superseded version repeats most of its successor's words,
+  // The feedback is learnt from the first ranking's best memories the search may return that no
+  // revision replaced: with `current: false` a superseded version repeats most of its successor's words,
   // and the two together would weigh one memory's vocabulary twice. The rows it checks are kept
   // for the page's own check.
   const checked = new Map<string, MemoryRow | null>();
   const learnFeedback: LearnFeedback = async (firstRanking) => {
-    // Checked as many as the page will want: the rescored rank above every other match and the
-    // rest keep their order, so the page's first items are the first ranking's first ones.
+    // Checked as many as the page will want: it is mostly the first ranking's first ones (a
+    // memory below them rises only by the feedback's share); any other is checked then.
     await checkEligible(deps, scope, firstRanking.slice(0, Math.max(2 * (limit + 1), 16)), checked);
     const holding = firstRanking.filter((c) => !c.superseded);
     const docs = await firstEligible(deps, scope, holding, FEEDBACK_DOCS, checked);
     if (docs.length === 0) return null;
-    const rescored = firstRanking.slice(0, FEEDBACK_RESCORED);
+    const rescored = new Set(firstRanking.slice(0, FEEDBACK_RESCORED).map((c) => c.id));
     const postings = await feedbackPostings(
       deps.db,
       principal.userId,
       docs.map((d) => d.memory.id),
-      rescored.map((c) => c.id),
+      [...rescored],
+      [...new Set(plan.slots.flatMap((s) => s.alternatives.map((a) => a.term)))],
       FUZZY_MAX_LENGTH,
       current,
     );
     const found = docs.map((d) => ({ id: d.memory.id, score: d.score }));
     const terms = expansionTerms(found, postings, plan.stats.documents);
     if (terms.length === 0) return null;
-    const last = rescored[rescored.length - 1]!;
-    const rescoredIds = new Set(rescored.map((c) => c.id));
     return {
-      feedback: { terms, until: { score: last.queryScore, id: last.id } },
-      postings: byMemory(postings.filter((p) => rescoredIds.has(p.memoryId))),
+      feedback: { terms, rescored },
+      postings: byMemory(postings.filter((p) => rescored.has(p.memoryId))),
     };
   };
   if (current && isUnfiltered(scope)) {

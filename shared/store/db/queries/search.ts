@@ -96,14 +96,15 @@ export type FeedbackPosting = Posting & { term: string; memoryId: string; df: nu
 /**
  * What pseudo-relevance feedback reads on a search's first page (core/memories/search-feedback.ts),
  * in one statement: every posting of the memories it learns from (`learnFrom`, the first ranking's
- * best) with its term's document frequency, and the postings of those terms in the memories it
- * rescores (`rescored`, the first ranking's best), whose expansion terms are not chosen yet. Terms longer
- * than `maxLength` characters (hashes, blobs) are left out: they are no one's query. The document
+ * best) with its term's document frequency, and the postings of those terms and of the query's in
+ * the memories it rescores (`rescored`, the first ranking's best, scored in full: their expansion
+ * terms are not chosen yet). Learnt terms longer than `maxLength` characters (hashes, blobs) are
+ * left out: they are no one's query. The document
  * frequency is exact in the statement's snapshot as the query's own terms' is (queryTermStats: the
  * folded figure plus the pending memories', of the current memories or with `current` false of
  * every memory), so scores are the same before and after a fold; the pending memories' postings are
  * counted in one pass over them, grouped by term, not probed per term as a query's few terms are.
- * The tenant is checked as a filter (`is not false`), never as an index condition: with it, the
+ * The tenant is checked as a filter (`is true`), never as an index condition: with it, the
  * planner may AND the primary key's few rows with every posting of the tenant.
  */
 export async function feedbackPostings(
@@ -111,6 +112,7 @@ export async function feedbackPostings(
   userId: string,
   learnFrom: string[],
   rescored: string[],
+  queryTerms: string[],
   maxLength: number,
   current: boolean,
 ): Promise<FeedbackPosting[]> {
@@ -125,10 +127,15 @@ export async function feedbackPostings(
              f.memory_id = any(${sql.param(learnFrom)}::uuid[]) as learnt
       from memory_terms f
       where f.memory_id = any(${sql.param([...new Set([...learnFrom, ...rescored])])}::uuid[])
-        and (f.user_id = ${userId}) is not false and length(f.term) <= ${maxLength}
+        and (f.user_id = ${userId}) is true
     ),
-    -- Of the rescored memories, only the learnt ones' terms: the expansion is drawn from them.
-    read as (select * from f where f.learnt or f.term in (select l.term from f l where l.learnt)),
+    learnt as materialized (select distinct f.term from f where f.learnt and length(f.term) <= ${maxLength}),
+    -- Of the rescored memories, the query's terms and the learnt ones' (the expansion is drawn
+    -- from them), so that they are scored in full.
+    read as (
+      select * from f
+      where f.term in (select term from learnt) or f.term = any(${sql.param(queryTerms)}::text[])
+    ),
     pending as (
       select c.term, sum(c.n) as n from (
         select t.term, 1 as n from memory_terms t where ${inPending(userId, false)}
@@ -140,7 +147,7 @@ export async function feedbackPostings(
     -- beside an underestimated f the planner ran it again per row read (3,348 probes, 11 ms).
     df as materialized (
       select l.term, (coalesce(s.df - ${k}::int * s.removed_df, 0) + coalesce(p.n, 0))::int as df
-      from (select distinct term from f where f.learnt) l
+      from learnt l
       left join memory_term_stats s on s.user_id = ${userId} and s.term = l.term
       left join pending p on p.term = l.term
     )
@@ -404,7 +411,7 @@ export async function postingsOf(
     from memory_terms t
     where t.memory_id = any(${sql.param(memoryIds)}::uuid[]) and t.term = any(${sql.param(terms)}::text[])
       -- A filter, not an index condition (feedbackPostings says why).
-      and (t.user_id = ${userId}) is not false
+      and (t.user_id = ${userId}) is true
   `);
   return rows.map(postingOf);
 }
