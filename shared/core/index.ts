@@ -230,8 +230,6 @@ export {
   feedbackScore,
   FEEDBACK_DOCS,
   FEEDBACK_RESCORED,
-  FEEDBACK_TERMS,
-  FEEDBACK_WEIGHT,
   type Feedback,
 } from "./memories/search-feedback";
 export { surfaceCommitments } from "./memories/surface-commitments";

@@ -35,6 +35,11 @@ export type LearnFeedback = (
   firstRanking: Candidate[],
 ) => Promise<{ feedback: Feedback; postings: Map<string, Map<string, Posting>> } | null>;
 
+/** The distinct terms a plan's slots accept: the query's words and their replacements. */
+export function planTerms(plan: SearchPlan): string[] {
+  return [...new Set(plan.slots.flatMap((s) => s.alternatives.map((a) => a.term)))];
+}
+
 /** Best first: score desc, then the newer memory (ids are time-ordered UUIDv7). */
 export function byRank(a: Candidate, b: Candidate): number {
   return b.score - a.score || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
@@ -55,7 +60,7 @@ export async function rankCandidates(
   eligibleOnly: boolean,
   learnFeedback: LearnFeedback,
 ): Promise<{ ranked: Candidate[]; cutOff: boolean }> {
-  const terms = [...new Set(plan.slots.flatMap((s) => s.alternatives.map((a) => a.term)))];
+  const terms = planTerms(plan);
   // The first page learns its feedback from its FEEDBACK_RESCORED best, so it reads the lists as
   // deep as that many items want; every page reads at least as deep, with feedback or without, so
   // that a memory scored in full on one page is on the next.
@@ -158,12 +163,10 @@ async function rankSuccessorsFirst(
     (await revisionChainsFrom(deps.db, userId, superseded)).map((l) => [l.predecessor, l.successor]),
   );
   const missing = [...new Set(next.values())].filter((id) => !candidates.has(id));
-  const read = plan.feedback ? [...new Set([...terms, ...plan.feedback.terms.map((t) => t.term)])] : terms;
-  for (const [id, postings] of byMemory(await postingsOf(deps.db, userId, missing, read))) {
-    // A later version holding only expansion terms matches nothing of the query: passed over.
-    if (!terms.some((t) => postings.has(t))) continue;
+  // None of them is rescored (rescore added every rescored memory that matches), so the query's
+  // terms are all they are scored by.
+  for (const [id, postings] of byMemory(await postingsOf(deps.db, userId, missing, terms)))
     candidates.set(id, { id, postings, superseded: next.has(id), ...planScore(plan, id, postings) });
-  }
   // Each candidate with a later version that matches: the nearest such version.
   const links: { predecessor: string; successor: string }[] = [];
   for (const id of candidates.keys()) {

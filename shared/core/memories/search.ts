@@ -13,7 +13,7 @@ import {
   queryTermStats,
   type SearchScope,
 } from "@amem/store";
-import { byMemory, rankCandidates, type Candidate, type LearnFeedback } from "./search-candidates";
+import { byMemory, planTerms, rankCandidates, type Candidate, type LearnFeedback } from "./search-candidates";
 import { expansionTerms, FEEDBACK_DOCS, FEEDBACK_RESCORED } from "./search-feedback";
 import { parseSearchQuery } from "./search-query";
 import {
@@ -127,7 +127,7 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
       principal.userId,
       docs.map((d) => d.memory.id),
       [...rescored],
-      [...new Set(plan.slots.flatMap((s) => s.alternatives.map((a) => a.term)))],
+      planTerms(plan),
       FUZZY_MAX_LENGTH,
       current,
     );
