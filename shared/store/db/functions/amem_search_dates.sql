@@ -1,0 +1,21 @@
+-- amem_search_dates: ISO dates read as people ask for them (amem_search_text; README "Search").
+-- Agents write dates as 2026-04-23 and people ask "what did we ship in April?" or "as of late
+-- april": each YYYY-MM or YYYY-MM-DD (a year 1900–2099, a month 01–12, a day 01–31; not part of a
+-- longer name such as x-2026-04 or 12026-04) is read as its year, its month's English name and its
+-- day without a leading zero — "2026 april 23" — so that "April", "April 23", "April 2026" and the
+-- date as written all find it (a query reads its dates the same way). Only the months the text
+-- holds are replaced, one pass each; amem_search_text calls this only for texts that can hold a date.
+CREATE OR REPLACE FUNCTION amem_search_dates(p_text text) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  v_text text := p_text;
+  v_month int;
+BEGIN
+  FOR v_month IN SELECT DISTINCT m[1]::int FROM regexp_matches(p_text, '(?:19|20)[0-9]{2}-(0[1-9]|1[0-2])', 'g') m LOOP
+    v_text := regexp_replace(v_text,
+      '(?<![[:alnum:]_-])((?:19|20)[0-9]{2})-' || lpad(v_month::text, 2, '0') || '(?:-(?:0([1-9])|([12][0-9]|3[01])))?(?![0-9])',
+      '\1 ' || (ARRAY['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september',
+        'october', 'november', 'december'])[v_month] || ' \2\3 ', 'g');
+  END LOOP;
+  RETURN v_text;
+END
+$$;
