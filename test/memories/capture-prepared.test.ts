@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
-import { sql } from "drizzle-orm";
 import { open } from "../agent-sessions/helpers";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
+import { preparedStatements } from "../prepared-statements";
 
 /*
  * A capture's statements are named prepared statements (shared/store/db/prepared.ts): Postgres
@@ -10,21 +10,7 @@ import { createTestContext, newTenant, type Tenant } from "../helpers";
  */
 const ctx = await createTestContext({ DB_POOL_SIZE: "2", SEARCH_MAX_CONCURRENT: "1", EXPORT_MAX_CONCURRENT: "1" });
 
-/** Over both pooled connections: how many prepared statements match, and how often they ran. */
-async function prepared(pattern: string): Promise<{ statements: number[]; executions: number }> {
-  const rows = await Promise.all(
-    [0, 1].map(() =>
-      ctx.deps.db.execute<{ statements: number; executions: number }>(sql`
-        select count(*)::int as statements, coalesce(sum(generic_plans + custom_plans), 0)::int as executions,
-               pg_sleep(0.2) is null as held
-        from pg_prepared_statements where statement like ${pattern}`),
-    ),
-  );
-  return {
-    statements: rows.map((r) => r[0]!.statements),
-    executions: rows.reduce((sum, r) => sum + r[0]!.executions, 0),
-  };
-}
+const prepared = (pattern: string) => preparedStatements(ctx, pattern);
 
 async function capture(tenant: Tenant, i: number, project?: string): Promise<void> {
   const res = await ctx.request("POST", "/api/v1/memories", {

@@ -198,14 +198,22 @@ async function completeCutOffPostings(
   lastOfList: Map<string, Posting>,
   wanted: number,
 ): Promise<void> {
-  // What a cut-off term can still add to a candidate missing it: at most its list's last saturation.
-  const headroom = (c: Candidate) =>
-    plan.slots.reduce((sum, slot) => {
-      const room = slot.alternatives
-        .filter((a) => cutOff.includes(a.term) && !c.postings.has(a.term))
-        .map((a) => a.weight * saturation(lastOfList.get(a.term)!, plan.stats));
-      return sum + (room.length > 0 ? Math.max(...room) : 0);
-    }, 0);
+  // What a cut-off term can still add to a candidate missing it: at most its list's last saturation,
+  // the same for every candidate, so computed once per slot (this runs for every candidate).
+  const rooms = plan.slots.map((slot) =>
+    slot.alternatives
+      .filter((a) => cutOff.includes(a.term))
+      .map((a) => ({ term: a.term, room: a.weight * saturation(lastOfList.get(a.term)!, plan.stats) })),
+  );
+  const headroom = (c: Candidate) => {
+    let sum = 0;
+    for (const slot of rooms) {
+      let best = 0;
+      for (const { term, room } of slot) if (!c.postings.has(term) && room > best) best = room;
+      sum += best;
+    }
+    return sum;
+  };
   const total = plan.slots.reduce((sum, s) => sum + s.weight, 0);
   const upper = candidates.map((c) => ({ c, bound: c.queryScore + headroom(c) / total }));
   upper.sort((a, b) => b.bound - a.bound);

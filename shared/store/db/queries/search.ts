@@ -2,6 +2,7 @@ import { and, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { memories, REVISION_EDGE_TYPES, type MemoryStatus, type MemoryType } from "../schema";
 import { memoryColumns, memoryFilter, type MemoryRow } from "./memories";
+import { executePrepared, runPrepared } from "../prepared";
 
 /** One term's frequencies in a memory's two fields and the fields' lengths: what the ranking scores (core/memories/search-ranking.ts). */
 export type Posting = { topicTf: number; contentTf: number; topicLength: number; contentLength: number };
@@ -42,7 +43,7 @@ export async function queryTermStats(
   const pendingRemovedDf = current
     ? sql`- (select count(*) from memory_terms t where ${inPending(userId, true)} and t.term = q.term)`
     : sql``;
-  const rows = await db.execute<{
+  const rows = await executePrepared<{
     term: string | null;
     qtf: number | null;
     df: number | null;
@@ -50,7 +51,9 @@ export async function queryTermStats(
     documents: string;
     topic_length: string;
     content_length: string;
-  }>(sql`
+  }>(
+    db,
+    sql`
     with q as (
       select t.lexeme as term, coalesce(array_length(t.positions, 1), 1) as qtf, t.positions[1] as first
       from unnest(amem_search_terms(${wanted})) t
@@ -74,7 +77,8 @@ export async function queryTermStats(
        ${pendingRemovedDf})::int as df,
       totals.*
     from totals left join q on true
-  `);
+  `,
+  );
   const first = rows[0]!;
   const terms = rows
     .filter((r) => r.term !== null)
@@ -121,7 +125,9 @@ export async function feedbackPostings(
   const pendingRemoved = current
     ? sql`union all select t.term, -1 from memory_terms t where ${inPending(userId, true)}`
     : sql``;
-  const rows = await db.execute<PostingRow & { df: number | null }>(sql`
+  const rows = await executePrepared<PostingRow & { df: number | null }>(
+    db,
+    sql`
     with f as (
       select f.term, f.memory_id, f.topic_tf, f.content_tf, f.topic_length, f.content_length,
              f.memory_id = any(${sql.param(learnFrom)}::uuid[]) as learnt
@@ -154,7 +160,8 @@ export async function feedbackPostings(
     select f.term, f.memory_id, f.topic_tf, f.content_tf, f.topic_length, f.content_length,
            case when f.learnt then df.df end as df
     from read f left join df on df.term = f.term
-  `);
+  `,
+  );
   return rows.map((r) => ({ ...postingOf(r), df: r.df === null ? null : Number(r.df) }));
 }
 
@@ -392,10 +399,13 @@ export async function phrasesFound(db: Executor, f: SearchScope): Promise<boolea
 /** Of these memories, the ones the search may return, whole (the page it answers with). */
 export async function eligibleMemories(db: Executor, f: SearchScope, ids: string[]): Promise<MemoryRow[]> {
   if (ids.length === 0) return [];
-  return db
+  const query = db
     .select(memoryColumns)
     .from(memories)
-    .where(and(eligible(f), inArray(memories.id, ids)));
+    .where(and(eligible(f), sql`${memories.id} = any(${sql.param(ids)}::uuid[])`));
+  // Prepared unless it checks phrases or exclusions, whose number would make its text vary.
+  const fixedText = f.phrases.length === 0 && f.exclusions === null && f.excludedPhrases.length === 0;
+  return fixedText ? runPrepared(query) : query;
 }
 
 /** The postings of `terms` in the given memories of the tenant (those their champion lists cut off). */
@@ -406,13 +416,16 @@ export async function postingsOf(
   terms: string[],
 ): Promise<(Posting & { term: string; memoryId: string })[]> {
   if (memoryIds.length === 0 || terms.length === 0) return [];
-  const rows = await db.execute<PostingRow>(sql`
+  const rows = await executePrepared<PostingRow>(
+    db,
+    sql`
     select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length
     from memory_terms t
     where t.memory_id = any(${sql.param(memoryIds)}::uuid[]) and t.term = any(${sql.param(terms)}::text[])
       -- A filter, not an index condition (feedbackPostings says why).
       and (t.user_id = ${userId}) is true
-  `);
+  `,
+  );
   return rows.map(postingOf);
 }
 

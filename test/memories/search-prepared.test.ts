@@ -1,0 +1,51 @@
+import { describe, expect, it } from "bun:test";
+import { createTestContext, newTenant, type Tenant } from "../helpers";
+import { preparedStatements } from "../prepared-statements";
+
+/*
+ * A search's reads by the tenant plus a key — its terms' statistics, the feedback's postings by
+ * memory id, the rows of the memories it may answer with, postings by memory id — are named
+ * prepared statements (shared/store/db/prepared.ts), parsed once per connection; the champion
+ * lists, whose best plan depends on how many memories the tenant has, are not.
+ */
+const ctx = await createTestContext({ DB_POOL_SIZE: "2", SEARCH_MAX_CONCURRENT: "1", EXPORT_MAX_CONCURRENT: "1" });
+const prepared = (pattern: string) => preparedStatements(ctx, pattern);
+
+async function remember(tenant: Tenant, content: string): Promise<void> {
+  const res = await ctx.request("POST", "/api/v1/memories", {
+    apiKey: tenant.apiKey,
+    body: { memoryType: "note", topic: "Deploys", content },
+  });
+  expect(res.status).toBe(201);
+}
+
+async function search(tenant: Tenant, body: Record<string, unknown>): Promise<string | null> {
+  const res = await ctx.request("POST", "/api/v1/search", { apiKey: tenant.apiKey, body });
+  expect(res.status).toBe(200);
+  return res.body.nextCursor;
+}
+
+describe("a search's statements", () => {
+  it("reads by the tenant and a key from prepared statements, the champion lists unprepared", async () => {
+    const tenant = await newTenant(ctx);
+    for (let i = 0; i < 4; i++) await remember(tenant, `Canary deploy ${i} rolled back after the health check ${i}`);
+    // Six first pages (statistics, feedback, the rows) and six second pages (the rescored memories'
+    // postings by id, carried by the cursor).
+    for (let i = 0; i < 6; i++) {
+      const cursor = await search(tenant, { query: `canary deploy health ${"x".repeat(i)}`, limit: 2 });
+      expect(cursor).not.toBeNull();
+      await search(tenant, { query: `canary deploy health ${"x".repeat(i)}`, limit: 2, cursor });
+    }
+    const statistics = await prepared("%from unnest(amem_search_terms(%");
+    const feedback = await prepared("%learnt as materialized%");
+    const rows = await prepared('%from "memories" where%= any(%');
+    const byId = await prepared(
+      "%select t.term, t.memory_id, t.topic_tf%from memory_terms t%where t.memory_id = any(%",
+    );
+    for (const { statements, executions } of [statistics, feedback, rows, byId]) {
+      for (const n of statements) expect(n).toBeLessThanOrEqual(1);
+      expect(executions).toBeGreaterThanOrEqual(6);
+    }
+    expect((await prepared("%order by t.impact desc%")).statements).toEqual([0, 0]);
+  });
+});
