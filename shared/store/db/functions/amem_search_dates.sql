@@ -5,6 +5,8 @@
 -- day without a leading zero — "2026 april 23" — so that "April", "April 23", "April 2026" and the
 -- date as written all find it (a query reads its dates the same way). Only the months the text
 -- holds are replaced, one pass each; amem_search_text calls this only for texts that can hold a date.
+-- The character before a date is matched and put back, not looked behind: Postgres's lookbehind
+-- made a call with four dates ~4× slower (~260 against ~65 µs).
 CREATE OR REPLACE FUNCTION amem_search_dates(p_text text) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE
   v_text text := p_text;
@@ -12,9 +14,9 @@ DECLARE
 BEGIN
   FOR v_month IN SELECT DISTINCT m[1]::int FROM regexp_matches(p_text, '(?:19|20)[0-9]{2}-(0[1-9]|1[0-2])', 'g') m LOOP
     v_text := regexp_replace(v_text,
-      '(?<![[:alnum:]_-])((?:19|20)[0-9]{2})-' || lpad(v_month::text, 2, '0') || '(?:-(?:0([1-9])|([12][0-9]|3[01])))?(?![0-9])',
-      '\1 ' || (ARRAY['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september',
-        'october', 'november', 'december'])[v_month] || ' \2\3 ', 'g');
+      '(^|[^[:alnum:]_-])((?:19|20)[0-9]{2})-' || lpad(v_month::text, 2, '0') || '(?:-(?:0([1-9])|([12][0-9]|3[01])))?(?![0-9])',
+      '\1\2 ' || (ARRAY['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september',
+        'october', 'november', 'december'])[v_month] || ' \3\4 ', 'g');
   END LOOP;
   RETURN v_text;
 END

@@ -332,7 +332,9 @@ export async function championPostings(
   eligibleOnly: boolean,
 ): Promise<ChampionPosting[]> {
   if (terms.length === 0) return [];
-  const rows = await db.execute<PostingRow & { superseded: boolean }>(
+  // Without `eligibleOnly` no posting is known to be superseded: set here, not read with each row
+  // (a list is hundreds of rows, and the driver decodes every value of every row).
+  const rows = await db.execute<PostingRow & { superseded?: boolean }>(
     eligibleOnly
       ? sql`
     select q.term, c.*
@@ -349,7 +351,7 @@ export async function championPostings(
       limit ${depth}
     ) c`
       : sql`
-    select q.term, c.*, false as superseded
+    select q.term, c.*
     from unnest(${sql.param(terms)}::text[]) q(term)
     cross join lateral (
       select t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length
@@ -361,7 +363,7 @@ export async function championPostings(
       limit ${depth}
     ) c`,
   );
-  return rows.map((r) => ({ ...postingOf(r), superseded: r.superseded }));
+  return rows.map((r) => ({ ...postingOf(r), superseded: r.superseded ?? false }));
 }
 
 /**
