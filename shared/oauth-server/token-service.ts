@@ -141,7 +141,8 @@ async function settle(deps: Deps, outcome: Outcome): Promise<TokenResponse> {
 
 /**
  * grant_type=authorization_code (RFC 6749 §4.1.3). The code is consumed first (a compare-and-swap
- * on `used_at`), then checked: client, expiry, PKCE verifier, exact redirect URI, resource. A
+ * on `used_at`), then checked: client, expiry, PKCE verifier, exact redirect URI, resource, and its
+ * scopes capped by the grant's current ones. A
  * consumed code stays consumed whatever the check says; one presented again revokes every token
  * it issued (RFC 6749 §4.1.2: a replayed code means it leaked).
  */
@@ -184,13 +185,21 @@ export async function exchangeCode(
     if (failed !== null) return { refused: "invalid_grant", check: failed, revoked: [] };
     if (resource !== null && resource !== code.resource)
       return { refused: "invalid_target", check: "resource: differs from the one the code is bound to", revoked: [] };
+    // The grant's scopes as they stand now cap the code's, as they cap a refresh: a consent given
+    // after this code was issued, within its lifetime, may have narrowed the grant, and the user's
+    // latest decision is the one that holds. A code with none of them left issues nothing.
+    const granted = await lockLiveGrantScopes(tx, code.grantId);
+    if (!granted) return { refused: "invalid_grant", check: "code: its grant is revoked", revoked: [] };
+    const scopes = code.scopes.filter((s) => granted.includes(s));
+    if (scopes.length === 0)
+      return { refused: "invalid_grant", check: "code: its grant no longer holds any of its scopes", revoked: [] };
     const issue: Issue = {
       grantId: code.grantId,
       userId: code.userId,
       clientId: code.clientId,
       familyId: code.id,
       parentId: null,
-      scopes: code.scopes,
+      scopes,
       resource: code.resource,
       withRefresh: client.grantTypes.includes("refresh_token"),
     };

@@ -135,6 +135,33 @@ describe("POST /token grant_type=authorization_code", () => {
     expect(await errorOf(refresh)).toEqual({ status: 400, body: '{"error":"invalid_grant"}' });
   });
 
+  // A code issued under a wider consent and exchanged after a narrower one (within the code's
+  // lifetime) issued the wider scopes; the refresh that followed was capped, the first access
+  // token was not.
+  it("caps a code at the grant's current scopes: a narrower consent after it was issued narrows it", async () => {
+    const user = await newUser(ctx);
+    const jar = new CookieJar();
+    const client = await registerOAuthClient(ctx.fetch, ctx.base, { redirect_uris: [REDIRECT] });
+    const pkce = pkcePair();
+    const back = await authorizeInBrowser(ctx.fetch, ctx.base, {
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      email: user.email,
+      password: user.password,
+      codeChallenge: pkce.challenge,
+      scope: "memory:write",
+      jar,
+    });
+    const wideCode = back.searchParams.get("code")!;
+    const narrow = await obtainTokens(ctx.fetch, ctx.base, user, { scope: "memory:read", client, jar });
+    expect(narrow.tokens.scope).toBe("memory:read");
+    const res = await exchange(ctx, { code: wideCode, code_verifier: pkce.verifier, client_id: client.client_id });
+    expect(res.status).toBe(200);
+    const tokens = (await res.json()) as Tokens;
+    expect(tokens.scope).toBe("memory:read");
+    expect((await authenticateAccessToken(ctx.deps, tokens.access_token)).scopes).toEqual(["memory:read"]);
+  });
+
   it("authenticates confidential clients by the method they registered", async () => {
     for (const method of ["client_secret_basic", "client_secret_post"] as const) {
       const { client, pkce, code } = await codeFor(ctx, { token_endpoint_auth_method: method });
