@@ -1,7 +1,9 @@
 -- ISO dates read with their month's name in every search document and query (amem_search_dates,
 -- called by amem_search_text): "2026-04-23" reads as "2026 april 23", so "April" finds it. The
--- memories whose document changes (only texts holding such a date can) are read again with their
--- statistics kept exact (amem_reindex_memories, migration 0050); the others keep theirs.
+-- memories whose document changes are read again with their statistics kept exact
+-- (amem_reindex_memories, migration 0050); the others keep theirs. Only a text holding such a date
+-- can change, or one outside ASCII: unaccent folds Unicode dashes (U+2010–2014, U+2212, U+FF0D) and
+-- full-width digits, which a language model writes in "2026‑04‑23", into one.
 -- Memory writes wait until the migration commits: a memory inserted meanwhile by a process still
 -- running would be read with the old function (not visible to it before the commit) and be missed
 -- by the reindex below, its document read the old way for good.
@@ -9,13 +11,17 @@ LOCK TABLE memories IN SHARE MODE;
 --> statement-breakpoint
 -- amem_search_dates: ISO dates read as people ask for them (amem_search_text; README "Search").
 -- Agents write dates as 2026-04-23 and people ask "what did we ship in April?" or "as of late
--- april": each YYYY-MM or YYYY-MM-DD (a year 1900–2099, a month 01–12, a day 01–31; not part of a
--- longer name such as x-2026-04 or 12026-04) is read as its year, its month's English name and its
--- day without a leading zero — "2026 april 23" — so that "April", "April 23", "April 2026" and the
--- date as written all find it (a query reads its dates the same way). Only the months the text
+-- april": each YYYY-MM or YYYY-MM-DD (a year 1900–2099, a month 01–12, a day 01–31) is read as its
+-- year, its month's English name and its day without a leading zero — "2026 april 23" — so that
+-- "April", "April 23", "April 2026" and the date as written all find it (a query reads its dates the
+-- same way). Also inside a name, after "-", "_" or any character but an ASCII letter or digit
+-- (backup-2026-04-23.sql, 会议于2026-04-23): the date then stands apart from the name, as it does
+-- in a query that asks for it. Not after a letter or digit (v2026-04, 12026-04-01): no date. Only the months the text
 -- holds are replaced, one pass each; amem_search_text calls this only for texts that can hold a date.
 -- The character before a date is matched and put back, not looked behind: Postgres's lookbehind
--- made a call with four dates ~4× slower (~260 against ~65 µs).
+-- made a call with four dates ~4× slower (~260 against ~65 µs). ASCII classes, not [:alnum:]:
+-- under a UTF-8 locale a kana or ideograph is alphanumeric, and a date glued to Japanese or Chinese
+-- text would stay unread in the memory while the same date typed alone in a query is read.
 CREATE OR REPLACE FUNCTION amem_search_dates(p_text text) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE
   v_text text := p_text;
@@ -23,8 +29,8 @@ DECLARE
 BEGIN
   FOR v_month IN SELECT DISTINCT m[1]::int FROM regexp_matches(p_text, '(?:19|20)[0-9]{2}-(0[1-9]|1[0-2])', 'g') m LOOP
     v_text := regexp_replace(v_text,
-      '(^|[^[:alnum:]_-])((?:19|20)[0-9]{2})-' || lpad(v_month::text, 2, '0') || '(?:-(?:0([1-9])|([12][0-9]|3[01])))?(?![0-9])',
-      '\1\2 ' || (ARRAY['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september',
+      '(^|[^A-Za-z0-9])((?:19|20)[0-9]{2})-' || lpad(v_month::text, 2, '0') || '(?:-(?:0([1-9])|([12][0-9]|3[01])))?(?![0-9])',
+      '\1 \2 ' || (ARRAY['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september',
         'october', 'november', 'december'])[v_month] || ' \3\4 ', 'g');
   END LOOP;
   RETURN v_text;
@@ -79,5 +85,5 @@ END
 $$;
 --> statement-breakpoint
 SELECT amem_reindex_memories(coalesce(array_agg(id), '{}')) FROM memories
-WHERE (topic || content) ~ '[0-9]{4}-[01][0-9]'
+WHERE ((topic || content) ~ '[0-9]{4}-[01][0-9]' OR (topic || content) ~ '[^\x01-\x7f]')
   AND (setweight(amem_search_terms(topic), 'A') || setweight(amem_search_terms(content), 'B')) IS DISTINCT FROM search;

@@ -1,11 +1,10 @@
 import { describe, expect, it, setDefaultTimeout } from "bun:test";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import { insertPlainMemory } from "@amem/store";
-import { createTestContext, eventually, newTenant, type Tenant } from "../helpers";
-import { plainNote } from "../plain-memory";
-import { foldSearchStats } from "../../workers/flusher/search-stats-folder";
+import { createTestContext, newTenant, type Tenant } from "../helpers";
 import { expectStatsEqualRecount } from "./search-recount";
+import { foldAll, legacyMemories, memoriesWithStalePostings } from "./search-reindex";
+import { foundIds, rememberNote } from "./search-requests";
 
 /*
  * Words as people type them in other languages (amem_search_text): accents folded, and Chinese and
@@ -15,20 +14,8 @@ import { expectStatsEqualRecount } from "./search-recount";
 const ctx = await createTestContext();
 setDefaultTimeout(60_000);
 
-async function remember(tenant: Tenant, topic: string, content: string): Promise<string> {
-  const res = await ctx.request("POST", "/api/v1/memories", {
-    apiKey: tenant.apiKey,
-    body: { memoryType: "note", topic, content },
-  });
-  expect(res.status).toBe(201);
-  return res.body.memory.id;
-}
-
-async function found(tenant: Tenant, query: string): Promise<string[]> {
-  const res = await ctx.request("POST", "/api/v1/search", { apiKey: tenant.apiKey, body: { query } });
-  expect(res.status).toBe(200);
-  return res.body.items.map((i: { memory: { id: string } }) => i.memory.id);
-}
+const remember = (tenant: Tenant, topic: string, content: string) => rememberNote(ctx, tenant, topic, content);
+const found = (tenant: Tenant, query: string) => foundIds(ctx, tenant, query);
 
 describe("search in other languages", () => {
   it("finds a Chinese or Japanese memory by a word of it, not only by the whole sentence", async () => {
@@ -74,50 +61,33 @@ describe("migration 0050: memories indexed before accents were folded and CJK re
   $$`;
 
   /** Memories written as the service wrote them before the migration (the old amem_search_terms). */
-  async function legacyMemories(tenant: Tenant, contents: string[]): Promise<string[]> {
-    const current = await Bun.file(join(functions, "amem_search_terms.sql")).text();
-    return ctx.deps.db.transaction(async (tx) => {
-      await tx.execute(sql.raw(LEGACY_TERMS));
-      const ids: string[] = [];
-      for (const content of contents) {
-        const stored = await insertPlainMemory(tx, plainNote(tenant.userId, content, { topic: "Réunion 会议记录" }));
-        if (stored.kind !== "stored") throw new Error(`not stored: ${stored.kind}`);
-        ids.push(stored.memory.id);
-      }
-      await tx.execute(sql.raw(current));
-      return ids;
-    });
-  }
-
-  const foldAll = async (tenant: Tenant) =>
-    expect(
-      await eventually(async () => {
-        await foldSearchStats(ctx.deps, 1000);
-        const [row] = await ctx.deps.db.execute<{ n: number }>(
-          sql`select count(*)::int as n from memory_search_pending where user_id = ${tenant.userId}`,
-        );
-        return row!.n === 0;
-      }, 15_000),
-    ).toBe(true);
+  const legacy = async (tenant: Tenant, contents: string[]) =>
+    legacyMemories(
+      ctx,
+      tenant,
+      { legacy: LEGACY_TERMS, current: await Bun.file(join(functions, "amem_search_terms.sql")).text() },
+      "Réunion 会议记录",
+      contents,
+    );
 
   it("reads them again: found by their words, postings as a fresh index, statistics equal to a recount", async () => {
     const tenant = await newTenant(ctx);
     await remember(tenant, "ascii", "An ASCII memory about deploys and the café downstairs");
-    const [cafe, chinese, archivedFolded, archivedPending] = await legacyMemories(tenant, [
+    const [cafe, chinese, archivedFolded, archivedPending] = await legacy(tenant, [
       "Le café de Genève ferme à midi",
       "数据库连接池配置错误",
       "Die Größe der Tabelle",
       "東京のサーバーで失敗",
     ]);
-    await foldAll(tenant);
+    await foldAll(ctx, tenant);
     // Before: indexed the old way, "cafe" and a Chinese word find nothing of them.
     expect(await found(tenant, "数据库")).toEqual([]);
     // Every part of the statistics a memory can be in: the written part folded or pending, the
     // removed part folded or pending.
     await ctx.request("POST", `/api/v1/memories/${archivedFolded}/archive`, { apiKey: tenant.apiKey });
-    await foldAll(tenant);
+    await foldAll(ctx, tenant);
     await ctx.request("POST", `/api/v1/memories/${archivedPending}/archive`, { apiKey: tenant.apiKey });
-    const [pendingWritten] = await legacyMemories(tenant, ["Crème brûlée au menu"]);
+    const [pendingWritten] = await legacy(tenant, ["Crème brûlée au menu"]);
 
     const [reindexed] = await ctx.deps.db.execute<{ n: number }>(sql`
       select amem_reindex_memories(coalesce(array_agg(id), '{}'))::int as n from memories
@@ -126,14 +96,9 @@ describe("migration 0050: memories indexed before accents were folded and CJK re
     // The ASCII-only memory and the one written the new way are left alone: "café" in the latter
     // already reads as "cafe".
     expect(reindexed!.n).toBe(5);
-    await foldAll(tenant);
+    await foldAll(ctx, tenant);
     await expectStatsEqualRecount(ctx, tenant.userId);
-    const stale = await ctx.deps.db.execute<{ id: string }>(sql`
-      select m.id from memories m where m.user_id = ${tenant.userId} and exists (
-        ((select lexeme from unnest(m.search)) except (select term from memory_terms t where t.memory_id = m.id))
-        union all
-        ((select term from memory_terms t where t.memory_id = m.id) except (select lexeme from unnest(m.search))))`);
-    expect(stale.map((r) => r.id as string)).toEqual([]);
+    expect(await memoriesWithStalePostings(ctx, tenant)).toEqual([]);
     expect(await found(tenant, "数据库")).toEqual([chinese!]);
     expect((await found(tenant, "creme brulee"))[0]).toBe(pendingWritten);
     expect(await found(tenant, "geneve")).toEqual([cafe!]);

@@ -22,7 +22,11 @@ const refused = (token: string, c: OAuthTestContext = ctx) =>
     (e) => e.code,
   );
 
-async function codeFor(c: OAuthTestContext = ctx, metadata: Record<string, unknown> = {}) {
+async function codeFor(
+  c: OAuthTestContext = ctx,
+  metadata: Record<string, unknown> = {},
+  consent: { scope?: string; jar?: CookieJar } = {},
+) {
   const user = await newUser(c);
   const client = await registerOAuthClient(c.fetch, c.base, { redirect_uris: [REDIRECT], ...metadata });
   const pkce = pkcePair();
@@ -32,6 +36,7 @@ async function codeFor(c: OAuthTestContext = ctx, metadata: Record<string, unkno
     email: user.email,
     password: user.password,
     codeChallenge: pkce.challenge,
+    ...consent,
   });
   return { user, client, pkce, code: back.searchParams.get("code")! };
 }
@@ -139,20 +144,8 @@ describe("POST /token grant_type=authorization_code", () => {
   // lifetime) issued the wider scopes; the refresh that followed was capped, the first access
   // token was not.
   it("caps a code at the grant's current scopes: a narrower consent after it was issued narrows it", async () => {
-    const user = await newUser(ctx);
     const jar = new CookieJar();
-    const client = await registerOAuthClient(ctx.fetch, ctx.base, { redirect_uris: [REDIRECT] });
-    const pkce = pkcePair();
-    const back = await authorizeInBrowser(ctx.fetch, ctx.base, {
-      clientId: client.client_id,
-      redirectUri: REDIRECT,
-      email: user.email,
-      password: user.password,
-      codeChallenge: pkce.challenge,
-      scope: "memory:write",
-      jar,
-    });
-    const wideCode = back.searchParams.get("code")!;
+    const { user, client, pkce, code: wideCode } = await codeFor(ctx, {}, { scope: "memory:write", jar });
     const narrow = await obtainTokens(ctx.fetch, ctx.base, user, { scope: "memory:read", client, jar });
     expect(narrow.tokens.scope).toBe("memory:read");
     const res = await exchange(ctx, { code: wideCode, code_verifier: pkce.verifier, client_id: client.client_id });
