@@ -1,4 +1,4 @@
-import { and, inArray, sql, type SQL } from "drizzle-orm";
+import { and, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { memories, REVISION_EDGE_TYPES, type MemoryStatus, type MemoryType } from "../schema";
 import { memoryColumns, memoryFilter, type MemoryRow } from "./memories";
@@ -308,7 +308,8 @@ function containsPhraseText(phrase: string): SQL {
 function eligible(f: SearchScope): SQL {
   return and(
     memoryFilter(f),
-    f.memoryTypes === undefined ? undefined : inArray(memories.memoryType, f.memoryTypes),
+    // One text for any number of types: eligibleMemories runs as a prepared statement.
+    f.memoryTypes === undefined ? undefined : sql`${memories.memoryType} = any(${sql.param(f.memoryTypes)}::text[])`,
     f.exclusions === null ? undefined : excluding(f.exclusions),
     ...f.excludedPhrases.map((p) => sql`not ${containsPhraseText(p)}`),
     ...f.phrases.map(containsPhraseText),
