@@ -25,15 +25,28 @@ export function whenSignedOut(handler: () => void): void {
 }
 
 /**
- * Cancels every call still in flight (a screen's reads, when its person signs out): answered after
- * the session is gone they would be 401s, and a 401 would say the session ended by itself.
+ * While a person signs out: cancels every call still in flight and every call made until
+ * resumeCalls() — a screen's reads, including one a screen starts while the sign-out's own call is
+ * on its way (a click on another screen, a read that follows another). Answered after the session
+ * is gone they would be 401s, and a 401 would say the session ended by itself. A held call is never
+ * sent (its signal is aborted already).
  */
-export function abortCallsInFlight(): void {
+export function holdCalls(): void {
   inFlight.abort();
-  inFlight = new AbortController();
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** Ends holdCalls(): the sign-out is over (the person is signed out, or still signed in after a failure). */
+export function resumeCalls(): void {
+  if (inFlight.signal.aborted) inFlight = new AbortController();
+}
+
+/** `options.unheld`: the sign-out's own call, which holdCalls() does not stop. */
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { unheld?: boolean } = {},
+): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (body !== undefined) headers["content-type"] = "application/json";
   if (method !== "GET" && csrfToken) headers["x-csrf-token"] = csrfToken;
@@ -41,7 +54,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     method,
     headers,
     credentials: "same-origin",
-    signal: inFlight.signal,
+    signal: options.unheld ? undefined : inFlight.signal,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (!res.ok) {

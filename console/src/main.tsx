@@ -1,6 +1,6 @@
 import { render } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { abortCallsInFlight, api, ApiError, explain, setCsrfToken, whenSignedOut } from "./api";
+import { api, ApiError, explain, holdCalls, resumeCalls, setCsrfToken, whenSignedOut } from "./api";
 import { Link, Loading, navigate, usePath } from "./ui";
 import { SignIn, type Session } from "./screens/sign-in";
 import { Overview } from "./screens/overview";
@@ -106,18 +106,20 @@ function App() {
   // browser is still signed in, and a shared machine's next person would be too.
   const signOut = async () => {
     setSignOutError(null);
-    abortCallsInFlight();
+    holdCalls();
     try {
-      await api("DELETE", "/api/console/session");
+      await api("DELETE", "/api/console/session", undefined, { unheld: true });
     } catch (e) {
       // 401: the session had ended already (expired, or signed out elsewhere), so no cookie signs this browser in.
       if (!(e instanceof ApiError && e.status === 401)) {
+        resumeCalls();
         setSignOutError(e);
         return;
       }
     }
     setCsrfToken(null);
     setSession(null);
+    resumeCalls();
     setNotice("You are signed out.");
     navigate("/app");
   };

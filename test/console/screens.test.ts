@@ -269,6 +269,35 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
   );
 
   it(
+    "a read a screen starts while the sign-out is on its way is never sent: none answers 401 for the ended session",
+    () =>
+      withSignedInPage(h, async (page) => {
+        // The sign-out's call takes a while (a busy box); meanwhile the person opens Memories, whose
+        // read would reach the api after the session ended.
+        await page.setRequestInterception(true);
+        const sent: string[] = [];
+        page.on("request", (request) => {
+          const { pathname } = new URL(request.url());
+          if (pathname === "/api/console/session" && request.method() === "DELETE")
+            return void setTimeout(() => request.continue().catch(() => {}), 600);
+          if (pathname.startsWith("/api/console/memories")) {
+            sent.push(pathname);
+            return void setTimeout(() => request.continue().catch(() => {}), 1_200);
+          }
+          void request.continue();
+        });
+        await waitForText(page, "h1", "Overview");
+        await clickText(page, "button", "Sign out");
+        await clickText(page, "a", "Memories");
+        await waitForText(page, "[role=status]", "You are signed out.");
+        await new Promise((r) => setTimeout(r, 1_500));
+        expect(sent).toEqual([]);
+        expect(await page.$eval("[role=status]", (e: any) => e.textContent)).toContain("You are signed out.");
+      }),
+    TEST_MS,
+  );
+
+  it(
     "says signed out only when the api ended the session: a blocked request or a stale CSRF token leaves the browser signed in and says so",
     async () => {
       const page = await newPage(h);
