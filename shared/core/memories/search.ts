@@ -117,7 +117,7 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   const learnFeedback: LearnFeedback = async (firstRanking) => {
     // Checked as many as the page will want: it is mostly the first ranking's first ones (a
     // memory below them rises only by the feedback's share); any other is checked then.
-    await checkEligible(deps, scope, firstRanking.slice(0, Math.max(2 * (limit + 1), 16)), checked);
+    await checkEligible(deps, scope, firstRanking.slice(0, eligibilityBatch(limit + 1)), checked);
     const holding = firstRanking.filter((c) => !c.superseded);
     const docs = await firstEligible(deps, scope, holding, FEEDBACK_DOCS, checked);
     if (docs.length === 0) return null;
@@ -192,6 +192,9 @@ const isUnfiltered = (s: SearchScope) =>
   s.exclusions === null &&
   s.excludedPhrases.length === 0;
 
+/** How many ranked candidates are checked at once when `wanted` more eligible ones are needed. */
+const eligibilityBatch = (wanted: number) => Math.max(2 * wanted, 16);
+
 /** Reads whether these candidates may be returned (their rows, or null), those not checked yet. */
 async function checkEligible(
   deps: Deps,
@@ -217,7 +220,7 @@ async function firstEligible(
 ): Promise<{ memory: MemoryRow; score: number }[]> {
   const found: { memory: MemoryRow; score: number }[] = [];
   for (let at = 0; at < ranked.length && found.length < count; ) {
-    const batch = ranked.slice(at, at + Math.max(2 * (count - found.length), 16));
+    const batch = ranked.slice(at, at + eligibilityBatch(count - found.length));
     at += batch.length;
     await checkEligible(deps, scope, batch, checked);
     for (const c of batch) {
