@@ -15,16 +15,20 @@
 -- it, only has its names split.
 CREATE OR REPLACE FUNCTION amem_search_text(p_text text) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE
-  v_text text := translate(p_text, './\', '   ');
-  v_ascii boolean := p_text !~ '[^\x01-\x7f]';
+  v_text text;
 BEGIN
-  IF NOT v_ascii THEN
-    v_text := public.unaccent('public.unaccent'::regdictionary, v_text);
+  IF p_text !~ '[^\x01-\x7f]' THEN
+    v_text := translate(p_text, './\', '   ');
+    IF (strpos(v_text, '-0') > 0 OR strpos(v_text, '-1') > 0) AND v_text ~ '[0-9]{4}-[01][0-9]' THEN
+      RETURN amem_search_dates(v_text);
+    END IF;
+    RETURN v_text;
   END IF;
+  v_text := public.unaccent('public.unaccent'::regdictionary, translate(p_text, './\', '   '));
   IF (strpos(v_text, '-0') > 0 OR strpos(v_text, '-1') > 0) AND v_text ~ '[0-9]{4}-[01][0-9]' THEN
     v_text := amem_search_dates(v_text);
   END IF;
-  IF v_ascii OR v_text !~ '[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]' THEN
+  IF v_text !~ '[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]' THEN
     RETURN v_text;
   END IF;
   RETURN (
