@@ -210,7 +210,7 @@ export { readFacts } from "./memories/facts";
 export { COMPLETION_LIMIT, getMemory, listTenantMemories, memoryHistory, projectNames } from "./memories/read";
 export { archiveMemory, resolveMemory, reviseMemory } from "./memories/revise";
 export { CHAMPION_DEPTH } from "./memories/search-candidates";
-export { parseSearchQuery } from "./memories/search-query";
+export { MAX_EXCLUSIONS, MAX_PHRASES, parseSearchQuery } from "./memories/search-query";
 export {
   FUZZY_MAX_LENGTH,
   FUZZY_MAX_TERMS,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "bun:test";
+import { MAX_EXCLUSIONS, MAX_PHRASES } from "@amem/core";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 
 const ctx = await createTestContext();
@@ -156,6 +157,25 @@ describe("POST /api/v1/search quoted phrases", () => {
       await remember(tenant, "Cache layer", "Cache entries expire after an hour.");
       const real = await remember(tenant, "Read path", "Reads go through a layer cache in front of Postgres.");
       expect(ids(await search(tenant, { query: '"layer cache"' }))).toEqual([real]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "refuses a query with more phrases or exclusions than its bound (400), repeats counted once",
+    async () => {
+      const tenant = await newTenant(ctx);
+      const held = await remember(tenant, "Pool", "The connection pool size is 10 per process.");
+      const many = (n: number) => Array.from({ length: n }, (_, i) => `"pool size${i}"`).join(" ");
+      const refused = async (query: string) => {
+        const res = await ctx.request("POST", "/api/v1/search", { apiKey: tenant.apiKey, body: { query } });
+        expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: "invalid_input" } });
+      };
+      await refused(many(MAX_PHRASES + 1));
+      await refused(`pool ${Array.from({ length: MAX_EXCLUSIONS + 1 }, (_, i) => `-x.${i}`).join(" ")}`);
+      // The same phrase written twice the bound's number of times is one phrase.
+      const repeated = Array.from({ length: 2 * MAX_PHRASES }, () => '"pool size"').join(" ");
+      expect(ids(await search(tenant, { query: repeated }))).toEqual([held]);
     },
     TEST_TIMEOUT_MS,
   );

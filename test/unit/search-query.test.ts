@@ -1,5 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { parseSearchQuery, buildSlots, idf, MAX_SLOTS, scoreMemory } from "@amem/core";
+import { parseSearchQuery, buildSlots, idf, MAX_EXCLUSIONS, MAX_PHRASES, MAX_SLOTS, scoreMemory } from "@amem/core";
+import { AppError } from "@amem/platform";
 
 describe("parseSearchQuery (web-search syntax)", () => {
   it("keeps every wanted word, phrases among them, and collects exclusions apart", () => {
@@ -38,6 +39,27 @@ describe("parseSearchQuery (web-search syntax)", () => {
       exclusions: null,
       excludedPhrases: [],
     });
+  });
+});
+
+describe("parseSearchQuery's bound on phrases and exclusions", () => {
+  const phrases = (n: number) => Array.from({ length: n }, (_, i) => `"word${i} next${i}"`).join(" ");
+  const excluded = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 ? `-w${i}` : `-z.${i}`)).join(" ");
+
+  it("counts a repeated phrase or exclusion once, and keeps the first of each", () => {
+    const parsed = parseSearchQuery('"a b" "a b" "c d" -x -x -z.1 -z.1 -"e f" -"e f"');
+    expect(parsed.phrases).toEqual(["a b", "c d"]);
+    expect(parsed.exclusions).toBe("-x");
+    expect(parsed.excludedPhrases).toEqual(["z.1", "e f"]);
+    expect(() => parseSearchQuery(`${phrases(MAX_PHRASES)} ${phrases(MAX_PHRASES)}`)).not.toThrow();
+  });
+
+  it(`refuses more than ${MAX_PHRASES} phrases or ${MAX_EXCLUSIONS} exclusions as invalid input`, () => {
+    expect(parseSearchQuery(phrases(MAX_PHRASES)).phrases).toHaveLength(MAX_PHRASES);
+    expect(() => parseSearchQuery(phrases(MAX_PHRASES + 1))).toThrow(new AppError("invalid_input"));
+    const atBound = parseSearchQuery(`alpha ${excluded(MAX_EXCLUSIONS)}`);
+    expect(atBound.excludedPhrases.length + atBound.exclusions!.split(" ").length).toBe(MAX_EXCLUSIONS);
+    expect(() => parseSearchQuery(`alpha ${excluded(MAX_EXCLUSIONS + 1)}`)).toThrow(new AppError("invalid_input"));
   });
 });
 
