@@ -100,6 +100,34 @@ describe("the host does not move the path", () => {
   });
 });
 
+describe("a Host that is no host", () => {
+  it("answers 400 invalid_input on every kind of route, credential or not, and stores nothing", async () => {
+    const tenant = await newTenant(ctx);
+    const key = { "x-api-key": tenant.apiKey };
+    const memory = JSON.stringify({ memoryType: "note", topic: "Bad host", content: "Written under a bad Host." });
+    for (const host of ["a b", "x/y", "u@x", ""]) {
+      expectError(await rawRequest(port, head("GET", "/api/v1/me", { host })), 400, "invalid_input");
+      expectError(await rawRequest(port, head("GET", "/zzzz", { ...key, host })), 400, "invalid_input");
+      expectError(
+        await rawRequest(
+          port,
+          head("POST", "/api/v1/memories", { ...key, ...json, host, "content-length": `${memory.length}` }) + memory,
+        ),
+        400,
+        "invalid_input",
+      );
+    }
+    // HTTP/1.0 needs no Host; without one the request has no URL to read either.
+    expectError(
+      await rawRequest(port, `GET /api/v1/me HTTP/1.0\r\nx-api-key: ${tenant.apiKey}\r\n\r\n`),
+      400,
+      "invalid_input",
+    );
+    const listed = await ctx.request("GET", "/api/v1/memories", { apiKey: tenant.apiKey });
+    expect(listed.body.items).toEqual([]);
+  });
+});
+
 describe("serveHttp", () => {
   it("answers a handler that throws with the fallback (the contract's 500), never Bun's error page", async () => {
     const { serveHttp } = await import("@amem/http");

@@ -118,3 +118,26 @@ describe("the MCP process reads every body within BODY_LIMIT_BYTES and BODY_READ
     expect(registration.status).toBe(201);
   });
 });
+
+describe("a Host that is no host, on the MCP process", () => {
+  it("answers 400 invalid_input on /mcp, the OAuth endpoints and an unknown path", async () => {
+    for (const host of ["a b", "x/y", ""]) {
+      for (const [method, path, headers] of [
+        ["GET", "/.well-known/oauth-authorization-server", {}],
+        ["POST", "/token", { ...form, "content-length": "0" }],
+        ["POST", "/register", { ...json, "content-length": "2" }],
+        ["POST", "/mcp", { ...mcpHeaders, "content-length": "2" }],
+        ["GET", "/zzzz", {}],
+      ] as const) {
+        const res = await rawRequest(port, head(method, path, { ...headers, host }) + (method === "POST" ? "{}" : ""));
+        const answer = res as RawResponse;
+        expect({ host, path, status: res.status, body: answer.body }).toEqual({
+          host,
+          path,
+          status: 400,
+          body: '{"error":"invalid_input"}',
+        });
+      }
+    }
+  });
+});
