@@ -1,4 +1,4 @@
-import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from "@modelcontextprotocol/server";
 import type { Deps } from "@amem/core";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
@@ -91,7 +91,23 @@ export function answerMalformedParamsByCode(server: Server): void {
       if (error instanceof Error && error.constructor === Error) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, "invalid_input");
       }
+      if (error instanceof ProtocolError) throw byCodeOnly(error);
       throw error;
     }
   });
+}
+
+/**
+ * The SDK's own refusals, as a code: their messages quote the request (`Prompt <name> not found`,
+ * `Resource not found: <uri>` with the uri again as data, `Tool <name> not found`, `Invalid
+ * tools/call request: <the schema issues>`), found by a probe. A message that is already a
+ * contract code (amem's own) passes unchanged; an unknown name or resource is `not_found` (the SDK's
+ * -32602, without the uri as data); any other refusal of the client's params is `invalid_input`.
+ */
+function byCodeOnly(error: ProtocolError): ProtocolError {
+  if (error.message in ERROR_STATUS && error.data === undefined) return error;
+  if (error instanceof ResourceNotFoundError) return new ProtocolError(error.code, "not_found");
+  if (error.code === ProtocolErrorCode.InvalidParams)
+    return new ProtocolError(error.code, / (not found|disabled)$/.test(error.message) ? "not_found" : "invalid_input");
+  return error;
 }

@@ -161,7 +161,10 @@ export async function rawRpc(
       authorization: `Bearer ${token}`,
       "mcp-protocol-version": version,
       ...(modern ? { "mcp-method": method } : {}),
-      ...(modern && typeof params.name === "string" ? { "mcp-name": params.name } : {}),
+      // The name a 2026-07-28 request names in its body, repeated as a header: a tool's or prompt's, or a resource's uri.
+      ...(modern && typeof (params.name ?? params.uri) === "string"
+        ? { "mcp-name": String(params.name ?? params.uri) }
+        : {}),
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: modern ? { ...params, _meta: envelope } : params }),
   });

@@ -42,4 +42,27 @@ describe("MCP standard methods with malformed params", () => {
   it("answer initialize with params {} -32602 invalid_input (2025 era)", async () => {
     expect(await rpc("2025-11-25", "initialize", {})).toEqual({ status: 200, answer: invalidParams });
   });
+
+  // A probe's finds: the SDK's own refusals quoted the request (the name, the uri, the schema issues).
+  it("answers an unknown name or resource and a malformed tools/call by code only, quoting nothing", async () => {
+    const echo = "<b>ECHO-7f3a</b>";
+    const cases: [string, Record<string, unknown>, { code: number; message: string }][] = [
+      ["prompts/get", { name: echo }, { code: -32602, message: "not_found" }],
+      [
+        "completion/complete",
+        { ref: { type: "ref/prompt", name: echo }, argument: { name: "scope", value: "" } },
+        { code: -32602, message: "not_found" },
+      ],
+      ["resources/read", { uri: "file:///etc/ECHO-7f3a" }, { code: -32602, message: "not_found" }],
+      ["tools/call", { name: echo, arguments: {} }, { code: -32602, message: "not_found" }],
+      ["tools/call", { name: "search", arguments: null }, { code: -32602, message: "invalid_input" }],
+      ["tools/call", { name: "search", arguments: [echo] }, { code: -32602, message: "invalid_input" }],
+    ];
+    for (const version of ["2025-11-25", MODERN])
+      for (const [method, params, error] of cases) {
+        const { status, answer } = await rpc(version, method, params);
+        expect(JSON.stringify(answer)).not.toContain("ECHO-7f3a");
+        expect([version, method, status, answer]).toEqual([version, method, 200, { jsonrpc: "2.0", id: 1, error }]);
+      }
+  });
 });
