@@ -223,7 +223,7 @@ export {
   scoreMemory,
 } from "./memories/search-ranking";
 export type { CorpusStats, Posting, RankingConstants, Slot } from "./memories/search-ranking";
-export { searchMemories } from "./memories/search";
+export { deeperReadAhead, searchMemories } from "./memories/search";
 export { SEARCH_MAX_DEPTH } from "./memories/search-cursor";
 export {
   expansionTerms,

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "bun:test";
-import { parseSearchQuery, buildSlots, idf, MAX_EXCLUSIONS, MAX_PHRASES, MAX_SLOTS, scoreMemory } from "@amem/core";
+import {
+  parseSearchQuery,
+  buildSlots,
+  deeperReadAhead,
+  idf,
+  MAX_EXCLUSIONS,
+  MAX_PHRASES,
+  MAX_SLOTS,
+  scoreMemory,
+  SEARCH_MAX_DEPTH,
+} from "@amem/core";
 import { AppError } from "@amem/platform";
 
 describe("parseSearchQuery (web-search syntax)", () => {
@@ -155,5 +165,16 @@ describe("the ranking's arithmetic (shared/core/memories/search-ranking.ts)", ()
     expect(slots.slice(-2).map((s) => s.alternatives[0]!.term)).toEqual(["lodash", "version"]);
     expect(slots.slice(0, -2).every((s) => s.alternatives.length === 0)).toBe(true);
     expect(slots[0]!.weight).toBeGreaterThan(slots[slots.length - 2]!.weight);
+  });
+});
+
+describe("a short page's deeper reads (searchMemories)", () => {
+  it("read deeper only for more candidates above the cursor than the last read assumed, never past SEARCH_MAX_DEPTH", () => {
+    expect(deeperReadAhead(0, 40)).toBe(40);
+    expect(deeperReadAhead(40, 40)).toBeNull();
+    expect(deeperReadAhead(40, 12)).toBeNull();
+    // A cursor edited to score 0 puts every candidate above it: the reads stop at the deepest page.
+    expect(deeperReadAhead(5_000, 480_000)).toBe(SEARCH_MAX_DEPTH);
+    expect(deeperReadAhead(SEARCH_MAX_DEPTH, 480_000)).toBeNull();
   });
 });

@@ -157,9 +157,9 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     for (let pass = 0; ; pass++) {
       const { ranked, cutOff } = await rankCandidates(deps, scope, plan, ahead + limit + 1, true, learnFeedback);
       page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1, checked);
-      const above = ranked.filter((c) => c.score >= minScore && !beyond(c)).length;
-      if (page.length > limit || !cutOff || above <= ahead || pass === MAX_DEEPER_READS) break;
-      ahead = above;
+      const deeper = deeperReadAhead(ahead, ranked.filter((c) => c.score >= minScore && !beyond(c)).length);
+      if (page.length > limit || !cutOff || deeper === null || pass === MAX_DEEPER_READS) break;
+      ahead = deeper;
     }
   }
   const items = page.slice(0, limit);
@@ -174,6 +174,18 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
           )
         : null,
   };
+}
+
+/**
+ * How many items ahead of the page the next, deeper read reads for: the candidates found above
+ * the cursor, when more than the last read assumed — never past SEARCH_MAX_DEPTH, the deepest a
+ * page reads. Null: no deeper read. A cursor is the client's text: one edited to score 0 at
+ * offset 1 put every candidate above it, and each read four times deeper than the last (a review
+ * saw every posting of its terms read for a second page).
+ */
+export function deeperReadAhead(ahead: number, above: number): number | null {
+  const deeper = Math.min(above, SEARCH_MAX_DEPTH);
+  return deeper > ahead ? deeper : null;
 }
 
 /** The indexes of the phrases no memory within the search's filters contains. */
