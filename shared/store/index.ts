@@ -187,6 +187,8 @@ export {
 export type { ScopeRow } from "./db/queries/scopes";
 export {
   championPostings,
+  rankedCandidates,
+  type CandidatePosting,
   eligibleMemories,
   fuzzyTerms,
   phrasesFound,

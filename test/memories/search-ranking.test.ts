@@ -244,6 +244,26 @@ describe("search ranking properties (README, Search)", () => {
     );
   });
 
+  it("ranks first the memory that holds every word of the query, however many memories hold each word better alone", async () => {
+    const tenant = await newTenant(ctx);
+    // More memories with each word in their topic (its best postings) than a list of a filtered
+    // search reads: the memory with both words, once each in its content, is deep in both lists.
+    const each = CHAMPION_DEPTH + 40;
+    for (const word of ["Alpha", "Beta"])
+      for (let i = 0; i < each; i += 8)
+        await Promise.all(
+          [...Array(8).keys()].map((k) => remember(tenant, `${word} ${i + k}`, `${word} report number ${i + k}.`)),
+        );
+    const both = await remember(tenant, "Misc", "Both alpha and beta were seen together.");
+    await foldAll();
+    const first = await search(tenant, { query: "alpha beta", limit: 10 });
+    expect(first.items[0]!.memory.id).toBe(both.id);
+    // It ranks above every memory that holds one of the words: by the full scores of every match.
+    const all = await search(tenant, { query: "alpha beta", limit: 50 });
+    expect(all.items[0]!.memory.id).toBe(both.id);
+    expect(all.items[0]!.score).toBeGreaterThan(all.items[1]!.score);
+  }, 120_000);
+
   it("leaves no match out of every page when memories that rank above the cursor are written between pages", async () => {
     const tenant = await newTenant(ctx);
     // Weak matches: the query's word once in a long memory.

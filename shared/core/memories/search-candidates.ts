@@ -1,17 +1,40 @@
 import type { Deps } from "../deps";
-import { championPostings, postingsOf, revisionChainsFrom, type SearchScope } from "@amem/store";
+import { championPostings, postingsOf, rankedCandidates, revisionChainsFrom, type SearchScope } from "@amem/store";
 import { roundScore, saturation, SCORE_DECIMALS, scoreMemory, type Posting } from "./search-ranking";
 import type { SearchPlan } from "./search-cursor";
 import { FEEDBACK_RESCORED, feedbackScore, type Feedback } from "./search-feedback";
 
 /**
- * How many postings of each query term a page reads at least (its champion list, best first). A
- * term with fewer postings is read whole, so a tenant whose every query term occurs in fewer
- * memories than this is ranked exactly; beyond it the list grows with the page's depth.
+ * How many postings of each query term a filtered search's page reads at least (its champion list,
+ * best first, each posting's memory checked against the filters), and how deep an unfiltered one
+ * reads each list at least. A term with fewer postings is read whole; beyond it the list grows with
+ * the page's depth.
  */
 export const CHAMPION_DEPTH = 200;
 /** A deeper page reads this many more postings per term for each item before it. */
 const DEPTH_PER_ITEM = 2;
+/**
+ * How many postings an unfiltered search reads over all its terms, at least (each term's list at
+ * least as deep as a filtered search's): a tenant whose query terms occur in fewer memories than
+ * this together is ranked from every memory that holds any of them — at 10⁴ memories, each of the
+ * bench's 28 queries had exactly the top 10 of a ranking of every match. A larger tenant's page reads
+ * this many, ranked in Postgres (bench/README.md, "Candidates ranked by all their words").
+ */
+export const LIST_BUDGET = 8192;
+/**
+ * How many memories an unfiltered search scores in full, beyond 2 per item wanted: the best by
+ * their stored impacts, which differ from the full scores only by the statistics' drift since the
+ * last fold (and, for a misspelt word's replacements, by counting each replacement, not the best).
+ */
+export const CANDIDATES = 32;
+
+/** Each term's weight in the candidates' first ranking: its heaviest alternative's, over the slots. */
+function termWeights(plan: SearchPlan): { term: string; weight: number }[] {
+  const weights = new Map<string, number>();
+  for (const slot of plan.slots)
+    for (const a of slot.alternatives) weights.set(a.term, Math.max(weights.get(a.term) ?? 0, a.weight));
+  return [...weights].map(([term, weight]) => ({ term, weight }));
+}
 
 /**
  * `queryScore` is the memory's score against the query's own words; `score`, what it ranks by: the
@@ -46,11 +69,16 @@ export function byRank(a: Candidate, b: Candidate): number {
 }
 
 /**
- * The candidates a page can draw from, scored and sorted best first. Candidates are the union of
- * each term's champion list. When a list was cut off (the term has more postings than the depth
- * read), a candidate seen in other lists may still hold that term: the `wanted` candidates with the
- * highest upper bound get their cut-off postings read, so the top of the ranking is scored
- * exactly. `cutOff` says whether any list was cut off (so there may be matches beyond them).
+ * The candidates a page can draw from, scored and sorted best first.
+ * - Unfiltered (`eligibleOnly` false): the memories that rank best by every query word they hold,
+ *   chosen in Postgres from each term's postings read to LIST_BUDGET over all terms
+ *   (rankedCandidates), each with all its postings of the query's terms: scored in full.
+ * - Filtered: the union of each term's champion list (its best postings whose memories pass the
+ *   filters). When a list was cut off (the term has more postings than the depth read), a candidate
+ *   seen in other lists may still hold that term: the `wanted` candidates with the highest upper
+ *   bound get their cut-off postings read, so the top of the ranking is scored exactly.
+ * `cutOff` says whether there may be matches beyond the candidates (a list cut, or more memories
+ * found than taken).
  */
 export async function rankCandidates(
   deps: Deps,
@@ -66,23 +94,42 @@ export async function rankCandidates(
   // that a memory scored in full on one page is on the next.
   const wanted = Math.max(wantedOnPage, FEEDBACK_RESCORED);
   const depth = CHAMPION_DEPTH + DEPTH_PER_ITEM * wanted;
-  const champions = await championPostings(deps.db, scope, terms, depth, eligibleOnly);
   const candidates = new Map<string, Candidate>();
   const listLength = new Map<string, number>();
   const lastOfList = new Map<string, Posting>();
-  for (const c of champions) {
+  const add = (c: Posting & { term: string; memoryId: string }, superseded: boolean) => {
     let candidate = candidates.get(c.memoryId);
     if (!candidate) {
-      candidate = { id: c.memoryId, postings: new Map(), superseded: c.superseded, queryScore: 0, score: 0 };
+      candidate = { id: c.memoryId, postings: new Map(), superseded, queryScore: 0, score: 0 };
       candidates.set(c.memoryId, candidate);
     }
     candidate.postings.set(c.term, c);
-    listLength.set(c.term, (listLength.get(c.term) ?? 0) + 1);
-    lastOfList.set(c.term, c);
+  };
+  // Whether more memories matched than the candidates taken (an unfiltered search's lists hold more).
+  let more = false;
+  let listDepth = depth;
+  // Whether each candidate's postings of the query's terms were read whole (by key), not only as deep as the lists.
+  let complete = false;
+  if (eligibleOnly) {
+    for (const c of await championPostings(deps.db, scope, terms, depth, true)) {
+      add(c, c.superseded);
+      listLength.set(c.term, (listLength.get(c.term) ?? 0) + 1);
+      lastOfList.set(c.term, c);
+    }
+  } else {
+    listDepth = Math.max(depth, Math.floor(LIST_BUDGET / terms.length));
+    const count = CANDIDATES + DEPTH_PER_ITEM * wanted;
+    for (const c of await rankedCandidates(deps.db, scope.userId, termWeights(plan), listDepth, count)) {
+      // A list read to its depth: taken as cut (it may hold exactly that many).
+      if (c.position === null) listLength.set(c.term, listDepth);
+      else if (c.position <= count) add(c, false);
+      else more = true;
+    }
+    complete = true;
   }
-  const cutOff = terms.filter((t) => listLength.get(t) === depth);
+  const cutOff = terms.filter((t) => listLength.get(t) === listDepth);
   for (const c of candidates.values()) c.score = c.queryScore = scoreMemory(plan.slots, c.postings, plan.stats);
-  if (cutOff.length > 0) {
+  if (cutOff.length > 0 && !complete) {
     await completeCutOffPostings(deps, scope.userId, plan, [...candidates.values()], cutOff, lastOfList, wanted);
   }
   let read: Map<string, Map<string, Posting>> | undefined;
@@ -93,7 +140,7 @@ export async function rankCandidates(
   }
   if (plan.feedback) await rescore(deps, scope.userId, plan, plan.feedback, terms, candidates, read);
   await rankSuccessorsFirst(deps, scope.userId, plan, terms, candidates);
-  return { ranked: [...candidates.values()].sort(byRank), cutOff: cutOff.length > 0 };
+  return { ranked: [...candidates.values()].sort(byRank), cutOff: cutOff.length > 0 || more };
 }
 
 /**
