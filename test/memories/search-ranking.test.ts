@@ -262,6 +262,12 @@ describe("search ranking properties (README, Search)", () => {
     const all = await search(tenant, { query: "alpha beta", limit: 50 });
     expect(all.items[0]!.memory.id).toBe(both.id);
     expect(all.items[0]!.score).toBeGreaterThan(all.items[1]!.score);
+    // So does a search with filters that leave it in, ranked alike.
+    for (const filters of [{ memoryTypes: ["note"] }, { query: "alpha beta -gamma" }, { query: 'alpha beta -"x y"' }]) {
+      const filtered = await search(tenant, { query: "alpha beta", limit: 10, ...filters });
+      expect(filtered.items[0]!.memory.id).toBe(both.id);
+      expect(filtered.items.map((h) => h.score)).toEqual(all.items.slice(0, 10).map((h) => h.score));
+    }
   }, 120_000);
 
   it("leaves no match out of every page when memories that rank above the cursor are written between pages", async () => {

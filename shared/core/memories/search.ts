@@ -105,9 +105,10 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   const wanted = offset + limit + 1;
   const beyond = (c: Candidate) =>
     c.score >= minScore && (!after || c.score < after.score || (c.score === after.score && c.id < after.id));
-  // An unfiltered search of current memories ranks from the index alone and checks only the
-  // memories it answers with; a filtered one (or one whose best matches were mostly superseded or
-  // archived) walks each term's postings with their memories' filters applied.
+  // A search of current memories ranks from the index alone and checks only the memories it
+  // answers with; when its filters leave fewer of them than the page (or its best matches were
+  // mostly superseded or archived), and with `current: false`, it walks each term's postings with
+  // their memories' filters applied.
   let page: { memory: MemoryRow; score: number }[] | null = null;
   // The feedback is learnt from the first ranking's best memories the search may return that no
   // revision replaced: with `current: false` a superseded version repeats most of its successor's words,
@@ -139,9 +140,12 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
       postings: byMemory(postings.filter((p) => rescored.has(p.memoryId))),
     };
   };
-  if (current && isUnfiltered(scope)) {
+  if (current) {
     const { ranked, cutOff } = await rankCandidates(deps, scope, plan, wanted, false, learnFeedback);
-    page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1, checked);
+    // Filtered, the candidates are checked in one read: when the filters leave too few of them,
+    // the page is answered from the filtered lists below, and batches would only add round trips.
+    const batch = isUnfiltered(scope) ? undefined : ranked.length;
+    page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1, checked, batch);
     if (page.length < limit + 1 && cutOff) page = null;
   }
   if (page === null) {
@@ -229,10 +233,11 @@ async function firstEligible(
   ranked: Candidate[],
   count: number,
   checked: Map<string, MemoryRow | null>,
+  batchSize?: number,
 ): Promise<{ memory: MemoryRow; score: number }[]> {
   const found: { memory: MemoryRow; score: number }[] = [];
   for (let at = 0; at < ranked.length && found.length < count; ) {
-    const batch = ranked.slice(at, at + eligibilityBatch(count - found.length));
+    const batch = ranked.slice(at, at + (batchSize ?? eligibilityBatch(count - found.length)));
     at += batch.length;
     await checkEligible(deps, scope, batch, checked);
     for (const c of batch) {
