@@ -95,8 +95,6 @@ export async function rankCandidates(
   const wanted = Math.max(wantedOnPage, FEEDBACK_RESCORED);
   const depth = CHAMPION_DEPTH + DEPTH_PER_ITEM * wanted;
   const candidates = new Map<string, Candidate>();
-  const listLength = new Map<string, number>();
-  const lastOfList = new Map<string, Posting>();
   const add = (c: Posting & { term: string; memoryId: string }, superseded: boolean) => {
     let candidate = candidates.get(c.memoryId);
     if (!candidate) {
@@ -105,32 +103,32 @@ export async function rankCandidates(
     }
     candidate.postings.set(c.term, c);
   };
-  // Whether more memories matched than the candidates taken (an unfiltered search's lists hold more).
-  let more = false;
-  let listDepth = depth;
-  // Whether each candidate's postings of the query's terms were read whole (by key), not only as deep as the lists.
-  let complete = false;
+  // Whether there may be matches beyond the candidates.
+  let cutOff = false;
   if (eligibleOnly) {
+    const listLength = new Map<string, number>();
+    const lastOfList = new Map<string, Posting>();
     for (const c of await championPostings(deps.db, scope, terms, depth, true)) {
       add(c, c.superseded);
       listLength.set(c.term, (listLength.get(c.term) ?? 0) + 1);
       lastOfList.set(c.term, c);
     }
+    const cutTerms = terms.filter((t) => listLength.get(t) === depth);
+    for (const c of candidates.values()) c.score = c.queryScore = scoreMemory(plan.slots, c.postings, plan.stats);
+    if (cutTerms.length > 0)
+      await completeCutOffPostings(deps, scope.userId, plan, [...candidates.values()], cutTerms, lastOfList, wanted);
+    cutOff = cutTerms.length > 0;
   } else {
-    listDepth = Math.max(depth, Math.floor(LIST_BUDGET / terms.length));
+    const listDepth = Math.max(depth, Math.floor(LIST_BUDGET / terms.length));
     const count = CANDIDATES + DEPTH_PER_ITEM * wanted;
     for (const c of await rankedCandidates(deps.db, scope.userId, termWeights(plan), listDepth, count)) {
-      // A list read to its depth: taken as cut (it may hold exactly that many).
-      if (c.position === null) listLength.set(c.term, listDepth);
-      else if (c.position <= count) add(c, false);
-      else more = true;
+      if (c.position <= count) add(c, false);
+      // More memories hold the query's words than the candidates — always so when a list was cut
+      // (it alone holds more than `count` memories).
+      else cutOff = true;
     }
-    complete = true;
-  }
-  const cutOff = terms.filter((t) => listLength.get(t) === listDepth);
-  for (const c of candidates.values()) c.score = c.queryScore = scoreMemory(plan.slots, c.postings, plan.stats);
-  if (cutOff.length > 0 && !complete) {
-    await completeCutOffPostings(deps, scope.userId, plan, [...candidates.values()], cutOff, lastOfList, wanted);
+    // Each candidate's postings were read whole, by key: its score is complete.
+    for (const c of candidates.values()) c.score = c.queryScore = scoreMemory(plan.slots, c.postings, plan.stats);
   }
   let read: Map<string, Map<string, Posting>> | undefined;
   if (plan.feedback === undefined) {
@@ -140,7 +138,7 @@ export async function rankCandidates(
   }
   if (plan.feedback) await rescore(deps, scope.userId, plan, plan.feedback, terms, candidates, read);
   await rankSuccessorsFirst(deps, scope.userId, plan, terms, candidates);
-  return { ranked: [...candidates.values()].sort(byRank), cutOff: cutOff.length > 0 || more };
+  return { ranked: [...candidates.values()].sort(byRank), cutOff };
 }
 
 /**
