@@ -18,7 +18,7 @@ const DEPTH_PER_ITEM = 2;
  * least as deep as a filtered search's): a tenant whose query terms occur in fewer memories than
  * this together is ranked from every memory that holds any of them — at 10⁴ memories, each of the
  * bench's 28 queries had exactly the top 10 of a ranking of every match. A larger tenant's page reads
- * this many, ranked in Postgres (bench/README.md, "Candidates ranked by all their words").
+ * this many, ranked in Postgres (bench/README.md, "Thirteenth session: candidates ranked by every word they hold").
  */
 export const LIST_BUDGET = 8192;
 /**
