@@ -29,7 +29,7 @@ import {
   type ApiDeps,
 } from "@amem/core";
 import { AppError, sha256Hex, isoOrNull } from "@amem/platform";
-import { htmlPage } from "@amem/http";
+import { htmlPage, requestUrl } from "@amem/http";
 import { authPlugin } from "../plugins/auth";
 import { consoleHtml } from "./page";
 
@@ -88,7 +88,7 @@ export function consoleRoutes(deps: ApiDeps) {
           // A cross-site page may not sign a browser into another account (login CSRF): a browser
           // always sends Origin on a POST, and it must be this service's.
           const origin = request.headers.get("origin");
-          if (origin !== null && origin !== publicOrigin && origin !== new URL(request.url).origin)
+          if (origin !== null && origin !== publicOrigin && origin !== requestUrl(request).origin)
             throw new AppError("forbidden");
           await enforceRateLimit(deps, `login:${deps.clientIp(request)}`, deps.config.RATE_LIMIT_LOGIN);
           const session = await login(deps, body.email, body.password);

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
+import { requestUrl } from "@amem/http";
 import { Kind } from "@sinclair/typebox";
 
 type RequestBody = { required?: boolean; content?: Record<string, unknown> };
@@ -59,7 +60,7 @@ export const SPEC_PATH = "/api/v1/openapi.json";
 export function openapiPlugin(routes: () => readonly RouteLike[]) {
   return new Elysia({ name: "openapi-json-bodies" })
     .onAfterHandle(({ request, response }) => {
-      if (new URL(request.url).pathname === SPEC_PATH && response && typeof response === "object") {
+      if (requestUrl(request).pathname === SPEC_PATH && response && typeof response === "object") {
         return withoutVoidContent(withJsonRequestBodies(response as Document, routes()));
       }
     })

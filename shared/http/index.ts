@@ -27,5 +27,5 @@ export {
 } from "./plugins/request-context";
 export { routeKey, strictQueryPlugin } from "./plugins/strict-query";
 export { probeRoutes } from "./probes";
-export { refuseRequestHead } from "./request-head";
+export { refuseRequestHead, requestUrl } from "./request-head";
 export { earliestIdleCloseMs, idleTimeoutFor, SERVED_APP_OPTIONS, serveHttp } from "./serve";

@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { Server } from "bun";
+import { requestUrl } from "./request-head";
 
 /**
  * Bun's own bound on a request head (request line + headers), set well above the app's own
@@ -103,9 +104,20 @@ export function serveHttp(options: ServeOptions): Server<undefined> {
     // between them — /health answered 404 in 5 of 12 tries (issue 19 defect 4). Refused instead.
     reusePort: false,
     idleTimeout: idleTimeoutFor(options.bodyReadTimeoutMs, options.idleTimeoutSeconds),
-    fetch: options.fetch,
+    fetch: (request, server) => options.fetch(withAbsoluteUrl(request), server),
     error: options.fallback,
   });
+}
+
+/**
+ * A request with no Host (HTTP/1.0 allows it: a load balancer's health check) or an empty one
+ * comes with a relative URL, which routing cannot read (Elysia cuts the path after `http://`): it
+ * is given requestUrl's placeholder origin. One whose Host is no host keeps its relative URL, and
+ * the app refuses it (refuseRequestHead).
+ */
+function withAbsoluteUrl(request: Request): Request {
+  if (request.url.charCodeAt(0) !== 47 || request.headers.get("host")) return request;
+  return new Request(requestUrl(request).href, request);
 }
 
 /**

@@ -105,7 +105,7 @@ describe("a Host that is no host", () => {
     const tenant = await newTenant(ctx);
     const key = { "x-api-key": tenant.apiKey };
     const memory = JSON.stringify({ memoryType: "note", topic: "Bad host", content: "Written under a bad Host." });
-    for (const host of ["a b", "x/y", "u@x", ""]) {
+    for (const host of ["a b", "x/y", "u@x"]) {
       expectError(await rawRequest(port, head("GET", "/api/v1/me", { host })), 400, "invalid_input");
       expectError(await rawRequest(port, head("GET", "/zzzz", { ...key, host })), 400, "invalid_input");
       expectError(
@@ -117,14 +117,24 @@ describe("a Host that is no host", () => {
         "invalid_input",
       );
     }
-    // HTTP/1.0 needs no Host; without one the request has no URL to read either.
-    expectError(
-      await rawRequest(port, `GET /api/v1/me HTTP/1.0\r\nx-api-key: ${tenant.apiKey}\r\n\r\n`),
-      400,
-      "invalid_input",
-    );
     const listed = await ctx.request("GET", "/api/v1/memories", { apiKey: tenant.apiKey });
     expect(listed.body.items).toEqual([]);
+  });
+
+  it("serves a request with no Host (HTTP/1.0: a load balancer's health check) or an empty one", async () => {
+    const tenant = await newTenant(ctx);
+    const http10 = (target: string, headers = "") => `GET ${target} HTTP/1.0\r\n${headers}\r\n`;
+    expect((await rawRequest(port, http10("/health"))).status).toBe(200);
+    expect((await rawRequest(port, http10("/api/v1/me", `x-api-key: ${tenant.apiKey}\r\n`))).status).toBe(200);
+    // Its errors are the contract's too: an unknown path, a wrong method.
+    expectError(await rawRequest(port, http10("/zzzz")), 404, "not_found");
+    expectError(
+      await rawRequest(port, `PUT /api/v1/me HTTP/1.0\r\ncontent-length: 0\r\n\r\n`),
+      405,
+      "method_not_allowed",
+    );
+    const me = await rawRequest(port, head("GET", "/api/v1/me", { "x-api-key": tenant.apiKey, host: "" }));
+    expect(me.status).toBe(200);
   });
 });
 

@@ -121,7 +121,7 @@ describe("the MCP process reads every body within BODY_LIMIT_BYTES and BODY_READ
 
 describe("a Host that is no host, on the MCP process", () => {
   it("answers 400 invalid_input on /mcp, the OAuth endpoints and an unknown path", async () => {
-    for (const host of ["a b", "x/y", ""]) {
+    for (const host of ["a b", "x/y"]) {
       for (const [method, path, headers] of [
         ["GET", "/.well-known/oauth-authorization-server", {}],
         ["POST", "/token", { ...form, "content-length": "0" }],
@@ -139,5 +139,12 @@ describe("a Host that is no host, on the MCP process", () => {
         });
       }
     }
+  });
+
+  it("serves a request with no Host (HTTP/1.0), its refusals in the contract's shape", async () => {
+    const res = await rawRequest(port, "GET /.well-known/oauth-authorization-server HTTP/1.0\r\n\r\n");
+    expect(res.status).toBe(200);
+    const unknown = (await rawRequest(port, "GET /zzzz HTTP/1.0\r\n\r\n")) as RawResponse;
+    expect({ status: unknown.status, body: unknown.body }).toEqual({ status: 404, body: '{"error":"not_found"}' });
   });
 });

@@ -7,6 +7,7 @@ import {
   exposition,
 } from "@amem/platform";
 import { timingSafeEqual } from "node:crypto";
+import { requestUrl } from "../request-head";
 import type { Server } from "bun";
 
 export const METRICS_PATH = "/metrics";
@@ -62,7 +63,7 @@ export function serveMetrics(config: MetricsConfig, logger?: Logger): Server<und
     // Never shares a port with another listener (shared/http/serve.ts says why).
     reusePort: false,
     fetch: (request) => {
-      if (new URL(request.url).pathname !== METRICS_PATH) return json(404, "not_found");
+      if (requestUrl(request).pathname !== METRICS_PATH) return json(404, "not_found");
       if (request.method !== "GET" && request.method !== "HEAD")
         return json(405, "method_not_allowed", { allow: "GET" });
       return metricsAnswer(request, config.METRICS_TOKEN);

@@ -10,6 +10,7 @@ import {
   loggableError,
 } from "@amem/platform";
 import { UnreadBodyError } from "../json-body";
+import { requestUrl } from "../request-head";
 
 /** The only place an error becomes a response: exactly `{"error": code}`, nothing echoed. */
 export function errorResponse(code: ErrorCode, headers: Record<string, string> = {}): Response {
@@ -99,7 +100,7 @@ export function errorsPlugin(logger: Logger, allowedMethods: MethodLookup) {
     // happened to match it (GET /agent-sessions/open reaching GET /agent-sessions/:id). HEAD is
     // GET without the body (Elysia answers it from the GET route), so it is never the wrong method there.
     if (code === "NOT_FOUND" || code === "VALIDATION") {
-      const allowed = allowedMethods(new URL(request.url).pathname);
+      const allowed = allowedMethods(requestUrl(request).pathname);
       const method = request.method === "HEAD" ? "GET" : request.method;
       if (allowed.length > 0 && !allowed.includes(method)) {
         return errorResponse("method_not_allowed", { ...headers, allow: allowed.join(", ") });

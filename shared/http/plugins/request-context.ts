@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { AppError } from "@amem/platform";
 import { hasJsonContentType, readJsonBody, UnreadBodyError, type JsonBodyLimits } from "../json-body";
-import { refuseRequestHead } from "../request-head";
+import { refuseRequestHead, requestUrl } from "../request-head";
 import type { MethodLookup } from "./errors";
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -95,7 +95,7 @@ function isRouted(request: Request, allowedMethods: MethodLookup | undefined): b
   if (!allowedMethods) return true;
   let path: string;
   try {
-    path = new URL(request.url).pathname;
+    path = requestUrl(request).pathname;
   } catch {
     return true;
   }
@@ -135,7 +135,7 @@ export function requestContextPlugin(rules: BodyRules) {
 /** Whether the request's path (not its query) starts with `prefix`; read only for an oversized body. */
 function isUnder(request: Request, prefix: string): boolean {
   try {
-    return new URL(request.url).pathname.startsWith(prefix);
+    return requestUrl(request).pathname.startsWith(prefix);
   } catch {
     return false;
   }

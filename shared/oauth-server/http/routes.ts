@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { type Deps, enforceRateLimit, checkPassword } from "@amem/core";
 import { AppError, isRandomToken, isStorableText, randomToken } from "@amem/platform";
-import { readBodyBytes, type BodyLimits } from "@amem/http";
+import { readBodyBytes, requestUrl, type BodyLimits } from "@amem/http";
 import { activeUserEmail } from "@amem/store";
 import { OAuthError, OAUTH_ERROR_STATUS } from "../errors";
 import { authenticateClient, clientCredentialsOf, registerClient } from "../clients";
@@ -178,7 +178,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
       form = await readForm(request, bodyLimits);
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
-      logRefusal(new URL(request.url).pathname, error.code, error.check);
+      logRefusal(requestUrl(request).pathname, error.code, error.check);
       return { response: errorPage("The form could not be read.", 400) };
     }
     const { params } = authorizeParamsOf(form);
@@ -267,7 +267,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
       return await work();
     } catch (error) {
       if (error instanceof OAuthError) {
-        logRefusal(new URL(request.url).pathname, error.code, error.check);
+        logRefusal(requestUrl(request).pathname, error.code, error.check);
         return oauthErrorResponse(error, { ...CORS, ...NO_STORE }, request.headers.has("authorization"));
       }
       throw error;
@@ -297,7 +297,7 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
       { parse: "none" },
     )
     .get("/authorize", async ({ request }) => {
-      const { params, duplicated } = authorizeParamsOf(new URL(request.url).searchParams);
+      const { params, duplicated } = authorizeParamsOf(requestUrl(request).searchParams);
       const checked = await checkRequest(params, duplicated);
       if ("response" in checked) return checked.response;
       const sessionCookie = cookiesOf(request)[SESSION_COOKIE];
