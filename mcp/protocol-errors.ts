@@ -102,11 +102,13 @@ export function answerMalformedParamsByCode(server: Server): void {
  * `Resource not found: <uri>` with the uri again as data, `Tool <name> not found`, `Invalid
  * tools/call request: <the schema issues>`), found by a probe. A message that is already a
  * contract code (amem's own) passes unchanged; an unknown name or resource is `not_found` (the SDK's
- * -32602, without the uri as data); any other refusal of the client's params is `invalid_input`.
+ * -32602; a resource keeps its uri as data, as MCP defines it); any other refusal of the client's
+ * params is `invalid_input`.
  */
 function byCodeOnly(error: ProtocolError): ProtocolError {
   if (error.message in ERROR_STATUS && error.data === undefined) return error;
-  if (error instanceof ResourceNotFoundError) return new ProtocolError(error.code, "not_found");
+  // The uri stays as data: SDK clients recognise a missing resource by it (it is the client's own).
+  if (error instanceof ResourceNotFoundError) return new ProtocolError(error.code, "not_found", { uri: error.uri });
   if (error.code === ProtocolErrorCode.InvalidParams)
     return new ProtocolError(error.code, / (not found|disabled)$/.test(error.message) ? "not_found" : "invalid_input");
   return error;

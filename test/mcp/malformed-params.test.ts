@@ -46,14 +46,18 @@ describe("MCP standard methods with malformed params", () => {
   // A probe's finds: the SDK's own refusals quoted the request (the name, the uri, the schema issues).
   it("answers an unknown name or resource and a malformed tools/call by code only, quoting nothing", async () => {
     const echo = "<b>ECHO-7f3a</b>";
-    const cases: [string, Record<string, unknown>, { code: number; message: string }][] = [
+    const cases: [string, Record<string, unknown>, { code: number; message: string; data?: unknown }][] = [
       ["prompts/get", { name: echo }, { code: -32602, message: "not_found" }],
       [
         "completion/complete",
         { ref: { type: "ref/prompt", name: echo }, argument: { name: "scope", value: "" } },
         { code: -32602, message: "not_found" },
       ],
-      ["resources/read", { uri: "file:///etc/ECHO-7f3a" }, { code: -32602, message: "not_found" }],
+      [
+        "resources/read",
+        { uri: "file:///etc/x" },
+        { code: -32602, message: "not_found", data: { uri: "file:///etc/x" } },
+      ],
       ["tools/call", { name: echo, arguments: {} }, { code: -32602, message: "not_found" }],
       ["tools/call", { name: "search", arguments: null }, { code: -32602, message: "invalid_input" }],
       ["tools/call", { name: "search", arguments: [echo] }, { code: -32602, message: "invalid_input" }],
