@@ -1,7 +1,7 @@
 import { describe, expect, it, setDefaultTimeout } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
-import { saturation, CHAMPION_DEPTH, FEEDBACK_RESCORED } from "@amem/core";
+import { saturation, CANDIDATES, CHAMPION_DEPTH, FEEDBACK_RESCORED } from "@amem/core";
 
 const ctx = await createTestContext();
 // Several tests write a few dozen memories through the API and fold the whole test database's
@@ -268,6 +268,38 @@ describe("search ranking properties (README, Search)", () => {
       expect(filtered.items[0]!.memory.id).toBe(both.id);
       expect(filtered.items.map((h) => h.score)).toEqual(all.items.slice(0, 10).map((h) => h.score));
     }
+    // Archived memories that match better fill the candidates: the page is answered from the
+    // lists, and the memory with both words, scored in full among the candidates, still leads it.
+    const archive = async (i: number) => {
+      const m = await remember(tenant, `Alpha beta rollout ${i}`, `Alpha beta rollout ${i}.`);
+      expect((await ctx.request("POST", `/api/v1/memories/${m.id}/archive`, { apiKey: tenant.apiKey })).status).toBe(
+        200,
+      );
+    };
+    for (let i = 0; i < CANDIDATES + 24; i += 8) await Promise.all([...Array(8).keys()].map((k) => archive(i + k)));
+    await foldAll();
+    expect((await search(tenant, { query: "alpha beta", limit: 10 })).items[0]!.memory.id).toBe(both.id);
+  }, 120_000);
+
+  it("counts a word in two slots twice when choosing the candidates, as the score does", async () => {
+    const tenant = await newTenant(ctx);
+    // The misspelling *postgrse* is replaced by *postgres*, which the query also has: a Postgres
+    // note matches two of the query's three slots, a Redis note one (a rarer word).
+    const more = CANDIDATES + 2 * FEEDBACK_RESCORED;
+    for (let i = 0; i < more + 1; i += 8)
+      await Promise.all(
+        [...Array(8).keys()].map((k) => remember(tenant, `Redis note ${i + k}`, `Redis report number ${i + k}.`)),
+      );
+    for (let i = 0; i < more + 18; i += 8)
+      await Promise.all(
+        [...Array(8).keys()].map((k) => remember(tenant, `Postgres note ${i + k}`, `Postgres report number ${i + k}.`)),
+      );
+    await foldAll();
+    const query = "postgres postgrse redis";
+    const all = await search(tenant, { query, limit: 50 });
+    expect(all.items[0]!.memory.topic).toStartWith("Postgres note");
+    const first = await search(tenant, { query, limit: 10 });
+    expect(first.items.map((h) => h.memory.id)).toEqual(all.items.slice(0, 10).map((h) => h.memory.id));
   }, 120_000);
 
   it("leaves no match out of every page when memories that rank above the cursor are written between pages", async () => {

@@ -57,7 +57,7 @@ describe("parseSearchQuery's bound on phrases and exclusions", () => {
   const excluded = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 ? `-w${i}` : `-z.${i}`)).join(" ");
 
   it("counts a repeated phrase or exclusion once, and keeps the first of each", () => {
-    const parsed = parseSearchQuery('"a b" "a b" "c d" -x -x -z.1 -z.1 -"e f" -"e f"');
+    const parsed = parseSearchQuery('"a b" "A b" "c d" -x -X -z.1 -z.1 -"e f" -"e F"');
     expect(parsed.phrases).toEqual(["a b", "c d"]);
     expect(parsed.exclusions).toBe("-x");
     expect(parsed.excludedPhrases).toEqual(["z.1", "e f"]);

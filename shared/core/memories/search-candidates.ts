@@ -24,17 +24,9 @@ export const LIST_BUDGET = 8192;
 /**
  * How many memories an unfiltered search scores in full, beyond 2 per item wanted: the best by
  * their stored impacts, which differ from the full scores only by the statistics' drift since the
- * last fold (and, for a misspelt word's replacements, by counting each replacement, not the best).
+ * last fold.
  */
 export const CANDIDATES = 32;
-
-/** Each term's weight in the candidates' first ranking: its heaviest alternative's, over the slots. */
-function termWeights(plan: SearchPlan): { term: string; weight: number }[] {
-  const weights = new Map<string, number>();
-  for (const slot of plan.slots)
-    for (const a of slot.alternatives) weights.set(a.term, Math.max(weights.get(a.term) ?? 0, a.weight));
-  return [...weights].map(([term, weight]) => ({ term, weight }));
-}
 
 /**
  * `queryScore` is the memory's score against the query's own words; `score`, what it ranks by: the
@@ -119,9 +111,11 @@ export async function rankCandidates(
       await completeCutOffPostings(deps, scope.userId, plan, [...candidates.values()], cutTerms, lastOfList, wanted);
     cutOff = cutTerms.length > 0;
   } else {
-    const listDepth = Math.max(depth, Math.floor(LIST_BUDGET / terms.length));
+    const lists = plan.slots.reduce((n, s) => n + s.alternatives.length, 0);
+    const listDepth = Math.max(depth, Math.floor(LIST_BUDGET / Math.max(lists, 1)));
     const count = CANDIDATES + DEPTH_PER_ITEM * wanted;
-    for (const c of await rankedCandidates(deps.db, scope.userId, termWeights(plan), listDepth, count)) {
+    const slots = plan.slots.map((s) => s.alternatives);
+    for (const c of await rankedCandidates(deps.db, scope.userId, slots, listDepth, count)) {
       if (c.position <= count) add(c, false);
       // More memories hold the query's words than the candidates — always so when a list was cut
       // (it alone holds more than `count` memories).

@@ -83,7 +83,11 @@ export function parseSearchQuery(query: string, options: { plainWords?: boolean 
       } else if (bare.toLowerCase() !== "or") wanted.push(bare);
     }
   }
-  const distinct = (of: string[]) => [...new Set(of)];
+  // Case aside, as they are matched: `-Foo -foo` is one exclusion.
+  const distinct = (of: string[]) => {
+    const seen = new Set<string>();
+    return of.filter((x) => !seen.has(x.toLowerCase()) && seen.add(x.toLowerCase()));
+  };
   const required = distinct(phrases);
   const excludedWords = distinct(excluded);
   const excludedNames = distinct(excludedPhrases);

@@ -13,7 +13,7 @@ import {
   queryTermStats,
   type SearchScope,
 } from "@amem/store";
-import { byMemory, planTerms, rankCandidates, type Candidate, type LearnFeedback } from "./search-candidates";
+import { byMemory, byRank, planTerms, rankCandidates, type Candidate, type LearnFeedback } from "./search-candidates";
 import { expansionTerms, FEEDBACK_DOCS, FEEDBACK_RESCORED } from "./search-feedback";
 import { parseSearchQuery } from "./search-query";
 import {
@@ -140,13 +140,21 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
       postings: byMemory(postings.filter((p) => rescored.has(p.memoryId))),
     };
   };
+  // The candidates ranked by all their words that the search may return, scored in full: when the
+  // filtered lists below answer instead, they rank among them (a memory holding several of the
+  // query's words once each is deep in every list, and its score there is partial).
+  let scoredInFull: Candidate[] = [];
   if (current) {
     const { ranked, cutOff } = await rankCandidates(deps, scope, plan, wanted, false, learnFeedback);
     // Filtered, the candidates are checked in one read: when the filters leave too few of them,
     // the page is answered from the filtered lists below, and batches would only add round trips.
     const batch = isUnfiltered(scope) ? undefined : ranked.length;
     page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1, checked, batch);
-    if (page.length < limit + 1 && cutOff) page = null;
+    if (page.length < limit + 1 && cutOff) {
+      page = null;
+      // A page left short checked every candidate below the cursor.
+      scoredInFull = ranked.filter((c) => checked.get(c.id));
+    }
   }
   if (page === null) {
     // Not cut to the page's length before the check: with `current: false` the ranking also holds
@@ -159,7 +167,9 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     // candidates found above the cursor say, so that no match below it is left out of every page.
     let ahead = offset;
     for (let pass = 0; ; pass++) {
-      const { ranked, cutOff } = await rankCandidates(deps, scope, plan, ahead + limit + 1, true, learnFeedback);
+      const lists = await rankCandidates(deps, scope, plan, ahead + limit + 1, true, learnFeedback);
+      const { cutOff } = lists;
+      const ranked = withScoredInFull(lists.ranked, scoredInFull);
       page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1, checked);
       const deeper = deeperReadAhead(ahead, ranked.filter((c) => c.score >= minScore && !beyond(c)).length);
       if (page.length > limit || !cutOff || deeper === null || pass === MAX_DEEPER_READS) break;
@@ -178,6 +188,14 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
           )
         : null,
   };
+}
+
+/** The lists' ranking with the candidates scored in full among them, each memory once, in full where it was. */
+function withScoredInFull(ranked: Candidate[], scoredInFull: Candidate[]): Candidate[] {
+  if (scoredInFull.length === 0) return ranked;
+  const byId = new Map(ranked.map((c) => [c.id, c]));
+  for (const c of scoredInFull) byId.set(c.id, c);
+  return [...byId.values()].sort(byRank);
 }
 
 /**

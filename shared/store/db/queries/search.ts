@@ -390,32 +390,41 @@ export type CandidatePosting = Posting & {
 export async function rankedCandidates(
   db: Executor,
   userId: string,
-  terms: { term: string; weight: number }[],
+  slots: { term: string; weight: number }[][],
   depth: number,
   count: number,
 ): Promise<CandidatePosting[]> {
-  if (terms.length === 0) return [];
-  const names = sql.param(terms.map((t) => t.term));
+  const alternatives = slots.flatMap((alts, slot) => alts.map((a) => ({ ...a, slot })));
+  if (alternatives.length === 0) return [];
+  const names = sql.param([...new Set(alternatives.map((a) => a.term))]);
+  // A memory's first score is the sum over the slots of its best alternative's weight × impact, as
+  // scoreMemory sums them: a word in two slots (a misspelling replaced by a word the query also
+  // has) counts twice, and of a slot's replacements only the best. When each slot has one term of
+  // its own, that is one sum per memory; else the best per slot first.
+  const plain =
+    slots.every((alts) => alts.length <= 1) && new Set(alternatives.map((a) => a.term)).size === alternatives.length;
+  const read = sql`
+    from unnest(${sql.param(alternatives.map((a) => a.term))}::text[], ${sql.param(alternatives.map((a) => a.weight))}::float8[],
+                ${sql.param(alternatives.map((a) => a.slot))}::int[]) q(term, weight, slot)
+    cross join lateral (
+      select t.memory_id, t.impact from memory_terms t
+      where t.user_id = ${userId} and t.term = q.term
+      -- "nulls last" as the index is declared: DESC alone means NULLS FIRST, which the index cannot
+      -- serve, and Postgres would sort every posting of the term (measured: 16k rows, 0.9 s).
+      order by t.impact desc nulls last, t.memory_id desc nulls last
+      limit ${depth}
+    ) c`;
+  const scored = plain
+    ? sql`select c.memory_id, sum(q.weight * c.impact) as score ${read} group by c.memory_id`
+    : sql`select s.memory_id, sum(s.best) as score from (
+        select c.memory_id, max(q.weight * c.impact) as best ${read} group by c.memory_id, q.slot
+      ) s group by s.memory_id`;
   const rows = await db.execute<PostingRow & { position: number }>(sql`
     with best as (
       -- Numbered after the limit, so that Postgres keeps only the best (a top-N sort), not every
       -- memory read sorted (measured at 10⁶: 5 ms of a 30 ms statement).
-      select b.memory_id, row_number() over () as position
-      from (
-        select c.memory_id
-        from unnest(${names}::text[], ${sql.param(terms.map((t) => t.weight))}::float8[]) q(term, weight)
-        cross join lateral (
-          select t.memory_id, t.impact from memory_terms t
-          where t.user_id = ${userId} and t.term = q.term
-          -- "nulls last" as the index is declared: DESC alone means NULLS FIRST, which the index cannot
-          -- serve, and Postgres would sort every posting of the term (measured: 16k rows, 0.9 s).
-          order by t.impact desc nulls last, t.memory_id desc nulls last
-          limit ${depth}
-        ) c
-        group by c.memory_id
-        order by sum(q.weight * c.impact) desc, c.memory_id desc
-        limit ${count + 1}
-      ) b
+      select b.memory_id, row_number() over (order by b.score desc, b.memory_id desc) as position
+      from (select m.memory_id, m.score from (${scored}) m order by m.score desc, m.memory_id desc limit ${count + 1}) b
     )
     select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length, b.position::int as position
     from best b join memory_terms t on t.memory_id = b.memory_id
