@@ -36,12 +36,14 @@ type Check = { id: string; status: string; errorMessage?: string };
 
 const ok = (...ids: string[]): Check[] => ids.map((id) => ({ id, status: "SUCCESS" }));
 const failure = (id: string, errorMessage: string): Check[] => [{ id, status: "FAILURE", errorMessage }];
-const unknownTool = (scenario: string, tool: string) =>
-  failure(scenario, `Failed: MCP error -32602: Tool ${tool} not found`);
-const unknownPrompt = (scenario: string, prompt: string) =>
-  failure(scenario, `Failed: MCP error -32602: Prompt ${prompt} not found`);
-const unknownResource = (scenario: string, uri: string) =>
-  failure(scenario, `Failed: MCP error -32602: Resource not found: ${uri}`);
+/**
+ * A fixture amem does not have (a tool, a prompt, a resource: named for the reader) is refused by
+ * its code alone, never quoting the name (mcp/protocol-errors.ts, byCodeOnly).
+ */
+const unknownFixture = (scenario: string, _name: string) => failure(scenario, "Failed: MCP error -32602: not_found");
+const unknownTool = unknownFixture;
+const unknownPrompt = unknownFixture;
+const unknownResource = unknownFixture;
 const FIXTURE = "exercises a fixture of the SDK's reference server that amem does not have";
 
 /** The scenarios amem must pass, check by check. */
