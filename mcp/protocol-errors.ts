@@ -106,7 +106,7 @@ export function answerMalformedParamsByCode(server: Server): void {
  * params is `invalid_input`.
  */
 function byCodeOnly(error: ProtocolError): ProtocolError {
-  if (error.message in ERROR_STATUS && error.data === undefined) return error;
+  if (Object.hasOwn(ERROR_STATUS, error.message) && error.data === undefined) return error;
   // The uri stays as data: SDK clients recognise a missing resource by it (it is the client's own).
   if (error instanceof ResourceNotFoundError) return new ProtocolError(error.code, "not_found", { uri: error.uri });
   if (error.code === ProtocolErrorCode.InvalidParams)

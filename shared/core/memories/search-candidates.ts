@@ -100,7 +100,7 @@ export async function rankCandidates(
   if (eligibleOnly) {
     const listLength = new Map<string, number>();
     const lastOfList = new Map<string, Posting>();
-    for (const c of await championPostings(deps.db, scope, terms, depth, true)) {
+    for (const c of await championPostings(deps.db, scope, terms, depth)) {
       add(c, c.superseded);
       listLength.set(c.term, (listLength.get(c.term) ?? 0) + 1);
       lastOfList.set(c.term, c);

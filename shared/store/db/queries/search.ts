@@ -317,27 +317,28 @@ function eligible(f: SearchScope): SQL {
 }
 
 /**
- * Each term's champion list: its `depth` best postings (by stored impact), read in index order
- * from memory_terms_champion_idx and stopped at `depth`, so the cost follows the depth asked for,
- * not the number of matches. A list shorter than `depth` is complete. With `eligibleOnly` the
- * lists hold only memories the search may return (each posting checked against its memory while
- * the index is walked: the path for filtered searches, where most of the best postings may be
- * out of scope); without it they are read from the index alone, and the caller checks the few
- * memories it is about to answer with.
+ * A term's postings best first, as memory_terms_champion_idx holds them. "nulls last" as the index
+ * is declared: DESC alone means NULLS FIRST, which the index cannot serve, and Postgres would sort
+ * every posting of the term (measured: 16k rows, 0.9 s).
+ */
+const BEST_FIRST = sql`order by t.impact desc nulls last, t.memory_id desc nulls last`;
+
+/**
+ * Each term's champion list among the memories the search may return: its `depth` best postings
+ * (by stored impact) whose memories pass the filters, each posting checked against its memory
+ * while memory_terms_champion_idx is walked in order and stopped at `depth`, so the cost follows
+ * the depth asked for, not the number of matches. A list shorter than `depth` is complete. The
+ * path of filtered searches whose filters leave too few of the unfiltered candidates
+ * (rankedCandidates), and of searches with `current: false`.
  */
 export async function championPostings(
   db: Executor,
   f: SearchScope,
   terms: string[],
   depth: number,
-  eligibleOnly: boolean,
 ): Promise<ChampionPosting[]> {
   if (terms.length === 0) return [];
-  // Without `eligibleOnly` no posting is known to be superseded: set here, not read with each row
-  // (a list is hundreds of rows, and the driver decodes every value of every row).
-  const rows = await db.execute<PostingRow & { superseded?: boolean }>(
-    eligibleOnly
-      ? sql`
+  const rows = await db.execute<PostingRow & { superseded: boolean }>(sql`
     select q.term, c.*
     from unnest(${sql.param(terms)}::text[]) q(term)
     cross join lateral (
@@ -346,25 +347,10 @@ export async function championPostings(
       from memory_terms t
       join ${memories} on ${memories.id} = t.memory_id
       where t.user_id = ${f.userId} and t.term = q.term and ${eligible(f)}
-      -- "nulls last" as the index is declared: DESC alone means NULLS FIRST, which the index cannot
-      -- serve, and Postgres would sort every posting of the term (measured: 16k rows, 0.9 s).
-      order by t.impact desc nulls last, t.memory_id desc nulls last
+      ${BEST_FIRST}
       limit ${depth}
-    ) c`
-      : sql`
-    select q.term, c.*
-    from unnest(${sql.param(terms)}::text[]) q(term)
-    cross join lateral (
-      select t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length
-      from memory_terms t
-      where t.user_id = ${f.userId} and t.term = q.term
-      -- "nulls last" as the index is declared: DESC alone means NULLS FIRST, which the index cannot
-      -- serve, and Postgres would sort every posting of the term (measured: 16k rows, 0.9 s).
-      order by t.impact desc nulls last, t.memory_id desc nulls last
-      limit ${depth}
-    ) c`,
-  );
-  return rows.map((r) => ({ ...postingOf(r), superseded: r.superseded ?? false }));
+    ) c`);
+  return rows.map((r) => ({ ...postingOf(r), superseded: r.superseded }));
 }
 
 /** A posting of a candidate of an unfiltered search (rankedCandidates). */
@@ -376,8 +362,8 @@ export type CandidatePosting = Posting & {
 };
 
 /**
- * The candidates of an unfiltered search of current memories: each term's postings read best first
- * (memory_terms_champion_idx, stored impact), up to `depth` per term, and of the memories they hold
+ * The candidates of an unfiltered search of current memories: the postings of each slot's terms
+ * read best first (memory_terms_champion_idx, stored impact), up to `depth` per term, and of the memories they hold
  * the `count` + 1 with the highest sum of the terms' weights × stored impacts — a memory matching
  * several of the query's words ranks by all of them, wherever it sits in each list. Answers every
  * posting of those memories for the query's terms (read by key: complete, whatever the depth); a
@@ -409,9 +395,7 @@ export async function rankedCandidates(
     cross join lateral (
       select t.memory_id, t.impact from memory_terms t
       where t.user_id = ${userId} and t.term = q.term
-      -- "nulls last" as the index is declared: DESC alone means NULLS FIRST, which the index cannot
-      -- serve, and Postgres would sort every posting of the term (measured: 16k rows, 0.9 s).
-      order by t.impact desc nulls last, t.memory_id desc nulls last
+      ${BEST_FIRST}
       limit ${depth}
     ) c`;
   const scored = plain
