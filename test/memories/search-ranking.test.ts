@@ -386,6 +386,47 @@ describe("search ranking properties (README, Search)", () => {
     expect(terms).not.toContain("heroku");
   });
 
+  it("ranks candidates by the tenant's averages now, not those of the day each memory was written", async () => {
+    const tenant = await newTenant(ctx);
+    const words = (word: string, n: number) => Array(n).fill(word).join(" ");
+    // The tenant's first memory, its posting's impact stored under the prior averages (40 words of
+    // content): 100 words is long by them.
+    const first = await remember(tenant, "Field note", `zebra ${words("savanna", 99)}`);
+    await foldAll();
+    for (let i = 0; i < 30; i++) await remember(tenant, `Transcript ${i}`, `${words("lorem", 800)} take${i}`);
+    await foldAll();
+    // Longer than the first by today's averages (~500 words), so each scores below it in full; by
+    // stored impact, each is above it (short by the averages it was written under).
+    for (let i = 0; i < 70; i++) await remember(tenant, `Sighting ${i}`, `zebra ${words("grassland", 298)} site${i}`);
+    await foldAll();
+    const everyVersion = await search(tenant, { query: "zebra", current: false, limit: 10 });
+    expect(everyVersion.items[0]!.memory.id).toBe(first.id);
+    const { items } = await search(tenant, { query: "zebra", limit: 10 });
+    expect(items[0]!.memory.id).toBe(first.id);
+    expect(items[0]!.score).toBe(everyVersion.items[0]!.score);
+  });
+
+  it("learns feedback from the best memories the search may return, though a replaced version ranks first in the index", async () => {
+    const tenant = await newTenant(ctx);
+    // The replaced version keeps its postings (searches with current false rank it) and matches
+    // the query best, so the index puts it first among the candidates; the feedback learns from
+    // the three current ones below it, each holding a word of its own.
+    const old = await remember(tenant, "Deploy target", "Deploy target: deploy to heroku, deploy target confirmed.");
+    const revised = await ctx.request("POST", `/api/v1/memories/${old.id}/revise`, {
+      apiKey: tenant.apiKey,
+      body: { content: "Deploy to fly from the main pipeline." },
+    });
+    expect(revised.status).toBe(201);
+    await remember(tenant, "Deploy window", "Deploy after standup on weekdays.");
+    await remember(tenant, "Deploy checklist", "Deploy with a canary first.");
+    const first = await search(tenant, { query: "deploy target", limit: 1 });
+    expect(first.items.map((h) => h.memory.id)).toEqual([revised.body.memory.id]);
+    const terms = (JSON.parse(Buffer.from(first.nextCursor!, "base64url").toString()).x as [string, number][]).map(
+      ([term]) => term,
+    );
+    expect(terms).toEqual(expect.arrayContaining(["fli", "weekday", "canari"]));
+  });
+
   it("pages through more equal-scored matches than the lists' depth, newest first, leaving none out", async () => {
     const tenant = await newTenant(ctx);
     // Same lengths, same counts: every memory scores alike for the query, and ties go to the newer.

@@ -1,6 +1,6 @@
 import type { Deps } from "../deps";
 import { championPostings, postingsOf, rankedCandidates, revisionChainsFrom, type SearchScope } from "@amem/store";
-import { roundScore, saturation, SCORE_DECIMALS, scoreMemory, type Posting } from "./search-ranking";
+import { RANKING, roundScore, saturation, SCORE_DECIMALS, scoreMemory, type Posting } from "./search-ranking";
 import type { SearchPlan } from "./search-cursor";
 import { FEEDBACK_RESCORED, feedbackScore, type Feedback } from "./search-feedback";
 
@@ -22,9 +22,10 @@ const DEPTH_PER_ITEM = 2;
  */
 export const LIST_BUDGET = 8192;
 /**
- * How many memories an unfiltered search scores in full, beyond 2 per item wanted: the best by
- * their stored impacts, which differ from the full scores only by the statistics' drift since the
- * last fold.
+ * How many memories an unfiltered search scores in full, beyond 2 per item wanted: the best by the
+ * sum of their terms' weights × saturations under the tenant's averages now (rankedCandidates), which
+ * differs from the full score only by the statistics' drift since the last fold and by postings of a
+ * list read only in part.
  */
 export const CANDIDATES = 32;
 
@@ -115,7 +116,7 @@ export async function rankCandidates(
     const listDepth = Math.max(depth, Math.floor(LIST_BUDGET / Math.max(lists, 1)));
     const count = CANDIDATES + DEPTH_PER_ITEM * wanted;
     const slots = plan.slots.map((s) => s.alternatives);
-    for (const c of await rankedCandidates(deps.db, scope.userId, slots, listDepth, count)) {
+    for (const c of await rankedCandidates(deps.db, scope.userId, slots, { ...RANKING, ...plan.stats }, listDepth, count)) {
       if (c.position <= count) add(c, false);
       // More memories hold the query's words than the candidates — always so when a list was cut
       // (it alone holds more than `count` memories).

@@ -353,6 +353,29 @@ export async function championPostings(
   return rows.map((r) => ({ ...postingOf(r), superseded: r.superseded }));
 }
 
+/** The ranking's constants and the tenant's average field lengths (core/memories/search-ranking.ts). */
+export type SaturationConstants = {
+  k1: number;
+  b: number;
+  wTopic: number;
+  wContent: number;
+  avgTopic: number;
+  avgContent: number;
+};
+
+/**
+ * A posting `t`'s saturation, as search-ranking.ts computes it, written as 1 − k1 / (k1 + tf~) so
+ * that tf~ is computed once per posting (it is, for every posting a search reads), with the
+ * per-query factors folded into parameters: tf~ = W_T · tf_t / (1 − B + len_t · B / avg_t) + …
+ */
+function saturationOf(c: SaturationConstants): SQL {
+  const param = (x: number) => sql`${x}::float8`;
+  const norm = (avg: number) => param(c.b / Math.max(avg, 1));
+  return sql`(1 - ${param(c.k1)} / (${param(c.k1)}
+    + ${param(c.wTopic)} * t.topic_tf / (${param(1 - c.b)} + t.topic_length * ${norm(c.avgTopic)})
+    + ${param(c.wContent)} * t.content_tf / (${param(1 - c.b)} + t.content_length * ${norm(c.avgContent)})))`;
+}
+
 /** A posting of a candidate of an unfiltered search (rankedCandidates). */
 export type CandidatePosting = Posting & {
   term: string;
@@ -364,8 +387,12 @@ export type CandidatePosting = Posting & {
 /**
  * The candidates of an unfiltered search of current memories: the postings of each slot's terms
  * read best first (memory_terms_champion_idx, stored impact), up to `depth` per term, and of the memories they hold
- * the `count` + 1 with the highest sum of the terms' weights × stored impacts — a memory matching
- * several of the query's words ranks by all of them, wherever it sits in each list. Answers every
+ * the `count` + 1 with the highest sum of the terms' weights × saturations — a memory matching
+ * several of the query's words ranks by all of them, wherever it sits in each list. Each saturation
+ * is computed from the posting's counts and lengths (in the index's key) with the tenant's
+ * averages now (`saturation`), not read as its stored impact: that one used the averages of the day
+ * the memory was written (a tenant's first memories, under the prior), and a review saw a memory
+ * that scores best in full ranked 71st of 71 by it, off every page. Answers every
  * posting of those memories for the query's terms (read by key: complete, whatever the depth); a
  * `count` + 1st says there are more. Ranked in Postgres, so the driver decodes the candidates'
  * postings, not every posting read. Per-term lists of a few hundred postings each, decoded and
@@ -377,6 +404,7 @@ export async function rankedCandidates(
   db: Executor,
   userId: string,
   slots: { term: string; weight: number }[][],
+  saturation: SaturationConstants,
   depth: number,
   count: number,
 ): Promise<CandidatePosting[]> {
@@ -393,15 +421,16 @@ export async function rankedCandidates(
     from unnest(${sql.param(alternatives.map((a) => a.term))}::text[], ${sql.param(alternatives.map((a) => a.weight))}::float8[],
                 ${sql.param(alternatives.map((a) => a.slot))}::int[]) q(term, weight, slot)
     cross join lateral (
-      select t.memory_id, t.impact from memory_terms t
+      select t.memory_id, ${saturationOf(saturation)} as saturation
+      from memory_terms t
       where t.user_id = ${userId} and t.term = q.term
       ${BEST_FIRST}
       limit ${depth}
     ) c`;
   const scored = plain
-    ? sql`select c.memory_id, sum(q.weight * c.impact) as score ${read} group by c.memory_id`
+    ? sql`select c.memory_id, sum(q.weight * c.saturation) as score ${read} group by c.memory_id`
     : sql`select s.memory_id, sum(s.best) as score from (
-        select c.memory_id, max(q.weight * c.impact) as best ${read} group by c.memory_id, q.slot
+        select c.memory_id, max(q.weight * c.saturation) as best ${read} group by c.memory_id, q.slot
       ) s group by s.memory_id`;
   const rows = await db.execute<PostingRow & { position: number }>(sql`
     with best as (
