@@ -6,20 +6,34 @@ import { flushKeyUseChunk, keyUseParts } from "./key-use-flusher";
 import { foldSearchStats } from "./search-stats-folder";
 import { foldSummaryCounts } from "./summary-counts-folder";
 
-/** Memories folded into the search statistics per statement (~1 ms of Postgres time per 100). */
-const SEARCH_FOLD_BATCH = 2_000;
-/** Summary count deltas folded per statement (a capture appends one or two). */
+/** Memories folded into the search statistics per statement at most (~1 ms of Postgres time per 100). */
+export const SEARCH_FOLD_BATCH = 2_000;
+/** Summary count deltas folded per statement at most (a capture appends one or two). */
 const SUMMARY_FOLD_BATCH = 5_000;
 
 /**
- * What a flusher carries from one pass to the next: where its walk of each credential part's
- * last-used hash stands, and which tenant part the next lease phase starts with (the parts take
- * turns being first, so none is always the one a spent budget leaves behind).
+ * How many a fold takes per statement: halved after a fold that failed, grown by a quarter after
+ * each full one, up to `max`. A fold's cost follows the postings it folds, new terms most (their
+ * trigram index entries, ~30 µs each): a review's backlog of 300 pasted logs (~900 new terms each)
+ * ran every fold of 2,000 past the statement timeout, on the same rows each pass, and no tenant's
+ * statistics moved again. Smaller folds of the same rows finish.
  */
-export type FlushCursor = { keyUse: string[]; leaseStart: number };
+export type FoldBatch = { size: number; max: number };
+
+/**
+ * What a flusher carries from one pass to the next: where its walk of each credential part's
+ * last-used hash stands, which tenant part the next lease phase starts with (the parts take
+ * turns being first, so none is always the one a spent budget leaves behind), and its folds' batch sizes.
+ */
+export type FlushCursor = { keyUse: string[]; leaseStart: number; searchFold: FoldBatch; summaryFold: FoldBatch };
 
 export function newFlushCursor(): FlushCursor {
-  return { keyUse: Array.from({ length: CREDENTIAL_PARTS }, () => "0"), leaseStart: 0 };
+  return {
+    keyUse: Array.from({ length: CREDENTIAL_PARTS }, () => "0"),
+    leaseStart: 0,
+    searchFold: { size: SEARCH_FOLD_BATCH, max: SEARCH_FOLD_BATCH },
+    summaryFold: { size: SUMMARY_FOLD_BATCH, max: SUMMARY_FOLD_BATCH },
+  };
 }
 
 /** `parts` (sorted) starting at the first one ≥ `start`, wrapping around. */
@@ -75,33 +89,40 @@ export async function runFlushPass(deps: Deps, cursor: FlushCursor): Promise<boo
     budget,
     "search statistics",
     (n) => foldSearchStats(deps, n),
-    SEARCH_FOLD_BATCH,
+    cursor.searchFold,
   );
   const summaryLeft = await foldWithin(
     deps,
     budget,
     "summary counts",
     (n) => foldSummaryCounts(deps, n),
-    SUMMARY_FOLD_BATCH,
+    cursor.summaryFold,
   );
   return leasesLeft || keyUseLeft || searchLeft || summaryLeft;
 }
 
-/** Folds batches of `batch` until a short one or the budget is spent; true when work is left over. */
+/**
+ * Folds batches until a short one or the budget is spent, each as large as `batch` says (and
+ * resizes it); true when work is left over.
+ */
 async function foldWithin(
   deps: Deps,
   budget: number,
   what: string,
   fold: (batch: number) => Promise<number>,
-  batch: number,
+  batch: FoldBatch,
 ): Promise<boolean> {
+  const started = performance.now();
   try {
-    const started = performance.now();
-    let folded = await fold(batch);
-    while (folded >= batch && performance.now() - started < budget) folded = await fold(batch);
-    return folded >= batch;
+    for (;;) {
+      const size = batch.size;
+      if ((await fold(size)) < size) return false;
+      batch.size = Math.min(batch.max, Math.ceil(size * 1.25));
+      if (performance.now() - started >= budget) return true;
+    }
   } catch (err) {
-    deps.logger.warn({ err: loggableError(err) }, `${what} fold failed; retrying next pass`);
+    batch.size = Math.max(1, Math.floor(batch.size / 2));
+    deps.logger.warn({ err: loggableError(err), batch: batch.size }, `${what} fold failed; retrying next pass`);
     return false;
   }
 }

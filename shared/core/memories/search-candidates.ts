@@ -116,7 +116,14 @@ export async function rankCandidates(
     const listDepth = Math.max(depth, Math.floor(LIST_BUDGET / Math.max(lists, 1)));
     const count = CANDIDATES + DEPTH_PER_ITEM * wanted;
     const slots = plan.slots.map((s) => s.alternatives);
-    for (const c of await rankedCandidates(deps.db, scope.userId, slots, { ...RANKING, ...plan.stats }, listDepth, count)) {
+    for (const c of await rankedCandidates(
+      deps.db,
+      scope.userId,
+      slots,
+      { ...RANKING, ...plan.stats },
+      listDepth,
+      count,
+    )) {
       if (c.position <= count) add(c, false);
       // More memories hold the query's words than the candidates — always so when a list was cut
       // (it alone holds more than `count` memories).

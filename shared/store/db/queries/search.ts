@@ -26,6 +26,20 @@ const inPending = (userId: string, removed: boolean) =>
   sql`t.memory_id = any(array(select p.memory_id from memory_search_pending p where p.user_id = ${userId} and p.removed = ${removed}))`;
 
 /**
+ * How many postings of the memories pending a fold the feedback and the misspelling lookup read at
+ * most (a statement reads each of its kinds once): the postings of a backlog, when the workers fall
+ * behind or are down, not every one. A review's 1,000 pending pasted logs (~900 terms each) made
+ * every search read them all, 2 s and then 503. Past it, their figures lack the rest of the backlog
+ * until it is folded; the query's own terms are always counted in full (queryTermStats: one probe
+ * per pending memory and term).
+ */
+export const PENDING_POSTINGS_READ = 20_000;
+
+/** The terms of (at most PENDING_POSTINGS_READ of) the postings of the tenant's pending memories, as `t`. */
+const pendingTerms = (userId: string, removed: boolean) =>
+  sql`(select t.term from memory_terms t where ${inPending(userId, removed)} limit ${PENDING_POSTINGS_READ}) t`;
+
+/**
  * The query's distinct stemmed terms, read as the memories were (amem_search_terms: stop and
  * question words dropped, words stemmed, dotted and slashed names split), how often each occurs in the query, and
  * each one's document frequency among the tenant's memories; plus the tenant's totals. Of the
@@ -107,7 +121,8 @@ export type FeedbackPosting = Posting & { term: string; memoryId: string; df: nu
  * frequency is exact in the statement's snapshot as the query's own terms' is (queryTermStats: the
  * folded figure plus the pending memories', of the current memories or with `current` false of
  * every memory), so scores are the same before and after a fold; the pending memories' postings are
- * counted in one pass over them, grouped by term, not probed per term as a query's few terms are.
+ * counted in one pass over them, grouped by term, not probed per term as a query's few terms are —
+ * at most PENDING_POSTINGS_READ of them (a backlog's figures are exact once it is folded).
  * The tenant is checked as a filter (`is true`), never as an index condition: with it, the
  * planner may AND the primary key's few rows with every posting of the tenant.
  */
@@ -122,9 +137,7 @@ export async function feedbackPostings(
 ): Promise<FeedbackPosting[]> {
   if (learnFrom.length === 0) return [];
   const k = current ? 1 : 0;
-  const pendingRemoved = current
-    ? sql`union all select t.term, -1 from memory_terms t where ${inPending(userId, true)}`
-    : sql``;
+  const pendingRemoved = current ? sql`union all select t.term, -1 from ${pendingTerms(userId, true)}` : sql``;
   const rows = await executePrepared<PostingRow & { df: number | null }>(
     db,
     sql`
@@ -144,7 +157,7 @@ export async function feedbackPostings(
     ),
     pending as (
       select c.term, sum(c.n) as n from (
-        select t.term, 1 as n from memory_terms t where ${inPending(userId, false)}
+        select t.term, 1 as n from ${pendingTerms(userId, false)}
         ${pendingRemoved}
       ) c group by c.term
     ),
@@ -171,8 +184,8 @@ export type FuzzyMatch = { word: string; term: string; similarity: number; df: n
  * For each term the tenant never used (a misspelling, a mistyped identifier), the tenant's terms
  * most similar to it by trigrams (at most `perWord`, none longer than `maxLength` characters), with
  * their document frequencies. The term dictionary is the folded statistics (trigram index with the
- * tenant in it, btree_gin) plus the pending memories': of the current memories, or with `current`
- * false of every memory (as queryTermStats).
+ * tenant in it, btree_gin) plus the pending memories' (at most PENDING_POSTINGS_READ of their
+ * postings): of the current memories, or with `current` false of every memory (as queryTermStats).
  */
 export async function fuzzyTerms(
   db: Executor,
@@ -186,7 +199,7 @@ export async function fuzzyTerms(
   if (words.length === 0) return [];
   const k = current ? 1 : 0;
   const pendingRemoved = current
-    ? sql`union all select t.term, -1 from memory_terms t where ${inPending(userId, true)} and t.term % w.word`
+    ? sql`union all select t.term, -1 from ${pendingTerms(userId, true)} where t.term % w.word`
     : sql``;
   const rows = await db.execute<{ word: string; term: string; similarity: number; df: number }>(sql`
     select w.word, f.term, f.similarity::float8 as similarity, f.df::int as df
@@ -196,7 +209,7 @@ export async function fuzzyTerms(
       from (
         select s.term, s.df - ${k}::int * s.removed_df as df from memory_term_stats s where s.user_id = ${userId} and s.term % w.word
         union all
-        select t.term, 1 from memory_terms t where ${inPending(userId, false)} and t.term % w.word
+        select t.term, 1 from ${pendingTerms(userId, false)} where t.term % w.word
         ${pendingRemoved}
       ) c
       where similarity(c.term, w.word) >= ${minSimilarity} and length(c.term) <= ${maxLength}
