@@ -153,6 +153,8 @@ describe("POST /api/v1/hooks/claude-code", () => {
 
   it("compact and a repeated startup return the same run; a changed project on the URL resumes it instead of failing", async () => {
     const tenant = await newTenant(ctx);
+    const own = await remember(tenant, { memoryType: "commitment", topic: "Ship the lease cache", project: "amem" });
+    const other = await remember(tenant, { memoryType: "commitment", topic: "Rotate the keys", project: "other" });
     const runId = await started(tenant, "claude-code", await fixture("claude-code/2.1/SessionStart"));
     const compact = await hook(
       ctx,
@@ -170,7 +172,12 @@ describe("POST /api/v1/hooks/claude-code", () => {
       "?project=other",
     );
     expect(runIdOf(moved.body.hookSpecificOutput.additionalContext)).toBe(runId);
-    expect(await session(tenant, runId)).toMatchObject({ project: "amem", activationEpoch: 2 });
+    const run = await session(tenant, runId);
+    expect(run).toMatchObject({ project: "amem", activationEpoch: 2 });
+    // Briefed, and recorded, for the run's own project, not the one the URL named.
+    expect(moved.body.hookSpecificOutput.additionalContext).toContain(`\`${own.id}\``);
+    expect(moved.body.hookSpecificOutput.additionalContext).not.toContain(other.id);
+    expect(run.briefedMemories.map((m: { id: string }) => m.id)).toEqual([own.id]);
   });
 
   it("ignores unknown fields anywhere in the payload", async () => {
@@ -261,6 +268,13 @@ describe("POST /api/v1/hooks/claude-code", () => {
     expect(list.body.items.map((r: any) => [r.agent, r.sessionId, r.source])).toEqual([
       ["claude-code", payload.session_id, "resume"],
     ]);
+    // Where a SessionStart would have opened it, with the Stop's excerpt (in its lease until flushed).
+    expect(await session(tenant, list.body.items[0].sessionRunId)).toMatchObject({
+      project: lastSegment(payload.cwd),
+      selector: { kind: "project", project: lastSegment(payload.cwd) },
+    });
+    const lease = ctx.deps.keys.lease(tenant.userId, "claude-code", payload.session_id);
+    expect(await ctx.deps.redis.hget(lease, "ex")).toBe(payload.last_assistant_message);
   });
 
   it("SessionEnd and PreCompact of an unknown session answer {} (nothing to close or keep alive)", async () => {

@@ -48,6 +48,9 @@ const SessionStartPayload = Type.Object({
 });
 const StopPayload = Type.Object({
   session_id: SessionId,
+  // Where a Stop for a session amem has no row opens it (its SessionStart hook missed); both
+  // harnesses send it with every event.
+  cwd: Type.Optional(Cwd),
   stop_hook_active: Type.Boolean(),
   // Claude Code ≥ 2.1.47 and Codex send it (Codex: null when the turn ended without text); older
   // Claude Code versions do not.

@@ -6,7 +6,6 @@ import { closeSession, getSession, openSession } from "../agent-sessions/service
 import { heartbeat } from "../agent-sessions/heartbeat";
 import { buildBriefing, recordBriefingDeliveredWithin, type BriefingRequest } from "../briefing/service";
 import { debriefPrompt } from "../briefing/debrief";
-import { beginTriage } from "../triage/begin";
 import { requestTriageCompletion } from "../triage/complete";
 import { beginUnlessQuiet } from "../triage/quiet-stop";
 import { renderBriefingMarkdown, RENDERED_BEFORE_RELEVANT } from "./briefing-markdown";
@@ -73,15 +72,47 @@ async function unlessMissing<T>(work: () => Promise<T>): Promise<T | undefined> 
 }
 
 /**
+ * The briefing for a run's selector, rendered within AMEM_BRIEFING_MAX_CHARS. Its query is the last
+ * message excerpt of the agent's previous run in the project, so the session starts with the
+ * memories relevant to where that run left off (none without one).
+ */
+async function renderedBriefing(
+  deps: Deps,
+  principal: Principal,
+  run: { agent: string; sessionId: string; project?: string; selector: BriefingRequest },
+  now: Date,
+) {
+  const excerpt = await lastRunExcerpt(deps.db, {
+    userId: principal.userId,
+    agent: run.agent,
+    project: run.project,
+    exceptSessionId: run.sessionId,
+  });
+  // Heartbeat through the REST api stores up to 4,000 characters; the briefing reads the first 1,000.
+  const query = excerpt === undefined ? undefined : excerptOf(excerpt);
+  const briefing = await buildBriefing(
+    deps,
+    principal,
+    query === undefined ? run.selector : { ...run.selector, query, relevantBeside: RENDERED_BEFORE_RELEVANT },
+    now,
+  );
+  return renderBriefingMarkdown({
+    selector: briefing.selector,
+    sections: briefing.sections,
+    relevant: briefing.relevant,
+    maxChars: deps.config.AMEM_BRIEFING_MAX_CHARS,
+  });
+}
+
+/**
  * SessionStart: the briefing for the run's selector, rendered within AMEM_BRIEFING_MAX_CHARS, then
  * open with the rendered items as the run's briefedMemories (stored on insert and on a startup
  * reopen, SPEC §3.3), the delivery recorded (briefingDeliveredAt, the first delivery only),
  * answered as context that names the run id for attribution.
  * `startup` and `clear` (a new session id) open as startup, `compact` too (the same live row comes
  * back unchanged); `resume` as resume. A startup whose facets changed (the hook URL now names
- * another project) is 409 for open; the hook resumes the run instead, so the agent keeps its run id.
- * The briefing's query is the last message excerpt of the agent's previous run in the project, so
- * the session starts with the memories relevant to where that run left off (none without one).
+ * another project) is 409 for open; the hook resumes the run instead, so the agent keeps its run id,
+ * and briefs it for the run's own project and selector.
  */
 async function sessionStart(
   deps: Deps,
@@ -95,34 +126,21 @@ async function sessionStart(
   const project = target.project ?? projectOfCwd(event.cwd);
   const facets = { project, scope: target.scope };
   const selector = selectorOf(facets);
-  const excerpt = await lastRunExcerpt(deps.db, {
-    userId: principal.userId,
-    agent,
-    project,
-    exceptSessionId: event.session_id,
-  });
-  // Heartbeat through the REST api stores up to 4,000 characters; the briefing reads the first 1,000.
-  const query = excerpt === undefined ? undefined : excerptOf(excerpt);
-  const briefing = await buildBriefing(
-    deps,
-    principal,
-    query === undefined ? selector : { ...selector, query, relevantBeside: RENDERED_BEFORE_RELEVANT },
-    now,
-  );
   const base = { agent, sessionId: event.session_id, ...facets, selector };
   const source = event.source === "resume" ? "resume" : "startup";
-  const rendered = renderBriefingMarkdown({
-    selector: briefing.selector,
-    sections: briefing.sections,
-    relevant: briefing.relevant,
-    maxChars: deps.config.AMEM_BRIEFING_MAX_CHARS,
-  });
+  const briefingOf = (run: { project?: string; selector: BriefingRequest }) =>
+    renderedBriefing(deps, principal, { agent, sessionId: event.session_id, ...run }, now);
+  let rendered = await briefingOf({ project, selector });
   let opened: Awaited<ReturnType<typeof openSession>>;
   try {
     opened = await openSession(deps, principal, { ...base, source, briefedMemories: rendered.briefed }, now);
   } catch (error) {
     if (!(error instanceof AppError && error.code === "conflict")) throw error;
     opened = await openSession(deps, principal, { ...base, source: "resume" }, now);
+    // The resumed run keeps its own project and selector: the briefing it gets, and records, is
+    // theirs, not the one the hook URL's facets asked for (a probe saw another project's
+    // commitments delivered and recorded on the run, then debriefed).
+    rendered = await briefingOf({ project: opened.row.project ?? undefined, selector: opened.row.selector });
   }
   // Open never stamps the delivery (SPEC §3.3); this answer delivers the briefing, so the hook
   // records it like GET /briefing would, with the items it rendered (issue 19 defect 1) — only
@@ -148,7 +166,8 @@ async function sessionStart(
  * completed by the next ordinary stop once begin hands it back (older than
  * TRIAGE_MIN_ATTEMPT_AGE_SECONDS). A refusal Postgres already gave and nothing has changed since is
  * answered from Redis (shared/core/triage/quiet-stop.ts). A session amem has no row for (its SessionStart hook missed) is
- * opened as a resume first.
+ * opened as a resume first, in the project of the hook URL or of the payload's `cwd`, and the Stop's
+ * heartbeat then stores its excerpt on it.
  */
 async function stop(
   deps: Deps,
@@ -160,23 +179,25 @@ async function stop(
 ): Promise<HookOutcome> {
   const key = { agent, sessionId: event.session_id };
   const excerpt = excerptOf(event.last_assistant_message);
-  const beat = await unlessMissing(() => heartbeat(deps, principal, { ...key, lastMessageExcerpt: excerpt }, now));
-  const facets = { project: target.project, scope: target.scope };
-  const runId =
-    beat?.sessionRunId ??
-    (await openSession(deps, principal, { ...key, ...facets, selector: selectorOf(facets), source: "resume" }, now)).row
-      .id;
+  const beatWith = () => heartbeat(deps, principal, { ...key, lastMessageExcerpt: excerpt }, now);
+  let beat = await unlessMissing(beatWith);
+  if (beat === undefined) {
+    // Opened where a SessionStart would have opened it (the URL's facets, else the cwd's project),
+    // then the Stop's heartbeat, excerpt and all, goes on it as on any other run.
+    const project = target.project ?? (event.cwd === undefined ? undefined : projectOfCwd(event.cwd));
+    const facets = { project, scope: target.scope };
+    await openSession(deps, principal, { ...key, ...facets, selector: selectorOf(facets), source: "resume" }, now);
+    beat = await beatWith();
+  }
   if (event.stop_hook_active) {
-    const run = await getSession(deps, principal, runId);
+    const run = await getSession(deps, principal, beat.sessionRunId);
     if (run.triageStatus === "pending" && run.triageAttemptId)
       await completeQuietly(deps, principal, { ...key, attemptId: run.triageAttemptId });
     return NONE;
   }
   // Most stops have nothing to debrief: with a heartbeat's live run, begin's refusal comes from
   // Redis when nothing changed since Postgres last gave it (shared/core/triage/quiet-stop.ts).
-  const begun = beat
-    ? await beginUnlessQuiet(deps, principal, key, beat, now)
-    : await beginTriage(deps, principal, { ...key, stopHookActive: false }, now);
+  const begun = await beginUnlessQuiet(deps, principal, key, beat, now);
   if (begun.armed) return { kind: "block", reason: await debriefPrompt(deps, principal, key) };
   if (begun.reason === "pending" && begun.attemptId)
     await completeQuietly(deps, principal, { ...key, attemptId: begun.attemptId });
