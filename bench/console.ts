@@ -101,7 +101,7 @@ async function postgresTimes(userId: string): Promise<{ summary: number; activit
 async function cursorAt90(userId: string, count: number): Promise<string> {
   const [row] = await db`select created_at, id from memories where user_id = ${userId}
     order by created_at desc, id desc offset ${Math.floor(count * 0.9)} limit 1`;
-  return encodeCursor(new Date(row!.created_at as Date), row!.id as string);
+  return encodeCursor("memories", new Date(row!.created_at as Date), row!.id as string);
 }
 
 const paths = (l: Level): [Read, string][] => [

@@ -65,7 +65,7 @@ async function deepMemoryCursor(db: Sql, userId: string): Promise<string> {
     order by created_at desc, id desc offset ${Math.floor(n * 0.9)} limit 1`) as unknown as [
     { created_at: Date; id: string },
   ];
-  return encodeCursor(row.created_at, row.id);
+  return encodeCursor("memories", row.created_at, row.id);
 }
 
 async function deepSessionCursor(db: Sql, userId: string): Promise<string> {
@@ -74,7 +74,7 @@ async function deepSessionCursor(db: Sql, userId: string): Promise<string> {
     order by last_seen_at desc, id desc offset ${Math.floor(n * 0.9)} limit 1`) as unknown as [
     { last_seen_at: Date; id: string },
   ];
-  return encodeCursor(row.last_seen_at, row.id);
+  return encodeCursor("agent-sessions", row.last_seen_at, row.id);
 }
 
 export type PageFigure = {

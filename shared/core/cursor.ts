@@ -1,11 +1,20 @@
 import { AppError, isUuid } from "@amem/platform";
 
 /**
- * Opaque keyset cursor for lists ordered by a timestamp then id, both descending: the position of
- * the last item returned. A malformed or tampered cursor is invalid input (400).
+ * The lists a keyset cursor pages, each with the tag its cursors carry: a cursor of one list is
+ * invalid input on another (a probe paged /memories with an agent-sessions cursor, and the run
+ * events of one run with another's, and got pages).
  */
-export function encodeCursor(at: Date, id: string): string {
-  return Buffer.from(`${at.getTime()}.${id}`).toString("base64url");
+const LISTS = { memories: "m", "agent-sessions": "s" } as const;
+export type CursorList = keyof typeof LISTS;
+
+/**
+ * Opaque keyset cursor for lists ordered by a timestamp then id, both descending: the list it pages
+ * and the position of the last item returned. A malformed or tampered cursor, or one of another
+ * list, is invalid input (400).
+ */
+export function encodeCursor(list: CursorList, at: Date, id: string): string {
+  return Buffer.from(`${LISTS[list]}.${at.getTime()}.${id}`).toString("base64url");
 }
 
 /**
@@ -15,8 +24,9 @@ export function encodeCursor(at: Date, id: string): string {
  */
 const LAST_CURSOR_MS = 253_402_300_799_999;
 
-export function decodeCursor(cursor: string): { at: Date; id: string } {
-  const match = /^(\d{1,15})\.(.+)$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!match || !isUuid(match[2]!) || Number(match[1]) > LAST_CURSOR_MS) throw new AppError("invalid_input");
-  return { at: new Date(Number(match[1])), id: match[2]!.toLowerCase() };
+export function decodeCursor(list: CursorList, cursor: string): { at: Date; id: string } {
+  const match = /^([a-z])\.(\d{1,15})\.(.+)$/.exec(Buffer.from(cursor, "base64url").toString());
+  if (!match || match[1] !== LISTS[list] || !isUuid(match[3]!) || Number(match[2]) > LAST_CURSOR_MS)
+    throw new AppError("invalid_input");
+  return { at: new Date(Number(match[2])), id: match[3]!.toLowerCase() };
 }

@@ -169,6 +169,52 @@ describe("GET /api/v1/agent-sessions", () => {
     }
   });
 
+  it("refuses a cursor of another list, and one run's events cursor on another run, with 400 invalid_input", async () => {
+    const tenant = await newTenant(ctx);
+    const runs: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const runId = (await open(ctx, tenant, { sessionId: newSessionId(), source: "startup" })).body.sessionRunId;
+      runs.push(runId);
+      for (let m = 0; m < 2; m++) {
+        const written = await ctx.request("POST", "/api/v1/memories", {
+          apiKey: tenant.apiKey,
+          body: { memoryType: "note", topic: `note ${m}`, content: crypto.randomUUID(), sessionRunId: runId },
+        });
+        expect(written.status).toBe(201);
+      }
+    }
+    const get = (path: string) => ctx.request("GET", path, { apiKey: tenant.apiKey });
+    const cursorOf = async (path: string) => {
+      const page = await get(`${path}?limit=1`);
+      expect(page.status).toBe(200);
+      expect(page.body.nextCursor).toEqual(expect.any(String));
+      return page.body.nextCursor as string;
+    };
+    const lists = {
+      sessions: "/api/v1/agent-sessions",
+      memories: "/api/v1/memories",
+      events: `/api/v1/agent-sessions/${runs[0]}/events`,
+      otherEvents: `/api/v1/agent-sessions/${runs[1]}/events`,
+    };
+    const cursors = {
+      sessions: await cursorOf(lists.sessions),
+      memories: await cursorOf(lists.memories),
+      events: await cursorOf(lists.events),
+    };
+    for (const [path, cursor] of [
+      [lists.memories, cursors.sessions],
+      [lists.sessions, cursors.memories],
+      [lists.memories, cursors.events],
+      [lists.otherEvents, cursors.events],
+      [lists.events, cursors.memories],
+    ] as const) {
+      const res = await get(`${path}?cursor=${cursor}`);
+      expect([path, res.status, res.body]).toEqual([path, 400, { error: "invalid_input" }]);
+    }
+    for (const list of ["sessions", "memories", "events"] as const)
+      expect((await get(`${lists[list]}?cursor=${cursors[list]}`)).status).toBe(200);
+  });
+
   it("never lists another tenant's sessions", async () => {
     const alice = await newTenant(ctx);
     const bob = await newTenant(ctx);

@@ -7,10 +7,19 @@ import { findSessionById, countRunEvents, listRunEvents } from "@amem/store";
 export const RUN_EVENT_CEILING = 500;
 export const DEFAULT_EVENT_PAGE = 50;
 
-function decodeEventCursor(cursor: string): { afterId: string; listed: number } {
-  const match = /^(\d{1,3})\.(.+)$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!match || !isUuid(match[2]!) || Number(match[1]) > RUN_EVENT_CEILING) throw new AppError("invalid_input");
-  return { listed: Number(match[1]), afterId: match[2]!.toLowerCase() };
+/**
+ * A page's position in one run's events: the run, how many were listed, the last event's id. A
+ * cursor of another run is invalid input (a probe paged one run's events with another's cursor).
+ */
+function encodeEventCursor(runId: string, listed: number, lastId: string): string {
+  return Buffer.from(`${runId.toLowerCase()}.${listed}.${lastId}`).toString("base64url");
+}
+
+function decodeEventCursor(runId: string, cursor: string): { afterId: string; listed: number } {
+  const match = /^([^.]+)\.(\d{1,3})\.(.+)$/.exec(Buffer.from(cursor, "base64url").toString());
+  if (!match || match[1] !== runId.toLowerCase() || !isUuid(match[3]!) || Number(match[2]) > RUN_EVENT_CEILING)
+    throw new AppError("invalid_input");
+  return { listed: Number(match[2]), afterId: match[3]!.toLowerCase() };
 }
 
 /**
@@ -24,7 +33,7 @@ export async function listSessionEvents(
   q: { cursor?: string; limit?: number },
 ) {
   if (!(await findSessionById(deps.db, principal.userId, runId))) throw new AppError("not_found");
-  const { afterId, listed } = q.cursor ? decodeEventCursor(q.cursor) : { afterId: undefined, listed: 0 };
+  const { afterId, listed } = q.cursor ? decodeEventCursor(runId, q.cursor) : { afterId: undefined, listed: 0 };
   const limit = Math.min(q.limit ?? DEFAULT_EVENT_PAGE, RUN_EVENT_CEILING - listed);
   const rows = limit > 0 ? await listRunEvents(deps.db, principal.userId, runId, afterId, limit + 1) : [];
   const page = rows.slice(0, limit);
@@ -33,7 +42,7 @@ export async function listSessionEvents(
   const more = rows.length > limit && listed + page.length < RUN_EVENT_CEILING;
   return {
     items: page,
-    nextCursor: more && last ? Buffer.from(`${listed + page.length}.${last.id}`).toString("base64url") : null,
+    nextCursor: more && last ? encodeEventCursor(runId, listed + page.length, last.id) : null,
     truncated: total > RUN_EVENT_CEILING,
   };
 }

@@ -9,7 +9,7 @@ import { leaseCutoff } from "./lease";
 export const DEFAULT_PAGE_SIZE = 50;
 
 function cursorPosition(cursor: string) {
-  const { at, id } = decodeCursor(cursor);
+  const { at, id } = decodeCursor("agent-sessions", cursor);
   return { lastSeenAt: at, id };
 }
 
@@ -33,6 +33,9 @@ export async function listAgentSessions(
   const leases = await Promise.all(page.map((row) => readLease(deps, row)));
   return {
     items: page.map((row, i) => withCachedSeen(row, leases[i] ?? null)),
-    nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.lastSeenAt, page[page.length - 1]!.id) : null,
+    nextCursor:
+      rows.length > limit
+        ? encodeCursor("agent-sessions", page[page.length - 1]!.lastSeenAt, page[page.length - 1]!.id)
+        : null,
   };
 }

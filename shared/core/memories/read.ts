@@ -54,7 +54,7 @@ function exactInstant(iso: string): { nanos: bigint; bound: Date } {
  */
 export async function listTenantMemories(deps: Deps, principal: Principal, query: MemoryListQuery) {
   const limit = query.limit ?? DEFAULT_MEMORY_PAGE;
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const after = query.cursor ? decodeCursor("memories", query.cursor) : undefined;
   const from = query.createdFrom === undefined ? undefined : exactInstant(query.createdFrom);
   const before = query.createdBefore === undefined ? undefined : exactInstant(query.createdBefore);
   if (from && before && from.nanos >= before.nanos) throw new AppError("invalid_input");
@@ -76,7 +76,10 @@ export async function listTenantMemories(deps: Deps, principal: Principal, query
   });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { items: page, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
+  return {
+    items: page,
+    nextCursor: rows.length > limit && last ? encodeCursor("memories", last.createdAt, last.id) : null,
+  };
 }
 
 /** GET /memories/{id}: one memory of the tenant, any status; another tenant's or none → not_found. */
