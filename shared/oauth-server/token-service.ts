@@ -6,7 +6,7 @@ import {
   consumeCode,
   findCode,
   findToken,
-  hasCurrentChild,
+  refreshChildren,
   insertTokens,
   liveAccessTokensOfGrants,
   lockLiveGrantScopes,
@@ -275,11 +275,25 @@ export async function refreshTokens(
   return settle(deps, outcome);
 }
 
-/** A spent refresh token still honoured: spent within the grace window, and its successor is current. */
+/**
+ * How many pairs a spent refresh token gets in its grace window at most, the rotation's included:
+ * the parallel sessions of one client that share it (Claude Code) refresh at once, a few of them.
+ */
+export const GRACE_MAX_PAIRS = 8;
+
+/**
+ * A spent refresh token still honoured: spent within the grace window, no token minted from it has
+ * been used or revoked since (each is still current: it is the immediately previous token of all of
+ * them), and fewer than GRACE_MAX_PAIRS were minted from it. A probe honoured as "previous" a token
+ * two rotations back (one of its pairs current, another rotated on) and so turned off reuse
+ * detection for it, and minted a new live pair for each of 20 reuses. The grant's row lock (the
+ * caller's) makes these counts exact against concurrent refreshes of the grant.
+ */
 async function withinGrace(deps: Deps, tx: Executor, token: OAuthTokenRow, now: Date): Promise<boolean> {
   const graceMs = deps.config.OAUTH_REFRESH_GRACE_SECONDS * 1000;
   if (graceMs === 0 || now.getTime() - token.rotatedAt!.getTime() > graceMs) return false;
-  return hasCurrentChild(tx, token.id);
+  const { minted, current } = await refreshChildren(tx, token.id);
+  return minted > 0 && current === minted && minted < GRACE_MAX_PAIRS;
 }
 
 /**

@@ -143,7 +143,7 @@ export {
   findClient,
   findCode,
   findToken,
-  hasCurrentChild,
+  refreshChildren,
   insertClient,
   insertCode,
   insertTokens,

@@ -11,6 +11,7 @@ import {
 } from "../../../test/oauth-flow";
 import { authenticateAccessToken } from "@amem/core";
 import { sha256Hex } from "@amem/platform";
+import { GRACE_MAX_PAIRS } from "../token-service";
 
 const ctx = await createOAuthTestContext();
 const strict = await createOAuthTestContext({ OAUTH_REFRESH_GRACE_SECONDS: "0" });
@@ -358,6 +359,37 @@ describe("POST /token grant_type=refresh_token", () => {
       body: '{"error":"invalid_grant"}',
     });
     expect(await refused(second.access_token)).toBe("unauthorized");
+  });
+
+  it("no longer honours a spent token once a pair minted from it was rotated on: its reuse revokes the grant", async () => {
+    const user = await newUser(ctx);
+    const { tokens, client } = await obtainTokens(ctx.fetch, ctx.base, user);
+    const first = (await (await refresh(ctx, client.client_id, tokens.refresh_token!)).json()) as Tokens;
+    const graced = await refresh(ctx, client.client_id, tokens.refresh_token!);
+    expect(graced.status).toBe(200);
+    const second = (await (await refresh(ctx, client.client_id, first.refresh_token!)).json()) as Tokens;
+    expect(await errorOf(await refresh(ctx, client.client_id, tokens.refresh_token!))).toEqual({
+      status: 400,
+      body: '{"error":"invalid_grant"}',
+    });
+    expect(await refused(second.access_token)).toBe("unauthorized");
+    expect((await refresh(ctx, client.client_id, second.refresh_token!)).status).toBe(400);
+  });
+
+  it(`mints at most ${GRACE_MAX_PAIRS} pairs from one spent token in its grace window; one more reuse revokes the grant`, async () => {
+    const user = await newUser(ctx);
+    const { tokens, client } = await obtainTokens(ctx.fetch, ctx.base, user);
+    const pairs: Tokens[] = [];
+    for (let i = 0; i < GRACE_MAX_PAIRS; i++) {
+      const res = await refresh(ctx, client.client_id, tokens.refresh_token!);
+      expect(res.status).toBe(200);
+      pairs.push((await res.json()) as Tokens);
+    }
+    expect(await errorOf(await refresh(ctx, client.client_id, tokens.refresh_token!))).toEqual({
+      status: 400,
+      body: '{"error":"invalid_grant"}',
+    });
+    for (const pair of pairs) expect(await refused(pair.access_token)).toBe("unauthorized");
   });
 
   it("with OAUTH_REFRESH_GRACE_SECONDS=0 any reuse revokes the grant", async () => {

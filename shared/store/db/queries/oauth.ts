@@ -176,21 +176,19 @@ export async function findToken(db: Executor, tokenHash: string): Promise<OAuthT
   return rows[0];
 }
 
-/** Whether a refresh token minted from `parentId` is still current (neither rotated nor revoked). */
-export async function hasCurrentChild(db: Executor, parentId: string): Promise<boolean> {
-  const rows = await db
-    .select({ id: oauthTokens.id })
+/**
+ * The refresh tokens minted from `parentId`: how many, and how many of them are still current
+ * (neither rotated nor revoked).
+ */
+export async function refreshChildren(db: Executor, parentId: string): Promise<{ minted: number; current: number }> {
+  const [row] = await db
+    .select({
+      minted: sql<number>`count(*)::int`,
+      current: sql<number>`(count(*) filter (where ${oauthTokens.rotatedAt} is null and ${oauthTokens.revokedAt} is null))::int`,
+    })
     .from(oauthTokens)
-    .where(
-      and(
-        eq(oauthTokens.parentId, parentId),
-        eq(oauthTokens.kind, "refresh"),
-        isNull(oauthTokens.rotatedAt),
-        isNull(oauthTokens.revokedAt),
-      ),
-    )
-    .limit(1);
-  return rows.length > 0;
+    .where(and(eq(oauthTokens.parentId, parentId), eq(oauthTokens.kind, "refresh")));
+  return { minted: row?.minted ?? 0, current: row?.current ?? 0 };
 }
 
 export type RevokedToken = { hash: string; kind: OAuthTokenKind };
