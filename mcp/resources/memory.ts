@@ -1,4 +1,4 @@
-import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/server";
+import { ResourceNotFoundError, ResourceTemplate, type McpServer } from "@modelcontextprotocol/server";
 import { memoryView, type Deps, getMemory, listTenantMemories } from "@amem/core";
 import { isUuid, AppError } from "@amem/platform";
 import type { McpPrincipal } from "@amem/oauth-server";
@@ -41,9 +41,10 @@ export function registerMemoryResource(server: McpServer, deps: Deps, principal:
         const id = String(variables.id ?? "").toLowerCase();
         // Another tenant's memory is as unknown as a missing one (not_found, like the REST route).
         const row = isUuid(id) ? await getMemory(deps, principal, id).catch(notFoundAsUndefined) : undefined;
-        // not_found as the REST route says it (answeredByCode: -32602, message the code alone), not
-        // the SDK's "Resource not found: <the client's URI>".
-        if (!row) throw new AppError("not_found");
+        // not_found as the REST route says it, with the uri asked for as data, as MCP defines a
+        // missing resource and SDK clients recognise it (byCodeOnly: -32602, message the code alone,
+        // not the SDK's "Resource not found: <the client's URI>").
+        if (!row) throw new ResourceNotFoundError(uri.href);
         const memory = memoryView(row);
         return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(memory) }] };
       }),

@@ -76,19 +76,27 @@ export const configureScopeTool = (deps: Deps) =>
           break;
         case "rename":
           assertFields(input, ["scope", "name"], ["scope", "name"]);
-          changed = await updateScope(deps, principal, await scopeIdOf(deps, principal, input.scope), {
-            name: input.name,
-          });
+          changed = await updateScope(
+            deps,
+            principal,
+            await scopeIdOf(deps, principal, input.scope),
+            { name: input.name },
+            input.scope,
+          );
           break;
         case "set_aliases":
           assertFields(input, ["scope", "aliases"], ["scope", "aliases"]);
-          changed = await updateScope(deps, principal, await scopeIdOf(deps, principal, input.scope), {
-            aliases: input.aliases,
-          });
+          changed = await updateScope(
+            deps,
+            principal,
+            await scopeIdOf(deps, principal, input.scope),
+            { aliases: input.aliases },
+            input.scope,
+          );
           break;
         case "delete":
           assertFields(input, ["scope"], ["scope"]);
-          await deleteScope(deps, principal, await scopeIdOf(deps, principal, input.scope));
+          await deleteScope(deps, principal, await scopeIdOf(deps, principal, input.scope), input.scope);
           break;
       }
       const list = scopeListView(await listScopesOf(deps, principal));

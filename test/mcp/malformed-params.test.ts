@@ -46,6 +46,8 @@ describe("MCP standard methods with malformed params", () => {
   // A probe's finds: the SDK's own refusals quoted the request (the name, the uri, the schema issues).
   it("answers an unknown name or resource and a malformed tools/call by code only, quoting nothing", async () => {
     const echo = "<b>ECHO-7f3a</b>";
+    // A well-formed memory id no memory has: the template matches, amem finds nothing.
+    const MISSING = "01a22dc3-0000-7000-8000-000000000000";
     const cases: [string, Record<string, unknown>, { code: number; message: string; data?: unknown }][] = [
       ["prompts/get", { name: echo }, { code: -32602, message: "not_found" }],
       [
@@ -57,6 +59,11 @@ describe("MCP standard methods with malformed params", () => {
         "resources/read",
         { uri: "file:///etc/x" },
         { code: -32602, message: "not_found", data: { uri: "file:///etc/x" } },
+      ],
+      [
+        "resources/read",
+        { uri: `amem://memory/${MISSING}` },
+        { code: -32602, message: "not_found", data: { uri: `amem://memory/${MISSING}` } },
       ],
       ["tools/call", { name: echo, arguments: {} }, { code: -32602, message: "not_found" }],
       ["tools/call", { name: "search", arguments: null }, { code: -32602, message: "invalid_input" }],

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { insertFactProposals, insertProposals } from "@amem/store";
-import { openSession, searchMemories, searchResultsView, briefingView, buildBriefing } from "@amem/core";
+import {
+  openSession,
+  searchMemories,
+  searchResultsView,
+  briefingView,
+  buildBriefing,
+  deleteScope,
+  updateScope,
+} from "@amem/core";
 import { newId } from "@amem/platform";
 import { principalOf } from "../helpers";
 import { connectClient, createMcpTestContext, type McpUser } from "./helpers";
@@ -258,6 +266,24 @@ describe("configure_scope, review_proposals, describe_environment through MCP", 
     expect(deleted.scopes.map((s: { name: string }) => s.name)).not.toContain("client-b");
     expect(refused(await call(client, "configure_scope", { action: "delete", scope: "nope" })).code).toBe("not_found");
     expect(refused(await call(client, "configure_scope", { action: "list", name: "x" })).code).toBe("invalid_input");
+  });
+
+  it("acts on a scope only while it still goes by the name it was found by (a rename racing another)", async () => {
+    const { user, client } = await signedIn();
+    const principal = principalOf(user);
+    const { id } = ok(await call(client, "configure_scope", { action: "create", name: "racing" })).scope;
+    // Two renames of `racing` that both looked it up before either committed: the second finds
+    // the name gone under the lock, as one looking it up afterwards does.
+    await updateScope(ctx.deps, principal, id, { name: "racing-1" }, "racing");
+    await expect(updateScope(ctx.deps, principal, id, { name: "racing-2" }, "racing")).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await expect(deleteScope(ctx.deps, principal, id, "racing")).rejects.toMatchObject({ code: "not_found" });
+    const { scopes } = ok(await call(client, "configure_scope", { action: "list" }));
+    expect(scopes.map((s: { name: string }) => s.name)).toContain("racing-1");
+    expect(refused(await call(client, "configure_scope", { action: "rename", scope: "racing", name: "x" })).code).toBe(
+      "not_found",
+    );
   });
 
   it("lists, applies and rejects memory and fact proposals; a second decision is invalid_transition", async () => {

@@ -69,11 +69,12 @@ export async function updateScope(
   principal: Principal,
   id: string,
   input: { name?: string; aliases?: string[] },
+  designation?: string,
 ): Promise<ScopeRow> {
   return tenantWrite(deps, principal, async (tx) => {
     await lockTenantScopes(tx, principal.userId);
     const scope = await lockScopeForRename(tx, principal.userId, id);
-    if (!scope) throw new AppError("not_found");
+    if (!scope || !designates(scope, designation)) throw new AppError("not_found");
     const name = input.name ?? scope.name;
     const aliases = input.aliases ?? scope.aliases;
     checkAliases(name, aliases);
@@ -84,9 +85,22 @@ export async function updateScope(
 }
 
 /** DELETE /scopes/{id}: the registration goes; memories keep their scope text. */
-export async function deleteScope(deps: Deps, principal: Principal, id: string): Promise<void> {
+export async function deleteScope(deps: Deps, principal: Principal, id: string, designation?: string): Promise<void> {
   await tenantWrite(deps, principal, async (tx) => {
     await lockTenantScopes(tx, principal.userId);
+    if (designation !== undefined) {
+      const scope = await lockScopeForRename(tx, principal.userId, id);
+      if (!scope || !designates(scope, designation)) throw new AppError("not_found");
+    }
     if (!(await deleteScopeRow(tx, principal.userId, id))) throw new AppError("not_found");
   });
+}
+
+/**
+ * Whether the scope still goes by the name or alias a caller found it by (the MCP tool acts by
+ * name), read under the tenant's scope lock: of 20 concurrent renames of one name, each found the
+ * scope first and each answered success with its own new name, though only one name was left.
+ */
+function designates(scope: { name: string; aliases: string[] }, designation: string | undefined): boolean {
+  return designation === undefined || scope.name === designation || scope.aliases.includes(designation);
 }
