@@ -65,6 +65,9 @@ export const configureScopeTool = (deps: Deps) =>
     scope: (args) => (args.action === "list" ? "memory:read" : "memory:write"),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     run: async (principal, input) => {
+      // By the name or alias it was found by, which the service checks again under its lock.
+      const change = async (scope: string | undefined, fields: { name?: string; aliases?: string[] }) =>
+        updateScope(deps, principal, await scopeIdOf(deps, principal, scope), fields, scope);
       let changed: Parameters<typeof scopeView>[0] | undefined;
       switch (input.action) {
         case "list":
@@ -76,23 +79,11 @@ export const configureScopeTool = (deps: Deps) =>
           break;
         case "rename":
           assertFields(input, ["scope", "name"], ["scope", "name"]);
-          changed = await updateScope(
-            deps,
-            principal,
-            await scopeIdOf(deps, principal, input.scope),
-            { name: input.name },
-            input.scope,
-          );
+          changed = await change(input.scope, { name: input.name });
           break;
         case "set_aliases":
           assertFields(input, ["scope", "aliases"], ["scope", "aliases"]);
-          changed = await updateScope(
-            deps,
-            principal,
-            await scopeIdOf(deps, principal, input.scope),
-            { aliases: input.aliases },
-            input.scope,
-          );
+          changed = await change(input.scope, { aliases: input.aliases });
           break;
         case "delete":
           assertFields(input, ["scope"], ["scope"]);
