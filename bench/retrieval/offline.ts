@@ -11,8 +11,9 @@
  * `current: false`, every version and the successor lifted above its predecessor), beside the
  * harness's BM25 over the same memories. Not modelled: required phrases
  * (18 of LoCoMo's 1,986 questions quote one) and the service's store order among equal scores
- * (concurrent writes). Against the run of 2026-11-29 (commit 4f25a38) its figures were the
- * service's within 0.003 in every cell of both splits.
+ * (concurrent writes). Against the run of 2026-11-30 (commit cc4e617) its R@5 and MRR@10 were the
+ * service's within 0.002 in every cell of both splits (against f1ec9c7's run, a review saw 0.006 in
+ * one cell: the order among equal scores moves with the order the captures commit in).
  *
  * For each setting of RETRIEVAL_OFFLINE_GRID (default: the service's constants only) it prints
  * the mean over datasets of their MRR@10 (how the constants were chosen) and every (dataset,
