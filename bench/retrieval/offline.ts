@@ -44,6 +44,7 @@ import {
   FEEDBACK_RESCORED,
   FUZZY_MAX_LENGTH,
   FUZZY_MAX_TERMS,
+  fuzzyWords,
   FUZZY_MIN_SIMILARITY,
   RANKING,
   scoreMemory,
@@ -138,16 +139,17 @@ async function prepare(unit: EvalUnit, current: boolean): Promise<Prepared> {
   ];
   const replacements = await fuzzy(unseen, [...df.keys()]);
   const queries = asked.map((query, i) => {
-    const words = [...queryTerms[i]!.terms]
+    const ordered = [...queryTerms[i]!.terms]
       .sort((a, b) => a[1].first - b[1].first)
-      .map(([term, { tf }]) => ({
-        term,
-        qtf: tf,
-        df: df.get(term) ?? 0,
-        fuzzy: replacements
-          .filter((r) => r.word === term)
-          .map((r) => ({ term: r.term, similarity: r.similarity, df: df.get(r.term)! })),
-      }));
+      .map(([term, { tf }]) => ({ term, qtf: tf, df: df.get(term) ?? 0 }));
+    // As the service: only the first FUZZY_MAX_WORDS unseen words get replacements.
+    const corrected = new Set(fuzzyWords(ordered));
+    const words = ordered.map((w) => ({
+      ...w,
+      fuzzy: replacements
+        .filter((r) => corrected.has(w.term) && r.word === w.term)
+        .map((r) => ({ term: r.term, similarity: r.similarity, df: df.get(r.term)! })),
+    }));
     return { query, slots: buildSlots(words, n) };
   });
   const bm25 = new Bm25Index(specs.map((m) => ({ id: m.ref, text: `${m.topic} ${m.content}` })));

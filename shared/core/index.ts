@@ -214,10 +214,12 @@ export { MAX_EXCLUSIONS, MAX_PHRASES, parseSearchQuery } from "./memories/search
 export {
   FUZZY_MAX_LENGTH,
   FUZZY_MAX_TERMS,
+  FUZZY_MAX_WORDS,
   FUZZY_MIN_SIMILARITY,
   MAX_SLOTS,
   RANKING,
   buildSlots,
+  fuzzyWords,
   idf,
   saturation,
   scoreMemory,

@@ -101,7 +101,8 @@ async function eachLimited<T>(items: T[], concurrency: number, work: (item: T) =
 }
 
 const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
-const farCursor = Buffer.from(`999999999999999.${crypto.randomUUID()}`).toString("base64url");
+// A memories-list cursor (shared/core/cursor.ts) past the last time Postgres holds; another list refuses its tag.
+const farCursor = Buffer.from(`m.999999999999999.${crypto.randomUUID()}`).toString("base64url");
 
 /** Cheap classes: through app.handle, every class × every route. */
 const CHEAP: { name: string; code: string; query?: string; pathSuffix?: string; body?: string }[] = [

@@ -602,7 +602,7 @@ describe("contract edges", () => {
 
   it("rejects a well-formed cursor carrying a non-uuid id with 400, not 500", async () => {
     const tenant = await newTenant(ctx);
-    const cursor = Buffer.from(`1.${"-".repeat(36)}`).toString("base64url");
+    const cursor = Buffer.from(`s.1.${"-".repeat(36)}`).toString("base64url");
     const res = await ctx.request("GET", `/api/v1/agent-sessions?cursor=${cursor}`, { apiKey: tenant.apiKey });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: "invalid_input" });

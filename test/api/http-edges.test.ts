@@ -353,9 +353,14 @@ describe("query strings and path parameters", () => {
 
   it("refuses a list cursor whose timestamp Postgres cannot hold with 400, not 500", async () => {
     const tenant = await newTenant(ctx);
+    // Each list's cursor names it (shared/core/cursor.ts): `m` memories, `s` agent sessions.
+    const cursorOf = (list: "m" | "s", ms: string) =>
+      Buffer.from(`${list}.${ms}.${crypto.randomUUID()}`).toString("base64url");
     for (const ms of ["999999999999999", "253402300800000"]) {
-      const cursor = Buffer.from(`${ms}.${crypto.randomUUID()}`).toString("base64url");
-      for (const path of [`/api/v1/memories?cursor=${cursor}`, `/api/v1/agent-sessions?cursor=${cursor}`]) {
+      for (const path of [
+        `/api/v1/memories?cursor=${cursorOf("m", ms)}`,
+        `/api/v1/agent-sessions?cursor=${cursorOf("s", ms)}`,
+      ]) {
         const res = await ctx.request("GET", path, { apiKey: tenant.apiKey });
         expect({ path, status: res.status, body: res.body }).toEqual({
           path,
@@ -364,8 +369,9 @@ describe("query strings and path parameters", () => {
         });
       }
     }
-    const last = Buffer.from(`253402300799999.${crypto.randomUUID()}`).toString("base64url");
-    const res = await ctx.request("GET", `/api/v1/memories?cursor=${last}`, { apiKey: tenant.apiKey });
+    const res = await ctx.request("GET", `/api/v1/memories?cursor=${cursorOf("m", "253402300799999")}`, {
+      apiKey: tenant.apiKey,
+    });
     expect(res.status).toBe(200);
   });
 });

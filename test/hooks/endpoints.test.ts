@@ -180,6 +180,36 @@ describe("POST /api/v1/hooks/claude-code", () => {
     expect(run.briefedMemories.map((m: { id: string }) => m.id)).toEqual([own.id]);
   });
 
+  it("briefs a resumed run for its own project, not the URL's, and records that briefing", async () => {
+    const tenant = await newTenant(ctx);
+    const own = await remember(tenant, { memoryType: "commitment", topic: "Ship the lease cache", project: "amem" });
+    const other = await remember(tenant, { memoryType: "commitment", topic: "Rotate the keys", project: "other" });
+    // Opened by a Stop (its SessionStart missed) in the cwd's project, never briefed.
+    const stop = await fixture("claude-code/2.1/Stop");
+    expect((await hook(ctx, "claude-code", tenant.apiKey, stop)).status).toBe(200);
+    const resume = {
+      ...(await fixture("claude-code/2.1/SessionStart")),
+      session_id: stop.session_id,
+      source: "resume",
+    };
+    const res = await hook(ctx, "claude-code", tenant.apiKey, resume, "?project=other");
+    const context: string = res.body.hookSpecificOutput.additionalContext;
+    const run = await session(tenant, runIdOf(context));
+    expect(run.project).toBe(lastSegment(stop.cwd));
+    expect(context).toContain(`\`${own.id}\``);
+    expect(context).not.toContain(other.id);
+    expect(run.briefedMemories.map((m: { id: string }) => m.id)).toEqual([own.id]);
+  });
+
+  it("takes a Stop whose cwd it could not use as one without a cwd, not as a refusal", async () => {
+    const tenant = await newTenant(ctx);
+    const stop = await fixture("claude-code/2.1/Stop");
+    for (const cwd of ["", null, 42, "/home/u/a\u0000b", "/home/u/\ud800x"]) {
+      const res = await hook(ctx, "claude-code", tenant.apiKey, { ...stop, session_id: crypto.randomUUID(), cwd });
+      expect([cwd, res.status, res.body]).toEqual([cwd, 200, {}]);
+    }
+  });
+
   it("ignores unknown fields anywhere in the payload", async () => {
     const tenant = await newTenant(ctx);
     const payload = await fixture("claude-code/2.1/Stop");

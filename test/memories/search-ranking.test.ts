@@ -1,7 +1,7 @@
 import { describe, expect, it, setDefaultTimeout } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
-import { saturation, CANDIDATES, CHAMPION_DEPTH, FEEDBACK_RESCORED } from "@amem/core";
+import { saturation, CANDIDATES, CHAMPION_DEPTH, FEEDBACK_RESCORED, FUZZY_MAX_WORDS } from "@amem/core";
 
 const ctx = await createTestContext();
 // Several tests write a few dozen memories through the API and fold the whole test database's
@@ -404,6 +404,17 @@ describe("search ranking properties (README, Search)", () => {
     const { items } = await search(tenant, { query: "zebra", limit: 10 });
     expect(items[0]!.memory.id).toBe(first.id);
     expect(items[0]!.score).toBe(everyVersion.items[0]!.score);
+  });
+
+  it(`looks up replacements for the first ${FUZZY_MAX_WORDS} words of a query the tenant never used, not more`, async () => {
+    const tenant = await newTenant(ctx);
+    await remember(tenant, "Database", "Postgres vacuum runs nightly.");
+    // Consonants only: the stemmer leaves them as they are, and no stored term resembles them.
+    const unseen = Array.from({ length: FUZZY_MAX_WORDS }, (_, i) => `zqxw${"bcdfghjklm"[i]}vv`);
+    const found = async (query: string) => topicsOf((await search(tenant, { query })).items);
+    expect(await found("postgrse")).toEqual(["Database"]);
+    expect(await found(`${unseen.slice(1).join(" ")} postgrse`)).toEqual(["Database"]);
+    expect(await found(`${unseen.join(" ")} postgrse`)).toEqual([]);
   });
 
   it("learns feedback from the best memories the search may return, though a replaced version ranks first in the index", async () => {

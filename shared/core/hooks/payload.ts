@@ -10,6 +10,7 @@
  */
 import { Type, type Static, type TObject } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import { Value } from "@sinclair/typebox/value";
 import { AppError, hasUnstorableText } from "@amem/platform";
 import { SessionId, Text } from "../contract/schema-kit";
 
@@ -48,9 +49,6 @@ const SessionStartPayload = Type.Object({
 });
 const StopPayload = Type.Object({
   session_id: SessionId,
-  // Where a Stop for a session amem has no row opens it (its SessionStart hook missed); both
-  // harnesses send it with every event.
-  cwd: Type.Optional(Cwd),
   stop_hook_active: Type.Boolean(),
   // Claude Code ≥ 2.1.47 and Codex send it (Codex: null when the turn ended without text); older
   // Claude Code versions do not.
@@ -68,7 +66,7 @@ const checkers = {
 /** The events amem acts on; any other event is answered with no output. */
 export type HookEvent =
   | ({ name: "SessionStart" } & Static<typeof SessionStartPayload>)
-  | ({ name: "Stop" } & Static<typeof StopPayload>)
+  | ({ name: "Stop" } & Static<typeof StopPayload> & { cwd?: string })
   | ({ name: "SessionEnd" } & Static<typeof SessionPayload>)
   | ({ name: "PreCompact" } & Static<typeof SessionPayload>)
   | { name: "other"; event: string };
@@ -89,6 +87,16 @@ function pick<S extends TObject>(checker: TypeCheck<S>, body: unknown): Static<S
   return Object.fromEntries(picked) as Static<S>;
 }
 
+/**
+ * A Stop's `cwd`, read only to open a run its SessionStart missed: a value amem could not use there
+ * (not a string, empty, too long, or text Postgres cannot store) is absent, never a refusal — a Stop
+ * of a run that exists never reads it, and refusing the payload lost the Stop (a review).
+ */
+function lenientCwd(body: HookBody): string | undefined {
+  const cwd = (body as Record<string, unknown>).cwd;
+  return typeof cwd === "string" && Value.Check(Cwd, cwd) && !hasUnstorableText(cwd) ? cwd : undefined;
+}
+
 /** The event a hook body carries, with the fields amem uses checked (400 `invalid_input` otherwise). */
 export function readHookEvent(body: HookBody): HookEvent {
   const name = body.hook_event_name;
@@ -97,7 +105,7 @@ export function readHookEvent(body: HookBody): HookEvent {
     case "SessionStart":
       return { name, ...pick(checkers.SessionStart, body) };
     case "Stop":
-      return { name, ...pick(checkers.Stop, body) };
+      return { name, ...pick(checkers.Stop, body), cwd: lenientCwd(body) };
     case "SessionEnd":
       return { name, ...pick(checkers.SessionEnd, body) };
     case "PreCompact":

@@ -1,7 +1,7 @@
 import { AppError } from "@amem/platform";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import type { SelectorInput } from "../agent-sessions/facets";
+import { normalizeSelector, type SelectorInput } from "../agent-sessions/facets";
 import { closeSession, getSession, openSession } from "../agent-sessions/service";
 import { heartbeat } from "../agent-sessions/heartbeat";
 import { buildBriefing, recordBriefingDeliveredWithin, type BriefingRequest } from "../briefing/service";
@@ -137,11 +137,13 @@ async function sessionStart(
   } catch (error) {
     if (!(error instanceof AppError && error.code === "conflict")) throw error;
     opened = await openSession(deps, principal, { ...base, source: "resume" }, now);
-    // The resumed run keeps its own project and selector: the briefing it gets, and records, is
-    // theirs, not the one the hook URL's facets asked for (a probe saw another project's
-    // commitments delivered and recorded on the run, then debriefed).
-    rendered = await briefingOf({ project: opened.row.project ?? undefined, selector: opened.row.selector });
   }
+  // A resumed run keeps its own project and selector: the briefing it gets, and records, is theirs,
+  // not the one the hook URL's facets asked for (a probe saw another project's commitments delivered
+  // and recorded on the run, then debriefed).
+  const run = { project: opened.row.project ?? undefined, selector: opened.row.selector };
+  if (run.project !== project || !Bun.deepEquals(run.selector, normalizeSelector(selector)))
+    rendered = await briefingOf(run);
   // Open never stamps the delivery (SPEC §3.3); this answer delivers the briefing, so the hook
   // records it like GET /briefing would, with the items it rendered (issue 19 defect 1) — only
   // while the answer can still be given: past the budget the harness hears {} and gets no briefing,

@@ -47,6 +47,21 @@ export const FUZZY_MAX_TERMS = 3;
  */
 export const FUZZY_MAX_LENGTH = 64;
 /**
+ * At most this many of a query's words the tenant never used get replacements (the first, in the
+ * query's order): each is compared with the tenant's term dictionary and its pending memories'
+ * terms, and a 1,000-character query of ~160 unseen words ran into the statement timeout (a
+ * review). A cost bound, not a tuned constant: a question has a few such words.
+ */
+export const FUZZY_MAX_WORDS = 8;
+
+/** The words of a query (in its order) whose replacements are looked up: unseen, short enough, the first FUZZY_MAX_WORDS. */
+export function fuzzyWords(terms: readonly { term: string; df: number }[]): string[] {
+  return terms
+    .filter((t) => t.df === 0 && t.term.length <= FUZZY_MAX_LENGTH)
+    .slice(0, FUZZY_MAX_WORDS)
+    .map((t) => t.term);
+}
+/**
  * At most this many slots are scored (the rarest that can match first): a query longer than that
  * is a document, not a question.
  */

@@ -18,6 +18,7 @@ import { expansionTerms, FEEDBACK_DOCS, FEEDBACK_RESCORED } from "./search-feedb
 import { parseSearchQuery } from "./search-query";
 import {
   buildSlots,
+  fuzzyWords,
   FUZZY_MAX_LENGTH,
   FUZZY_MAX_TERMS,
   FUZZY_MIN_SIMILARITY,
@@ -272,7 +273,7 @@ async function firstEligible(
  */
 async function searchPlan(deps: Deps, userId: string, wanted: string, current: boolean): Promise<SearchPlan> {
   const { terms, totals } = await queryTermStats(deps.db, userId, wanted, current);
-  const unseen = terms.filter((t) => t.df === 0 && t.term.length <= FUZZY_MAX_LENGTH).map((t) => t.term);
+  const unseen = fuzzyWords(terms);
   const fuzzy = await fuzzyTerms(
     deps.db,
     userId,

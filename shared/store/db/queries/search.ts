@@ -27,8 +27,8 @@ const inPending = (userId: string, removed: boolean) =>
 
 /**
  * How many postings of the memories pending a fold the feedback and the misspelling lookup read at
- * most (a statement reads each of its kinds once): the postings of a backlog, when the workers fall
- * behind or are down, not every one. A review's 1,000 pending pasted logs (~900 terms each) made
+ * most (each statement reads the written ones and the removed ones once): the postings of a
+ * backlog, when the workers fall behind or are down, not every one. A review's 1,000 pending pasted logs (~900 terms each) made
  * every search read them all, 2 s and then 503. Past it, their figures lack the rest of the backlog
  * until it is folded; the query's own terms are always counted in full (queryTermStats: one probe
  * per pending memory and term).
@@ -165,7 +165,8 @@ export async function feedbackPostings(
     -- statistics for every row read (measured: 509 probes, 4.5 ms, for 50 terms), and inlined
     -- beside an underestimated f the planner ran it again per row read (3,348 probes, 11 ms).
     df as materialized (
-      select l.term, (coalesce(s.df - ${k}::int * s.removed_df, 0) + coalesce(p.n, 0))::int as df
+      -- At least 1: a learnt memory holds the term, though the pending postings read may not say so.
+      select l.term, greatest(coalesce(s.df - ${k}::int * s.removed_df, 0) + coalesce(p.n, 0), 1)::int as df
       from learnt l
       left join memory_term_stats s on s.user_id = ${userId} and s.term = l.term
       left join pending p on p.term = l.term
@@ -198,10 +199,15 @@ export async function fuzzyTerms(
 ): Promise<FuzzyMatch[]> {
   if (words.length === 0) return [];
   const k = current ? 1 : 0;
-  const pendingRemoved = current
-    ? sql`union all select t.term, -1 from ${pendingTerms(userId, true)} where t.term % w.word`
-    : sql``;
+  const pendingRemoved = current ? sql`union all select t.term, -1 from ${pendingTerms(userId, true)}` : sql``;
   const rows = await db.execute<{ word: string; term: string; similarity: number; df: number }>(sql`
+    -- The pending memories' terms once, for every word (inside the lateral, each word read them again).
+    with pending as materialized (
+      select t.term, sum(t.n) as df from (
+        select t.term, 1 as n from ${pendingTerms(userId, false)}
+        ${pendingRemoved}
+      ) t group by t.term
+    )
     select w.word, f.term, f.similarity::float8 as similarity, f.df::int as df
     from unnest(${sql.param(words)}::text[]) w(word)
     cross join lateral (
@@ -209,8 +215,7 @@ export async function fuzzyTerms(
       from (
         select s.term, s.df - ${k}::int * s.removed_df as df from memory_term_stats s where s.user_id = ${userId} and s.term % w.word
         union all
-        select t.term, 1 from ${pendingTerms(userId, false)} where t.term % w.word
-        ${pendingRemoved}
+        select p.term, p.df from pending p where p.term % w.word
       ) c
       where similarity(c.term, w.word) >= ${minSimilarity} and length(c.term) <= ${maxLength}
       group by c.term
