@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Sql } from "postgres";
 import { createDb, listSessions } from "@amem/store";
-import { listTenantMemories, buildBriefing, encodeCursor, type Deps, type Principal } from "@amem/core";
+import { listTenantMemories, buildBriefing, decodeCursor, encodeCursor, type Deps, type Principal } from "@amem/core";
 import { explainAnalyze, recordingDrizzle, type Statement } from "./explain";
 import { median, percentile } from "./report";
 
@@ -122,13 +122,13 @@ export async function probePages(o: {
   const sessionCursor = await deepSessionCursor(o.db, o.userId);
   const principal = { userId: o.userId } as unknown as Principal;
   const sessionsQuery = (cursor?: string) => {
-    const after = cursor ? Buffer.from(cursor, "base64url").toString().split(".") : undefined;
+    const after = cursor ? decodeCursor("agent-sessions", cursor) : undefined;
     return {
       userId: o.userId,
       state: "all" as const,
       cutoff: new Date(Date.now() - 60_000),
       limit: 51,
-      after: after && { lastSeenAt: new Date(Number(after[0])), id: after[1]! },
+      after: after && { lastSeenAt: after.at, id: after.id },
     };
   };
   const targets: Target[] = [

@@ -193,7 +193,7 @@ export {
   scopeListView,
   scopeView,
 } from "./contract/scopes";
-export { encodeCursor } from "./cursor";
+export { decodeCursor, encodeCursor } from "./cursor";
 export { dashboardSummary } from "./dashboard/summary";
 export { createDeps } from "./deps";
 export type { ApiDeps, Deps } from "./deps";
