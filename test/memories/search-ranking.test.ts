@@ -31,6 +31,22 @@ async function search(
 
 const topicsOf = (hits: Hit[]) => hits.map((h) => h.memory.topic);
 
+/** A "Deploy target" memory with `content`, revised to deploy to fly, beside a "Deploy window": the revision. */
+async function revisedDeployTarget(tenant: Tenant, content: string): Promise<Memory> {
+  const old = await remember(tenant, "Deploy target", content);
+  const revised = await ctx.request("POST", `/api/v1/memories/${old.id}/revise`, {
+    apiKey: tenant.apiKey,
+    body: { content: "Deploy to fly from the main pipeline." },
+  });
+  expect(revised.status).toBe(201);
+  await remember(tenant, "Deploy window", "Deploy after standup on weekdays.");
+  return revised.body.memory;
+}
+
+/** The expansion terms a first page's cursor carries (its feedback, search-feedback.ts). */
+const expansionTermsOf = (cursor: string) =>
+  (JSON.parse(Buffer.from(cursor, "base64url").toString()).x as [string, number][]).map(([term]) => term);
+
 /** Folds every pending memory into the statistics, as the workers' flusher does. */
 async function foldAll() {
   while (Number((await ctx.deps.db.execute<{ n: number }>(sql`select amem_fold_search_stats(10000) as n`))[0]!.n) > 0);
@@ -369,19 +385,11 @@ describe("search ranking properties (README, Search)", () => {
 
   it("with current false, learns feedback from current versions only, not from the memories they replaced", async () => {
     const tenant = await newTenant(ctx);
-    const old = await remember(tenant, "Deploy target", "Deploy to heroku from the main pipeline.");
-    const revised = await ctx.request("POST", `/api/v1/memories/${old.id}/revise`, {
-      apiKey: tenant.apiKey,
-      body: { content: "Deploy to fly from the main pipeline." },
-    });
-    expect(revised.status).toBe(201);
-    await remember(tenant, "Deploy window", "Deploy after standup on weekdays.");
+    const revised = await revisedDeployTarget(tenant, "Deploy to heroku from the main pipeline.");
     const first = await search(tenant, { query: "deploy target", current: false, limit: 1 });
-    expect(first.items.map((h) => h.memory.id)).toEqual([revised.body.memory.id]);
+    expect(first.items.map((h) => h.memory.id)).toEqual([revised.id]);
     // The cursor carries the expansion terms: the successor's words, not the replaced version's own.
-    const terms = (JSON.parse(Buffer.from(first.nextCursor!, "base64url").toString()).x as [string, number][]).map(
-      ([term]) => term,
-    );
+    const terms = expansionTermsOf(first.nextCursor!);
     expect(terms).toContain("fli");
     expect(terms).not.toContain("heroku");
   });
@@ -422,19 +430,11 @@ describe("search ranking properties (README, Search)", () => {
     // The replaced version keeps its postings (searches with current false rank it) and matches
     // the query best, so the index puts it first among the candidates; the feedback learns from
     // the three current ones below it, each holding a word of its own.
-    const old = await remember(tenant, "Deploy target", "Deploy target: deploy to heroku, deploy target confirmed.");
-    const revised = await ctx.request("POST", `/api/v1/memories/${old.id}/revise`, {
-      apiKey: tenant.apiKey,
-      body: { content: "Deploy to fly from the main pipeline." },
-    });
-    expect(revised.status).toBe(201);
-    await remember(tenant, "Deploy window", "Deploy after standup on weekdays.");
+    const revised = await revisedDeployTarget(tenant, "Deploy target: deploy to heroku, deploy target confirmed.");
     await remember(tenant, "Deploy checklist", "Deploy with a canary first.");
     const first = await search(tenant, { query: "deploy target", limit: 1 });
-    expect(first.items.map((h) => h.memory.id)).toEqual([revised.body.memory.id]);
-    const terms = (JSON.parse(Buffer.from(first.nextCursor!, "base64url").toString()).x as [string, number][]).map(
-      ([term]) => term,
-    );
+    expect(first.items.map((h) => h.memory.id)).toEqual([revised.id]);
+    const terms = expansionTermsOf(first.nextCursor!);
     expect(terms).toEqual(expect.arrayContaining(["fli", "weekday", "canari"]));
   });
 

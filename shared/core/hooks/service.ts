@@ -61,6 +61,15 @@ function selectorOf(target: { project?: string; scope?: string }): SelectorInput
   return { kind: "all" };
 }
 
+/** Where a hook's run belongs (the URL's project and scope, else the cwd's project), with its selector. */
+function facetsOf(target: HookTarget, cwd: string | undefined) {
+  const facets = {
+    project: target.project ?? (cwd === undefined ? undefined : projectOfCwd(cwd)),
+    scope: target.scope,
+  };
+  return { ...facets, selector: selectorOf(facets) };
+}
+
 /** Runs `work`, treating a not-found session as "nothing to do" (the hook answers with no output). */
 async function unlessMissing<T>(work: () => Promise<T>): Promise<T | undefined> {
   try {
@@ -123,10 +132,8 @@ async function sessionStart(
   now: Date,
   budgetEndsAt: number,
 ): Promise<HookOutcome> {
-  const project = target.project ?? projectOfCwd(event.cwd);
-  const facets = { project, scope: target.scope };
-  const selector = selectorOf(facets);
-  const base = { agent, sessionId: event.session_id, ...facets, selector };
+  const { project, scope, selector } = facetsOf(target, event.cwd);
+  const base = { agent, sessionId: event.session_id, project, scope, selector };
   const source = event.source === "resume" ? "resume" : "startup";
   const briefingOf = (run: { project?: string; selector: BriefingRequest }) =>
     renderedBriefing(deps, principal, { agent, sessionId: event.session_id, ...run }, now);
@@ -186,9 +193,7 @@ async function stop(
   if (beat === undefined) {
     // Opened where a SessionStart would have opened it (the URL's facets, else the cwd's project),
     // then the Stop's heartbeat, excerpt and all, goes on it as on any other run.
-    const project = target.project ?? (event.cwd === undefined ? undefined : projectOfCwd(event.cwd));
-    const facets = { project, scope: target.scope };
-    await openSession(deps, principal, { ...key, ...facets, selector: selectorOf(facets), source: "resume" }, now);
+    await openSession(deps, principal, { ...key, ...facetsOf(target, event.cwd), source: "resume" }, now);
     beat = await beatWith();
   }
   if (event.stop_hook_active) {

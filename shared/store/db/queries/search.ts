@@ -40,6 +40,16 @@ const pendingTerms = (userId: string, removed: boolean) =>
   sql`(select t.term from memory_terms t where ${inPending(userId, removed)} limit ${PENDING_POSTINGS_READ}) t`;
 
 /**
+ * Per term, how many more memories hold it than the folded statistics say (`term`, `n`): the
+ * pending written ones, less, for a search of current memories, the pending removed ones.
+ */
+const pendingDf = (userId: string, current: boolean) => sql`
+  select t.term, sum(t.n) as n from (
+    select t.term, 1 as n from ${pendingTerms(userId, false)}
+    ${current ? sql`union all select t.term, -1 from ${pendingTerms(userId, true)}` : sql``}
+  ) t group by t.term`;
+
+/**
  * The query's distinct stemmed terms, read as the memories were (amem_search_terms: stop and
  * question words dropped, words stemmed, dotted and slashed names split), how often each occurs in the query, and
  * each one's document frequency among the tenant's memories; plus the tenant's totals. Of the
@@ -137,7 +147,6 @@ export async function feedbackPostings(
 ): Promise<FeedbackPosting[]> {
   if (learnFrom.length === 0) return [];
   const k = current ? 1 : 0;
-  const pendingRemoved = current ? sql`union all select t.term, -1 from ${pendingTerms(userId, true)}` : sql``;
   const rows = await executePrepared<PostingRow & { df: number | null }>(
     db,
     sql`
@@ -155,12 +164,7 @@ export async function feedbackPostings(
       select * from f
       where f.term in (select term from learnt) or f.term = any(${sql.param(queryTerms)}::text[])
     ),
-    pending as (
-      select c.term, sum(c.n) as n from (
-        select t.term, 1 as n from ${pendingTerms(userId, false)}
-        ${pendingRemoved}
-      ) c group by c.term
-    ),
+    pending as (${pendingDf(userId, current)}),
     -- Only the learnt memories' terms, once: a join condition on f.learnt would still probe the
     -- statistics for every row read (measured: 509 probes, 4.5 ms, for 50 terms), and inlined
     -- beside an underestimated f the planner ran it again per row read (3,348 probes, 11 ms).
@@ -199,15 +203,9 @@ export async function fuzzyTerms(
 ): Promise<FuzzyMatch[]> {
   if (words.length === 0) return [];
   const k = current ? 1 : 0;
-  const pendingRemoved = current ? sql`union all select t.term, -1 from ${pendingTerms(userId, true)}` : sql``;
   const rows = await db.execute<{ word: string; term: string; similarity: number; df: number }>(sql`
     -- The pending memories' terms once, for every word (inside the lateral, each word read them again).
-    with pending as materialized (
-      select t.term, sum(t.n) as df from (
-        select t.term, 1 as n from ${pendingTerms(userId, false)}
-        ${pendingRemoved}
-      ) t group by t.term
-    )
+    with pending as materialized (${pendingDf(userId, current)})
     select w.word, f.term, f.similarity::float8 as similarity, f.df::int as df
     from unnest(${sql.param(words)}::text[]) w(word)
     cross join lateral (
@@ -215,7 +213,7 @@ export async function fuzzyTerms(
       from (
         select s.term, s.df - ${k}::int * s.removed_df as df from memory_term_stats s where s.user_id = ${userId} and s.term % w.word
         union all
-        select p.term, p.df from pending p where p.term % w.word
+        select p.term, p.n from pending p where p.term % w.word
       ) c
       where similarity(c.term, w.word) >= ${minSimilarity} and length(c.term) <= ${maxLength}
       group by c.term
