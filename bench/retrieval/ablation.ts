@@ -161,7 +161,7 @@ function macroMrr(asked: Asked[], variant: Variant, split: Split, datasets: stri
 }
 
 async function main(start: BenchStart): Promise<void> {
-  const datasets = presentDatasets(ROOT, SMOKE);
+  const datasets = presentDatasets(ROOT, SMOKE, false);
   if (datasets.length === 0) throw new Error("no dataset to run");
   const serviceEnv = bench.serviceEnv();
   const base = await startApiAndWorkers(procs, serviceEnv);

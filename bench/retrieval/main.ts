@@ -71,7 +71,7 @@ bench.atCleanup(async () => {
 async function main(start: BenchStart): Promise<void> {
   const { box, rev, started } = start;
   if (MIN_SCORE !== null) console.log(`every search carries minScore ${MIN_SCORE}`);
-  const datasets = presentDatasets(ROOT, SMOKE);
+  const datasets = presentDatasets(ROOT, SMOKE, true);
   if (datasets.length === 0) throw new Error("no dataset to run");
 
   const serviceEnv = bench.serviceEnv();
@@ -98,6 +98,7 @@ async function main(start: BenchStart): Promise<void> {
       name: dataset.name,
       splitRule: dataset.splitRule,
       notes: dataset.notes,
+      heldOut: dataset.heldOut,
       memories,
       users: dataset.units.length,
       outcomes,
@@ -115,6 +116,7 @@ async function main(start: BenchStart): Promise<void> {
       minScore: MIN_SCORE,
       datasets: results.map((r) => ({
         name: r.name,
+        heldOut: r.heldOut,
         questions: r.outcomes.map((o) => ({
           id: o.query.id,
           query: o.query.text,

@@ -299,7 +299,7 @@ const name = (c: RankingConstants) =>
 
 const t0 = performance.now();
 const prepared: { dataset: string; units: Prepared[] }[] = [];
-for (const d of presentDatasets(ROOT, false)) {
+for (const d of presentDatasets(ROOT, false, false)) {
   const units: Prepared[] = [];
   for (const unit of d.units) {
     units.push(await prepare(unit, true));

@@ -14,6 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { retrievalDataDir } from "./datasets/present";
+import { REALTALK_CHATS, realtalkFile } from "./datasets/realtalk";
 import { THREE_NGRAM_FILES } from "./datasets/three-ngram";
 
 /** One file of a snapshot: where it is in the repository, its blob id, and what to do with it. */
@@ -24,6 +25,20 @@ export type PinnedFile = {
   place: { copy: string } | { unzip: string; entries: string };
 };
 export type PinnedSource = { repo: string; commit: string; files: PinnedFile[] };
+
+/** The blob id of each REALTALK chat (datasets/realtalk.ts REALTALK_CHATS, same order) at its pinned commit. */
+const REALTALK_BLOBS: [chat: (typeof REALTALK_CHATS)[number], blob: string][] = [
+  ["Chat_1_Emi_Elise", "3a3205c099754dc8e80103d3b6a292f69308cf3f"],
+  ["Chat_2_Kevin_Elise", "121bb479785de23c8c14c46cb364dc9415dac81f"],
+  ["Chat_3_Kevin_Paola", "cc6603969b914d7cf7c36eec3c4f939e1c57c2d9"],
+  ["Chat_4_Emi_Paola", "82c4ce8e090e14613c00bd4338cc4ff1f856fec3"],
+  ["Chat_5_Nicolas_Nebraas", "a70204080608ba6923a1ce978dbf846fe19559ab"],
+  ["Chat_6_Vanessa_Nicolas", "f58aff66d3a757c12f06bde92c40d20f382e19f3"],
+  ["Chat_7_Nebraas_Vanessa", "ef666c493e96b7539d5e6c0764ed9efdf8fe44bc"],
+  ["Chat_8_Akib_Muhhamed", "d3b96f06130f254e20a2fea6fd581a4147c2584f"],
+  ["Chat_9_Fahim_Akib", "5dabb998f6c208936f11bd35ec3ce5ab96f53eca"],
+  ["Chat_10_Fahim_Muhhamed", "ff0d44bae354cd1d892224b5ede6be871d7f5adf"],
+];
 
 /** The datasets and their snapshots, as bench/retrieval/datasets.md describes them. */
 export const PINNED_SOURCES: PinnedSource[] = [
@@ -53,6 +68,16 @@ export const PINNED_SOURCES: PinnedSource[] = [
         place: { copy: THREE_NGRAM_FILES[1] },
       },
     ],
+  },
+  {
+    // Held out (bench/retrieval/datasets.md): its data files are unchanged since 8ed04b9 (2025-02-19).
+    repo: "danny911kr/REALTALK",
+    commit: "b903e06a9770bf4e5fe9018c3e132889666d3b4a",
+    files: REALTALK_BLOBS.map(([chat, blob]) => ({
+      path: `data/${chat}.json`,
+      blob,
+      place: { copy: realtalkFile(chat) },
+    })),
   },
 ];
 

@@ -38,6 +38,8 @@ export type Dataset = {
   notes: string[];
   /** How the split was drawn, printed beside the figures. */
   splitRule: string;
+  /** Never read while the ranking was tuned: every question is test, and only the report reads it. */
+  heldOut?: true;
 };
 
 export const isAbstention = (q: QuerySpec) => q.gold.length === 0;

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Dataset } from "../types";
 import { loadLocomo } from "./locomo";
 import { loadOwn } from "./own";
+import { loadRealtalk } from "./realtalk";
 import { loadThreeNgram } from "./three-ngram";
 
 /** Where the public datasets are placed (`bun run retrieval:data`) and read from. */
@@ -11,8 +12,11 @@ export const retrievalDataDir = (root: string) => process.env.RETRIEVAL_DATA_DIR
  * The datasets present, in report order, for bench:retrieval and its ablation alike: the committed
  * hand-written set, then (not in a smoke run) the public ones from RETRIEVAL_DATA_DIR; each missing
  * one is named on one line. RETRIEVAL_DATASETS keeps only the ones it names.
+ *
+ * The held-out set (realtalk-turns, test only: datasets.md) is read only by the report
+ * (`withHeldOut`, bench:retrieval), never by the ablation or offline.ts, which tune on these sets.
  */
-export function presentDatasets(root: string, smoke: boolean): Dataset[] {
+export function presentDatasets(root: string, smoke: boolean, withHeldOut: boolean): Dataset[] {
   const dataDir = retrievalDataDir(root);
   const only = process.env.RETRIEVAL_DATASETS
     ? new Set(process.env.RETRIEVAL_DATASETS.split(",").map((s) => s.trim()))
@@ -28,6 +32,11 @@ export function presentDatasets(root: string, smoke: boolean): Dataset[] {
     const locomo = loadLocomo(dataDir);
     if (typeof locomo === "string") console.log(locomo);
     else found.push(...locomo);
+    if (withHeldOut) {
+      const realtalk = loadRealtalk(dataDir);
+      if (typeof realtalk === "string") console.log(realtalk);
+      else found.push(realtalk);
+    }
   }
   return only ? found.filter((d) => only.has(d.name)) : found;
 }
