@@ -58,7 +58,7 @@ export {
 } from "./auth/credentials";
 export type { Credential, Principal } from "./auth/credentials";
 export { debriefPrompt, dataJson } from "./briefing/debrief";
-export { LONG_TEXT_MIN_SCORE, RELEVANT_MIN_SCORE, relevantMinScore } from "./briefing/relevant";
+export { LONG_TEXT_MIN_SCORE, RELEVANT_MIN_SCORE, relevantMinScore, wordsRead } from "./briefing/relevant";
 export { buildBriefing } from "./briefing/service";
 export type { BriefingRequest } from "./briefing/service";
 export { consoleActivity, rangeDays } from "./console/activity";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 import { newSessionId, open } from "../agent-sessions/helpers";
-import { LONG_TEXT_MIN_SCORE, RELEVANT_MIN_SCORE, relevantMinScore } from "@amem/core";
+import { LONG_TEXT_MIN_SCORE, RELEVANT_MIN_SCORE, relevantMinScore, wordsRead } from "@amem/core";
 
 const ctx = await createTestContext();
 /** A loaded machine (the suite shares two cores) runs these well past bun's 5 s default. */
@@ -194,6 +194,20 @@ describe("relevantMinScore", () => {
       expect(relevantMinScore("why is the kafka consumer lagging")).toBe(RELEVANT_MIN_SCORE);
       expect(relevantMinScore(Array.from({ length: 40 }, (_, i) => `word${i}`).join(" "))).toBe(LONG_TEXT_MIN_SCORE);
       expect(LONG_TEXT_MIN_SCORE).toBeLessThan(RELEVANT_MIN_SCORE);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "counts the words the search reads, whatever the spacing: CJK by pairs, punctuation not at all",
+    () => {
+      // An unspaced excerpt of 40 ideographs is 39 pairs to the search: long text.
+      const unspaced = "今天我们检查了数据库连接池的问题然后重新部署了服务并且讨论了缓存策略和监控告警的阈值设置";
+      expect(relevantMinScore(unspaced)).toBe(LONG_TEXT_MIN_SCORE);
+      // Twenty punctuation marks between spaces are no words.
+      expect(relevantMinScore(`kafka lag ${Array(20).fill("—").join(" ")}`)).toBe(RELEVANT_MIN_SCORE);
+      // A dotted name is read as its parts.
+      expect(wordsRead("config.yaml api/v1")).toBe(4);
     },
     TEST_TIMEOUT_MS,
   );

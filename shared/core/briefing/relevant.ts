@@ -32,10 +32,29 @@ export type RelevantItem = BriefingItem & { score: number };
 /** The `relevant` section: best first; `hasMore` says more memories passed the cut than were shown. */
 export type RelevantSection = { items: RelevantItem[]; hasMore: boolean };
 
+/** Runs of CJK ideographs and kana, which the search reads as overlapping character pairs. */
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+/** Runs of letters and digits: the words the search reads (names split at `.` and `/` too). */
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/**
+ * How many words the search reads in `text`: each run of letters and digits, and in a run of CJK
+ * characters each pair (amem_search_text). Spaces alone would count an unspaced Chinese excerpt
+ * of a hundred characters as one word, and a punctuation mark between spaces as one (a review's
+ * find: the same text got the stricter cut or the looser one by its spacing).
+ */
+export function wordsRead(text: string): number {
+  let pairs = 0;
+  const rest = text.replace(CJK_RUN, (run) => {
+    pairs += Math.max([...run].length - 1, 1);
+    return " ";
+  });
+  return pairs + (rest.match(WORD)?.length ?? 0);
+}
+
 /** The cut a query's results must pass: lower for long free text, whose scores are lower. */
 export function relevantMinScore(query: string): number {
-  const words = query.split(/\s+/).filter(Boolean).length;
-  return words > LONG_TEXT_WORDS ? LONG_TEXT_MIN_SCORE : RELEVANT_MIN_SCORE;
+  return wordsRead(query) > LONG_TEXT_WORDS ? LONG_TEXT_MIN_SCORE : RELEVANT_MIN_SCORE;
 }
 
 /**

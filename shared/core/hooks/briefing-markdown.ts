@@ -121,7 +121,9 @@ export function renderBriefingMarkdown(input: {
     }
   }
   if (lines.length === 0)
-    lines.push("\nNo memories match yet: this briefing fills as sessions record what they learn.");
+    lines.push(
+      "\nNothing to brief yet: no open commitment, blocker, recent decision, preference or memory due for review here, and none matched the last session's work. This briefing fills as sessions record what they learn.",
+    );
   if (left > 0) lines.push(`\n_${left} more items left out to stay short; the MCP \`briefing\` tool lists them._`);
   const body = lines.join("\n");
   return { briefed: [...briefed.values()], markdown: (sessionRunId) => `${headerOf(sessionRunId)}\n${body}` };
