@@ -9,7 +9,7 @@ import {
   type TestContext,
 } from "../helpers";
 import { newSessionId } from "../agent-sessions/helpers";
-import { createApiKey, beginErasure, eraseAccountData, ZERO_COUNTS, type Principal } from "@amem/core";
+import { createApiKey, beginErasure, eraseAccountData, isEmail, ZERO_COUNTS, type Principal } from "@amem/core";
 import { sha256Hex } from "@amem/platform";
 
 const ctx = await createTestContext();
@@ -92,6 +92,22 @@ describe("DELETE /api/v1/account", () => {
     });
     const ledger = await ctx.deps.sql`select counts from account_erasures where user_id = ${tenant.userId}`;
     expect(ledger.map((r) => r.counts)).toEqual([SEEDED_COUNTS]);
+  });
+
+  it("cannot be blocked by an account that takes the erased email first: the .invalid domain is refused", async () => {
+    const { tenant } = await seed(ctx);
+    const tombstone = `deleted-${tenant.userId}@deleted.invalid`;
+    // Signing up with the address the erasure will give the account (any case, any .invalid domain).
+    for (const email of [tombstone, tombstone.toUpperCase(), `someone@mail.invalid`]) {
+      const signup = await ctx.request("POST", "/auth/signup", { body: { email, password: "squatter-password" } });
+      expect(signup.status).toBe(400);
+      expect(signup.body).toEqual({ error: "invalid_input" });
+    }
+    expect(isEmail(tombstone)).toBe(false); // the admin CLI's check
+    const res = await erase(ctx, { apiKey: tenant.apiKey });
+    expect(res.status).toBe(200);
+    const users = await ctx.deps.sql`select email, state from users where id = ${tenant.userId}`;
+    expect(users[0]).toEqual({ email: tombstone, state: "deleted" });
   });
 
   it("rejects any body but exactly {confirm: true} with 400 invalid_input and erases nothing", async () => {
