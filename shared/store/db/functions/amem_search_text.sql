@@ -1,10 +1,12 @@
 -- amem_search_text: a text as the search index reads it, before Postgres's English configuration
 -- (amem_search_terms; README "Search"): '.', '/' and '\' read as spaces, so file names, hosts,
--- paths and dotted identifiers match by their parts; accents folded (unaccent: "cafe" finds
--- "café", "Grosse" finds "Größe"), as people type words without them; and each run of Chinese or
--- Japanese characters (CJK ideographs, kana), which the parser would keep as one token however
--- long — a whole sentence — read as its overlapping pairs of characters ("数据库连接" → "数据 据库
--- 库连 连接"), so a word of it finds it: the bigram indexing of CJK search engines, with no
+-- paths and dotted identifiers match by their parts; '<' and '>' too, which the parser would take
+-- for markup and drop with what they enclose — "<Button>", "Promise<Response>", "</table>", the
+-- text coding agents write, indexed none of "button", "response", "table" (a probe's find);
+-- accents folded (unaccent: "cafe" finds "café", "Grosse" finds "Größe"), as people type words
+-- without them; and each run of Chinese or Japanese characters (CJK ideographs, kana), which the
+-- parser would keep as one token however long — a whole sentence — read as its overlapping pairs of
+-- characters ("数据库连接" → "数据 据库 库连 连接"), so a word of it finds it: the bigram indexing of CJK search engines, with no
 -- dictionary. A run of one character stays itself. And ISO dates read with their month's name
 -- (amem_search_dates: "2026-04-23" as "2026 april 23"), only in a text that can hold one: two
 -- substring searches decide, as most texts hold none and a regular expression on every text cost
@@ -18,13 +20,13 @@ DECLARE
   v_text text;
 BEGIN
   IF p_text !~ '[^\x01-\x7f]' THEN
-    v_text := translate(p_text, './\', '   ');
+    v_text := translate(p_text, './\<>', '     ');
     IF (strpos(v_text, '-0') > 0 OR strpos(v_text, '-1') > 0) AND v_text ~ '[0-9]{4}-[01][0-9]' THEN
       RETURN amem_search_dates(v_text);
     END IF;
     RETURN v_text;
   END IF;
-  v_text := public.unaccent('public.unaccent'::regdictionary, translate(p_text, './\', '   '));
+  v_text := public.unaccent('public.unaccent'::regdictionary, translate(p_text, './\<>', '     '));
   IF (strpos(v_text, '-0') > 0 OR strpos(v_text, '-1') > 0) AND v_text ~ '[0-9]{4}-[01][0-9]' THEN
     v_text := amem_search_dates(v_text);
   END IF;
