@@ -32,9 +32,10 @@ export function authRoutes(deps: ApiDeps) {
   return new Elysia({ name: "auth-routes", prefix: "/auth", detail: { tags: ["auth"] } })
     .post(
       "/signup",
-      async ({ body, status, request }) => {
+      async ({ body, status, request, set }) => {
         await limitIp(request, "ip", deps.config.RATE_LIMIT_IP);
         const user = await createUser(deps, { email: body.email, password: body.password });
+        set.headers["cache-control"] = "no-store";
         return status(201, { id: user.id, email: user.email });
       },
       {
@@ -49,9 +50,11 @@ export function authRoutes(deps: ApiDeps) {
     )
     .post(
       "/login",
-      async ({ body, request }) => {
+      async ({ body, request, set }) => {
         await limitIp(request, "login", deps.config.RATE_LIMIT_LOGIN);
         const session = await login(deps, body.email, body.password);
+        // A bearer token: no cache may keep it (RFC 6749 §5.1 asks the same of OAuth's token answer).
+        set.headers["cache-control"] = "no-store";
         return { token: session.token, expiresAt: iso(session.expiresAt) };
       },
       {

@@ -43,6 +43,15 @@ const PageQuery = t.Object({ token: t.Optional(Text({ maxLength: 128 })) }, { ad
 const ASSET_NAME = /^[A-Za-z0-9_-]+\.(js|css)$/;
 const ASSET_TYPES = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" } as const;
 
+/** Loopback host names, as URL.hostname spells them. */
+const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** `origin` is the request's own origin and that names a loopback host. */
+function isLoopbackOrigin(origin: string, request: Request): boolean {
+  const own = requestUrl(request);
+  return origin === own.origin && LOOPBACK_HOSTNAMES.has(own.hostname);
+}
+
 /**
  * The console (issue 21): its page under /app, its bundled assets, and its cookie session.
  * Everything else the console shows comes from the REST API, which accepts the session cookie as
@@ -86,9 +95,12 @@ export function consoleRoutes(deps: ApiDeps) {
         "/api/console/session",
         async ({ body, request, set }) => {
           // A cross-site page may not sign a browser into another account (login CSRF): a browser
-          // always sends Origin on a POST, and it must be this service's.
+          // always sends Origin on a POST, and it must be this service's — PUBLIC_URL's, or the
+          // request's own when it names a loopback host (a local run browsed as localhost while
+          // PUBLIC_URL says 127.0.0.1). Not any Host's own: a rebound page sends its own name as
+          // both Host and Origin (a probe signed in with Host and Origin evil.com).
           const origin = request.headers.get("origin");
-          if (origin !== null && origin !== publicOrigin && origin !== requestUrl(request).origin)
+          if (origin !== null && origin !== publicOrigin && !isLoopbackOrigin(origin, request))
             throw new AppError("forbidden");
           await enforceRateLimit(deps, `login:${deps.clientIp(request)}`, deps.config.RATE_LIMIT_LOGIN);
           const session = await login(deps, body.email, body.password);
@@ -137,7 +149,8 @@ export function consoleRoutes(deps: ApiDeps) {
       .delete(
         "/api/console/session",
         async ({ principal, set }) => {
-          if (principal.credentialKind === "t") await logout(deps, principal);
+          // An API key has no session to end: 400 invalid_input, as POST /auth/logout answers.
+          await logout(deps, principal);
           set.headers["set-cookie"] = cookie("", 0);
           set.status = 204;
         },
@@ -145,7 +158,10 @@ export function consoleRoutes(deps: ApiDeps) {
           query: NoQuery,
           body: NoBody,
           response: { 204: t.Void({ description: "Signed out" }), ...errors(...AUTHED_WRITE_CODES, ...BODY_CODES) },
-          detail: { description: "Signs out: ends the session behind the cookie and clears it" },
+          detail: {
+            description:
+              "Signs out: ends the session behind the cookie (or bearer token) and clears the cookie; an API key is 400 invalid_input",
+          },
         },
       )
       .get(

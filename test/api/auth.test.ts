@@ -43,6 +43,7 @@ describe("POST /auth/signup", () => {
     const res = await ctx.request("POST", "/auth/signup", { body: { email, password: PASSWORD } });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: expect.stringMatching(UUID_V7), email });
+    expect(res.headers.get("cache-control")).toBe("no-store");
   });
 
   it("stores an argon2id hash, never the password", async () => {
@@ -144,6 +145,8 @@ describe("POST /auth/login", () => {
       token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       expiresAt: expect.stringMatching(ISO_MS),
     });
+    // It carries a bearer token: no cache may keep it.
+    expect(res.headers.get("cache-control")).toBe("no-store");
     const ttlMs = ctx.config.SESSION_TTL_HOURS * 3_600_000;
     const expiresAt = Date.parse(res.body.expiresAt);
     expect(expiresAt).toBeGreaterThanOrEqual(before + ttlMs - 1_000);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { createTestContext, insertBearer, newTenant, type TestContext } from "../helpers";
+import { head, rawRequest, serveOnLoopback, type RawResponse } from "../raw-http";
 import { consoleCsrfToken } from "@amem/core";
 import { getRun, newSessionId, open } from "../agent-sessions/helpers";
 
@@ -58,6 +59,31 @@ describe("POST /api/console/session", () => {
       headers: { origin: "https://evil.example" },
     });
     expect([res.status, res.body, res.headers.get("set-cookie")]).toEqual([403, { error: "forbidden" }, null]);
+  });
+
+  it("refuses a sign-in whose Host and Origin name the same foreign site (a rebound page), and takes a loopback page's", async () => {
+    const user = await newTenant(ctx);
+    // Over a socket: the Host header is what the service reads the request's own origin from.
+    const port = serveOnLoopback(ctx);
+    const body = JSON.stringify({ email: user.email, password: PASSWORD });
+    const post = (host: string, origin: string) =>
+      rawRequest(
+        port,
+        head("POST", "/api/console/session", {
+          host,
+          origin,
+          "content-type": "application/json",
+          "content-length": `${Buffer.byteLength(body)}`,
+        }) + body,
+      ) as Promise<RawResponse>;
+    const rebound = await post("evil.example", "http://evil.example");
+    expect([rebound.status, rebound.body, rebound.headers["set-cookie"]]).toEqual([
+      403,
+      JSON.stringify({ error: "forbidden" }),
+      undefined,
+    ]);
+    // PUBLIC_URL says 127.0.0.1; the browser was pointed at localhost.
+    expect((await post(`localhost:${port}`, `http://localhost:${port}`)).status).toBe(200);
   });
 });
 
@@ -166,6 +192,15 @@ describe("DELETE /api/console/session", () => {
     expect(out.headers.get("set-cookie")).toStartWith("amem_console=; Path=/; Max-Age=0; HttpOnly");
     const after = await ctx.request("GET", "/api/v1/memories", withCookie(browser, false));
     expect([after.status, after.body]).toEqual([401, { error: "unauthorized" }]);
+  });
+
+  it("answers 400 invalid_input to an API key, which has no session to end, as POST /auth/logout does", async () => {
+    const user = await newTenant(ctx);
+    for (const path of ["/api/console/session", "/auth/logout"]) {
+      const out = await ctx.request(path === "/auth/logout" ? "POST" : "DELETE", path, { apiKey: user.apiKey });
+      expect([out.status, out.body, out.headers.get("set-cookie")]).toEqual([400, { error: "invalid_input" }, null]);
+    }
+    expect((await ctx.request("GET", "/api/v1/me", { apiKey: user.apiKey })).status).toBe(200);
   });
 
   it("needs the CSRF token like any state-changing call (a cross-site page cannot sign a browser out)", async () => {
