@@ -37,6 +37,14 @@ export type ClientMetadata = {
  * Metadata we do not use is ignored, as §2 asks (clients send logo_uri, scope, software_id, …).
  * Defaults are RFC 7591's: `client_secret_basic`, `authorization_code`, `code`.
  */
+/**
+ * What a client name shown on the consent page and the console may not hold: control characters
+ * (a line break splits the name from "wants access") and the bidirectional embeddings, overrides
+ * and isolates (U+202A–202E, U+2066–2069), which reorder what is displayed — a probe registered
+ * "Evil\u202Eppa" and the consent page showed "Evilapp". Right-to-left names need none of them.
+ */
+const MISLEADING_NAME_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
 export function validateClientMetadata(body: unknown): ClientMetadata {
   if (typeof body !== "object" || body === null || Array.isArray(body))
     throw new OAuthError("invalid_client_metadata", "metadata: not a JSON object");
@@ -63,7 +71,11 @@ export function validateClientMetadata(body: unknown): ClientMetadata {
   const name = m.client_name;
   if (
     name !== undefined &&
-    (typeof name !== "string" || name.trim() === "" || name.length > MAX_CLIENT_NAME || !isStorableText(name))
+    (typeof name !== "string" ||
+      name.trim() === "" ||
+      name.length > MAX_CLIENT_NAME ||
+      !isStorableText(name) ||
+      MISLEADING_NAME_CHARACTERS.test(name))
   )
     throw new OAuthError("invalid_client_metadata", "client_name: empty, too long, or not storable text");
   const applicationType = m.application_type ?? (looksNative(uris) ? "native" : "web");

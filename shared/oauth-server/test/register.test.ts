@@ -118,6 +118,10 @@ describe("POST /register", () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ ...CURSOR, client_name: "a\u0000b" }, "invalid_client_metadata"],
       [{ ...CURSOR, client_name: "lone \ud800" }, "invalid_client_metadata"],
+      // Shown on the consent page: a line break, and a right-to-left override that displays "Evilapp".
+      [{ ...CURSOR, client_name: "Cursor\nwants nothing" }, "invalid_client_metadata"],
+      [{ ...CURSOR, client_name: "Evil\u202eppa" }, "invalid_client_metadata"],
+      [{ ...CURSOR, client_name: "Evil\u2067ppa\u2069" }, "invalid_client_metadata"],
       [{ ...CURSOR, redirect_uris: ["https://a.example/cb\u0000"] }, "invalid_redirect_uri"],
       [{ ...CURSOR, redirect_uris: ["myapp:/c\u0000b"] }, "invalid_redirect_uri"],
       [{ ...CURSOR, redirect_uris: ["myapp:/c\u007fb"] }, "invalid_redirect_uri"],
