@@ -13,14 +13,19 @@ import {
 import { findUserByEmail, preflight } from "@amem/store";
 
 const USAGE = `usage:
-  bun run amem user create --email E [--password P]   → {"id","email","apiKey"}
+  bun run amem user create --email E [--password-stdin | --password P]   → {"id","email","apiKey"}
+                       (--password-stdin reads it from the first line of stdin: an argument shows
+                       in bun run's echo of the command, the shell's history and ps)
   bun run amem key create --email E --name N           → {"id","apiKey"}
   bun run amem key revoke --id ID                      → {"id","revoked":true}
   bun run amem hook <claude-code|codex>                 hook JSON on stdin → the harness's hook output
   bun run amem connect <claude-code|codex> [--project-settings] [--write] [--url U] [--mcp-url U]
                        [--hook-command CMD] [--command-hooks]   the settings block (connect --help)`;
 
-type AdminArgs = { command: string; values: { email?: string; password?: string; name?: string; id?: string } };
+type AdminArgs = {
+  command: string;
+  values: { email?: string; password?: string; passwordStdin?: boolean; name?: string; id?: string };
+};
 
 /**
  * The command and its options, checked before anything is connected to: a usage or input error is
@@ -33,6 +38,7 @@ function readArgs(argv: string[]): AdminArgs | null {
     options: {
       email: { type: "string" },
       password: { type: "string" },
+      "password-stdin": { type: "boolean" },
       name: { type: "string" },
       id: { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -40,6 +46,8 @@ function readArgs(argv: string[]): AdminArgs | null {
   });
   if (values.help) return null;
   const command = positionals.join(" ");
+  if (values.password !== undefined && values["password-stdin"])
+    throw new Error("--password and --password-stdin: give one");
   if (values.email !== undefined && !isEmail(values.email)) throw new Error("--email is not an email address");
   if (values.password !== undefined && !isPassword(values.password))
     throw new Error("--password must be 8–256 characters");
@@ -50,7 +58,14 @@ function readArgs(argv: string[]): AdminArgs | null {
     (command === "key create" && values.email && values.name) ||
     (command === "key revoke" && values.id);
   if (!known) throw new Error(USAGE);
-  return { command, values };
+  return { command, values: { ...values, passwordStdin: values["password-stdin"] } };
+}
+
+/** The first line of stdin, without its line ending: a password piped in (`--password-stdin`). */
+async function passwordFromStdin(): Promise<string> {
+  const line = (await Bun.stdin.text()).split(/\r?\n/, 1)[0] ?? "";
+  if (!isPassword(line)) throw new Error("--password-stdin: the first line of stdin must be 8–256 characters");
+  return line;
 }
 
 /** The admin CLI: creates users and keys without mail (SPEC §2.3). Prints one JSON line. */
@@ -77,6 +92,7 @@ export async function runAdmin(argv: string[]): Promise<void> {
   let args: AdminArgs | null;
   try {
     args = readArgs(argv);
+    if (args?.values.passwordStdin) args.values.password = await passwordFromStdin();
   } catch (error) {
     console.error(`amem: ${(error as Error).message}`);
     process.exitCode = 1;

@@ -13,8 +13,13 @@ const ctx = await createTestContext({ REDIS_PREFIX: prefix });
 
 /** Runs `bun cli/amem.ts ...args` as a real process against the test services. */
 function amem(...args: string[]): Promise<ProcessRun> {
+  return amemWithStdin(undefined, ...args);
+}
+
+function amemWithStdin(stdin: string | undefined, ...args: string[]): Promise<ProcessRun> {
   return runProcess(["bun", CLI, ...args], {
     cwd: ROOT,
+    stdin,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "",
@@ -80,6 +85,21 @@ describe("amem user create", () => {
     const user = await createUser(uniqueEmail(), "--password", password);
     const res = await ctx.request("POST", "/auth/login", { body: { email: user.email, password } });
     expect(res.status).toBe(200);
+  });
+
+  it("reads the password from stdin with --password-stdin, so it is in no command line", async () => {
+    const password = "piped in, never an argument";
+    const email = uniqueEmail();
+    const run = await amemWithStdin(`${password}\n`, "user", "create", "--email", email, "--password-stdin");
+    expect(run.exitCode).toBe(0);
+    expect(oneJsonLine(run.stdout).email).toBe(email);
+    const res = await ctx.request("POST", "/auth/login", { body: { email, password } });
+    expect(res.status).toBe(200);
+    const short = await amemWithStdin("short\n", "user", "create", "--email", uniqueEmail(), "--password-stdin");
+    expect([short.exitCode, short.stderr]).toEqual([
+      1,
+      "amem: --password-stdin: the first line of stdin must be 8–256 characters\n",
+    ]);
   });
 
   it("creates a user without a password who cannot log in", async () => {
