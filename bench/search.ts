@@ -12,13 +12,17 @@
  * language, misspellings, a phrase, an exclusion and an OR among them — is sent over one
  * connection per tenant, in REPEAT interleaved rounds after a warm-up round, so every figure shares
  * the box's conditions. Prints client p50/p99 per tenant and the small tenant beside the large
- * ones against alone. Every process it started is stopped by pid.
+ * ones against alone. Then (unless BENCH_EXACT=0) how close each tenant's pages are to a ranking of
+ * every match: a third api with SEARCH_LIST_BUDGET past any list answers each query once, and the
+ * table counts how many of its top 10 (and top 1) the page holds. Every process it started is
+ * stopped by pid.
  *
  * env:
  *   BENCH_LEVELS=10000,100000,1000000   memories of each large tenant
  *   BENCH_REPEAT=10      interleaved rounds of the queries
  *   BENCH_SMALL=1000     memories of the small tenant
  *   BENCH_SEED_ONLY=0    seed (and fold, analyze) and stop
+ *   BENCH_EXACT=1        0 skips the comparison with a ranking of every match
  *   BENCH_KEEP_DATA=1    0 deletes the tenants at the end
  *   BENCH_RECORD=auto    append the table to bench/README.md (auto: default levels and repeat)
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench_search
@@ -54,6 +58,9 @@ const ALONE_URL = process.env.BENCH_ALONE_DATABASE_URL ?? "postgres://postgres@1
 const REPEAT = intEnv("BENCH_REPEAT", 10, 1, 1000);
 const SMALL = intEnv("BENCH_SMALL", 1000, 10, 100_000);
 const SEED_ONLY = process.env.BENCH_SEED_ONLY === "1";
+const EXACT = process.env.BENCH_EXACT !== "0";
+/** A list budget past any list: the api that ranks every match (SEARCH_LIST_BUDGET's maximum). */
+const EVERY_MATCH = "100000000";
 const KEEP_DATA = process.env.BENCH_KEEP_DATA !== "0";
 assertBenchTargets(ALONE_URL, REDIS_URL);
 
@@ -110,6 +117,47 @@ async function round(t: Target, record: boolean): Promise<void> {
   }
 }
 
+/** Each query's top 10 ids, once, against `base` for the tenant of `apiKey`. */
+async function topTens(base: string, apiKey: string): Promise<Map<string, string[]>> {
+  const api = apiClient(120_000);
+  const tops = new Map<string, string[]>();
+  for (const query of QUERIES) {
+    const res = await api(base, "/api/v1/search", {
+      method: "POST",
+      apiKey,
+      body: JSON.stringify({ query, limit: 10 }),
+    });
+    const body = (await expectStatus(res, 200, `search "${query}"`)) as { items: { memory: { id: string } }[] };
+    tops.set(
+      query,
+      body.items.map((i) => i.memory.id),
+    );
+  }
+  return tops;
+}
+
+/**
+ * How many of a ranking of every match's top 10 (and top 1) each page holds, over the queries:
+ * "242 / 270 (top 1: 25 / 27)". Both answers use the same statistics; feedback is learnt from each
+ * one's own first ranking.
+ */
+function agreement(page: Map<string, string[]>, every: Map<string, string[]>): string {
+  let held = 0;
+  let of = 0;
+  let firstHeld = 0;
+  let firsts = 0;
+  for (const [query, exact] of every) {
+    const shown = new Set(page.get(query));
+    held += exact.filter((id) => shown.has(id)).length;
+    of += exact.length;
+    if (exact.length > 0) {
+      firsts++;
+      if (shown.has(exact[0]!)) firstHeld++;
+    }
+  }
+  return `${held} / ${of} (top 1: ${firstHeld} / ${firsts})`;
+}
+
 const p50 = (t: Target) => percentile(t.times, 50);
 const p99 = (t: Target) => percentile(t.times, 99);
 function slowest(t: Target): string {
@@ -153,12 +201,28 @@ async function main(start: BenchStart) {
   for (const t of targets) await round(t, false);
   for (let r = 0; r < REPEAT; r++) for (const t of targets) await round(t, true);
 
+  // After the timed rounds, so the third api never shares the box with them.
+  const agreed = new Map<Target, string>();
+  if (EXACT) {
+    const every = spawnApi(procs, { ...env, SEARCH_LIST_BUDGET: EVERY_MATCH }, null);
+    await procs.waitForReady([every.proc, `${every.base}/ready`]);
+    for (const t of [...levels, beside])
+      agreed.set(t, agreement(await topTens(t.base, t.apiKey), await topTens(every.base, t.apiKey)));
+  }
   const ratio = p50(beside) / p50(alone);
   const table = [
     `\n#### ${new Date().toISOString().slice(0, 10)}, commit ${rev}, nproc=${box.nproc} ${box.model}`,
-    mdRow(["memories in the tenant", "p50", "p99", "slowest query (p50)"]),
-    mdRow(["---", "---", "---", "---"]),
-    ...[...levels, alone, beside].map((t) => mdRow([t.label, fmtMs(p50(t)), fmtMs(p99(t)), slowest(t)])),
+    mdRow([
+      "memories in the tenant",
+      "p50",
+      "p99",
+      "slowest query (p50)",
+      "top 10 of a ranking of every match on the page",
+    ]),
+    mdRow(["---", "---", "---", "---", "---"]),
+    ...[...levels, alone, beside].map((t) =>
+      mdRow([t.label, fmtMs(p50(t)), fmtMs(p99(t)), slowest(t), agreed.get(t) ?? "—"]),
+    ),
     `\nSmall tenant beside the large ones / alone: p50 ${ratio.toFixed(2)}×, p99 ${(p99(beside) / p99(alone)).toFixed(2)}×.`,
   ].join("\n");
   console.log(table);

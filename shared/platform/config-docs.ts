@@ -35,6 +35,8 @@ export const CONFIG_MEANINGS: { [K in keyof Config]-?: string } = {
   SEARCH_MAX_CONCURRENT:
     "searches running at once per api process (below `DB_POOL_SIZE`); one more waits `SEARCH_WAIT_MS`, then 503",
   SEARCH_WAIT_MS: "how long a search waits for a slot before 503 + `Retry-After`",
+  SEARCH_LIST_BUDGET:
+    "postings an unfiltered search reads over all its terms: up to it a search ranks every match, beyond it each term's best (docs/decisions/search.md)",
   EXPORT_TIMEOUT_MS: "bound on one whole export (`GET /api/v1/export`); past it the streamed body is aborted",
   EXPORT_PAGE_TIMEOUT_MS:
     "bound on each page read of an export (its own statement timeout, not `DEPENDENCY_TIMEOUT_MS`)",

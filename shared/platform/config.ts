@@ -61,6 +61,13 @@ export const ConfigSchema = T.Object({
   SEARCH_MAX_CONCURRENT: T.Integer({ minimum: 1, maximum: 200, default: 4 }),
   SEARCH_WAIT_MS: T.Integer({ minimum: 0, maximum: 30_000, default: 2_000 }),
   /**
+   * How many postings an unfiltered search reads over all its terms, at least (docs/decisions/search.md,
+   * "Cost follows the page"): a tenant whose query terms occur in fewer memories is ranked from every
+   * match; beyond it the page is ranked from the best postings of each term. bench:search raises it
+   * past any list to rank every match and measure how far the page is from that ranking.
+   */
+  SEARCH_LIST_BUDGET: T.Integer({ minimum: 256, maximum: 100_000_000, default: 8_192 }),
+  /**
    * The export (GET /api/v1/export) streams one snapshot page by page on one connection: the whole
    * export ends (the stream is aborted) after EXPORT_TIMEOUT_MS, each page read after
    * EXPORT_PAGE_TIMEOUT_MS, and at most EXPORT_MAX_CONCURRENT run at once per api process (keep it

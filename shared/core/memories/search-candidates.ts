@@ -13,14 +13,15 @@ import { FEEDBACK_RESCORED, feedbackScore, type Feedback } from "./search-feedba
 export const CHAMPION_DEPTH = 200;
 /** A deeper page reads this many more postings per term for each item before it. */
 const DEPTH_PER_ITEM = 2;
-/**
- * How many postings an unfiltered search reads over all its terms, at least (each term's list at
- * least as deep as a filtered search's): a tenant whose query terms occur in fewer memories than
- * this together is ranked from every memory that holds any of them — at 10⁴ memories, each of the
- * bench's 28 queries had exactly the top 10 of a ranking of every match. A larger tenant's page reads
- * this many, ranked in Postgres (bench/README.md, "Thirteenth session: candidates ranked by every word they hold").
+/*
+ * How many postings an unfiltered search reads over all its terms, at least, is SEARCH_LIST_BUDGET
+ * (8,192; each term's list at least as deep as a filtered search's): a tenant whose query terms
+ * occur in fewer memories than this together is ranked from every memory that holds any of them —
+ * at 10⁴ memories, each of the bench's 28 queries had exactly the top 10 of a ranking of every
+ * match. A larger tenant's page reads this many, ranked in Postgres (bench/README.md, "Thirteenth
+ * session: candidates ranked by every word they hold"); bench:search measures how far its pages are
+ * from a ranking of every match.
  */
-export const LIST_BUDGET = 8192;
 /**
  * How many memories an unfiltered search scores in full, beyond 2 per item wanted: the best by the
  * sum of their terms' weights × saturations under the tenant's averages now (rankedCandidates), which
@@ -64,7 +65,7 @@ export function byRank(a: Candidate, b: Candidate): number {
 /**
  * The candidates a page can draw from, scored and sorted best first.
  * - Unfiltered (`eligibleOnly` false): the memories that rank best by every query word they hold,
- *   chosen in Postgres from each term's postings read to LIST_BUDGET over all terms
+ *   chosen in Postgres from each term's postings read to SEARCH_LIST_BUDGET over all terms
  *   (rankedCandidates), each with all its postings of the query's terms: scored in full.
  * - Filtered: the union of each term's champion list (its best postings whose memories pass the
  *   filters). When a list was cut off (the term has more postings than the depth read), a candidate
@@ -113,7 +114,7 @@ export async function rankCandidates(
     cutOff = cutTerms.length > 0;
   } else {
     const lists = plan.slots.reduce((n, s) => n + s.alternatives.length, 0);
-    const listDepth = Math.max(depth, Math.floor(LIST_BUDGET / Math.max(lists, 1)));
+    const listDepth = Math.max(depth, Math.floor(deps.config.SEARCH_LIST_BUDGET / Math.max(lists, 1)));
     const count = CANDIDATES + DEPTH_PER_ITEM * wanted;
     const slots = plan.slots.map((s) => s.alternatives);
     for (const c of await rankedCandidates(
