@@ -208,6 +208,8 @@ describe("relevantMinScore", () => {
       expect(relevantMinScore(`kafka lag ${Array(20).fill("—").join(" ")}`)).toBe(RELEVANT_MIN_SCORE);
       // A dotted name is read as its parts.
       expect(wordsRead("config.yaml api/v1")).toBe(4);
+      // Vowel signs and viramas are inside a word: six Hindi words are six.
+      expect(wordsRead("हिन्दी भाषा में लिखा गया पाठ")).toBe(6);
     },
     TEST_TIMEOUT_MS,
   );

@@ -34,11 +34,15 @@ export type RelevantSection = { items: RelevantItem[]; hasMore: boolean };
 
 /** Runs of CJK ideographs and kana, which the search reads as overlapping character pairs. */
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
-/** Runs of letters and digits: the words the search reads (names split at `.` and `/` too). */
-const WORD = /[\p{L}\p{N}]+/gu;
+/**
+ * Runs of letters, their marks and digits: the words the search reads (names split at `.` and `/`
+ * too). With the marks: Devanagari, Bengali or Tamil vowel signs and viramas are inside a word, and
+ * without them a Hindi query counted twice its words (a review's find).
+ */
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
 /**
- * How many words the search reads in `text`: each run of letters and digits, and in a run of CJK
+ * How many words the search reads in `text`: each run of letters (with their marks) and digits, and in a run of CJK
  * characters each pair (amem_search_text). Spaces alone would count an unspaced Chinese excerpt
  * of a hundred characters as one word, and a punctuation mark between spaces as one (a review's
  * find: the same text got the stricter cut or the looser one by its spacing).
