@@ -1,9 +1,14 @@
 import { describe, expect, it, setDefaultTimeout } from "bun:test";
-import { join } from "node:path";
-import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 import { expectStatsEqualRecount } from "./search-recount";
-import { foldAll, legacyMemories, memoriesWithStalePostings } from "./search-reindex";
+import {
+  currentFunction,
+  foldAll,
+  functionInMigration,
+  legacyMemories,
+  memoriesWithStalePostings,
+  runMigrationReindex,
+} from "./search-reindex";
 import { foundIds, rememberNote } from "./search-requests";
 
 /*
@@ -12,7 +17,6 @@ import { foundIds, rememberNote } from "./search-requests";
  */
 const ctx = await createTestContext();
 setDefaultTimeout(60_000);
-const ROOT = join(import.meta.dir, "..", "..");
 
 const remember = (tenant: Tenant, topic: string, content: string) => rememberNote(ctx, tenant, topic, content);
 const found = (tenant: Tenant, query: string) => foundIds(ctx, tenant, query);
@@ -54,22 +58,14 @@ describe("search by dates", () => {
 });
 
 describe("migration 0051: memories indexed before dates were read with their month", () => {
-  /** amem_search_text as migration 0050 installed it, before dates were read. */
-  async function legacyText(): Promise<string> {
-    const text = await Bun.file(join(ROOT, "migrations", "0050_search_text_accents_cjk.sql")).text();
-    const start = text.indexOf("CREATE OR REPLACE FUNCTION amem_search_text(");
-    const open = text.indexOf("$$", start);
-    return text.slice(start, text.indexOf("$$", open + 2) + 2);
-  }
-
   /** Memories written as the service wrote them before the migration. */
   const legacy = async (tenant: Tenant, contents: string[], topic = "Release 2026-05") =>
     legacyMemories(
       ctx,
       tenant,
       {
-        legacy: await legacyText(),
-        current: await Bun.file(join(ROOT, "shared", "store", "db", "functions", "amem_search_text.sql")).text(),
+        legacy: await functionInMigration("0050_search_text_accents_cjk.sql", "amem_search_text"),
+        current: await currentFunction("amem_search_text"),
       },
       topic,
       contents,
@@ -87,12 +83,7 @@ describe("migration 0051: memories indexed before dates were read with their mon
     const [dashes] = await legacy(tenant, ["Window 2026\u201110\u201101"], "Window");
 
     // The migration's own statement, as it runs.
-    const migration = await Bun.file(join(ROOT, "migrations", "0051_search_text_dates.sql")).text();
-    const reindex = migration.slice(migration.lastIndexOf("SELECT amem_reindex_memories("));
-    // Scoped to this tenant: other tests' memories are not this test's to read again.
-    const scoped = reindex.replace("WHERE ", `WHERE user_id = '${tenant.userId}' AND `).replace(/;\s*$/, "");
-    const [row] = await ctx.deps.db.execute<{ amem_reindex_memories: number }>(sql.raw(scoped));
-    expect(row!.amem_reindex_memories).toBe(4);
+    expect(await runMigrationReindex(ctx, tenant, "0051_search_text_dates.sql")).toBe(4);
     await foldAll(ctx, tenant);
     await expectStatsEqualRecount(ctx, tenant.userId);
     expect(await memoriesWithStalePostings(ctx, tenant)).toEqual([]);

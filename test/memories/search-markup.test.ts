@@ -1,19 +1,24 @@
 import { describe, expect, it, setDefaultTimeout } from "bun:test";
-import { join } from "node:path";
-import { sql } from "drizzle-orm";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 import { expectStatsEqualRecount } from "./search-recount";
-import { foldAll, legacyMemories, memoriesWithStalePostings } from "./search-reindex";
+import {
+  currentFunction,
+  foldAll,
+  functionInMigration,
+  legacyMemories,
+  memoriesWithStalePostings,
+  runMigrationReindex,
+} from "./search-reindex";
 import { foundIds, rememberNote } from "./search-requests";
 
 /*
- * Words written inside angle brackets (amem_search_text reads '<' and '>' as spaces): Postgres's
- * parser took "<Button>" and "Promise<Response>" for markup and dropped them with their words. And
- * migration 0052, which read the memories holding '<' or '>' again.
+ * Words written inside angle brackets (amem_search_text reads '<' and '>' as spaces, after unaccent):
+ * Postgres's parser took "<Button>" and "Promise<Response>" for markup and dropped them with their
+ * words, and unaccent folds «Button» and ＜Tag＞ into such brackets. And migrations 0052 and 0053,
+ * which read the memories holding them again.
  */
 const ctx = await createTestContext();
 setDefaultTimeout(60_000);
-const ROOT = join(import.meta.dir, "..", "..");
 
 const remember = (tenant: Tenant, topic: string, content: string) => rememberNote(ctx, tenant, topic, content);
 const found = (tenant: Tenant, query: string) => foundIds(ctx, tenant, query);
@@ -34,23 +39,24 @@ describe("search of text with angle brackets", () => {
     expect(await found(tenant, '"Promise<Response>"')).toEqual([fetcher]);
     expect(await found(tenant, "component -button")).toEqual([]);
   });
+
+  it("finds words in guillemets and fullwidth brackets, which unaccent folds into angle brackets", async () => {
+    const tenant = await newTenant(ctx);
+    const french = await remember(tenant, "Interface", "Le composant «Bouton» et la fenêtre ‹Modale›");
+    const fullwidth = await remember(tenant, "タグ", "設定ファイルの＜Tag＞要素");
+    expect(await found(tenant, "bouton")).toEqual([french]);
+    expect(await found(tenant, "modale")).toEqual([french]);
+    expect(await found(tenant, "tag")).toEqual([fullwidth]);
+  });
 });
 
-describe("migration 0052: memories indexed before angle brackets were read as spaces", () => {
-  /** amem_search_text as migration 0051 installed it. */
-  async function legacyText(): Promise<string> {
-    const text = await Bun.file(join(ROOT, "migrations", "0051_search_text_dates.sql")).text();
-    const start = text.indexOf("CREATE OR REPLACE FUNCTION amem_search_text(");
-    const open = text.indexOf("$$", start);
-    return text.slice(start, text.indexOf("$$", open + 2) + 2);
-  }
-
+describe("migrations 0052 and 0053: memories indexed before brackets were read as spaces", () => {
   it("reads them again: found by the bracketed word, postings as a fresh index, statistics equal to a recount", async () => {
     const tenant = await newTenant(ctx);
     const plain = await remember(tenant, "plain", "A memory about deploys with no markup");
     const functions = {
-      legacy: await legacyText(),
-      current: await Bun.file(join(ROOT, "shared", "store", "db", "functions", "amem_search_text.sql")).text(),
+      legacy: await functionInMigration("0051_search_text_dates.sql", "amem_search_text"),
+      current: await currentFunction("amem_search_text"),
     };
     const [button, archived] = await legacyMemories(ctx, tenant, functions, "UI", [
       "Use the <Button> component",
@@ -63,17 +69,30 @@ describe("migration 0052: memories indexed before angle brackets were read as sp
     await ctx.request("POST", `/api/v1/memories/${archived}/archive`, { apiKey: tenant.apiKey });
     const [pending] = await legacyMemories(ctx, tenant, functions, "Types", ["Returns Vec<String> on success"]);
 
-    // The migration's own statement, as it runs, scoped to this tenant.
-    const migration = await Bun.file(join(ROOT, "migrations", "0052_search_text_angle_brackets.sql")).text();
-    const reindex = migration.slice(migration.lastIndexOf("SELECT amem_reindex_memories("));
-    const scoped = reindex.replace("WHERE ", `WHERE user_id = '${tenant.userId}' AND `).replace(/;\s*$/, "");
-    const [row] = await ctx.deps.db.execute<{ amem_reindex_memories: number }>(sql.raw(scoped));
-    expect(row!.amem_reindex_memories).toBe(3);
+    expect(await runMigrationReindex(ctx, tenant, "0052_search_text_angle_brackets.sql")).toBe(3);
     await foldAll(ctx, tenant);
     await expectStatsEqualRecount(ctx, tenant.userId);
     expect(await memoriesWithStalePostings(ctx, tenant)).toEqual([]);
     expect(await found(tenant, "button")).toEqual([button!]);
     expect(await found(tenant, "string")).toEqual([pending!]);
     expect(await found(tenant, "deploys")).toEqual([plain]);
+  });
+
+  it("0053 reads again the memories whose folded brackets came back before the parser", async () => {
+    const tenant = await newTenant(ctx);
+    const functions = {
+      legacy: await functionInMigration("0052_search_text_angle_brackets.sql", "amem_search_text"),
+      current: await currentFunction("amem_search_text"),
+    };
+    const [french] = await legacyMemories(ctx, tenant, functions, "Interface", ["Le composant «Bouton»"]);
+    // Outside ASCII but nothing folded into a bracket: its document does not change.
+    await legacyMemories(ctx, tenant, functions, "Café", ["Le café est servi"]);
+    await foldAll(ctx, tenant);
+    expect(await found(tenant, "bouton")).toEqual([]);
+    expect(await runMigrationReindex(ctx, tenant, "0053_search_text_folded_punctuation.sql")).toBe(1);
+    await foldAll(ctx, tenant);
+    await expectStatsEqualRecount(ctx, tenant.userId);
+    expect(await memoriesWithStalePostings(ctx, tenant)).toEqual([]);
+    expect(await found(tenant, "bouton")).toEqual([french!]);
   });
 });

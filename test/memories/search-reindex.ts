@@ -1,4 +1,5 @@
 import { expect } from "bun:test";
+import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { insertPlainMemory } from "@amem/store";
 import { eventually, type Tenant, type TestContext } from "../helpers";
@@ -56,4 +57,31 @@ export async function memoriesWithStalePostings(ctx: TestContext, tenant: Tenant
       union all
       ((select term from memory_terms t where t.memory_id = m.id) except (select lexeme from unnest(m.search))))`);
   return stale.map((r) => r.id as string);
+}
+
+const ROOT = join(import.meta.dir, "..", "..");
+
+/** `CREATE OR REPLACE FUNCTION <name>(…) … $$` as the migration `file` (in migrations/) installs it. */
+export async function functionInMigration(file: string, name: string): Promise<string> {
+  const text = await Bun.file(join(ROOT, "migrations", file)).text();
+  const start = text.indexOf(`CREATE OR REPLACE FUNCTION ${name}(`);
+  const open = text.indexOf("$$", start);
+  return text.slice(start, text.indexOf("$$", open + 2) + 2);
+}
+
+/** The function's source today (shared/store/db/functions/<name>.sql). */
+export const currentFunction = (name: string) =>
+  Bun.file(join(ROOT, "shared", "store", "db", "functions", `${name}.sql`)).text();
+
+/**
+ * Runs the migration `file`'s own reindex statement (its last `SELECT amem_reindex_memories(`), as
+ * it runs, but scoped to this tenant: other tests' memories are not this test's to read again.
+ * Answers how many memories it read again.
+ */
+export async function runMigrationReindex(ctx: TestContext, tenant: Tenant, file: string): Promise<number> {
+  const migration = await Bun.file(join(ROOT, "migrations", file)).text();
+  const reindex = migration.slice(migration.lastIndexOf("SELECT amem_reindex_memories("));
+  const scoped = reindex.replace("WHERE ", `WHERE user_id = '${tenant.userId}' AND `).replace(/;\s*$/, "");
+  const [row] = await ctx.deps.db.execute<{ amem_reindex_memories: number }>(sql.raw(scoped));
+  return row!.amem_reindex_memories;
 }

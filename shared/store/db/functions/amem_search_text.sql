@@ -26,7 +26,10 @@ BEGIN
     END IF;
     RETURN v_text;
   END IF;
-  v_text := public.unaccent('public.unaccent'::regdictionary, translate(p_text, './\<>', '     '));
+  -- After unaccent, which folds fullwidth and other forms into these characters (＜Tag＞, «Button»
+  -- as <<Button>>, ．, ／): translated before it, they came back and the parser dropped the words
+  -- as markup (a review's find).
+  v_text := translate(public.unaccent('public.unaccent'::regdictionary, p_text), './\<>', '     ');
   IF (strpos(v_text, '-0') > 0 OR strpos(v_text, '-1') > 0) AND v_text ~ '[0-9]{4}-[01][0-9]' THEN
     v_text := amem_search_dates(v_text);
   END IF;
