@@ -18,7 +18,19 @@ export const PASSWORD_MAX = 256;
 export const KEY_NAME_MAX = 64;
 
 export function isEmail(value: string): boolean {
-  return hasLengthWithin(value, 3, EMAIL_MAX) && new RegExp(EMAIL_PATTERN).test(value);
+  return hasLengthWithin(value, 3, EMAIL_MAX) && new RegExp(EMAIL_PATTERN).test(value) && !isReservedEmail(value);
+}
+
+/**
+ * An address under `.invalid` as the unique index compares emails (`lower(email)` in Postgres),
+ * whatever its letters: decomposed, marks dropped and lower-cased, `deleted.İnvalid` (U+0130, which
+ * Postgres lowers to a plain i) and fullwidth letters read as `.invalid`. The pattern checks ASCII
+ * only (JSON Schema has no flags); a review signed up `deleted-<id>@deleted.İnvalid` past it and the
+ * erasure failed on the unique email again. Account creation checks this too.
+ */
+export function isReservedEmail(value: string): boolean {
+  const folded = value.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+  return /@(?:[^@]*\.)?invalid\.?$/.test(folded);
 }
 export function isPassword(value: string): boolean {
   return hasLengthWithin(value, PASSWORD_MIN, PASSWORD_MAX);

@@ -1,3 +1,4 @@
+import { isReservedEmail } from "./rules";
 import { AppError, newId, randomToken, sha256Hex } from "@amem/platform";
 import { findUserByEmail, insertUser, insertDefaultScopes, insertUserSession, revokeUserSession } from "@amem/store";
 import type { Deps } from "../deps";
@@ -11,6 +12,8 @@ import { issueVerificationToken, sendVerificationMail } from "./recovery";
  * A taken email (case-insensitive) → 409 conflict.
  */
 export async function createUser(deps: Deps, input: { email: string; password?: string; withApiKey?: boolean }) {
+  // An erased account's address is `deleted-<id>@deleted.invalid`: no account may take one first.
+  if (isReservedEmail(input.email)) throw new AppError("invalid_input");
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   const created = await deps.db.transaction(async (tx) => {
     const user = await insertUser(tx, { id: newId(), email: input.email, passwordHash });
