@@ -48,6 +48,8 @@ function readArgs(argv: string[]): AdminArgs | null {
   const command = positionals.join(" ");
   if (values.password !== undefined && values["password-stdin"])
     throw new Error("--password and --password-stdin: give one");
+  if ((values.password !== undefined || values["password-stdin"]) && command !== "user create")
+    throw new Error("a password is only for user create");
   if (values.email !== undefined && !isEmail(values.email)) throw new Error("--email is not an email address");
   if (values.password !== undefined && !isPassword(values.password))
     throw new Error("--password must be 8–256 characters");

@@ -40,10 +40,12 @@ export type ClientMetadata = {
 /**
  * What a client name shown on the consent page and the console may not hold: control characters
  * (a line break splits the name from "wants access") and the bidirectional embeddings, overrides
- * and isolates (U+202A–202E, U+2066–2069), which reorder what is displayed — a probe registered
+ * and isolates (U+202A–202E, U+2066–2069) and marks (U+200E, U+200F, U+061C), which reorder what is displayed — a probe registered
  * "Evil\u202Eppa" and the consent page showed "Evilapp". Right-to-left names need none of them.
  */
-const MISLEADING_NAME_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const MISLEADING_NAME_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+/** Nothing but spaces and invisible format characters (U+200B…): a name that shows as none. */
+const INVISIBLE_NAME = /^[\p{Z}\p{Cf}\s]*$/u;
 
 export function validateClientMetadata(body: unknown): ClientMetadata {
   if (typeof body !== "object" || body === null || Array.isArray(body))
@@ -72,7 +74,7 @@ export function validateClientMetadata(body: unknown): ClientMetadata {
   if (
     name !== undefined &&
     (typeof name !== "string" ||
-      name.trim() === "" ||
+      INVISIBLE_NAME.test(name) ||
       name.length > MAX_CLIENT_NAME ||
       !isStorableText(name) ||
       MISLEADING_NAME_CHARACTERS.test(name))

@@ -211,6 +211,9 @@ describe("amem input validation", () => {
     }
     const rows = await ctx.deps.sql`select 1 from users where lower(email) = lower(${email})`;
     expect(rows.length).toBe(0);
+    // A password given to another command is refused, not silently ignored.
+    const stray = await amem("key", "create", "--email", email, "--name", "n", "--password", "a long password");
+    expect([stray.exitCode, stray.stdout, stray.stderr]).toEqual([1, "", "amem: a password is only for user create\n"]);
   });
 });
 

@@ -122,6 +122,8 @@ describe("POST /register", () => {
       [{ ...CURSOR, client_name: "Cursor\nwants nothing" }, "invalid_client_metadata"],
       [{ ...CURSOR, client_name: "Evil\u202eppa" }, "invalid_client_metadata"],
       [{ ...CURSOR, client_name: "Evil\u2067ppa\u2069" }, "invalid_client_metadata"],
+      // A name that shows as none.
+      [{ ...CURSOR, client_name: "\u200b" }, "invalid_client_metadata"],
       [{ ...CURSOR, redirect_uris: ["https://a.example/cb\u0000"] }, "invalid_redirect_uri"],
       [{ ...CURSOR, redirect_uris: ["myapp:/c\u0000b"] }, "invalid_redirect_uri"],
       [{ ...CURSOR, redirect_uris: ["myapp:/c\u007fb"] }, "invalid_redirect_uri"],
