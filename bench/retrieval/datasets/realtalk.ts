@@ -77,10 +77,15 @@ export function loadRealtalk(dataDir: string): Dataset | string {
   };
 }
 
-/** "D5:3." → ["D5:3"]; "D12:11-D12:14;D13:25" → D12:11…D12:14, D13:25; a range across sessions keeps its ends. */
+/**
+ * "D5:3." → ["D5:3"]; "D12:11-D12:14;D13:25" → D12:11…D12:14, D13:25; a range across sessions keeps
+ * its ends; "D 2:18", "D17;39" and "23:29" as D2:18, D17:39, D23:29 (a review found 8 evidence
+ * strings read as nothing: these, and "D:56", "D58" and empty ones, which name no message).
+ */
 export function evidenceIds(evidence: string): string[] {
   const ids: string[] = [];
-  for (const m of evidence.matchAll(/D(\d+):(\d+)(?:\s*-\s*(?:D(\d+):)?(\d+))?/g)) {
+  // The "D" and the colon as the annotators typed them too: "D 2:18", "D17;39", "23:29".
+  for (const m of evidence.matchAll(/D?\s*(\d+)\s*[:;]\s*(\d+)(?:\s*-\s*(?:D?\s*(\d+)\s*[:;]\s*)?(\d+))?/g)) {
     const session = Number(m[1]);
     const from = Number(m[2]);
     const toSession = m[3] === undefined ? session : Number(m[3]);
