@@ -134,7 +134,7 @@ export interface paths {
         put?: never;
         /** @description Signs a browser in: sets the HttpOnly console cookie and answers the CSRF token */
         post: operations["postApiConsoleSession"];
-        /** @description Signs out: ends the session behind the cookie and clears it */
+        /** @description Signs out: ends the session behind the cookie (or bearer token) and clears the cookie; an API key is 400 invalid_input */
         delete: operations["deleteApiConsoleSession"];
         options?: never;
         head?: never;
