@@ -1,5 +1,5 @@
-import { describe, expect, it, setDefaultTimeout } from "bun:test";
-import { createTestContext, newTenant, type Tenant } from "../helpers";
+import { describe, expect, it } from "bun:test";
+import { newTenant, type Tenant } from "../helpers";
 import { expectStatsEqualRecount } from "./search-recount";
 import {
   currentFunction,
@@ -9,17 +9,13 @@ import {
   memoriesWithStalePostings,
   runMigrationReindex,
 } from "./search-reindex";
-import { foundIds, rememberNote } from "./search-requests";
+import { textSearchSuite } from "./search-requests";
 
 /*
  * ISO dates read with their month's name (amem_search_dates): agents write 2026-04-23, people ask
  * about "April". And migration 0051, which read the memories holding such a date again.
  */
-const ctx = await createTestContext();
-setDefaultTimeout(60_000);
-
-const remember = (tenant: Tenant, topic: string, content: string) => rememberNote(ctx, tenant, topic, content);
-const found = (tenant: Tenant, query: string) => foundIds(ctx, tenant, query);
+const { ctx, remember, found } = await textSearchSuite();
 
 describe("search by dates", () => {
   it("finds a memory dated 2026-04-23 by its month's name, by the day, and by the date as written", async () => {

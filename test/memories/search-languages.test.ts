@@ -1,21 +1,17 @@
-import { describe, expect, it, setDefaultTimeout } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import { createTestContext, newTenant, type Tenant } from "../helpers";
+import { newTenant, type Tenant } from "../helpers";
 import { expectStatsEqualRecount } from "./search-recount";
 import { foldAll, legacyMemories, memoriesWithStalePostings } from "./search-reindex";
-import { foundIds, rememberNote } from "./search-requests";
+import { textSearchSuite } from "./search-requests";
 
 /*
  * Words as people type them in other languages (amem_search_text): accents folded, and Chinese and
  * Japanese — written without spaces — read by pairs of characters, so a word of a sentence finds it.
  * And the migration that introduced this: memories indexed before read again, statistics exact.
  */
-const ctx = await createTestContext();
-setDefaultTimeout(60_000);
-
-const remember = (tenant: Tenant, topic: string, content: string) => rememberNote(ctx, tenant, topic, content);
-const found = (tenant: Tenant, query: string) => foundIds(ctx, tenant, query);
+const { ctx, remember, found } = await textSearchSuite();
 
 describe("search in other languages", () => {
   it("finds a Chinese or Japanese memory by a word of it, not only by the whole sentence", async () => {

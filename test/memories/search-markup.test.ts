@@ -1,5 +1,5 @@
-import { describe, expect, it, setDefaultTimeout } from "bun:test";
-import { createTestContext, newTenant, type Tenant } from "../helpers";
+import { describe, expect, it } from "bun:test";
+import { newTenant } from "../helpers";
 import { expectStatsEqualRecount } from "./search-recount";
 import {
   currentFunction,
@@ -9,7 +9,7 @@ import {
   memoriesWithStalePostings,
   runMigrationReindex,
 } from "./search-reindex";
-import { foundIds, rememberNote } from "./search-requests";
+import { textSearchSuite } from "./search-requests";
 
 /*
  * Words written inside angle brackets (amem_search_text reads '<' and '>' as spaces, after unaccent):
@@ -17,11 +17,7 @@ import { foundIds, rememberNote } from "./search-requests";
  * words, and unaccent folds «Button» and ＜Tag＞ into such brackets. And migrations 0052 and 0053,
  * which read the memories holding them again.
  */
-const ctx = await createTestContext();
-setDefaultTimeout(60_000);
-
-const remember = (tenant: Tenant, topic: string, content: string) => rememberNote(ctx, tenant, topic, content);
-const found = (tenant: Tenant, query: string) => foundIds(ctx, tenant, query);
+const { ctx, remember, found } = await textSearchSuite();
 
 describe("search of text with angle brackets", () => {
   it("finds the words of a component, a generic type and an element by name, as a phrase, and excludes them", async () => {
