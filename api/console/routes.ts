@@ -28,7 +28,7 @@ import {
   Text,
   type ApiDeps,
 } from "@amem/core";
-import { AppError, sha256Hex, isoOrNull } from "@amem/platform";
+import { AppError, isLoopbackHostname, sha256Hex, isoOrNull } from "@amem/platform";
 import { htmlPage, requestUrl } from "@amem/http";
 import { authPlugin } from "../plugins/auth";
 import { consoleHtml } from "./page";
@@ -43,13 +43,10 @@ const PageQuery = t.Object({ token: t.Optional(Text({ maxLength: 128 })) }, { ad
 const ASSET_NAME = /^[A-Za-z0-9_-]+\.(js|css)$/;
 const ASSET_TYPES = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" } as const;
 
-/** Loopback host names, as URL.hostname spells them. */
-const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
 /** `origin` is the request's own origin and that names a loopback host. */
 function isLoopbackOrigin(origin: string, request: Request): boolean {
   const own = requestUrl(request);
-  return origin === own.origin && LOOPBACK_HOSTNAMES.has(own.hostname);
+  return origin === own.origin && isLoopbackHostname(own.hostname);
 }
 
 /**

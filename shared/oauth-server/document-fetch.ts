@@ -1,5 +1,6 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { isLoopbackHostname } from "@amem/platform";
 import { isLoopbackAddress, isPublicAddress } from "./public-address";
 
 /** Why a Client ID Metadata Document could not be fetched (the consent flow shows each as a sentence). */
@@ -34,8 +35,6 @@ export type DocumentFetchOptions = {
 };
 
 export type FetchedDocument = { body: unknown; maxAgeSeconds: number | null };
-
-const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 async function systemResolve(hostname: string): Promise<string[]> {
   const answers = await lookup(hostname, { all: true, verbatim: true });
@@ -103,7 +102,7 @@ function withDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
  * with a bounded reader and must be `application/json` (or `+json`).
  */
 export async function fetchJsonDocument(url: URL, options: DocumentFetchOptions): Promise<FetchedDocument> {
-  const loopbackHttp = options.allowLoopbackHttp && url.protocol === "http:" && LOOPBACK_NAMES.has(url.hostname);
+  const loopbackHttp = options.allowLoopbackHttp && url.protocol === "http:" && isLoopbackHostname(url.hostname);
   if (url.protocol !== "https:" && !loopbackHttp) throw new DocumentFetchError("not_https");
   const signal = AbortSignal.timeout(options.timeoutMs);
   const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;

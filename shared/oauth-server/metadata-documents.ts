@@ -1,5 +1,5 @@
 import type { Deps } from "@amem/core";
-import { sha256Hex } from "@amem/platform";
+import { isLoopbackHostname, sha256Hex } from "@amem/platform";
 import type { OAuthApplicationType, OAuthGrantType } from "@amem/store";
 import { OAuthError } from "./errors";
 import { validateClientMetadata } from "./clients";
@@ -153,7 +153,7 @@ export function redirectsAreLocalhostOnly(redirectUris: string[]): boolean {
   return redirectUris.every((uri) => {
     try {
       const url = new URL(uri);
-      return url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+      return url.protocol === "http:" && isLoopbackHostname(url.hostname);
     } catch {
       return false;
     }

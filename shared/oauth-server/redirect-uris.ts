@@ -1,5 +1,5 @@
-/** Hosts on which a native client may listen with any port (RFC 8252 §7.3); never interchangeable. */
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+import { isLoopbackHostname } from "@amem/platform";
+
 /**
  * Schemes that are never a private-use redirect (RFC 8252 §7.1): script and data URLs, local files,
  * and web schemes other than http(s) that would hand the code to something else than the client.
@@ -49,13 +49,13 @@ export function isAllowedRedirectUri(uri: string): boolean {
   if (!url || url.username || url.password) return false;
   const scheme = url.protocol.slice(0, -1);
   if (scheme === "https") return url.hostname !== "";
-  if (scheme === "http") return LOOPBACK_HOSTS.has(url.hostname);
+  if (scheme === "http") return isLoopbackHostname(url.hostname);
   return SCHEME.test(scheme) && !REFUSED_SCHEMES.has(scheme);
 }
 
-/** Loopback http redirects: the port may differ from the registered one. */
+/** Loopback http redirects: the port may differ from the registered one (RFC 8252 §7.3); the hosts never stand in for each other. */
 function isLoopbackHttp(url: URL): boolean {
-  return url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname);
+  return url.protocol === "http:" && isLoopbackHostname(url.hostname);
 }
 
 /**
