@@ -99,17 +99,19 @@ async function tenant(sql: postgres.Sql, env: Record<string, string>, name: stri
   return searchTenant(bench, sql, env, name, count, seed, (userId) => created.push({ db: sql, userId }));
 }
 
+/** The ids of one search's first page (10 items) against `base` for the tenant of `apiKey`. */
+async function firstPage(api: ReturnType<typeof apiClient>, base: string, apiKey: string, query: string) {
+  const res = await api(base, "/api/v1/search", { method: "POST", apiKey, body: JSON.stringify({ query, limit: 10 }) });
+  const body = (await expectStatus(res, 200, `search "${query}"`)) as { items: { memory: { id: string } }[] };
+  return body.items.map((i) => i.memory.id);
+}
+
 /** One round: every query once against `t`, timed. */
 async function round(t: Target, record: boolean): Promise<void> {
   const api = apiClient(30_000);
   for (const query of QUERIES) {
     const t0 = performance.now();
-    const res = await api(t.base, "/api/v1/search", {
-      method: "POST",
-      apiKey: t.apiKey,
-      body: JSON.stringify({ query, limit: 10 }),
-    });
-    await expectStatus(res, 200, `search "${query}"`);
+    await firstPage(api, t.base, t.apiKey, query);
     const ms = performance.now() - t0;
     if (!record) continue;
     t.times.push(ms);
@@ -121,18 +123,7 @@ async function round(t: Target, record: boolean): Promise<void> {
 async function topTens(base: string, apiKey: string): Promise<Map<string, string[]>> {
   const api = apiClient(120_000);
   const tops = new Map<string, string[]>();
-  for (const query of QUERIES) {
-    const res = await api(base, "/api/v1/search", {
-      method: "POST",
-      apiKey,
-      body: JSON.stringify({ query, limit: 10 }),
-    });
-    const body = (await expectStatus(res, 200, `search "${query}"`)) as { items: { memory: { id: string } }[] };
-    tops.set(
-      query,
-      body.items.map((i) => i.memory.id),
-    );
-  }
+  for (const query of QUERIES) tops.set(query, await firstPage(api, base, apiKey, query));
   return tops;
 }
 
