@@ -76,12 +76,17 @@ export const currentFunction = (name: string) =>
 /**
  * Runs the migration `file`'s own reindex statement (its last `SELECT amem_reindex_memories(`), as
  * it runs, but scoped to this tenant: other tests' memories are not this test's to read again.
- * Answers how many memories it read again.
+ * Answers how many memories it read again. On `db`, a transaction of the caller's, if given.
  */
-export async function runMigrationReindex(ctx: TestContext, tenant: Tenant, file: string): Promise<number> {
+export async function runMigrationReindex(
+  ctx: TestContext,
+  tenant: Tenant,
+  file: string,
+  db: Pick<TestContext["deps"]["db"], "execute"> = ctx.deps.db,
+): Promise<number> {
   const migration = await Bun.file(join(ROOT, "migrations", file)).text();
   const reindex = migration.slice(migration.lastIndexOf("SELECT amem_reindex_memories("));
   const scoped = reindex.replace("WHERE ", `WHERE user_id = '${tenant.userId}' AND `).replace(/;\s*$/, "");
-  const [row] = await ctx.deps.db.execute<{ amem_reindex_memories: number }>(sql.raw(scoped));
+  const [row] = await db.execute<{ amem_reindex_memories: number }>(sql.raw(scoped));
   return row!.amem_reindex_memories;
 }

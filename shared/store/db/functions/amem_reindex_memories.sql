@@ -5,12 +5,18 @@
 -- what the fold already counted for it (the written part unless its pending row is still there;
 -- for a memory no longer current, the `removed…` part unless its removed row is still there) moves
 -- by the difference of terms and lengths. The fold's advisory lock is held to the end, so no fold
--- runs in between; the memories are locked. Returns how many memories it read again.
+-- (and no account erasure, which takes it too) runs in between; the memories are locked first, in
+-- a statement of their own, so that what the next one reads of their pending rows is what holds
+-- once their writers committed: locked in the same statement, a memory archived or revised while
+-- it waited came back updated, but its `removed` row, written by that update, was outside the
+-- statement's snapshot — counted as folded here and by the fold again (a review saw removed_df
+-- −1). Returns how many memories it read again.
 CREATE OR REPLACE FUNCTION amem_reindex_memories(p_ids uuid[]) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
   v_count int;
 BEGIN
   PERFORM pg_advisory_xact_lock(hashtext('amem_fold_search_stats'));
+  PERFORM 1 FROM memories WHERE id = ANY(p_ids) FOR UPDATE;
   CREATE TEMP TABLE amem_reindexed ON COMMIT DROP AS
   SELECT m.id, m.user_id, (m.valid_to IS NULL AND m.status = 'active') AS current,
     l.topic_length AS old_topic, l.content_length AS old_content,
@@ -20,9 +26,9 @@ BEGIN
       AND NOT EXISTS (SELECT 1 FROM memory_search_pending q WHERE q.user_id = m.user_id AND q.memory_id = m.id AND q.removed)
       AS removed_folded,
     0::bigint AS new_topic, 0::bigint AS new_content
-  FROM (SELECT * FROM memories WHERE id = ANY(p_ids) FOR UPDATE) m
+  FROM memories m
   CROSS JOIN LATERAL amem_memory_postings(m.search, NULL, NULL, NULL) l
-  WHERE l.term IS NULL;
+  WHERE m.id = ANY(p_ids) AND l.term IS NULL;
   GET DIAGNOSTICS v_count = ROW_COUNT;
   CREATE TEMP TABLE amem_reindexed_terms ON COMMIT DROP AS
   SELECT t.memory_id AS id, t.term, -1 AS delta FROM memory_terms t WHERE t.memory_id IN (SELECT id FROM amem_reindexed);

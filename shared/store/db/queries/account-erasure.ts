@@ -150,10 +150,15 @@ export async function eraseMemories(db: Executor, userId: string): Promise<numbe
 
 /**
  * The search index holds every stemmed word of the memories: its postings, statistics and pending
- * rows go with them. Pending rows first: a fold that took some of them holds their row locks, so
- * this waits for it to commit and then deletes the statistics it wrote.
+ * rows go with them. The fold's advisory lock first, which the fold and a migration's reindex
+ * (amem_reindex_memories) hold to their commit: this waits for either, then deletes what it wrote.
+ * Without it, a reindex under way wrote new postings after the delete's snapshot, and the erased
+ * memories' words stayed in memory_terms (a review's find). Held to the erasure's commit, the lock
+ * makes every fold meanwhile return at once: the statistics wait for it, searches stay exact from
+ * the pending rows.
  */
 export async function eraseSearchIndex(db: Executor, userId: string): Promise<void> {
+  await db.execute(sql`select pg_advisory_xact_lock(hashtext('amem_fold_search_stats'))`);
   await db.delete(memorySearchPending).where(eq(memorySearchPending.userId, userId));
   await db.delete(memoryTerms).where(eq(memoryTerms.userId, userId));
   await db.delete(memoryTermStats).where(eq(memoryTermStats.userId, userId));
