@@ -117,6 +117,7 @@ export {
   archiveMemoryRow,
   closeMemoryValidity,
   countRunEvents,
+  countRunEventsThrough,
   findEdgesAmong,
   findEventsFor,
   findMemoriesByIds,

@@ -218,5 +218,19 @@ describe("GET /api/v1/agent-sessions/{sessionRunId}/events", () => {
       cursor = page.body.nextCursor;
     } while (cursor);
     expect(listed).toBe(500);
+
+    // A cursor made by hand after the 500th event, saying fewer were listed (the earlier form
+    // carried the count) or saying nothing of it, lists none past the ceiling.
+    const [fiveHundredth] = await ctx.deps.sql<{ id: string }[]>`
+      select id from memory_events where session_run_id = ${run.sessionRunId} order by id offset 499 limit 1`;
+    for (const text of [`${run.sessionRunId}.0.${fiveHundredth!.id}`, `${run.sessionRunId}.${fiveHundredth!.id}`]) {
+      const forged = await ctx.request(
+        "GET",
+        `/api/v1/agent-sessions/${run.sessionRunId}/events?limit=10&cursor=${Buffer.from(text).toString("base64url")}`,
+        { apiKey: tenant.apiKey },
+      );
+      expect(forged.status).toBe(200);
+      expect([forged.body.items.length, forged.body.nextCursor]).toEqual([0, null]);
+    }
   });
 });

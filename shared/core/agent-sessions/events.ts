@@ -1,25 +1,26 @@
 import { AppError, isUuid } from "@amem/platform";
 import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
-import { findSessionById, countRunEvents, listRunEvents } from "@amem/store";
+import { findSessionById, countRunEvents, countRunEventsThrough, listRunEvents } from "@amem/store";
 
 /** At most this many of a run's events are listed (SPEC §3.6); the run's per-run ceiling. */
 export const RUN_EVENT_CEILING = 500;
 export const DEFAULT_EVENT_PAGE = 50;
 
 /**
- * A page's position in one run's events: the run, how many were listed, the last event's id. A
- * cursor of another run is invalid input (a probe paged one run's events with another's cursor).
+ * A page's position in one run's events: the run and the last event's id. A cursor of another run
+ * is invalid input (a probe paged one run's events with another's cursor). How many were listed
+ * before it is counted from the events, not carried: a probe's hand-made cursor that said fewer
+ * listed the events past the ceiling. Cursors of the earlier form (with that count) still decode.
  */
-function encodeEventCursor(runId: string, listed: number, lastId: string): string {
-  return Buffer.from(`${runId.toLowerCase()}.${listed}.${lastId}`).toString("base64url");
+function encodeEventCursor(runId: string, lastId: string): string {
+  return Buffer.from(`${runId.toLowerCase()}.${lastId}`).toString("base64url");
 }
 
-function decodeEventCursor(runId: string, cursor: string): { afterId: string; listed: number } {
-  const match = /^([^.]+)\.(\d{1,3})\.(.+)$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!match || match[1] !== runId.toLowerCase() || !isUuid(match[3]!) || Number(match[2]) > RUN_EVENT_CEILING)
-    throw new AppError("invalid_input");
-  return { listed: Number(match[2]), afterId: match[3]!.toLowerCase() };
+function decodeEventCursor(runId: string, cursor: string): string {
+  const match = /^([^.]+)\.(?:\d{1,3}\.)?(.+)$/.exec(Buffer.from(cursor, "base64url").toString());
+  if (!match || match[1] !== runId.toLowerCase() || !isUuid(match[2]!)) throw new AppError("invalid_input");
+  return match[2]!.toLowerCase();
 }
 
 /**
@@ -33,7 +34,13 @@ export async function listSessionEvents(
   q: { cursor?: string; limit?: number },
 ) {
   if (!(await findSessionById(deps.db, principal.userId, runId))) throw new AppError("not_found");
-  const { afterId, listed } = q.cursor ? decodeEventCursor(runId, q.cursor) : { afterId: undefined, listed: 0 };
+  const afterId = q.cursor ? decodeEventCursor(runId, q.cursor) : undefined;
+  const listed = afterId
+    ? Math.min(
+        await countRunEventsThrough(deps.db, principal.userId, runId, afterId, RUN_EVENT_CEILING),
+        RUN_EVENT_CEILING,
+      )
+    : 0;
   const limit = Math.min(q.limit ?? DEFAULT_EVENT_PAGE, RUN_EVENT_CEILING - listed);
   const rows = limit > 0 ? await listRunEvents(deps.db, principal.userId, runId, afterId, limit + 1) : [];
   const page = rows.slice(0, limit);
@@ -42,7 +49,7 @@ export async function listSessionEvents(
   const more = rows.length > limit && listed + page.length < RUN_EVENT_CEILING;
   return {
     items: page,
-    nextCursor: more && last ? encodeEventCursor(runId, listed + page.length, last.id) : null,
+    nextCursor: more && last ? encodeEventCursor(runId, last.id) : null,
     truncated: total > RUN_EVENT_CEILING,
   };
 }

@@ -326,6 +326,26 @@ export async function countRunEvents(db: Executor, userId: string, runId: string
   return rows[0]?.n ?? 0;
 }
 
+/**
+ * How many of the run's events come up to `throughId` in id order, counted to at most `cap` + 1
+ * (an events page's position in the run's listing: bounded by the listing's ceiling, not the run).
+ */
+export async function countRunEventsThrough(
+  db: Executor,
+  userId: string,
+  runId: string,
+  throughId: string,
+  cap: number,
+): Promise<number> {
+  const rows = await db.execute<{ n: number }>(sql`
+    select count(*)::int as n from (
+      select 1 from memory_events
+      where user_id = ${userId} and session_run_id = ${runId} and id <= ${throughId}
+      limit ${cap + 1}
+    ) e`);
+  return rows[0]?.n ?? 0;
+}
+
 /** The tenant's memories with these ids, locked, in id order (a fixed order, so two deciders cannot deadlock). */
 export async function lockMemoriesByIds(db: Executor, userId: string, ids: string[]): Promise<MemoryRow[]> {
   return db
