@@ -130,6 +130,27 @@ describe("GET /api/v1/agent-sessions", () => {
     expect(seen).toEqual([...ids].reverse());
   });
 
+  it("orders a page by the lastSeenAt it shows: a heartbeat not yet flushed to Postgres lists its session first", async () => {
+    const tenant = await newTenant(ctx);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await open(ctx, tenant, { sessionId: `order-${i}`, source: "startup" })).body.sessionRunId);
+      await Bun.sleep(3);
+    }
+    await Bun.sleep(3);
+    // No flusher runs here: the heartbeat's time is in the lease (Redis) only.
+    expect((await heartbeat(ctx, tenant, { sessionId: "order-0" })).status).toBe(200);
+    const listed = await ctx.request("GET", "/api/v1/agent-sessions", { apiKey: tenant.apiKey });
+    const items: { sessionRunId: string; lastSeenAt: string }[] = listed.body.items;
+    expect(items.map((item) => item.sessionRunId)).toEqual([ids[0]!, ids[2]!, ids[1]!]);
+    expect(items.map((item) => item.lastSeenAt)).toEqual(
+      items
+        .map((item) => item.lastSeenAt)
+        .sort()
+        .reverse(),
+    );
+  });
+
   it("filters by state and agent", async () => {
     const tenant = await newTenant(ctx);
     const liveId = newSessionId();

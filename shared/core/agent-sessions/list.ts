@@ -31,8 +31,13 @@ export async function listAgentSessions(
   });
   const page = rows.slice(0, limit);
   const leases = await Promise.all(page.map((row) => readLease(deps, row)));
+  // Postgres orders by its last_seen_at, which heartbeats reach write-behind (FLUSH_INTERVAL_MS);
+  // each item shows its lease's newer time, so the page is ordered again by what it shows (a probe
+  // saw a session just heartbeated listed last, under older ones). The cursor stays Postgres's.
+  const items = page.map((row, i) => withCachedSeen(row, leases[i] ?? null));
+  items.sort((a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   return {
-    items: page.map((row, i) => withCachedSeen(row, leases[i] ?? null)),
+    items,
     nextCursor:
       rows.length > limit
         ? encodeCursor("agent-sessions", page[page.length - 1]!.lastSeenAt, page[page.length - 1]!.id)
