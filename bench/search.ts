@@ -99,11 +99,15 @@ async function tenant(sql: postgres.Sql, env: Record<string, string>, name: stri
   return searchTenant(bench, sql, env, name, count, seed, (userId) => created.push({ db: sql, userId }));
 }
 
-/** The ids of one search's first page (10 items) against `base` for the tenant of `apiKey`. */
+type Shown = { id: string; score: number };
+
+/** One search's first page (10 items: ids and scores) against `base` for the tenant of `apiKey`. */
 async function firstPage(api: ReturnType<typeof apiClient>, base: string, apiKey: string, query: string) {
   const res = await api(base, "/api/v1/search", { method: "POST", apiKey, body: JSON.stringify({ query, limit: 10 }) });
-  const body = (await expectStatus(res, 200, `search "${query}"`)) as { items: { memory: { id: string } }[] };
-  return body.items.map((i) => i.memory.id);
+  const body = (await expectStatus(res, 200, `search "${query}"`)) as {
+    items: { memory: { id: string }; score: number }[];
+  };
+  return body.items.map((i): Shown => ({ id: i.memory.id, score: i.score }));
 }
 
 /** One round: every query once against `t`, timed. */
@@ -119,10 +123,10 @@ async function round(t: Target, record: boolean): Promise<void> {
   }
 }
 
-/** Each query's top 10 ids, once, against `base` for the tenant of `apiKey`. */
-async function topTens(base: string, apiKey: string): Promise<Map<string, string[]>> {
+/** Each query's top 10, once, against `base` for the tenant of `apiKey`. */
+async function topTens(base: string, apiKey: string): Promise<Map<string, Shown[]>> {
   const api = apiClient(120_000);
-  const tops = new Map<string, string[]>();
+  const tops = new Map<string, Shown[]>();
   for (const query of QUERIES) tops.set(query, await firstPage(api, base, apiKey, query));
   return tops;
 }
@@ -130,23 +134,30 @@ async function topTens(base: string, apiKey: string): Promise<Map<string, string
 /**
  * How many of a ranking of every match's top 10 (and top 1) each page holds, over the queries:
  * "242 / 270 (top 1: 25 / 27)". Both answers use the same statistics; feedback is learnt from each
- * one's own first ranking.
+ * one's own first ranking. And how much of that top 10's summed score the page's ten hold, as each
+ * api scores its own (mean and lowest over the queries): whether the memories a page has in place
+ * of the missed ones match the query about as well, or are weaker matches.
  */
-function agreement(page: Map<string, string[]>, every: Map<string, string[]>): string {
+function agreement(page: Map<string, Shown[]>, every: Map<string, Shown[]>): string {
   let held = 0;
   let of = 0;
   let firstHeld = 0;
   let firsts = 0;
+  const scoreHeld: number[] = [];
+  const sum = (items: Shown[]) => items.reduce((total, i) => total + i.score, 0);
   for (const [query, exact] of every) {
-    const shown = new Set(page.get(query));
-    held += exact.filter((id) => shown.has(id)).length;
+    const items = page.get(query) ?? [];
+    const shown = new Set(items.map((i) => i.id));
+    held += exact.filter((i) => shown.has(i.id)).length;
     of += exact.length;
     if (exact.length > 0) {
       firsts++;
-      if (shown.has(exact[0]!)) firstHeld++;
+      if (shown.has(exact[0]!.id)) firstHeld++;
+      scoreHeld.push(sum(items) / sum(exact));
     }
   }
-  return `${held} / ${of} (top 1: ${firstHeld} / ${firsts})`;
+  const mean = scoreHeld.reduce((a, b) => a + b, 0) / Math.max(scoreHeld.length, 1);
+  return `${held} / ${of} (top 1: ${firstHeld} / ${firsts}); score ${(100 * mean).toFixed(1)}%, lowest ${(100 * Math.min(...scoreHeld)).toFixed(1)}%`;
 }
 
 const p50 = (t: Target) => percentile(t.times, 50);
@@ -208,7 +219,7 @@ async function main(start: BenchStart) {
       "p50",
       "p99",
       "slowest query (p50)",
-      "top 10 of a ranking of every match on the page",
+      "top 10 of a ranking of every match on the page; its summed score held",
     ]),
     mdRow(["---", "---", "---", "---", "---"]),
     ...[...levels, alone, beside].map((t) =>
