@@ -106,14 +106,25 @@ describe("amem-hook (compiled executable)", () => {
     expect(seen.map((s) => `${s.path}${s.search}`)).toEqual(["/api/v1/hooks/codex?project=hooked-project"]);
   });
 
-  it("takes AMEM_SCOPE, then AMEM_PROJECT over the git project, and sends no project outside a repository", async () => {
+  it("takes AMEM_PROJECT over the git project, AMEM_SCOPE beside either, and sends no project outside a repository", async () => {
     answer = () => Response.json({});
     seen.length = 0;
     await hook(["claude-code"], sessionStart(subdir), { AMEM_PROJECT: "named here" });
-    await hook(["claude-code"], sessionStart(subdir), { AMEM_SCOPE: "team-x", AMEM_PROJECT: "ignored" });
+    await hook(["claude-code"], sessionStart(subdir), { AMEM_SCOPE: "team-x", AMEM_PROJECT: "named" });
+    // With a scope the project is still the git top level, not left to the api (which would take
+    // the working directory's name, `deep`).
+    await hook(["claude-code"], sessionStart(subdir), { AMEM_SCOPE: "team-x" });
+    await hook(["claude-code"], sessionStart(noRepo), { AMEM_SCOPE: "team-x" });
     await hook(["claude-code"], sessionStart(noRepo));
     await hook(["claude-code"], JSON.stringify({ session_id: "s", hook_event_name: "SessionEnd" }));
-    expect(seen.map((s) => s.search)).toEqual(["?project=named%20here", "?scope=team-x", "", ""]);
+    expect(seen.map((s) => s.search)).toEqual([
+      "?project=named%20here",
+      "?scope=team-x&project=named",
+      "?scope=team-x&project=hooked-project",
+      "?scope=team-x",
+      "",
+      "",
+    ]);
   });
 
   it("prints nothing for an empty answer (204) and `{}` for an empty decision", async () => {
@@ -155,6 +166,33 @@ describe("amem-hook (compiled executable)", () => {
       failedOpen(await hook(["claude-code"], sessionStart(noRepo)), "the api answered 401 unauthorized");
       answer = () => new Response("<html>bad gateway</html>", { status: 502 });
       failedOpen(await hook(["claude-code"], sessionStart(noRepo)), "the api answered 502");
+    });
+
+    it("on a redirect, which it does not follow: the key and the payload go nowhere else", async () => {
+      const elsewhere: string[] = [];
+      const other = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch(request) {
+          elsewhere.push(`${request.headers.get("x-api-key")}`);
+          return Response.json({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "x" } });
+        },
+      });
+      try {
+        for (const status of [302, 307, 308]) {
+          answer = () =>
+            new Response(null, {
+              status,
+              headers: { location: `http://localhost:${other.port}/api/v1/hooks/claude-code` },
+            });
+          const run = await hook(["claude-code"], sessionStart(noRepo));
+          expect({ exitCode: run.exitCode, stdout: run.stdout }).toEqual({ exitCode: 0, stdout: "" });
+          expect(run.stderr).toMatch(/^amem-hook: [^\n]+\n$/);
+        }
+        expect(elsewhere).toEqual([]);
+      } finally {
+        other.stop(true);
+      }
     });
 
     it("on a 2xx answer that is not a JSON object", async () => {

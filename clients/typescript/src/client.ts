@@ -30,7 +30,7 @@ export type AmemClient = Client<AmemPaths>;
  * A client for the api at `baseUrl`. Each call the api answers resolves to `{data}` on 2xx and
  * `{error}` otherwise, with `error` typed as {@link AmemError} (check it at run time with
  * {@link isAmemError}: a proxy in front of the api may answer something else). A call nothing
- * answers (no connection) rejects with fetch's TypeError, and a body that is not JSON (a proxy's
+ * answers (no connection) or that is redirected rejects with fetch's TypeError, and a body that is not JSON (a proxy's
  * HTML page) with a SyntaxError: as with fetch, wrap calls in try/catch where that must not throw.
  */
 export function createAmemClient(options: AmemClientOptions): AmemClient {
@@ -40,6 +40,10 @@ export function createAmemClient(options: AmemClientOptions): AmemClient {
   return createClient<AmemPaths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
     headers,
+    // The api never redirects. Followed, a redirect (a proxy's http → https, another host) would
+    // resend the key: fetch drops Authorization across origins, but not X-API-Key (a probe saw
+    // amem-hook hand its key and payload to the origin a 307 named). A call redirected rejects.
+    redirect: "error",
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 }

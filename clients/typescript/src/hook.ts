@@ -30,7 +30,7 @@ export const HOOK_USAGE = `usage: amem-hook <${HARNESSES.join("|")}>   (hook JSO
  * Forwards one harness hook (its JSON on stdin) to `POST /api/v1/hooks/<harness>` with the key from
  * AMEM_API_KEY and prints the answer in the harness's command-hook output format (JSON on stdout,
  * exit 0 — the same shape for Claude Code and Codex). Adds `?project=` (the git top-level
- * directory name of the payload's `cwd`, or AMEM_PROJECT) or `?scope=` (AMEM_SCOPE). Every failure
+ * directory name of the payload's `cwd`, or AMEM_PROJECT) and `?scope=` (AMEM_SCOPE). Every failure
  * — no key, bad input, network down, timeout, non-2xx, bad JSON — prints nothing and one line on
  * stderr. The whole run, stdin included, is bounded by AMEM_HOOK_TIMEOUT_MS.
  */
@@ -86,17 +86,22 @@ async function forward(harness: Harness, input: HookInput, signal: AbortSignal):
   return { stdout: `${JSON.stringify(data)}\n`, stderr: "" };
 }
 
-/** AMEM_SCOPE, else AMEM_PROJECT, else the git top-level directory name of `cwd`, else nothing. */
+/**
+ * The scope AMEM_SCOPE names, if any, and the project: AMEM_PROJECT, else the git top-level
+ * directory name of `cwd`, else none (the api then takes the cwd's last segment). With AMEM_SCOPE
+ * alone the project used to be left to the api, so a session started in `src/lib` of a repository
+ * was filed under project `lib` (a probe's find).
+ */
 async function selectorQuery(
   env: Record<string, string | undefined>,
   cwd: unknown,
   signal: AbortSignal,
 ): Promise<{ project?: string; scope?: string }> {
-  if (env.AMEM_SCOPE) return { scope: env.AMEM_SCOPE };
-  if (env.AMEM_PROJECT) return { project: env.AMEM_PROJECT };
-  if (typeof cwd !== "string" || cwd === "") return {};
+  const scope = env.AMEM_SCOPE ? { scope: env.AMEM_SCOPE } : {};
+  if (env.AMEM_PROJECT) return { ...scope, project: env.AMEM_PROJECT };
+  if (typeof cwd !== "string" || cwd === "") return scope;
   const project = await gitProject(cwd, signal);
-  return project ? { project } : {};
+  return project ? { ...scope, project } : scope;
 }
 
 /** The name of the git top-level directory holding `cwd`; null without git, outside a repository, or when slow. */
