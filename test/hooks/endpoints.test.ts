@@ -210,6 +210,24 @@ describe("POST /api/v1/hooks/claude-code", () => {
     }
   });
 
+  it("opens and briefs a SessionStart whose cwd it could not use, in the URL's project or in none", async () => {
+    const tenant = await newTenant(ctx);
+    const start = await fixture("claude-code/2.1/SessionStart");
+    const { cwd: _c, ...withoutCwd } = start;
+    for (const [body, query, project] of [
+      [{ ...start, session_id: crypto.randomUUID(), cwd: "" }, "?project=named", "named"],
+      [{ ...withoutCwd, session_id: crypto.randomUUID() }, "?project=named", "named"],
+      [{ ...start, session_id: crypto.randomUUID(), cwd: "" }, "", null],
+      [{ ...withoutCwd, session_id: crypto.randomUUID() }, "", null],
+      [{ ...start, session_id: crypto.randomUUID(), cwd: 42 }, "", null],
+      [{ ...start, session_id: crypto.randomUUID(), cwd: "/home/u/a\u0000b" }, "", null],
+    ] as const) {
+      const res = await hook(ctx, "claude-code", tenant.apiKey, body, query);
+      expect([res.status, res.body.hookSpecificOutput?.hookEventName]).toEqual([200, "SessionStart"]);
+      expect((await session(tenant, runIdOf(res.body.hookSpecificOutput.additionalContext))).project).toBe(project);
+    }
+  });
+
   it("ignores unknown fields anywhere in the payload", async () => {
     const tenant = await newTenant(ctx);
     const payload = await fixture("claude-code/2.1/Stop");
@@ -227,12 +245,10 @@ describe("POST /api/v1/hooks/claude-code", () => {
     const start = await fixture("claude-code/2.1/SessionStart");
     const stop = await fixture("claude-code/2.1/Stop");
     const { session_id: _s, ...startWithoutSession } = start;
-    const { cwd: _c, ...startWithoutCwd } = start;
     const { stop_hook_active: _a, ...stopWithoutActive } = stop;
     const { hook_event_name: _e, ...noEvent } = stop;
     for (const body of [
       startWithoutSession,
-      startWithoutCwd,
       stopWithoutActive,
       { ...stop, stop_hook_active: "false" },
       { ...stop, last_assistant_message: 42 },

@@ -42,7 +42,6 @@ const Cwd = Text({ minLength: 1, maxLength: 4096 });
 
 const SessionStartPayload = Type.Object({
   session_id: SessionId,
-  cwd: Cwd,
   // Claude Code: startup | resume | clear | compact; Codex: startup | resume | clear (| compact).
   // A value a later version adds is opened as a startup rather than refused.
   source: Text({ minLength: 1, maxLength: 64 }),
@@ -65,7 +64,7 @@ const checkers = {
 
 /** The events amem acts on; any other event is answered with no output. */
 export type HookEvent =
-  | ({ name: "SessionStart" } & Static<typeof SessionStartPayload>)
+  | ({ name: "SessionStart" } & Static<typeof SessionStartPayload> & { cwd?: string })
   | ({ name: "Stop" } & Static<typeof StopPayload> & { cwd?: string })
   | ({ name: "SessionEnd" } & Static<typeof SessionPayload>)
   | ({ name: "PreCompact" } & Static<typeof SessionPayload>)
@@ -88,9 +87,11 @@ function pick<S extends TObject>(checker: TypeCheck<S>, body: unknown): Static<S
 }
 
 /**
- * A Stop's `cwd`, read only to open a run its SessionStart missed: a value amem could not use there
- * (not a string, empty, too long, or text Postgres cannot store) is absent, never a refusal — a Stop
- * of a run that exists never reads it, and refusing the payload lost the Stop (a review).
+ * The `cwd` of a SessionStart, or of a Stop (read only to open a run its SessionStart missed): only
+ * ever the project when the URL names none, so a value amem cannot use (not a string, empty, too
+ * long, or text Postgres cannot store) is absent — the run opens without a project, or with the
+ * URL's — never a refusal: refusing the payload lost the Stop (a review), and a SessionStart with
+ * `"cwd": ""` lost the session's briefing even with `?project=` given (a probe).
  */
 function lenientCwd(body: HookBody): string | undefined {
   const cwd = (body as Record<string, unknown>).cwd;
@@ -103,7 +104,7 @@ export function readHookEvent(body: HookBody): HookEvent {
   if (hasUnstorableText(name)) throw new AppError("invalid_input");
   switch (name) {
     case "SessionStart":
-      return { name, ...pick(checkers.SessionStart, body) };
+      return { name, ...pick(checkers.SessionStart, body), cwd: lenientCwd(body) };
     case "Stop":
       return { name, ...pick(checkers.Stop, body), cwd: lenientCwd(body) };
     case "SessionEnd":
