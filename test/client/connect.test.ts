@@ -320,6 +320,35 @@ describe("amem connect claude-code", () => {
     expect(readFileSync(path, "utf8")).toBe('{"hooks": {"Stop": {"not": "a list"}}}');
   });
 
+  it("refuses, and leaves as they were, settings whose hooks are not an object or that hold a number it cannot keep", async () => {
+    for (const [text, why] of <[string, string][]>[
+      [
+        '{"hooks": [1, 2], "model": "x"}',
+        "does not take amem's block (its `hooks` is not an object): fix it or add the block by hand",
+      ],
+      [
+        '{"model": "x", "big": 12345678901234567890}',
+        "holds a number JavaScript cannot keep exactly (over 15 digits): add amem's block by hand",
+      ],
+    ]) {
+      const home = newHome();
+      mkdirSync(join(home, ".claude"));
+      const path = join(home, ".claude", "settings.json");
+      writeFileSync(path, text);
+      const run = await connect(home, ["claude-code", "--write"]);
+      expect([run.exitCode, run.stderr]).toEqual([1, `amem: ${path} ${why}\n`]);
+      expect(readFileSync(path, "utf8")).toBe(text);
+      expect(backupsOf(join(home, ".claude"), "settings.json")).toEqual([]);
+    }
+    // A long number inside a string, and numbers a double keeps, are no reason to refuse.
+    const home = newHome();
+    mkdirSync(join(home, ".claude"));
+    const path = join(home, ".claude", "settings.json");
+    writeFileSync(path, '{"id": "12345678901234567890", "at": 1796082007552, "ratio": 0.125, "big": 1e300}');
+    expect((await connect(home, ["claude-code", "--write"])).exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(path, "utf8"))).toMatchObject({ id: "12345678901234567890", at: 1796082007552 });
+  });
+
   it("refuses an address with spaces, a query or a fragment, and takes the MCP endpoint's own address", async () => {
     for (const bad of ["http://a b/", "https://x/y?z", "https://x/#top"]) {
       const run = await runProcess(["bun", CLI, "connect", "claude-code", "--url", bad, "--hook-command", HOOK], {

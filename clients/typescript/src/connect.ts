@@ -139,7 +139,10 @@ function isAmemHandler(handler: HookHandler, harness: string): boolean {
  * second run changes nothing.
  */
 export function mergeClaudeSettings(existing: Json, block: { hooks: Record<string, HookGroup[]> }): Json {
-  const current = (isObject(existing.hooks) ? existing.hooks : {}) as Record<string, unknown>;
+  // Something other than an object there is not Claude Code's, nor amem's to replace (a probe's
+  // `"hooks": [1, 2]` was dropped without a word).
+  if (existing.hooks !== undefined && !isObject(existing.hooks)) throw new Error("its `hooks` is not an object");
+  const current = (existing.hooks ?? {}) as Record<string, unknown>;
   const hooks: Record<string, unknown> = {};
   for (const [event, groups] of Object.entries(current)) {
     if (!Array.isArray(groups)) {
@@ -297,6 +300,24 @@ export function nextSteps(options: ConnectOptions, env: Record<string, string | 
   return steps;
 }
 
+/**
+ * Whether the JSON text holds a number that would not be written back as it was read: more than 15
+ * significant digits, beyond what a double keeps (a probe's 12345678901234567890 came back as
+ * 12345678901234567000 once merged and written). Strings are skipped; the text is valid JSON.
+ */
+export function hasInexactNumber(text: string): boolean {
+  for (const [token] of text.matchAll(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g)) {
+    if (token.startsWith('"')) continue;
+    const digits = token
+      .replace(/^-/, "")
+      .replace(/[eE].*$/, "")
+      .replace(".", "")
+      .replace(/^0+/, "");
+    if (digits.replace(/0+$/, "").length > 15) return true;
+  }
+  return false;
+}
+
 /** What `--write` did to one file. */
 export type WriteResult = { path: string; status: "created" | "updated" | "unchanged"; backup?: string };
 
@@ -329,6 +350,8 @@ export async function prepareConnectFile(file: ConnectFile): Promise<PreparedFil
         throw fail("is not valid JSON: fix it or move it away, then run again");
       }
       if (!isObject(existing)) throw fail("does not hold a JSON object");
+      if (hasInexactNumber(before))
+        throw fail("holds a number JavaScript cannot keep exactly (over 15 digits): add amem's block by hand");
     }
     try {
       after = `${JSON.stringify(file.merge(existing as Json), null, 2)}\n`;
