@@ -127,7 +127,7 @@ export function memoryRoutes(deps: ApiDeps) {
         params: MemoryIdParams,
         body: ArchiveBody,
         query: NoQuery,
-        response: { 200: MemoryView, ...errors(...WRITE_CODES, "not_found") },
+        response: { 200: MemoryView, ...errors(...WRITE_CODES, "not_found", "conflict") },
       },
     )
     .get(

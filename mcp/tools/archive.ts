@@ -10,7 +10,7 @@ export const archiveTool = (deps: Deps) =>
     name: "archive",
     title: "Archive a memory",
     description:
-      "Archive a memory that is obsolete or wrong and has no replacement (to replace it, use revise). It leaves briefings and default searches but stays in the history. Returns the archived memory (an already archived one is returned unchanged). Errors: not_found, account_deleted.",
+      "Archive a memory that is obsolete or wrong and has no replacement (to replace it, use revise). It leaves briefings and default searches but stays in the history. Returns the archived memory (an already archived one is returned unchanged). Errors: not_found, conflict (a version already revised: archive its current version), account_deleted.",
     input: ArchiveInput,
     output: MemoryView,
     scope: "memory:write",

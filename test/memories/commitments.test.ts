@@ -23,6 +23,19 @@ const resolve = (tenant: Tenant, id: string, status: string) =>
   ctx.request("POST", `/api/v1/memories/${id}/resolve`, { apiKey: tenant.apiKey, body: { status } });
 
 describe("commitments", () => {
+  it("refuses to move an archived commitment on, and leaves it as it was", async () => {
+    const tenant = await newTenant(ctx);
+    const created = await remember(tenant, "commitment");
+    const id = created.memory.id;
+    expect((await ctx.request("POST", `/api/v1/memories/${id}/archive`, { apiKey: tenant.apiKey })).status).toBe(200);
+    const moved = await resolve(tenant, id, "resolved");
+    expect([moved.status, moved.body]).toEqual([409, { error: "invalid_transition" }]);
+    const rows = await ctx.deps.sql`select status from commitments where id = ${created.commitmentId}`;
+    expect(rows.map((r) => r.status)).toEqual(["open"]);
+    // The same status is no move: answered as it stands.
+    expect((await resolve(tenant, id, "open")).status).toBe(200);
+  });
+
   it("are created open with their commitment memory, in one write", async () => {
     const tenant = await newTenant(ctx);
     const created = await remember(tenant, "commitment");

@@ -157,6 +157,9 @@ describe("facts (bi-temporal)", () => {
       Array.from({ length: 17 }, (_, i) => pool(String(i))),
       [{ ...pool("1"), source: "x" }],
       [{ subject: "db", predicate: "pool-size" }],
+      // Two values of one subject and predicate over overlapping world time, in one write.
+      [pool("10"), pool("20")],
+      [pool("10", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"), pool("20", "2026-02-01T00:00:00Z")],
     ]) {
       const res = await ctx.request("POST", "/api/v1/memories", {
         apiKey: tenant.apiKey,
@@ -171,6 +174,17 @@ describe("facts (bi-temporal)", () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: "invalid_input" });
     }
+  });
+
+  it("records two values of one subject and predicate in one write when their world times do not overlap", async () => {
+    const tenant = await newTenant(ctx);
+    const written = await state(tenant, [
+      pool("10", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"),
+      pool("20", "2026-03-01T00:00:00Z"),
+    ]);
+    expect(written.factIds).toHaveLength(2);
+    expect(await valueAt(tenant, "&validAt=2026-02-01T00:00:00Z")).toEqual(["10"]);
+    expect(await valueAt(tenant, "&validAt=2026-04-01T00:00:00Z")).toEqual(["20"]);
   });
 
   it("never shows another tenant's facts", async () => {

@@ -161,7 +161,42 @@ describe("POST /api/v1/memories/{id}/archive", () => {
   });
 });
 
+describe("archiving a version already revised", () => {
+  it("is 409 conflict, leaving it and its successor as they were", async () => {
+    const tenant = await newTenant(ctx);
+    const old = await remember(tenant, { content: unique("v1") });
+    const successor = (await revise(tenant, old.id, { content: unique("v2") })).body.memory;
+    const res = await ctx.request("POST", `/api/v1/memories/${old.id}/archive`, { apiKey: tenant.apiKey });
+    expect([res.status, res.body]).toEqual([409, { error: "conflict" }]);
+    const rows = await ctx.deps.sql`select id, status, valid_to is null as current from memories
+      where user_id = ${tenant.userId} order by id`;
+    expect(rows.map((r) => [r.id, r.status, r.current])).toEqual([
+      [old.id, "active", false],
+      [successor.id, "active", true],
+    ]);
+    const archived = await ctx.request("POST", `/api/v1/memories/${successor.id}/archive`, { apiKey: tenant.apiKey });
+    expect(archived.status).toBe(200);
+  });
+});
+
 describe("GET /api/v1/memories", () => {
+  it("lists archived memories for status=archived, without current=false", async () => {
+    const tenant = await newTenant(ctx);
+    const kept = await remember(tenant, { content: unique("kept") });
+    const gone = await remember(tenant, { content: unique("gone") });
+    expect((await ctx.request("POST", `/api/v1/memories/${gone.id}/archive`, { apiKey: tenant.apiKey })).status).toBe(
+      200,
+    );
+    const list = async (query: string) =>
+      (await ctx.request("GET", `/api/v1/memories${query}`, { apiKey: tenant.apiKey })).body.items.map(
+        (m: { id: string }) => m.id,
+      );
+    expect(await list("?status=archived")).toEqual([gone.id]);
+    expect(await list("?status=archived&current=false")).toEqual([gone.id]);
+    expect(await list("?status=active")).toEqual([kept.id]);
+    expect(await list("")).toEqual([kept.id]);
+  });
+
   it("lists current memories newest first in keyset pages, with filters", async () => {
     const tenant = await newTenant(ctx);
     const ids: string[] = [];

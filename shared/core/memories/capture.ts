@@ -12,7 +12,7 @@ import {
 import { scopeForWrite } from "../scopes/service";
 import { attributeWrite, settleAttributedLease } from "../agent-sessions/attribution";
 import { leaseCutoff } from "../agent-sessions/lease";
-import { recordFact, type NewFact } from "./facts";
+import { assertFactsDisjoint, recordFact, type NewFact } from "./facts";
 
 export const DEFAULT_SCOPE = "personal";
 
@@ -63,6 +63,7 @@ export async function createMemory(
     tags: [...new Set(input.tags ?? [])],
     now,
   };
+  if (input.facts) assertFactsDisjoint(input.facts, now);
   const project = input.project ?? null;
   const nowMs = now.getTime();
   // A plain memory (no named run, no commitment, no facts) is usually one statement; see

@@ -15,6 +15,25 @@ import { decodeFactCursor, encodeFactCursor, factsFingerprint } from "./facts-cu
 export type NewFact = { subject: string; predicate: string; value: string; validFrom?: string; validTo?: string };
 
 /**
+ * Refuses (400 invalid_input) facts of one write that say two things of one subject and predicate
+ * over overlapping world time: recorded in turn, the second retracted the first at the moment it
+ * was recorded, and the write answered with the id of a fact no reading can ever see (a probe's
+ * find). Disjoint stretches ("mysql until March, postgres from March") are one history, and kept.
+ */
+export function assertFactsDisjoint(facts: NewFact[], now: Date): void {
+  const spans = facts.map((f) => ({
+    key: JSON.stringify([f.subject, f.predicate]),
+    from: f.validFrom ? Date.parse(f.validFrom) : now.getTime(),
+    to: f.validTo ? Date.parse(f.validTo) : Number.POSITIVE_INFINITY,
+  }));
+  for (let i = 0; i < spans.length; i++)
+    for (let j = i + 1; j < spans.length; j++) {
+      const [a, b] = [spans[i]!, spans[j]!];
+      if (a.key === b.key && a.from < b.to && b.from < a.to) throw new AppError("invalid_input");
+    }
+}
+
+/**
  * Records a fact bi-temporally: whatever the tenant believed about the same subject and predicate
  * over an overlapping stretch of world time is retracted (kept, with `retractedAt`), and the parts
  * of it outside the new fact's interval are recorded again, so reads "as known before" still see the

@@ -48,7 +48,9 @@ function exactInstant(iso: string): { nanos: bigint; bound: Date } {
 }
 
 /**
- * GET /memories: newest first; `current` (default true) hides superseded and archived memories;
+ * GET /memories: newest first; `current` (default true, false with `status=archived`: an archived
+ * memory is never current, and the pair answered an empty page to every such query, a probe's
+ * find) hides superseded and archived memories;
  * `tag` keeps memories carrying that exact tag; [createdFrom, createdBefore) bounds `createdAt`.
  * An empty or inverted range is a client's mistake, not an empty page: 400 invalid_input.
  */
@@ -66,7 +68,7 @@ export async function listTenantMemories(deps: Deps, principal: Principal, query
     project: query.project,
     memoryType: query.memoryType,
     status: query.status,
-    current: query.current ?? true,
+    current: query.current ?? query.status !== "archived",
     superseded: query.superseded,
     tag: query.tag,
     createdFrom,

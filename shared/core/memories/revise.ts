@@ -110,7 +110,12 @@ async function lockMemoryAndScope(tx: Executor, userId: string, id: string, now:
   throw new AppError("conflict");
 }
 
-/** Archives a memory (idempotent: an archived memory is returned as it is, with no new event). */
+/**
+ * Archives a memory (idempotent: an archived memory is returned as it is, with no new event). Only
+ * a current one, as only a current one can be revised: a version already replaced lives on in its
+ * successor, so archiving it would answer 200 and leave its content current (a probe's find, also
+ * when the archive raced the revision) — 409 conflict, as a revision of it is.
+ */
 export async function archiveMemory(
   deps: Deps,
   principal: Principal,
@@ -123,6 +128,7 @@ export async function archiveMemory(
     const memory = await lockMemory(tx, principal.userId, id);
     if (!memory) throw new AppError("not_found");
     if (memory.status === "archived") return memory;
+    if (memory.validTo !== null) throw new AppError("conflict");
     attribution = await attributeWrite(tx, deps, principal, { sessionRunId, project: memory.project }, now);
     const row = await archiveMemoryRow(tx, memory.id, now);
     await insertMemoryEvent(tx, {
@@ -142,7 +148,7 @@ export async function archiveMemory(
 
 /**
  * resolve (SPEC §4.3): a commitment moves through its state machine (same → same changes nothing;
- * a forbidden move is 409 invalid_transition); a blocker resolved is archived. Any other memory,
+ * a forbidden move, or any move of an archived one, is 409 invalid_transition); a blocker resolved is archived. Any other memory,
  * or another status for a blocker, is 409 invalid_transition.
  */
 export async function resolveMemory(
@@ -184,6 +190,9 @@ export async function resolveMemory(
       memory.memoryType === "commitment" ? await lockCommitmentOf(tx, principal.userId, memory.id) : undefined;
     if (!commitment) throw new AppError("invalid_transition");
     if (!commitmentTransition(commitment.status, status)) return { memory, commitment };
+    // An archived commitment is out of every briefing and count of current ones: moving it on
+    // would count a resolution of something no longer held (a probe's), as a superseded one's would.
+    if (memory.status === "archived") throw new AppError("invalid_transition");
     const updated = await setCommitmentStatus(tx, commitment.id, status, now);
     await event();
     return { memory, commitment: updated };
