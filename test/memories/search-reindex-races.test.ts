@@ -113,4 +113,32 @@ describe("a migration's reindex racing writes", () => {
     );
     expect(left.map((r) => r.term)).toEqual([]);
   });
+
+  it("an account erasure between a migration's table lock and its reindex waits for the migration, no deadlock", async () => {
+    const tenant = await newTenant(ctx);
+    await legacyMemories(ctx, tenant, await readers(), "UI", ["Use the <Button> component for actions"]);
+    await foldAll(ctx, tenant);
+    // The migration as it runs: memories locked in SHARE mode, then (once the erasure waits) its reindex.
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    let goOn!: () => void;
+    const wentOn = new Promise<void>((resolve) => (goOn = resolve));
+    const migration = ctx.deps.db.transaction(async (tx) => {
+      await tx.execute(sql`lock table memories in share mode`);
+      locked();
+      await wentOn;
+      return runMigrationReindex(ctx, tenant, MIGRATION, tx);
+    });
+    await isLocked;
+    const erasure = waiting((tx) => eraseAccountData(tx, tenant.userId, new Date()));
+    expect(await waitsOnLock(await erasure.pid)).toBe(true);
+    goOn();
+    const outcomes = await Promise.allSettled([migration, erasure.done]);
+    expect(outcomes.map((o) => (o.status === "rejected" ? String(o.reason?.cause ?? o.reason) : "ok"))).toEqual([
+      "ok",
+      "ok",
+    ]);
+    const left = await ctx.deps.db.execute(sql`select 1 from memory_terms where user_id = ${tenant.userId}`);
+    expect(left.length).toBe(0);
+  });
 });

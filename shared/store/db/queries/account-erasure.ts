@@ -158,6 +158,11 @@ export async function eraseMemories(db: Executor, userId: string): Promise<numbe
  * the pending rows.
  */
 export async function eraseSearchIndex(db: Executor, userId: string): Promise<void> {
+  // The memories table first, as the erasure will write it (eraseMemories), in the order a
+  // migration's reindex locks them (the table in SHARE mode, then the fold's lock): taken the other
+  // way round, an erasure between a migration's LOCK TABLE and its reindex deadlocked with it (a
+  // review's find), and the deadlock could abort the migration. This waits for the migration.
+  await db.execute(sql`lock table memories in row exclusive mode`);
   await db.execute(sql`select pg_advisory_xact_lock(hashtext('amem_fold_search_stats'))`);
   await db.delete(memorySearchPending).where(eq(memorySearchPending.userId, userId));
   await db.delete(memoryTerms).where(eq(memoryTerms.userId, userId));
