@@ -41,7 +41,7 @@ export const getMemoriesTool = (deps: Deps) =>
   defineTool({
     name: "get_memories",
     title: "Get memories",
-    description: `Read memories in full. Either by ids (up to ${MAX_IDS}, e.g. from a briefing or a search; answered in the order given, not_found if any id is unknown) or as a page filtered by scope, project, memoryType, status, one exact tag and createdFrom (inclusive) / createdBefore (exclusive), newest first; current (default true) hides superseded and archived ones. Page with limit (≤ 100, default 25) and the nextCursor of the previous answer. ids cannot be combined with filters (invalid_input).`,
+    description: `Read memories in full. Either by ids (up to ${MAX_IDS}, e.g. from a briefing or a search; answered in the order given, not_found if any id is unknown) or as a page filtered by scope, project, memoryType, status, one exact tag and createdFrom (inclusive) / createdBefore (exclusive), newest first; current (default true; false with status archived) hides superseded and archived ones. Page with limit (≤ 100, default 25) and the nextCursor of the previous answer. ids cannot be combined with filters (invalid_input).`,
     input: GetMemoriesInput,
     output: MemoryPage,
     scope: "memory:read",

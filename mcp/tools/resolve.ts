@@ -9,7 +9,7 @@ export const resolveTool = (deps: Deps) =>
     name: "resolve",
     title: "Resolve a commitment",
     description:
-      "Move a commitment memory to a new status: resolved (done), waiting (blocked on someone else), expired (no longer relevant) or open (reopened). Call it when work the briefing listed as a commitment was completed or changed state. Returns the memory and its commitment. Errors: not_found, invalid_transition (not a commitment, or a move its current status does not allow), account_deleted.",
+      "Move a commitment memory to a new status: resolved (done), waiting (blocked on someone else), expired (no longer relevant) or open (reopened). Call it when work the briefing listed as a commitment was completed or changed state. Returns the memory and its commitment. Errors: not_found, invalid_transition (not a commitment, archived or revised, or a move its current status does not allow), account_deleted.",
     input: ResolveInput,
     output: Resolved,
     scope: "memory:write",

@@ -33,7 +33,10 @@ export async function listAgentSessions(
   const leases = await Promise.all(page.map((row) => readLease(deps, row)));
   // Postgres orders by its last_seen_at, which heartbeats reach write-behind (FLUSH_INTERVAL_MS);
   // each item shows its lease's newer time, so the page is ordered again by what it shows (a probe
-  // saw a session just heartbeated listed last, under older ones). The cursor stays Postgres's.
+  // saw a session just heartbeated listed last, under older ones). The cursor stays Postgres's, so
+  // across pages the order is Postgres's: a session heartbeated within the last flush interval may
+  // still be on a later page than older ones (ordering every page by Redis's times would need
+  // every lease of the tenant read, not a page's).
   const items = page.map((row, i) => withCachedSeen(row, leases[i] ?? null));
   items.sort((a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   return {
