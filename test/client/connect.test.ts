@@ -328,7 +328,11 @@ describe("amem connect claude-code", () => {
       ],
       [
         '{"model": "x", "big": 12345678901234567890}',
-        "holds a number JavaScript cannot keep exactly (over 15 digits): add amem's block by hand",
+        "holds a number JavaScript cannot keep exactly (too many digits, or out of range): add amem's block by hand",
+      ],
+      [
+        '{"model": "x", "huge": 1e400}',
+        "holds a number JavaScript cannot keep exactly (too many digits, or out of range): add amem's block by hand",
       ],
     ]) {
       const home = newHome();
@@ -344,7 +348,10 @@ describe("amem connect claude-code", () => {
     const home = newHome();
     mkdirSync(join(home, ".claude"));
     const path = join(home, ".claude", "settings.json");
-    writeFileSync(path, '{"id": "12345678901234567890", "at": 1796082007552, "ratio": 0.125, "big": 1e300}');
+    writeFileSync(
+      path,
+      '{"id": "12345678901234567890", "at": 1796082007552, "ratio": 0.125, "big": 1e300, "sum": 0.30000000000000004}',
+    );
     expect((await connect(home, ["claude-code", "--write"])).exitCode).toBe(0);
     expect(JSON.parse(readFileSync(path, "utf8"))).toMatchObject({ id: "12345678901234567890", at: 1796082007552 });
   });

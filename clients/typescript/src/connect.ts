@@ -301,21 +301,32 @@ export function nextSteps(options: ConnectOptions, env: Record<string, string | 
 }
 
 /**
- * Whether the JSON text holds a number that would not be written back as it was read: more than 15
- * significant digits, beyond what a double keeps (a probe's 12345678901234567890 came back as
- * 12345678901234567000 once merged and written). Strings are skipped; the text is valid JSON.
+ * Whether the JSON text holds a number that would not be written back with its value: one a double
+ * cannot hold exactly (a probe's 12345678901234567890 came back as 12345678901234567000 once merged
+ * and written), out of its range (1e400 comes back as null, 1e-400 as 0). Each literal's digits and
+ * exponent are compared with those of the double JavaScript reads it as. Strings are skipped; the
+ * text is valid JSON.
  */
 export function hasInexactNumber(text: string): boolean {
   for (const [token] of text.matchAll(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g)) {
     if (token.startsWith('"')) continue;
-    const digits = token
-      .replace(/^-/, "")
-      .replace(/[eE].*$/, "")
-      .replace(".", "")
-      .replace(/^0+/, "");
-    if (digits.replace(/0+$/, "").length > 15) return true;
+    const value = Number(token);
+    if (!Number.isFinite(value) || decimalOf(token) !== decimalOf(String(value))) return true;
   }
   return false;
+}
+
+/** A number's value as significant digits and a power of ten ("1.50e1" and "15" alike: "15e0"); "0" for zero. */
+function decimalOf(literal: string): string {
+  const [mantissa = "", exponent = "0"] = literal.replace(/^-/, "").toLowerCase().split("e");
+  const [whole = "", fraction = ""] = mantissa.split(".");
+  const digits = `${whole}${fraction}`.replace(/^0+/, "");
+  if (digits === "") return "0";
+  const significant = digits.replace(/0+$/, "");
+  // The value is 0.<digits> × 10^(length of the whole part, less the zeros stripped in front, + exponent).
+  const leadingZeros = `${whole}${fraction}`.length - digits.length;
+  const power = whole.length - leadingZeros + Number(exponent);
+  return `${literal.startsWith("-") ? "-" : ""}${significant}e${power}`;
 }
 
 /** What `--write` did to one file. */
@@ -351,7 +362,9 @@ export async function prepareConnectFile(file: ConnectFile): Promise<PreparedFil
       }
       if (!isObject(existing)) throw fail("does not hold a JSON object");
       if (hasInexactNumber(before))
-        throw fail("holds a number JavaScript cannot keep exactly (over 15 digits): add amem's block by hand");
+        throw fail(
+          "holds a number JavaScript cannot keep exactly (too many digits, or out of range): add amem's block by hand",
+        );
     }
     try {
       after = `${JSON.stringify(file.merge(existing as Json), null, 2)}\n`;
