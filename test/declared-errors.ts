@@ -48,7 +48,7 @@ export const DECLARED_ERRORS: Record<string, ErrorCode[]> = {
     "account_deleted",
   ],
   "POST /api/v1/memories/:id/resolve": [...AUTHED_WRITE, ...BODY, "not_found", "invalid_transition", "account_deleted"],
-  "POST /api/v1/memories/:id/archive": [...AUTHED_WRITE, ...BODY, "not_found", "account_deleted"],
+  "POST /api/v1/memories/:id/archive": [...AUTHED_WRITE, ...BODY, "not_found", "conflict", "account_deleted"],
   "GET /api/v1/memories/:id/history": [...AUTHED, "not_found"],
   "GET /api/v1/memories/:id": [...AUTHED, "not_found"],
   "POST /api/v1/search": [...AUTHED_WRITE, ...BODY],
