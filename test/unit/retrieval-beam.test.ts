@@ -63,12 +63,12 @@ describe("BEAM loader", () => {
         ["0", "user on March-15-2024", "Sprint ends March 29".length],
         ["1", "assistant on March-15-2024", 8000],
       ]);
-      expect(unit.queries.map((q) => [q.category, q.gold, q.split])).toEqual([
-        ["information_extraction", ["0"], "test"],
-        ["knowledge_update", ["0", "1"], "test"],
-        ["abstention", [], "test"],
+      expect(unit.queries.map((q) => [q.category, q.gold])).toEqual([
+        ["information_extraction", ["0"]],
+        ["knowledge_update", ["0", "1"]],
+        ["abstention", []],
       ]);
-      expect(dataset.heldOut).toBe(true);
+      expect(new Set(dataset.units.flatMap((u) => u.queries.map((q) => q.split)))).toEqual(new Set(["dev", "test"]));
       expect(dataset.notes[0]).toStartWith(`${BEAM_CHATS.length} questions dropped`);
     } finally {
       rmSync(dir, { recursive: true, force: true });

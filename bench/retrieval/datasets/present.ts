@@ -14,9 +14,9 @@ export const retrievalDataDir = (root: string) => process.env.RETRIEVAL_DATA_DIR
  * hand-written set, then (not in a smoke run) the public ones from RETRIEVAL_DATA_DIR; each missing
  * one is named on one line. RETRIEVAL_DATASETS keeps only the ones it names.
  *
- * The held-out sets (realtalk-turns and beam-128k-turns, test only: datasets.md) are read only by
- * the report (`withHeldOut`, bench:retrieval), never by the ablation or offline.ts, which tune on
- * these sets.
+ * The held-out set (realtalk-turns, test only: datasets.md) is read only by the report
+ * (`withHeldOut`, bench:retrieval), never by the ablation or offline.ts, which tune on these sets.
+ * beam-128k-turns was held out for its first run and is split since (datasets/beam.ts).
  */
 export function presentDatasets(root: string, smoke: boolean, withHeldOut: boolean): Dataset[] {
   const dataDir = retrievalDataDir(root);
@@ -34,13 +34,13 @@ export function presentDatasets(root: string, smoke: boolean, withHeldOut: boole
     const locomo = loadLocomo(dataDir);
     if (typeof locomo === "string") console.log(locomo);
     else found.push(...locomo);
+    const beam = loadBeam(dataDir);
+    if (typeof beam === "string") console.log(beam);
+    else found.push(beam);
     if (withHeldOut) {
       const realtalk = loadRealtalk(dataDir);
       if (typeof realtalk === "string") console.log(realtalk);
       else found.push(realtalk);
-      const beam = loadBeam(dataDir);
-      if (typeof beam === "string") console.log(beam);
-      else found.push(beam);
     }
   }
   return only ? found.filter((d) => only.has(d.name)) : found;
