@@ -36,10 +36,7 @@ export async function listSessionEvents(
   if (!(await findSessionById(deps.db, principal.userId, runId))) throw new AppError("not_found");
   const afterId = q.cursor ? decodeEventCursor(runId, q.cursor) : undefined;
   const listed = afterId
-    ? Math.min(
-        await countRunEventsThrough(deps.db, principal.userId, runId, afterId, RUN_EVENT_CEILING),
-        RUN_EVENT_CEILING,
-      )
+    ? await countRunEventsThrough(deps.db, principal.userId, runId, afterId, RUN_EVENT_CEILING)
     : 0;
   const limit = Math.min(q.limit ?? DEFAULT_EVENT_PAGE, RUN_EVENT_CEILING - listed);
   const rows = limit > 0 ? await listRunEvents(deps.db, principal.userId, runId, afterId, limit + 1) : [];

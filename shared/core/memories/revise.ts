@@ -148,8 +148,8 @@ export async function archiveMemory(
 
 /**
  * resolve (SPEC §4.3): a commitment moves through its state machine (same → same changes nothing;
- * a forbidden move, or any move of an archived one, is 409 invalid_transition); a blocker resolved is archived. Any other memory,
- * or another status for a blocker, is 409 invalid_transition.
+ * a forbidden move, or any move of an archived one, is 409 invalid_transition); a blocker resolved
+ * is archived. Any other memory, or another status for a blocker, is 409 invalid_transition.
  */
 export async function resolveMemory(
   deps: Deps,

@@ -327,8 +327,8 @@ export async function countRunEvents(db: Executor, userId: string, runId: string
 }
 
 /**
- * How many of the run's events come up to `throughId` in id order, counted to at most `cap` + 1
- * (an events page's position in the run's listing: bounded by the listing's ceiling, not the run).
+ * How many of the run's events come up to `throughId` in id order, counted to at most `cap` (an
+ * events page's position in the run's listing: bounded by the listing's ceiling, not the run).
  */
 export async function countRunEventsThrough(
   db: Executor,
@@ -341,7 +341,7 @@ export async function countRunEventsThrough(
     select count(*)::int as n from (
       select 1 from memory_events
       where user_id = ${userId} and session_run_id = ${runId} and id <= ${throughId}
-      limit ${cap + 1}
+      limit ${cap}
     ) e`);
   return rows[0]?.n ?? 0;
 }
