@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { Elysia } from "elysia";
 import { createMcpHandler, ProtocolError, SdkError, type McpServerFactory } from "@modelcontextprotocol/server";
 import type { Deps } from "@amem/core";
@@ -12,10 +13,13 @@ import { refusingLegacyBatches } from "./batches";
  * BODY_READ_TIMEOUT_MS, 400 `invalid_json` when it has not arrived whole), as the api reads every
  * body. The SDK's own read has a size bound and no time bound: a body shorter than its
  * Content-Length held the connection until Bun's 75 s idle close, which then dropped it unanswered.
+ * Bytes that are not UTF-8 are 400 `invalid_json`, as in the api: the SDK decodes leniently, and a
+ * memory written with a Latin-1 "é" was stored as U+FFFD (a probe's find).
  * The SDK gets the bytes back as the body of an otherwise identical request.
  */
 async function withBoundedBody(request: Request, limits: BodyLimits): Promise<Request> {
   const body = await readBodyBytes(request, limits);
+  if (!isUtf8(body)) throw new AppError("invalid_json");
   return new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal });
 }
 

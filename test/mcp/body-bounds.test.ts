@@ -1,4 +1,5 @@
 import { describe, expect, it } from "bun:test";
+import { sql } from "drizzle-orm";
 import { head, rawRequest, type RawResponse } from "../raw-http";
 import { serveMcp } from "../../mcp/serve";
 import { createMcpTestContext } from "./helpers";
@@ -116,6 +117,62 @@ describe("the MCP process reads every body within BODY_LIMIT_BYTES and BODY_READ
       ]).stream(),
     });
     expect(registration.status).toBe(201);
+  });
+});
+
+// A probe's find (seventeenth session): the SDK and the OAuth endpoints decoded bodies leniently, so a
+// Latin-1 "é" was stored as U+FFFD in a memory written through MCP and in a registered client's name.
+describe("the MCP process refuses a body that is not UTF-8, as the api does", () => {
+  /** A JSON text with one Latin-1 byte (0xE9, "é") where UTF-8 needs two. */
+  const latin1 = (text: string) => {
+    const [before, after] = text.split("é") as [string, string];
+    return new Uint8Array([...Buffer.from(before), 0xe9, ...Buffer.from(after)]);
+  };
+  const send = (path: string, headers: Record<string, string>, body: Uint8Array) =>
+    fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers, body });
+
+  it("answers a tool call 400 invalid_json and stores nothing", async () => {
+    const topic = `latin1-${crypto.randomUUID()}`;
+    const call = (content: string) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "remember", arguments: { memoryType: "note", topic, content } },
+      });
+    const headers = { ...mcpHeaders, "mcp-protocol-version": "2025-11-25" };
+    const res = await send("/mcp", headers, latin1(call("café au lait")));
+    expect({ status: res.status, body: await res.text() }).toEqual({ status: 400, body: '{"error":"invalid_json"}' });
+    const stored = await ctx.deps.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from memories where topic = ${topic}`,
+    );
+    expect(stored[0]!.n).toBe(0);
+    // The same call in UTF-8 is served and stores the "é" as sent.
+    const utf8 = await send("/mcp", headers, Buffer.from(call("café au lait")));
+    expect(utf8.status).toBe(200);
+    const kept = await ctx.deps.db.execute<{ content: string }>(
+      sql`select content from memories where topic = ${topic}`,
+    );
+    expect(kept.map((r) => r.content)).toEqual(["café au lait"]);
+  });
+
+  it("answers a registration 400 invalid_client_metadata and a token request 400 invalid_request", async () => {
+    const registration = await send(
+      "/register",
+      json,
+      latin1(
+        JSON.stringify({
+          redirect_uris: ["http://127.0.0.1:9/cb"],
+          client_name: "café",
+          token_endpoint_auth_method: "none",
+        }),
+      ),
+    );
+    expect(registration.status).toBe(400);
+    expect(((await registration.json()) as { error: string }).error).toBe("invalid_client_metadata");
+    const token = await send("/token", form, latin1("grant_type=refresh_token&refresh_token=é"));
+    expect(token.status).toBe(400);
+    expect(((await token.json()) as { error: string }).error).toBe("invalid_request");
   });
 });
 

@@ -27,8 +27,8 @@ export type OAuthRouteDeps = Deps & { clientIp?: (request: Request) => string };
 
 /** Form and JSON bodies of these endpoints are small; anything larger is 413 (unread when declared). */
 const MAX_BODY_BYTES = 64 * 1024;
-/** Bodies as a browser or client sent them: invalid UTF-8 becomes U+FFFD, as `Request.text()` did. */
-const UTF8 = new TextDecoder();
+/** Invalid UTF-8 is refused, never replaced: a client name sent in Latin-1 was stored with U+FFFD. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
 const CSRF_COOKIE = "amem_oauth_csrf";
 const SESSION_COOKIE = "amem_oauth_session";
 /** CORS for the endpoints browser-based clients call cross-origin (no credentials: they authenticate in the body). */
@@ -102,8 +102,13 @@ function cookiesOf(request: Request): Record<string, string> {
  * within BODY_READ_TIMEOUT_MS 400 `invalid_json`: AppErrors the app's error handler answers
  * (closing the connection), never OAuth codes, so the callers let them through.
  */
-async function readBody(request: Request, limits: BodyLimits): Promise<string> {
-  return UTF8.decode(await readBodyBytes(request, limits));
+async function readBody(request: Request, limits: BodyLimits, notUtf8: OAuthError): Promise<string> {
+  const bytes = await readBodyBytes(request, limits);
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw notUtf8;
+  }
 }
 
 /** An application/x-www-form-urlencoded body (RFC 6749 §3.2); a parameter sent twice is refused. */
@@ -111,7 +116,9 @@ async function readForm(request: Request, limits: BodyLimits): Promise<URLSearch
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/x-www-form-urlencoded\b/i.test(type))
     throw new OAuthError("invalid_request", "request: body is not a form");
-  const form = new URLSearchParams(await readBody(request, limits));
+  const form = new URLSearchParams(
+    await readBody(request, limits, new OAuthError("invalid_request", "request: body is not UTF-8")),
+  );
   const names = [...form.keys()];
   if (new Set(names).size !== names.length) throw new OAuthError("invalid_request", "request: a parameter sent twice");
   // NUL or an unpaired surrogate (from %00, %ED%A0%80…): no parameter of ours holds one, and
@@ -285,7 +292,11 @@ export function oauthRoutes(deps: OAuthRouteDeps, { issuer }: { issuer: string }
       ({ request, server }) =>
         oauthEndpoint(request, async () => {
           await enforceRateLimit(deps, `oauth-register:${ipOf(request, server)}`, deps.config.RATE_LIMIT_IP);
-          const text = await readBody(request, bodyLimits);
+          const text = await readBody(
+            request,
+            bodyLimits,
+            new OAuthError("invalid_client_metadata", "metadata: not UTF-8"),
+          );
           let body: unknown;
           try {
             body = JSON.parse(text);
