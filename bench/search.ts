@@ -133,8 +133,7 @@ async function topTens(base: string, apiKey: string): Promise<Map<string, Shown[
 
 /**
  * How many of a ranking of every match's top 10 (and top 1) each page holds, over the queries:
- * "242 / 270 (top 1: 25 / 27)". Both answers use the same statistics; feedback is learnt from each
- * one's own first ranking. And how much of that top 10's summed score the page's ten hold, as each
+ * "242 / 270 (top 1: 25 / 27)". Both answers use the same statistics. And how much of that top 10's summed score the page's ten hold, as each
  * api scores its own (mean and lowest over the queries): whether the memories a page has in place
  * of the missed ones match the query about as well, or are weaker matches.
  */

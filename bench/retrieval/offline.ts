@@ -7,8 +7,7 @@
  * slots with the service's own code (parseSearchQuery, buildSlots, the trigram replacements of
  * unseen words) and scores every memory holding one of its terms with the service's scoreMemory
  * over the tenant's exact statistics — then ranks as the service does (score, then the newer
- * memory; the pseudo-relevance feedback with the service's expansionTerms and feedbackScore; with
- * `current: false`, every version and the successor lifted above its predecessor), beside the
+ * memory; with `current: false`, every version and the successor lifted above its predecessor), beside the
  * harness's BM25 over the same memories. Not modelled: required phrases
  * (18 of LoCoMo's 1,986 questions quote one) and the service's store order among equal scores
  * (concurrent writes). Against the run of 2026-11-30 (commit cc4e617) its R@5 and MRR@10 were the
@@ -38,18 +37,12 @@ import type { EvalUnit, QuerySpec } from "./types";
 import {
   parseSearchQuery,
   buildSlots,
-  expansionTerms,
-  feedbackScore,
-  FEEDBACK_DOCS,
-  FEEDBACK_RESCORED,
-  FUZZY_MAX_LENGTH,
   FUZZY_MAX_TERMS,
   fuzzyWords,
   FUZZY_MIN_SIMILARITY,
   RANKING,
   scoreMemory,
   type CorpusStats,
-  type Feedback,
   type Posting,
   type RankingConstants,
   type Slot,
@@ -60,8 +53,6 @@ const LIMIT = 10;
 const databaseUrl = await benchDatabaseUrl("retrieval_offline", "amem_bench_retrieval");
 const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
 const split = process.env.RETRIEVAL_OFFLINE_SPLIT ?? "dev";
-/** RETRIEVAL_OFFLINE_FEEDBACK=0 ranks without the pseudo-relevance feedback, as the service did before it. */
-const withFeedback = process.env.RETRIEVAL_OFFLINE_FEEDBACK !== "0";
 
 type Terms = Map<string, { tf: number; first: number }>;
 type Memory = { ref: string; topic: Terms; content: Terms; topicLength: number; contentLength: number };
@@ -170,52 +161,21 @@ function postingsOf(m: Memory, terms: Iterable<string>): Map<string, Posting> {
 
 /**
  * The service's top LIMIT: score desc, then the newer memory (here: the later in dataset order; its
- * "id" for the feedback's rescored bound is the order, zero-padded so it compares as ids do).
+ * "id" is the order, zero-padded so it compares as ids do).
  */
 function rank(p: Prepared, slots: Slot[], c: RankingConstants): string[] {
   const terms = new Set(slots.flatMap((s) => s.alternatives.map((a) => a.term)));
-  const hits: { m: Memory; id: string; queryScore: number; score: number }[] = [];
+  const hits: { m: Memory; id: string; score: number }[] = [];
   p.memories.forEach((m, order) => {
     const postings = postingsOf(m, terms);
     const id = String(order).padStart(8, "0");
     if (postings.size > 0) {
-      const queryScore = scoreMemory(slots, postings, p.stats, c);
-      hits.push({ m, id, queryScore, score: queryScore });
+      hits.push({ m, id, score: scoreMemory(slots, postings, p.stats, c) });
     }
   });
   const byRank = (a: { score: number; id: string }, b: { score: number; id: string }) =>
     b.score - a.score || (a.id < b.id ? 1 : -1);
   hits.sort(byRank);
-  if (withFeedback && hits.length > 0) {
-    const docs = hits.filter((h) => !p.successor.has(h.m.ref)).slice(0, FEEDBACK_DOCS);
-    const postings = docs.flatMap((d) =>
-      [...new Set([...d.m.topic.keys(), ...d.m.content.keys()])]
-        .filter((term) => term.length <= FUZZY_MAX_LENGTH)
-        .map((term) => ({
-          term,
-          memoryId: d.id,
-          df: p.df.get(term)!,
-          ...postingsOf(d.m, [term]).get(term)!,
-        })),
-    );
-    const expansion = expansionTerms(
-      docs.map((d) => ({ id: d.id, score: d.queryScore })),
-      postings,
-      p.stats.documents,
-    );
-    const rescored = new Set(hits.slice(0, FEEDBACK_RESCORED).map((h) => h.id));
-    const feedback: Feedback = { terms: expansion, rescored };
-    if (expansion.length > 0)
-      for (const h of hits)
-        h.score = feedbackScore(
-          feedback,
-          h.queryScore,
-          h.id,
-          postingsOf(h.m, [...terms, ...expansion.map((e) => e.term)]),
-          p.stats,
-        );
-    hits.sort(byRank);
-  }
   if (p.successor.size > 0) liftSuccessors(p, hits);
   return hits.slice(0, LIMIT).map((h) => h.m.ref);
 }

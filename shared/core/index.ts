@@ -227,13 +227,6 @@ export {
 export type { CorpusStats, Posting, RankingConstants, Slot } from "./memories/search-ranking";
 export { deeperReadAhead, searchMemories } from "./memories/search";
 export { SEARCH_MAX_DEPTH } from "./memories/search-cursor";
-export {
-  expansionTerms,
-  feedbackScore,
-  FEEDBACK_DOCS,
-  FEEDBACK_RESCORED,
-  type Feedback,
-} from "./memories/search-feedback";
 export { surfaceCommitments } from "./memories/surface-commitments";
 export {
   PROPOSALS_PER_TENANT,

@@ -194,11 +194,10 @@ export {
   fuzzyTerms,
   phrasesFound,
   postingsOf,
-  feedbackPostings,
   queryTermStats,
   revisionChainsFrom,
 } from "./db/queries/search";
-export type { FeedbackPosting, Posting, SearchScope } from "./db/queries/search";
+export type { Posting, SearchScope } from "./db/queries/search";
 export {
   clearExcerpts,
   closeQuietRuns,

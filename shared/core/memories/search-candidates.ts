@@ -2,7 +2,6 @@ import type { Deps } from "../deps";
 import { championPostings, postingsOf, rankedCandidates, revisionChainsFrom, type SearchScope } from "@amem/store";
 import { RANKING, roundScore, saturation, SCORE_DECIMALS, scoreMemory, type Posting } from "./search-ranking";
 import type { SearchPlan } from "./search-cursor";
-import { FEEDBACK_RESCORED, feedbackScore, type Feedback } from "./search-feedback";
 
 /**
  * How many postings of each query term a filtered search's page reads at least (its champion list,
@@ -31,8 +30,8 @@ const DEPTH_PER_ITEM = 2;
 export const CANDIDATES = 32;
 
 /**
- * `queryScore` is the memory's score against the query's own words; `score`, what it ranks by: the
- * same, or with feedback its rescored or scaled value (search-feedback.ts).
+ * A memory a page may draw from: `queryScore` is its score against the query's words; `score`, what
+ * it ranks by: the same, or with `current: false` lifted above the version it replaced.
  */
 export type Candidate = {
   id: string;
@@ -41,16 +40,6 @@ export type Candidate = {
   queryScore: number;
   score: number;
 };
-
-/**
- * The feedback of a search's first page, learnt from its first ranking (best first, by the query's
- * own words) once: null when there is none to learn (no memory the search may return matched).
- * With it, the rescored memories' postings of the query's and the expansion terms, read in the
- * same statement.
- */
-export type LearnFeedback = (
-  firstRanking: Candidate[],
-) => Promise<{ feedback: Feedback; postings: Map<string, Map<string, Posting>> } | null>;
 
 /** The distinct terms a plan's slots accept: the query's words and their replacements. */
 export function planTerms(plan: SearchPlan): string[] {
@@ -78,15 +67,10 @@ export async function rankCandidates(
   deps: Deps,
   scope: SearchScope,
   plan: SearchPlan,
-  wantedOnPage: number,
+  wanted: number,
   eligibleOnly: boolean,
-  learnFeedback: LearnFeedback,
 ): Promise<{ ranked: Candidate[]; cutOff: boolean }> {
   const terms = planTerms(plan);
-  // The first page learns its feedback from its FEEDBACK_RESCORED best, so it reads the lists as
-  // deep as that many items want; every page reads at least as deep, with feedback or without, so
-  // that a memory scored in full on one page is on the next.
-  const wanted = Math.max(wantedOnPage, FEEDBACK_RESCORED);
   const depth = CHAMPION_DEPTH + DEPTH_PER_ITEM * wanted;
   const candidates = new Map<string, Candidate>();
   const add = (c: Posting & { term: string; memoryId: string }, superseded: boolean) => {
@@ -133,58 +117,8 @@ export async function rankCandidates(
     // Each candidate's postings were read whole, by key: its score is complete.
     for (const c of candidates.values()) c.score = c.queryScore = scoreMemory(plan.slots, c.postings, plan.stats);
   }
-  let read: Map<string, Map<string, Posting>> | undefined;
-  if (plan.feedback === undefined) {
-    const learnt = await learnFeedback([...candidates.values()].sort(byRank));
-    plan.feedback = learnt?.feedback ?? null;
-    read = learnt?.postings;
-  }
-  if (plan.feedback) await rescore(deps, scope.userId, plan, plan.feedback, terms, candidates, read);
   await rankSuccessorsFirst(deps, scope.userId, plan, terms, candidates);
   return { ranked: [...candidates.values()].sort(byRank), cutOff };
-}
-
-/**
- * Each candidate's score with feedback. The rescored memories are scored in full, whatever the
- * lists held of them: their postings of the query's and the expansion terms read by id (or, on the
- * first page, taken from the feedback's own read, `read`), and one the lists no longer reach (memories
- * written since rank above it) joins the candidates — so each of them scores the same on every page.
- */
-async function rescore(
-  deps: Deps,
-  userId: string,
-  plan: SearchPlan,
-  feedback: Feedback,
-  terms: string[],
-  candidates: Map<string, Candidate>,
-  read: Map<string, Map<string, Posting>> | undefined,
-) {
-  const unread = [...feedback.rescored].filter((id) => !read?.has(id));
-  const both = [...new Set([...terms, ...feedback.terms.map((t) => t.term)])];
-  const found = new Map([...(read ?? []), ...byMemory(await postingsOf(deps.db, userId, unread, both))]);
-  for (const [id, postings] of found) {
-    if (!feedback.rescored.has(id) || !terms.some((t) => postings.has(t))) continue;
-    // Not in the lists: its versions flag is unknown here; a rescored memory that the lists of a
-    // `current: false` search no longer reach is not lifted above (and does not lift) its versions.
-    const c = candidates.get(id) ?? { id, postings, superseded: false, queryScore: 0, score: 0 };
-    for (const [term, p] of postings) c.postings.set(term, p);
-    c.queryScore = scoreMemory(plan.slots, c.postings, plan.stats);
-    candidates.set(id, c);
-  }
-  for (const c of candidates.values()) c.score = feedbackScore(feedback, c.queryScore, c.id, c.postings, plan.stats);
-}
-
-/** A memory's score as the plan ranks it, from its postings of the query's (and expansion) terms. */
-function planScore(
-  plan: SearchPlan,
-  id: string,
-  postings: Map<string, Posting>,
-): { queryScore: number; score: number } {
-  const queryScore = scoreMemory(plan.slots, postings, plan.stats);
-  return {
-    queryScore,
-    score: plan.feedback ? feedbackScore(plan.feedback, queryScore, id, postings, plan.stats) : queryScore,
-  };
 }
 
 /**
@@ -211,10 +145,10 @@ async function rankSuccessorsFirst(
     (await revisionChainsFrom(deps.db, userId, superseded)).map((l) => [l.predecessor, l.successor]),
   );
   const missing = [...new Set(next.values())].filter((id) => !candidates.has(id));
-  // None of them is rescored (rescore added every rescored memory that matches), so the query's
-  // terms are all they are scored by.
-  for (const [id, postings] of byMemory(await postingsOf(deps.db, userId, missing, terms)))
-    candidates.set(id, { id, postings, superseded: next.has(id), ...planScore(plan, id, postings) });
+  for (const [id, postings] of byMemory(await postingsOf(deps.db, userId, missing, terms))) {
+    const score = scoreMemory(plan.slots, postings, plan.stats);
+    candidates.set(id, { id, postings, superseded: next.has(id), queryScore: score, score });
+  }
   // Each candidate with a later version that matches: the nearest such version.
   const links: { predecessor: string; successor: string }[] = [];
   for (const id of candidates.keys()) {

@@ -2,22 +2,17 @@ import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { AppError, sha256Hex, isStorableText, isUuid } from "@amem/platform";
 import { FUZZY_MAX_LENGTH, FUZZY_MAX_TERMS, MAX_SLOTS, type CorpusStats, type Slot } from "./search-ranking";
-import { FEEDBACK_RESCORED, FEEDBACK_TERMS, type Feedback } from "./search-feedback";
 
-/**
- * What a query is scored with: the tenant's statistics, the query's weighted terms and its feedback
- * (search-feedback.ts): undefined until the first page has learnt it, null when it has none.
- */
-export type SearchPlan = { stats: CorpusStats; slots: Slot[]; feedback?: Feedback | null };
+/** What a query is scored with: the tenant's statistics and the query's weighted terms. */
+export type SearchPlan = { stats: CorpusStats; slots: Slot[] };
 
 /**
  * The longest cursor a search answers with. Its plan holds at most MAX_SLOTS weights and, as
  * terms, the query's own words (a 1,000-character query reads as at most 2,000 characters of terms:
  * a hyphenated word is also read as its parts) and up to FUZZY_MAX_TERMS replacements of at most
  * FUZZY_MAX_LENGTH characters per slot: at most 4 × 8,144 bytes of UTF-8, under 38 KB of JSON with
- * the numbers and 50 KB as base64url; its feedback (search-feedback.ts) adds at most FEEDBACK_TERMS
- * terms of at most FUZZY_MAX_LENGTH characters with their weights and FEEDBACK_RESCORED ids, under
- * 13 KB of JSON and 17 KB as base64url. 8,192 was exceeded by a query of 32 misspelt long words, and its next page refused.
+ * the numbers and 50 KB as base64url; the fields `x` and `u` of a cursor issued before 2026-12-01
+ * (below) add under 17 KB more. 8,192 was exceeded by a query of 32 misspelt long words, and its next page refused.
  */
 export const SEARCH_CURSOR_MAX_LENGTH = 81_920;
 /**
@@ -59,16 +54,19 @@ const CursorPayload = Type.Object(
      * memory holding the phrase is written, so they continue the same ranking.
      */
     r: Type.Optional(Type.Array(Type.Integer({ minimum: 0, maximum: 1000 }), { maxItems: 1000, uniqueItems: true })),
-    /** The first page's feedback: its expansion terms, and the memories it rescores; absent: none. */
+    /**
+     * The pseudo-relevance feedback of a cursor issued before 2026-12-01, when the search had one
+     * (its expansion terms, and the 15 memories it rescored): still accepted, and ignored, so a
+     * client paging across the upgrade gets its next page (ranked as search ranks now) instead of
+     * a 400 for a cursor the service itself gave it. Its bounds are the ones it was issued with.
+     */
     x: Type.Optional(
       Type.Array(Type.Tuple([Type.String({ minLength: 1, maxLength: 2 * FUZZY_MAX_LENGTH }), Weight]), {
         minItems: 1,
-        maxItems: FEEDBACK_TERMS,
+        maxItems: 40,
       }),
     ),
-    u: Type.Optional(
-      Type.Array(Type.String({ maxLength: 36 }), { minItems: 1, maxItems: FEEDBACK_RESCORED, uniqueItems: true }),
-    ),
+    u: Type.Optional(Type.Array(Type.String({ maxLength: 36 }), { minItems: 1, maxItems: 15, uniqueItems: true })),
   },
   { additionalProperties: false },
 );
@@ -114,10 +112,6 @@ export function encodeSearchCursor(position: SearchPosition, fingerprint: string
     w: position.plan.slots.map((s) => [s.weight, s.alternatives.map((a) => [a.term, a.weight])]),
     f: fingerprint,
     ...(position.relaxed.length > 0 && { r: position.relaxed }),
-    ...(position.plan.feedback && {
-      x: position.plan.feedback.terms.map((t): [string, number] => [t.term, t.weight]),
-      u: [...position.plan.feedback.rescored],
-    }),
   };
   return Buffer.from(JSON.stringify(payload)).toString("base64url");
 }
@@ -134,21 +128,12 @@ export function decodeSearchCursor(cursor: string, fingerprint: string): SearchP
   } catch {
     throw new AppError("invalid_input");
   }
-  if (
-    !Value.Check(CursorPayload, payload) ||
-    payload.f !== fingerprint ||
-    !isUuid(payload.i) ||
-    (payload.x === undefined) !== (payload.u === undefined) ||
-    (payload.u !== undefined && !payload.u.every(isUuid))
-  ) {
+  if (!Value.Check(CursorPayload, payload) || payload.f !== fingerprint || !isUuid(payload.i)) {
     throw new AppError("invalid_input");
   }
   // The terms go to Postgres as text, which cannot hold a NUL (the driver's error would be a 500);
   // a request body's strings are checked as it is read, a cursor's only here.
-  const terms = [
-    ...payload.w.flatMap(([, alternatives]) => alternatives.map(([term]) => term)),
-    ...(payload.x ?? []).map(([term]) => term),
-  ];
+  const terms = payload.w.flatMap(([, alternatives]) => alternatives.map(([term]) => term));
   if (!terms.every(isStorableText)) {
     throw new AppError("invalid_input");
   }
@@ -163,13 +148,6 @@ export function decodeSearchCursor(cursor: string, fingerprint: string): SearchP
         weight,
         alternatives: alternatives.map(([term, w]) => ({ term, weight: w })),
       })),
-      feedback:
-        payload.x && payload.u
-          ? {
-              terms: payload.x.map(([term, weight]) => ({ term, weight })),
-              rescored: new Set(payload.u.map((id) => id.toLowerCase())),
-            }
-          : null,
     },
   };
 }

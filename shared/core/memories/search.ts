@@ -7,14 +7,12 @@ import {
   type MemoryRow,
   type MemoryStatus,
   eligibleMemories,
-  feedbackPostings,
   fuzzyTerms,
   phrasesFound,
   queryTermStats,
   type SearchScope,
 } from "@amem/store";
-import { byMemory, byRank, planTerms, rankCandidates, type Candidate, type LearnFeedback } from "./search-candidates";
-import { expansionTerms, FEEDBACK_DOCS, FEEDBACK_RESCORED } from "./search-feedback";
+import { byRank, rankCandidates, type Candidate } from "./search-candidates";
 import { parseSearchQuery } from "./search-query";
 import {
   buildSlots,
@@ -111,42 +109,14 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   // mostly superseded or archived), and with `current: false`, it walks each term's postings with
   // their memories' filters applied.
   let page: { memory: MemoryRow; score: number }[] | null = null;
-  // The feedback is learnt from the first ranking's best memories the search may return that no
-  // revision replaced: with `current: false` a superseded version repeats most of its successor's words,
-  // and the two together would weigh one memory's vocabulary twice. The rows it checks are kept
-  // for the page's own check.
+  // The rows checked once (null: not returnable), for every read of the page.
   const checked = new Map<string, MemoryRow | null>();
-  const learnFeedback: LearnFeedback = async (firstRanking) => {
-    // Checked as many as the page will want: it is mostly the first ranking's first ones (a
-    // memory below them rises only by the feedback's share); any other is checked then.
-    await checkEligible(deps, scope, firstRanking.slice(0, eligibilityBatch(limit + 1)), checked);
-    const holding = firstRanking.filter((c) => !c.superseded);
-    const docs = await firstEligible(deps, scope, holding, FEEDBACK_DOCS, checked);
-    if (docs.length === 0) return null;
-    const rescored = new Set(firstRanking.slice(0, FEEDBACK_RESCORED).map((c) => c.id));
-    const postings = await feedbackPostings(
-      deps.db,
-      principal.userId,
-      docs.map((d) => d.memory.id),
-      [...rescored],
-      planTerms(plan),
-      FUZZY_MAX_LENGTH,
-      current,
-    );
-    const found = docs.map((d) => ({ id: d.memory.id, score: d.score }));
-    const terms = expansionTerms(found, postings, plan.stats.documents);
-    if (terms.length === 0) return null;
-    return {
-      feedback: { terms, rescored },
-      postings: byMemory(postings.filter((p) => rescored.has(p.memoryId))),
-    };
-  };
   // The candidates ranked by all their words that the search may return, scored in full: when the
   // filtered lists below answer instead, they rank among them (a memory holding several of the
   // query's words once each is deep in every list, and its score there is partial).
   let scoredInFull: Candidate[] = [];
   if (current) {
-    const { ranked, cutOff } = await rankCandidates(deps, scope, plan, wanted, false, learnFeedback);
+    const { ranked, cutOff } = await rankCandidates(deps, scope, plan, wanted, false);
     // Filtered, the candidates are checked in one read: when the filters leave too few of them,
     // the page is answered from the filtered lists below, and batches would only add round trips.
     const batch = isUnfiltered(scope) ? undefined : ranked.length;
@@ -168,7 +138,7 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
     // candidates found above the cursor say, so that no match below it is left out of every page.
     let ahead = offset;
     for (let pass = 0; ; pass++) {
-      const lists = await rankCandidates(deps, scope, plan, ahead + limit + 1, true, learnFeedback);
+      const lists = await rankCandidates(deps, scope, plan, ahead + limit + 1, true);
       const { cutOff } = lists;
       const ranked = withScoredInFull(lists.ranked, scoredInFull);
       page = await firstEligible(deps, scope, ranked.filter(beyond), limit + 1, checked);

@@ -1,7 +1,7 @@
 -- amem_search_saturation: the BM25F saturation of one term in one memory (README "Search"),
---   tf~ = 3.0 · topic_tf / (1 − 0.4 + 0.4 · topic_length / avg_topic)
---       + 1.0 · content_tf / (1 − 0.4 + 0.4 · content_length / avg_content)
---   saturation = tf~ / (0.9 + tf~)
+--   tf~ = 2.0 · topic_tf / (1 − 0.8 + 0.8 · topic_length / avg_topic)
+--       + 1.0 · content_tf / (1 − 0.8 + 0.8 · content_length / avg_content)
+--   saturation = tf~ / (0.8 + tf~)
 -- with the constants of shared/core/memories/search-ranking.ts (a test checks the two agree). The
 -- insert trigger stores it as the posting's impact: the order of a term's champion list.
 -- One expression, no FROM: Postgres inlines the call into the statement that uses it (the insert
@@ -10,8 +10,8 @@ CREATE OR REPLACE FUNCTION amem_search_saturation(
   p_topic_tf float8, p_content_tf float8, p_topic_length float8, p_content_length float8,
   p_avg_topic float8, p_avg_content float8
 ) RETURNS float8 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT (3.0 * p_topic_tf / (0.6 + 0.4 * p_topic_length / greatest(p_avg_topic, 1))
-          + 1.0 * p_content_tf / (0.6 + 0.4 * p_content_length / greatest(p_avg_content, 1)))
-       / (0.9 + 3.0 * p_topic_tf / (0.6 + 0.4 * p_topic_length / greatest(p_avg_topic, 1))
-          + 1.0 * p_content_tf / (0.6 + 0.4 * p_content_length / greatest(p_avg_content, 1)))
+  SELECT (2.0 * p_topic_tf / (0.2 + 0.8 * p_topic_length / greatest(p_avg_topic, 1))
+          + 1.0 * p_content_tf / (0.2 + 0.8 * p_content_length / greatest(p_avg_content, 1)))
+       / (0.8 + 2.0 * p_topic_tf / (0.2 + 0.8 * p_topic_length / greatest(p_avg_topic, 1))
+          + 1.0 * p_content_tf / (0.2 + 0.8 * p_content_length / greatest(p_avg_content, 1)))
 $$;

@@ -26,7 +26,7 @@ const inPending = (userId: string, removed: boolean) =>
   sql`t.memory_id = any(array(select p.memory_id from memory_search_pending p where p.user_id = ${userId} and p.removed = ${removed}))`;
 
 /**
- * How many postings of the memories pending a fold the feedback and the misspelling lookup read at
+ * How many postings of the memories pending a fold the misspelling lookup reads at
  * most (each statement reads the written ones and the removed ones once): the postings of a
  * backlog, when the workers fall behind or are down, not every one. A review's 1,000 pending pasted logs (~900 terms each) made
  * every search read them all, 2 s and then 503. Past it, their figures lack the rest of the backlog
@@ -116,71 +116,6 @@ export async function queryTermStats(
       contentLength: Number(first.content_length),
     },
   };
-}
-
-/** A posting read for feedback; `df` (its term's document frequency) only for a feedback memory's. */
-export type FeedbackPosting = Posting & { term: string; memoryId: string; df: number | null };
-
-/**
- * What pseudo-relevance feedback reads on a search's first page (core/memories/search-feedback.ts),
- * in one statement: every posting of the memories it learns from (`learnFrom`, the first ranking's
- * best) with its term's document frequency, and the postings of those terms and of the query's in
- * the memories it rescores (`rescored`, the first ranking's best, scored in full: their expansion
- * terms are not chosen yet). Learnt terms longer than `maxLength` characters (hashes, blobs) are
- * left out: they are no one's query. The document
- * frequency is exact in the statement's snapshot as the query's own terms' is (queryTermStats: the
- * folded figure plus the pending memories', of the current memories or with `current` false of
- * every memory), so scores are the same before and after a fold; the pending memories' postings are
- * counted in one pass over them, grouped by term, not probed per term as a query's few terms are —
- * at most PENDING_POSTINGS_READ of them (a backlog's figures are exact once it is folded).
- * The tenant is checked as a filter (`is true`), never as an index condition: with it, the
- * planner may AND the primary key's few rows with every posting of the tenant.
- */
-export async function feedbackPostings(
-  db: Executor,
-  userId: string,
-  learnFrom: string[],
-  rescored: string[],
-  queryTerms: string[],
-  maxLength: number,
-  current: boolean,
-): Promise<FeedbackPosting[]> {
-  if (learnFrom.length === 0) return [];
-  const k = current ? 1 : 0;
-  const rows = await executePrepared<PostingRow & { df: number | null }>(
-    db,
-    sql`
-    with f as (
-      select f.term, f.memory_id, f.topic_tf, f.content_tf, f.topic_length, f.content_length,
-             f.memory_id = any(${sql.param(learnFrom)}::uuid[]) as learnt
-      from memory_terms f
-      where f.memory_id = any(${sql.param([...new Set([...learnFrom, ...rescored])])}::uuid[])
-        and (f.user_id = ${userId}) is true
-    ),
-    learnt as materialized (select distinct f.term from f where f.learnt and length(f.term) <= ${maxLength}),
-    -- Of the rescored memories, the query's terms and the learnt ones' (the expansion is drawn
-    -- from them), so that they are scored in full.
-    read as (
-      select * from f
-      where f.term in (select term from learnt) or f.term = any(${sql.param(queryTerms)}::text[])
-    ),
-    pending as (${pendingDf(userId, current)}),
-    -- Only the learnt memories' terms, once: a join condition on f.learnt would still probe the
-    -- statistics for every row read (measured: 509 probes, 4.5 ms, for 50 terms), and inlined
-    -- beside an underestimated f the planner ran it again per row read (3,348 probes, 11 ms).
-    df as materialized (
-      -- At least 1: a learnt memory holds the term, though the pending postings read may not say so.
-      select l.term, greatest(coalesce(s.df - ${k}::int * s.removed_df, 0) + coalesce(p.n, 0), 1)::int as df
-      from learnt l
-      left join memory_term_stats s on s.user_id = ${userId} and s.term = l.term
-      left join pending p on p.term = l.term
-    )
-    select f.term, f.memory_id, f.topic_tf, f.content_tf, f.topic_length, f.content_length,
-           case when f.learnt then df.df end as df
-    from read f left join df on df.term = f.term
-  `,
-  );
-  return rows.map((r) => ({ ...postingOf(r), df: r.df === null ? null : Number(r.df) }));
 }
 
 export type FuzzyMatch = { word: string; term: string; similarity: number; df: number };
@@ -459,7 +394,7 @@ export async function rankedCandidates(
     )
     select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length, b.position::int as position
     from best b join memory_terms t on t.memory_id = b.memory_id
-    -- A filter, not an index condition (feedbackPostings says why).
+    -- A filter, not an index condition (postingsOf says why).
     where t.term = any(${names}::text[]) and (t.user_id = ${userId}) is true
   `,
   );
@@ -510,7 +445,11 @@ export async function eligibleMemories(db: Executor, f: SearchScope, ids: string
   return fixedText ? runPrepared(query) : query;
 }
 
-/** The postings of `terms` in the given memories of the tenant (those their champion lists cut off). */
+/**
+ * The postings of `terms` in the given memories of the tenant (those their champion lists cut off).
+ * The tenant is checked as a filter (`is true`), never as an index condition: with it, the
+ * planner may AND the primary key's few rows with every posting of the tenant.
+ */
 export async function postingsOf(
   db: Executor,
   userId: string,
@@ -524,7 +463,6 @@ export async function postingsOf(
     select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length
     from memory_terms t
     where t.memory_id = any(${sql.param(memoryIds)}::uuid[]) and t.term = any(${sql.param(terms)}::text[])
-      -- A filter, not an index condition (feedbackPostings says why).
       and (t.user_id = ${userId}) is true
   `,
   );

@@ -1,0 +1,31 @@
+-- The ranking's constants changed (k1 0.9 → 0.8, b 0.4 → 0.8, topic weight 3 → 2; bench/README.md,
+-- "Seventeenth session"), so every stored impact — the order of a term's champion list — is
+-- computed again with them, under each tenant's averages now (as amem_memory_postings writes a new
+-- posting's: smoothed by 8 notional memories of 6 topic and 40 content terms). Memory writes wait
+-- until the migration commits, as in 0051: a posting written meanwhile would get the old impact.
+LOCK TABLE memories IN SHARE MODE;
+--> statement-breakpoint
+-- amem_search_saturation: the BM25F saturation of one term in one memory (README "Search"),
+--   tf~ = 2.0 · topic_tf / (1 − 0.8 + 0.8 · topic_length / avg_topic)
+--       + 1.0 · content_tf / (1 − 0.8 + 0.8 · content_length / avg_content)
+--   saturation = tf~ / (0.8 + tf~)
+-- with the constants of shared/core/memories/search-ranking.ts (a test checks the two agree). The
+-- insert trigger stores it as the posting's impact: the order of a term's champion list.
+-- One expression, no FROM: Postgres inlines the call into the statement that uses it (the insert
+-- trigger computes it for every posting), where a call it cannot inline costs tens of µs each.
+CREATE OR REPLACE FUNCTION amem_search_saturation(
+  p_topic_tf float8, p_content_tf float8, p_topic_length float8, p_content_length float8,
+  p_avg_topic float8, p_avg_content float8
+) RETURNS float8 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT (2.0 * p_topic_tf / (0.2 + 0.8 * p_topic_length / greatest(p_avg_topic, 1))
+          + 1.0 * p_content_tf / (0.2 + 0.8 * p_content_length / greatest(p_avg_content, 1)))
+       / (0.8 + 2.0 * p_topic_tf / (0.2 + 0.8 * p_topic_length / greatest(p_avg_topic, 1))
+          + 1.0 * p_content_tf / (0.2 + 0.8 * p_content_length / greatest(p_avg_content, 1)))
+$$;
+--> statement-breakpoint
+UPDATE memory_terms t
+SET impact = amem_search_saturation(t.topic_tf, t.content_tf, t.topic_length, t.content_length,
+  (coalesce(s.topic_length, 0) + 6.0 * 8) / (coalesce(s.documents, 0) + 8),
+  (coalesce(s.content_length, 0) + 40.0 * 8) / (coalesce(s.documents, 0) + 8))
+FROM users u LEFT JOIN memory_search_stats s ON s.user_id = u.id
+WHERE t.user_id = u.id;
