@@ -10,7 +10,7 @@ import {
   isKeyName,
   isPassword,
 } from "@amem/core";
-import { findUserByEmail, preflight } from "@amem/store";
+import { findUserByEmail, preflight, refreshSearchImpacts } from "@amem/store";
 
 const USAGE = `usage:
   bun run amem user create --email E [--password-stdin | --password P]   → {"id","email","apiKey"}
@@ -18,13 +18,16 @@ const USAGE = `usage:
                        in bun run's echo of the command, the shell's history and ps)
   bun run amem key create --email E --name N           → {"id","apiKey"}
   bun run amem key revoke --id ID                      → {"id","revoked":true}
+  bun run amem search refresh-impacts [--batch N]     → {"memories","updated"}   after an upgrade
+                       that changed the ranking's constants (README, "Upgrading"): the stored
+                       impacts recomputed, N memories (default 1000) per statement
   bun run amem hook <claude-code|codex>                 hook JSON on stdin → the harness's hook output
   bun run amem connect <claude-code|codex> [--project-settings] [--write] [--url U] [--mcp-url U]
                        [--hook-command CMD] [--command-hooks]   the settings block (connect --help)`;
 
 type AdminArgs = {
   command: string;
-  values: { email?: string; password?: string; passwordStdin?: boolean; name?: string; id?: string };
+  values: { email?: string; password?: string; passwordStdin?: boolean; name?: string; id?: string; batch?: number };
 };
 
 /**
@@ -41,6 +44,7 @@ function readArgs(argv: string[]): AdminArgs | null {
       "password-stdin": { type: "boolean" },
       name: { type: "string" },
       id: { type: "string" },
+      batch: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -55,12 +59,18 @@ function readArgs(argv: string[]): AdminArgs | null {
     throw new Error("--password must be 8–256 characters");
   if (values.name !== undefined && !isKeyName(values.name)) throw new Error("--name must be 1–64 characters");
   if (values.id !== undefined && !isUuid(values.id)) throw new Error("--id is not a uuid");
+  const batch = values.batch === undefined ? undefined : Number(values.batch);
+  if (batch !== undefined && !(Number.isInteger(batch) && batch >= 1 && batch <= 100_000))
+    throw new Error("--batch must be an integer from 1 to 100000");
+  if (batch !== undefined && command !== "search refresh-impacts")
+    throw new Error("--batch is only for search refresh-impacts");
   const known =
     (command === "user create" && values.email) ||
     (command === "key create" && values.email && values.name) ||
-    (command === "key revoke" && values.id);
+    (command === "key revoke" && values.id) ||
+    command === "search refresh-impacts";
   if (!known) throw new Error(USAGE);
-  return { command, values: { ...values, passwordStdin: values["password-stdin"] } };
+  return { command, values: { ...values, passwordStdin: values["password-stdin"], batch } };
 }
 
 /** The first line of stdin, without its line ending: a password piped in (`--password-stdin`). */
@@ -86,7 +96,25 @@ async function run(deps: Deps, { command, values }: AdminArgs): Promise<unknown>
     await revokeApiKeyById(deps, null, values.id.toLowerCase());
     return { id: values.id.toLowerCase(), revoked: true };
   }
+  if (command === "search refresh-impacts") return refreshImpacts(deps, values.batch ?? 1000);
   throw new Error(USAGE);
+}
+
+/**
+ * Every memory's stored impacts recomputed, batch by batch (refreshSearchImpacts), with a progress
+ * line on stderr every 100 batches. Interrupted, it is simply run again: each batch stands alone.
+ */
+async function refreshImpacts(deps: Deps, batch: number): Promise<{ memories: number; updated: number }> {
+  let after: string | null = null;
+  const total = { memories: 0, updated: 0 };
+  for (let n = 1; ; n++) {
+    const step = await refreshSearchImpacts(deps.db, after, batch);
+    total.memories += step.memories;
+    total.updated += step.updated;
+    if (step.last === null) return total;
+    after = step.last;
+    if (n % 100 === 0) console.error(`amem: ${total.memories} memories read, ${total.updated} impacts rewritten`);
+  }
 }
 
 /** Runs one admin command against the configured Postgres and Redis; sets the exit code. */

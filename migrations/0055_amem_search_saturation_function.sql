@@ -1,10 +1,9 @@
 -- The ranking's constants changed (k1 0.9 → 0.8, b 0.4 → 0.8, topic weight 3 → 2; bench/README.md,
--- "Seventeenth session"), so every stored impact — the order of a term's champion list — is
--- computed again with them, under each tenant's averages now (as amem_memory_postings writes a new
--- posting's: smoothed by 8 notional memories of 6 topic and 40 content terms). Memory writes wait
--- until the migration commits, as in 0051: a posting written meanwhile would get the old impact.
-LOCK TABLE memories IN SHARE MODE;
---> statement-breakpoint
+-- "Seventeenth session"): new postings get their impact with them. The postings already stored keep
+-- theirs, as they keep the averages they were written under (an impact only orders a term's
+-- champion list; scores are computed from the counts): `bun run amem search refresh-impacts`
+-- recomputes them in short batches (README, "Upgrading"), where an UPDATE here would hold memory
+-- writes for minutes on a large table and rewrite every posting in one transaction (a review).
 -- amem_search_saturation: the BM25F saturation of one term in one memory (README "Search"),
 --   tf~ = 2.0 · topic_tf / (1 − 0.8 + 0.8 · topic_length / avg_topic)
 --       + 1.0 · content_tf / (1 − 0.8 + 0.8 · content_length / avg_content)
@@ -22,10 +21,3 @@ CREATE OR REPLACE FUNCTION amem_search_saturation(
        / (0.8 + 2.0 * p_topic_tf / (0.2 + 0.8 * p_topic_length / greatest(p_avg_topic, 1))
           + 1.0 * p_content_tf / (0.2 + 0.8 * p_content_length / greatest(p_avg_content, 1)))
 $$;
---> statement-breakpoint
-UPDATE memory_terms t
-SET impact = amem_search_saturation(t.topic_tf, t.content_tf, t.topic_length, t.content_length,
-  (coalesce(s.topic_length, 0) + 6.0 * 8) / (coalesce(s.documents, 0) + 8),
-  (coalesce(s.content_length, 0) + 40.0 * 8) / (coalesce(s.documents, 0) + 8))
-FROM users u LEFT JOIN memory_search_stats s ON s.user_id = u.id
-WHERE t.user_id = u.id;

@@ -13,15 +13,25 @@ import { refusingLegacyBatches } from "./batches";
  * BODY_READ_TIMEOUT_MS, 400 `invalid_json` when it has not arrived whole), as the api reads every
  * body. The SDK's own read has a size bound and no time bound: a body shorter than its
  * Content-Length held the connection until Bun's 75 s idle close, which then dropped it unanswered.
- * Bytes that are not UTF-8 are 400 `invalid_json`, as in the api: the SDK decodes leniently, and a
- * memory written with a Latin-1 "é" was stored as U+FFFD (a probe's find).
- * The SDK gets the bytes back as the body of an otherwise identical request.
+ * The SDK gets the bytes back as the body of an otherwise identical request; null when they are not
+ * UTF-8: the SDK decodes leniently, and a memory written with a Latin-1 "é" was stored as U+FFFD
+ * (a probe's find).
  */
-async function withBoundedBody(request: Request, limits: BodyLimits): Promise<Request> {
+async function withBoundedBody(request: Request, limits: BodyLimits): Promise<Request | null> {
   const body = await readBodyBytes(request, limits);
-  if (!isUtf8(body)) throw new AppError("invalid_json");
+  if (!isUtf8(body)) return null;
   return new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal });
 }
+
+/**
+ * A body that is not UTF-8 is not JSON text (RFC 8259 §8.1): answered as the SDK answers any body
+ * it cannot parse, so a client sees one refusal for both (test/mcp/body-bounds.test.ts compares them).
+ */
+const notJson = (headers: Record<string, string>) =>
+  Response.json(
+    { jsonrpc: "2.0", error: { code: -32700, message: "Parse error: Invalid JSON" }, id: null },
+    { status: 400, headers },
+  );
 
 function withHeaders(response: Response, headers: Record<string, string>): Response {
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
@@ -120,7 +130,16 @@ export function mcpRoutes(deps: Deps, factory: McpServerFactory, verify: AccessT
       const auth = await gate(request);
       if (auth instanceof Response) return withHeaders(auth, cors);
       if (request.method !== "POST") return errorResponse("method_not_allowed", { allow: "POST", ...cors });
-      const response = await handler.fetch(await withBoundedBody(request, bodyLimits), { authInfo: auth });
+      let bounded: Request | null;
+      try {
+        bounded = await withBoundedBody(request, bodyLimits);
+      } catch (error) {
+        // Too large, or not arrived in time: the contract's refusal, with this route's CORS headers.
+        if (error instanceof AppError) return errorResponse(error.code, cors);
+        throw error;
+      }
+      if (bounded === null) return notJson(cors);
+      const response = await handler.fetch(bounded, { authInfo: auth });
       return withHeaders(contractScopeRefusal(response), cors);
     },
     { parse: "none" },

@@ -198,6 +198,7 @@ export {
   revisionChainsFrom,
 } from "./db/queries/search";
 export type { Posting, SearchScope } from "./db/queries/search";
+export { refreshSearchImpacts } from "./db/queries/search-impacts";
 export {
   clearExcerpts,
   closeQuietRuns,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
 import { createTestContext, uniquePrefix, UUID_V7 } from "../helpers";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "../env";
 import { runProcess, type ProcessRun } from "../process";
@@ -261,5 +262,55 @@ describe("amem usage", () => {
     expect(run.exitCode).not.toBe(0);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain("usage");
+  });
+});
+
+describe("amem search refresh-impacts", () => {
+  it("rewrites every stored impact that differs from what the insert trigger would write now, and only those", async () => {
+    const user = await createUser();
+    for (const content of ["Deploys go through the canary first.", "Canary health checks gate every deploy."]) {
+      const res = await ctx.request("POST", "/api/v1/memories", {
+        apiKey: user.apiKey,
+        body: { memoryType: "note", topic: "Deploys", content },
+      });
+      expect(res.status).toBe(201);
+    }
+    // Folded first, so the statistics the impacts are computed with hold still while the test reads them.
+    while (
+      Number((await ctx.deps.db.execute<{ n: number }>(sql`select amem_fold_search_stats(10000) as n`))[0]!.n) > 0
+    );
+    // As an upgrade that changed the ranking's constants leaves them: written under other ones.
+    await ctx.deps.db.execute(sql`update memory_terms set impact = 0.123 where user_id = ${user.id}`);
+    const stale = await ctx.deps.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from memory_terms where user_id = ${user.id}`,
+    );
+    const run = await amem("search", "refresh-impacts", "--batch", "500");
+    expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
+    const printed = oneJsonLine(run.stdout) as { memories: number; updated: number };
+    expect(printed.updated).toBeGreaterThanOrEqual(stale[0]!.n);
+    // Each posting's impact is now the one a memory written now would get (amem_memory_postings).
+    const differing = await ctx.deps.db.execute<{ n: number }>(sql`
+      select count(*)::int as n
+      from memories m
+      left join memory_search_stats s on s.user_id = m.user_id
+      cross join lateral amem_memory_postings(m.search, s.documents, s.topic_length, s.content_length) p
+      join memory_terms t on t.memory_id = m.id and t.term = p.term
+      where m.user_id = ${user.id} and t.impact <> p.impact::real`);
+    expect(differing[0]!.n).toBe(0);
+    // A second pass finds nothing to rewrite for this tenant.
+    const again = await amem("search", "refresh-impacts");
+    expect(again.exitCode).toBe(0);
+    const count = await ctx.deps.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from memory_terms where user_id = ${user.id} and impact = 0.123::real`,
+    );
+    expect(count[0]!.n).toBe(0);
+  }, 120_000);
+
+  it("refuses a batch that is not a positive integer, before connecting", async () => {
+    for (const batch of ["0", "1.5", "x", "100001"]) {
+      const run = await amem("search", "refresh-impacts", "--batch", batch);
+      expect({ batch, exitCode: run.exitCode, stdout: run.stdout }).toEqual({ batch, exitCode: 1, stdout: "" });
+      expect(run.stderr).toContain("--batch must be an integer");
+    }
   });
 });

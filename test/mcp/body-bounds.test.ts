@@ -131,7 +131,7 @@ describe("the MCP process refuses a body that is not UTF-8, as the api does", ()
   const send = (path: string, headers: Record<string, string>, body: Uint8Array) =>
     fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers, body });
 
-  it("answers a tool call 400 invalid_json and stores nothing", async () => {
+  it("answers a tool call as the SDK answers a body it cannot parse, with the route's CORS headers, and stores nothing", async () => {
     const topic = `latin1-${crypto.randomUUID()}`;
     const call = (content: string) =>
       JSON.stringify({
@@ -140,9 +140,18 @@ describe("the MCP process refuses a body that is not UTF-8, as the api does", ()
         method: "tools/call",
         params: { name: "remember", arguments: { memoryType: "note", topic, content } },
       });
-    const headers = { ...mcpHeaders, "mcp-protocol-version": "2025-11-25" };
-    const res = await send("/mcp", headers, latin1(call("café au lait")));
-    expect({ status: res.status, body: await res.text() }).toEqual({ status: 400, body: '{"error":"invalid_json"}' });
+    // A browser-based client on a loopback page: its refusals need CORS headers to be readable.
+    const headers = { ...mcpHeaders, "mcp-protocol-version": "2025-11-25", origin: "http://localhost:6274" };
+    const answer = async (res: Response) => ({
+      status: res.status,
+      cors: res.headers.get("access-control-allow-origin"),
+      body: await res.text(),
+    });
+    const latin = await answer(await send("/mcp", headers, latin1(call("café au lait"))));
+    const invalidJson = await answer(await send("/mcp", headers, Buffer.from('{"jsonrpc":')));
+    expect(invalidJson.body).toContain('"code":-32700');
+    expect(latin).toEqual(invalidJson);
+    expect(latin.cors).toBe("http://localhost:6274");
     const stored = await ctx.deps.db.execute<{ n: number }>(
       sql`select count(*)::int as n from memories where topic = ${topic}`,
     );
@@ -154,6 +163,19 @@ describe("the MCP process refuses a body that is not UTF-8, as the api does", ()
       sql`select content from memories where topic = ${topic}`,
     );
     expect(kept.map((r) => r.content)).toEqual(["café au lait"]);
+  });
+
+  it("answers a body that stops arriving 400 invalid_json with the route's CORS headers", async () => {
+    const res = (await rawRequest(
+      port,
+      `${head("POST", "/mcp", { ...mcpHeaders, origin: "http://localhost:6274", "content-length": "90" })}{"jsonrpc"`,
+      { waitMs: 10_000 },
+    )) as RawResponse;
+    expect({ status: res.status, body: res.body, cors: res.headers["access-control-allow-origin"] }).toEqual({
+      status: 400,
+      body: '{"error":"invalid_json"}',
+      cors: "http://localhost:6274",
+    });
   });
 
   it("answers a registration 400 invalid_client_metadata and a token request 400 invalid_request", async () => {

@@ -282,6 +282,31 @@ describe("search ranking properties (README, Search)", () => {
     expect((await search(tenant, { query: "alpha beta", limit: 10 })).items[0]!.memory.id).toBe(both.id);
   }, 120_000);
 
+  it("with a list cut off, a page of one still finds the match whose cut-off posting lifts it first, and shows it once", async () => {
+    const tenant = await newTenant(ctx);
+    // More memories with "beta" in their topic than a list is read: beta's list is cut off, and the
+    // memory holding both words, "beta" once in a longer content, is not in the part read. Six
+    // memories with the same topic "Alpha" tie with it on what the lists show.
+    for (let i = 0; i < CHAMPION_DEPTH + 40; i += 8)
+      await Promise.all([...Array(8).keys()].map((k) => remember(tenant, `Beta ${i + k}`, `beta report ${i + k}`)));
+    const both = await remember(tenant, "Alpha", "filler one two three four five six seven eight nine ten eleven beta");
+    for (let i = 0; i < 6; i++) await remember(tenant, "Alpha", `decoy ${i}`);
+    await foldAll();
+    // `current: false` ranks from the lists alone.
+    const query = { query: "alpha beta", current: false };
+    expect((await search(tenant, { ...query, limit: 10 })).items[0]!.memory.id).toBe(both.id);
+    const pages: string[] = [];
+    let cursor: string | null = null;
+    for (let n = 0; n < 12; n++) {
+      const page = await search(tenant, { ...query, limit: 1, ...(cursor ? { cursor } : {}) });
+      pages.push(...page.items.map((h) => h.memory.id));
+      cursor = page.nextCursor;
+      if (!cursor) break;
+    }
+    expect(pages[0]).toBe(both.id);
+    expect(pages.filter((id) => id === both.id).length).toBe(1);
+  }, 120_000);
+
   it("counts a word in two slots twice when choosing the candidates, as the score does", async () => {
     const tenant = await newTenant(ctx);
     // The misspelling *postgrse* is replaced by *postgres*, which the query also has: a Postgres
@@ -366,7 +391,8 @@ describe("search ranking properties (README, Search)", () => {
     const tenant = await newTenant(ctx);
     // Same lengths, same counts: every memory scores alike for the query, and ties go to the newer.
     // More of them than the lists the first pages read (their depth: CHAMPION_DEPTH and 2 per item
-    // wanted).
+    // wanted), which `current: false` ranks from alone (a search of current memories reads the
+    // unfiltered candidates, SEARCH_LIST_BUDGET deep, first).
     const ids: string[] = [];
     const deepest = CHAMPION_DEPTH + 2 * 6;
     for (let i = 0; i < deepest + 30; i++)
@@ -378,7 +404,7 @@ describe("search ranking properties (README, Search)", () => {
     const seen: Hit[] = [];
     let cursor: string | null | undefined;
     do {
-      const page = await search(tenant, { query: "lynx", limit: 5, ...(cursor ? { cursor } : {}) });
+      const page = await search(tenant, { query: "lynx", limit: 5, current: false, ...(cursor ? { cursor } : {}) });
       seen.push(...page.items);
       cursor = page.nextCursor;
     } while (cursor);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, type Tenant, type TestResponse } from "../helpers";
 import { SEARCH_MAX_DEPTH } from "@amem/core";
+import { sha256Hex } from "@amem/platform";
 
 const ctx = await createTestContext();
 
@@ -580,32 +581,25 @@ describe("POST /api/v1/search", () => {
       const foreign = await search(other.apiKey, { query: "webhook retries", limit: 2, cursor });
       expect({ status: foreign.status, body: foreign.body }).toEqual({ status: 400, body: { error: "invalid_input" } });
     });
-    it("continues a cursor issued before the pseudo-relevance feedback was removed, its feedback ignored", async () => {
+    it("refuses a cursor of an earlier ranking (issued before an upgrade changed its constants) with 400 invalid_input", async () => {
       const tenant = await newTenant(ctx);
       await paginationFixture(tenant);
-      const first = await search(tenant.apiKey, { query: "webhook retries", limit: 2 });
+      const query = { query: "webhook retries", limit: 2 };
+      const first = await search(tenant.apiKey, query);
       const payload = JSON.parse(Buffer.from(first.body.nextCursor, "base64url").toString());
-      // The fields a cursor of 2026-11 carried: the expansion terms and the memories they rescored.
-      const issuedBefore = {
-        ...payload,
-        x: [
-          ["hmac", 0.6],
-          ["idempot", 0.4],
-        ],
-        u: [first.body.items[0].memory.id],
-      };
       const reencode = (p: unknown) => Buffer.from(JSON.stringify(p)).toString("base64url");
-      const query = { query: "webhook retries", limit: 3 };
-      const old = await search(tenant.apiKey, { ...query, cursor: reencode(issuedBefore) });
-      const now = await search(tenant.apiKey, { ...query, cursor: first.body.nextCursor });
-      expect(old.status).toBe(200);
-      expect(old.body).toEqual(now.body);
-      // Its bounds still hold: a malformed old field is refused as before.
-      const malformed = await search(tenant.apiKey, { ...query, cursor: reencode({ ...issuedBefore, u: [] }) });
-      expect({ status: malformed.status, body: malformed.body }).toEqual({
-        status: 400,
-        body: { error: "invalid_input" },
-      });
+      // The fingerprint as the ranking with feedback (before 2026-12-01) computed it: the same search,
+      // without the ranking's constants. Its position is a score of that ranking.
+      const earlier = sha256Hex(JSON.stringify([tenant.userId, query.query, null, null, null, true, 0])).slice(0, 16);
+      // And the shape those cursors had: the feedback's terms and the memories it rescored.
+      for (const cursor of [
+        reencode({ ...payload, f: earlier }),
+        reencode({ ...payload, x: [["hmac", 1]], u: [first.body.items[0].memory.id] }),
+      ]) {
+        const res = await search(tenant.apiKey, { ...query, cursor });
+        expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: "invalid_input" } });
+      }
+      expect((await search(tenant.apiKey, { ...query, cursor: first.body.nextCursor })).status).toBe(200);
     });
 
     it("pages a search to its first SEARCH_MAX_DEPTH results: the page that reaches them has no next cursor", async () => {

@@ -6,8 +6,9 @@ import { searchMemories } from "../memories/search";
 /**
  * The least score a memory needs to be "relevant" to a briefing's query. A score is the share of
  * the query's information (idf mass) that a memory matches, each word saturating below 1
- * (shared/core/memories/search-ranking.ts): a memory holding one query word once scores about
- * 0.5–0.75 of that word's share (content / topic, K1 = 0.9, W_TOPIC = 3). 0.2 therefore asks of
+ * (shared/core/memories/search-ranking.ts): a memory of average length holding one query word once
+ * scores about 0.56–0.79 of that word's share (content / topic as well, K1 = 0.8, W_TOPIC = 2; a
+ * memory four times as long, about 0.27 in its content). 0.2 therefore asks of
  * a short query roughly a third of its information: one word of a two- or three-word query, two
  * of a five- or six-word one — more than one common word brushing past. Chosen from the
  * formula, not fitted to any benchmark's questions.

@@ -12,6 +12,15 @@ import type { SearchPlan } from "./search-cursor";
 export const CHAMPION_DEPTH = 200;
 /** A deeper page reads this many more postings per term for each item before it. */
 const DEPTH_PER_ITEM = 2;
+/**
+ * When a filtered search's lists were cut off, the candidates that may lack a cut-off term's
+ * posting are read for it, best bound first, until none left could enter the page's top: at least
+ * this many per read (2 per item wanted when more), at most PROBE_ROUNDS reads. A cost bound, not a
+ * tuned constant. Probing a fixed 2 per item wanted left a limit-1 page short of its best match,
+ * which the next page then completed above the cursor and showed on no page (a review).
+ */
+const PROBE_ROUND = 64;
+const PROBE_ROUNDS = 4;
 /*
  * How many postings an unfiltered search reads over all its terms, at least, is SEARCH_LIST_BUDGET
  * (8,192; each term's list at least as deep as a filtered search's): a tenant whose query terms
@@ -58,8 +67,9 @@ export function byRank(a: Candidate, b: Candidate): number {
  *   (rankedCandidates), each with all its postings of the query's terms: scored in full.
  * - Filtered: the union of each term's champion list (its best postings whose memories pass the
  *   filters). When a list was cut off (the term has more postings than the depth read), a candidate
- *   seen in other lists may still hold that term: the `wanted` candidates with the highest upper
- *   bound get their cut-off postings read, so the top of the ranking is scored exactly.
+ *   seen in other lists may still hold that term: every candidate whose upper bound reaches the
+ *   `wanted`-th best score gets its cut-off postings read (within PROBE_ROUNDS reads), so the top
+ *   of the ranking is scored exactly.
  * `cutOff` says whether there may be matches beyond the candidates (a list cut, or more memories
  * found than taken).
  */
@@ -197,20 +207,41 @@ async function completeCutOffPostings(
     return sum;
   };
   const total = plan.slots.reduce((sum, s) => sum + s.weight, 0);
-  const upper = candidates.map((c) => ({ c, bound: c.queryScore + headroom(c) / total }));
-  upper.sort((a, b) => b.bound - a.bound);
-  const probed = upper.slice(0, 2 * wanted).map((u) => u.c);
-  const found = await postingsOf(
-    deps.db,
-    userId,
-    probed.map((c) => c.id),
-    cutOff,
-  );
-  const foundOf = byMemory(found);
-  for (const c of probed) {
-    for (const [term, p] of foundOf.get(c.id) ?? []) c.postings.set(term, p);
-    c.score = c.queryScore = scoreMemory(plan.slots, c.postings, plan.stats);
+  const unprobed = candidates
+    .map((c) => ({ c, bound: c.queryScore + headroom(c) / total }))
+    .filter((u) => u.bound > u.c.queryScore)
+    .sort((a, b) => b.bound - a.bound);
+  const round = Math.max(2 * wanted, PROBE_ROUND);
+  for (let pass = 0, at = 0; pass < PROBE_ROUNDS && at < unprobed.length; pass++) {
+    // The `wanted`-th best score so far: each candidate's score is at most what it will be once
+    // complete, so only one whose bound reaches it can still enter the top `wanted`.
+    const threshold = nthBest(
+      candidates.map((c) => c.queryScore),
+      wanted,
+    );
+    const batch: Candidate[] = [];
+    while (at < unprobed.length && batch.length < round && unprobed[at]!.bound >= threshold)
+      batch.push(unprobed[at++]!.c);
+    if (batch.length === 0) break;
+    const foundOf = byMemory(
+      await postingsOf(
+        deps.db,
+        userId,
+        batch.map((c) => c.id),
+        cutOff,
+      ),
+    );
+    for (const c of batch) {
+      for (const [term, p] of foundOf.get(c.id) ?? []) c.postings.set(term, p);
+      c.score = c.queryScore = scoreMemory(plan.slots, c.postings, plan.stats);
+    }
   }
+}
+
+/** The n-th largest of the values (1-based), or 0 when there are fewer. */
+function nthBest(values: number[], n: number): number {
+  if (values.length < n) return 0;
+  return values.sort((a, b) => b - a)[n - 1]!;
 }
 
 /** Postings filed by memory, then by term. */

@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { AppError, sha256Hex, isStorableText, isUuid } from "@amem/platform";
-import { FUZZY_MAX_LENGTH, FUZZY_MAX_TERMS, MAX_SLOTS, type CorpusStats, type Slot } from "./search-ranking";
+import { FUZZY_MAX_TERMS, MAX_SLOTS, RANKING, type CorpusStats, type Slot } from "./search-ranking";
 
 /** What a query is scored with: the tenant's statistics and the query's weighted terms. */
 export type SearchPlan = { stats: CorpusStats; slots: Slot[] };
@@ -11,8 +11,7 @@ export type SearchPlan = { stats: CorpusStats; slots: Slot[] };
  * terms, the query's own words (a 1,000-character query reads as at most 2,000 characters of terms:
  * a hyphenated word is also read as its parts) and up to FUZZY_MAX_TERMS replacements of at most
  * FUZZY_MAX_LENGTH characters per slot: at most 4 × 8,144 bytes of UTF-8, under 38 KB of JSON with
- * the numbers and 50 KB as base64url; the fields `x` and `u` of a cursor issued before 2026-12-01
- * (below) add under 17 KB more. 8,192 was exceeded by a query of 32 misspelt long words, and its next page refused.
+ * the numbers and 50 KB as base64url. 8,192 was exceeded by a query of 32 misspelt long words, and its next page refused.
  */
 export const SEARCH_CURSOR_MAX_LENGTH = 81_920;
 /**
@@ -54,19 +53,6 @@ const CursorPayload = Type.Object(
      * memory holding the phrase is written, so they continue the same ranking.
      */
     r: Type.Optional(Type.Array(Type.Integer({ minimum: 0, maximum: 1000 }), { maxItems: 1000, uniqueItems: true })),
-    /**
-     * The pseudo-relevance feedback of a cursor issued before 2026-12-01, when the search had one
-     * (its expansion terms, and the 15 memories it rescored): still accepted, and ignored, so a
-     * client paging across the upgrade gets its next page (ranked as search ranks now) instead of
-     * a 400 for a cursor the service itself gave it. Its bounds are the ones it was issued with.
-     */
-    x: Type.Optional(
-      Type.Array(Type.Tuple([Type.String({ minLength: 1, maxLength: 2 * FUZZY_MAX_LENGTH }), Weight]), {
-        minItems: 1,
-        maxItems: 40,
-      }),
-    ),
-    u: Type.Optional(Type.Array(Type.String({ maxLength: 36 }), { minItems: 1, maxItems: 15, uniqueItems: true })),
   },
   { additionalProperties: false },
 );
@@ -77,8 +63,13 @@ export type SearchPosition = { score: number; id: string; offset: number; plan: 
 /**
  * What a cursor is bound to: the tenant and the search, not the page size. The tenant, because a
  * cursor carries its first page's statistics: another tenant's page would be scored with them, and
- * a shared cursor would have told its holder how many memories the issuer has.
+ * a shared cursor would have told its holder how many memories the issuer has. And the ranking's
+ * constants: a cursor's position is a score, and a score of another ranking (a cursor issued before
+ * an upgrade that changed them) would skip results silently — it is refused like a cursor of another
+ * search, and the client starts over. A review found that the cursors of the ranking with feedback
+ * (before 2026-12-01), taken up by the new one, left 6 of 20 matches on no page.
  */
+const RANKING_KEY = [RANKING.k1, RANKING.b, RANKING.wTopic, RANKING.wContent];
 export function searchFingerprint(q: {
   userId: string;
   query: string;
@@ -94,7 +85,16 @@ export function searchFingerprint(q: {
   const types = q.memoryTypes ? [...q.memoryTypes].sort() : null;
   // Read as plain words, the same text is another search; the plain reading and the console's
   // filters are added only when set.
-  const key: unknown[] = [q.userId, q.query, q.scope ?? null, q.project ?? null, types, q.current, q.minScore];
+  const key: unknown[] = [
+    q.userId,
+    q.query,
+    q.scope ?? null,
+    q.project ?? null,
+    types,
+    q.current,
+    q.minScore,
+    RANKING_KEY,
+  ];
   if (q.plainWords) key.push("plain");
   if (q.superseded !== undefined || q.status !== undefined) key.push({ superseded: q.superseded, status: q.status });
   return sha256Hex(JSON.stringify(key)).slice(0, 16);
