@@ -18,6 +18,10 @@ function amem(...args: string[]): Promise<ProcessRun> {
 }
 
 function amemWithStdin(stdin: string | undefined, ...args: string[]): Promise<ProcessRun> {
+  return amemWithEnv({}, stdin, ...args);
+}
+
+function amemWithEnv(env: Record<string, string>, stdin: string | undefined, ...args: string[]): Promise<ProcessRun> {
   return runProcess(["bun", CLI, ...args], {
     cwd: ROOT,
     stdin,
@@ -28,6 +32,7 @@ function amemWithStdin(stdin: string | undefined, ...args: string[]): Promise<Pr
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: prefix,
       LOG_LEVEL: "silent",
+      ...env,
     },
   });
 }
@@ -304,6 +309,33 @@ describe("amem search refresh-impacts", () => {
       sql`select count(*)::int as n from memory_terms where user_id = ${user.id} and impact = 0.123::real`,
     );
     expect(count[0]!.n).toBe(0);
+  }, 120_000);
+
+  it("reads a batch the statement timeout cancels again at half the size, until one passes", async () => {
+    const user = await createUser();
+    const res = await ctx.request("POST", "/api/v1/memories", {
+      apiKey: user.apiKey,
+      body: { memoryType: "note", topic: "Deploys", content: "Canary first, then the fleet." },
+    });
+    expect(res.status).toBe(201);
+    while (
+      Number((await ctx.deps.db.execute<{ n: number }>(sql`select amem_fold_search_stats(10000) as n`))[0]!.n) > 0
+    );
+    await ctx.deps.db.execute(sql`update memory_terms set impact = 0.123 where user_id = ${user.id}`);
+    // Every memory of the test database in one statement, under a statement timeout of 150 ms.
+    const run = await amemWithEnv(
+      { DEPENDENCY_TIMEOUT_MS: "150" },
+      undefined,
+      "search",
+      "refresh-impacts",
+      "--batch",
+      "100000",
+    );
+    expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
+    const stale = await ctx.deps.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from memory_terms where user_id = ${user.id} and impact = 0.123::real`,
+    );
+    expect(stale[0]!.n).toBe(0);
   }, 120_000);
 
   it("refuses a batch that is not a positive integer, before connecting", async () => {
