@@ -24,7 +24,8 @@
  *     migrations ran on (amem_search_terms, pg_trgm); nothing is written to it
  *   BENCH_SMOKE=1   (.ci/run) the database amem_ci_bench_retrieval_offline, created and migrated first
  *   RETRIEVAL_DATA_DIR, RETRIEVAL_DATASETS   as bench/retrieval/main.ts
- *   RETRIEVAL_OFFLINE_GRID='{"k1":[0.9,1.2],"b":[0.4,0.75],"wTopic":[1,3]}'   wContent stays 1
+ *   RETRIEVAL_OFFLINE_GRID='{"k1":[0.8,1.2],"mu":[25,35,50],"wTopic":[2,3]}'   wContent stays 1; a fixed
+ *     b (the ranking before the seventeenth session) is mu 0 for b 1, and not expressible otherwise
  *   RETRIEVAL_OFFLINE_SPLIT=dev   (or test)
  */
 import postgres from "postgres";
@@ -243,19 +244,19 @@ function evaluate(prepared: { dataset: string; units: Prepared[] }[], c: Ranking
 const settings = (): RankingConstants[] => {
   const raw = process.env.RETRIEVAL_OFFLINE_GRID;
   if (!raw) return [RANKING];
-  const g = JSON.parse(raw) as { k1?: number[]; b?: number[]; wTopic?: number[] };
+  const g = JSON.parse(raw) as { k1?: number[]; mu?: number[]; wTopic?: number[] };
   const out: RankingConstants[] = [RANKING];
   for (const k1 of g.k1 ?? [RANKING.k1])
-    for (const b of g.b ?? [RANKING.b])
+    for (const mu of g.mu ?? [RANKING.mu])
       for (const wTopic of g.wTopic ?? [RANKING.wTopic])
-        if (k1 !== RANKING.k1 || b !== RANKING.b || wTopic !== RANKING.wTopic)
-          out.push({ k1, b, wTopic, wContent: RANKING.wContent });
+        if (k1 !== RANKING.k1 || mu !== RANKING.mu || wTopic !== RANKING.wTopic)
+          out.push({ k1, mu, wTopic, wContent: RANKING.wContent });
   return out;
 };
 
 const f3 = (n: number) => n.toFixed(3);
 const name = (c: RankingConstants) =>
-  `k1 ${c.k1}, b ${c.b}, topic ×${c.wTopic}${c === RANKING ? " (the service)" : ""}`;
+  `k1 ${c.k1}, mu ${c.mu}, topic ×${c.wTopic}${c === RANKING ? " (the service)" : ""}`;
 
 const t0 = performance.now();
 const prepared: { dataset: string; units: Prepared[] }[] = [];

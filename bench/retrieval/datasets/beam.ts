@@ -74,7 +74,7 @@ export function loadBeam(dataDir: string): Dataset | string {
     units,
     notes,
     splitRule:
-      "by question: dev when the first byte of SHA-256(`beam/chat-<n>/<category>/q<i>`) < 102 (~40%), else test. Held out for its first run (every question test; bench/README.md, sixteenth session), consulted since.",
+      "by question: dev when the first byte of SHA-256(`beam/chat-<n>/<category>/q<i>`) < 102 (~40%), else test. Held out for its first run (every question test; bench/README.md, sixteenth session), consulted since",
   };
 }
 

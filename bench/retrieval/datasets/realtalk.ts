@@ -73,7 +73,7 @@ export function loadRealtalk(dataDir: string): Dataset | string {
     notes,
     heldOut: true,
     splitRule:
-      "held out: every question is test (no constant is fitted on it; its first run is recorded as it came out, bench/retrieval/datasets.md)",
+      "held out: every question is test (no constant is fitted on it; each run is recorded as it came out, its aggregate read after the fifteenth and seventeenth sessions' changes only; bench/retrieval/datasets.md)",
   };
 }
 

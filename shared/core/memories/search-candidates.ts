@@ -1,6 +1,14 @@
 import type { Deps } from "../deps";
 import { championPostings, postingsOf, rankedCandidates, revisionChainsFrom, type SearchScope } from "@amem/store";
-import { RANKING, roundScore, saturation, SCORE_DECIMALS, scoreMemory, type Posting } from "./search-ranking";
+import {
+  lengthNormalisation,
+  RANKING,
+  roundScore,
+  saturation,
+  SCORE_DECIMALS,
+  scoreMemory,
+  type Posting,
+} from "./search-ranking";
 import type { SearchPlan } from "./search-cursor";
 
 /**
@@ -115,7 +123,7 @@ export async function rankCandidates(
       deps.db,
       scope.userId,
       slots,
-      { ...RANKING, ...plan.stats },
+      { ...RANKING, b: lengthNormalisation(plan.stats), ...plan.stats },
       listDepth,
       count,
     )) {

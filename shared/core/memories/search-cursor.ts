@@ -69,7 +69,7 @@ export type SearchPosition = { score: number; id: string; offset: number; plan: 
  * search, and the client starts over. A review found that the cursors of the ranking with feedback
  * (before 2026-12-01), taken up by the new one, left 6 of 20 matches on no page.
  */
-const RANKING_KEY = [RANKING.k1, RANKING.b, RANKING.wTopic, RANKING.wContent];
+const RANKING_KEY = [RANKING.k1, RANKING.mu, RANKING.wTopic, RANKING.wContent];
 export function searchFingerprint(q: {
   userId: string;
   query: string;

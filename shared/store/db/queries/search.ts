@@ -304,7 +304,7 @@ export async function championPostings(
   return rows.map((r) => ({ ...postingOf(r), superseded: r.superseded }));
 }
 
-/** The ranking's constants and the tenant's average field lengths (core/memories/search-ranking.ts). */
+/** The ranking's constants, the tenant's length normalisation b and its average field lengths (core/memories/search-ranking.ts). */
 export type SaturationConstants = {
   k1: number;
   b: number;
