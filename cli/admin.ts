@@ -18,16 +18,25 @@ const USAGE = `usage:
                        in bun run's echo of the command, the shell's history and ps)
   bun run amem key create --email E --name N           → {"id","apiKey"}
   bun run amem key revoke --id ID                      → {"id","revoked":true}
-  bun run amem search refresh-impacts [--batch N]     → {"memories","updated"}   after an upgrade
-                       that changed the ranking's constants (README, "Upgrading"): the stored
-                       impacts recomputed, N memories (default 1000) per statement
+  bun run amem search refresh-impacts [--batch N] [--after ID]   → {"memories","updated"}   after an
+                       upgrade that changed the ranking's constants (README, "Upgrading"): the
+                       stored impacts recomputed, N memories (default 1000) per statement, from the
+                       memory after ID (where a stopped run said it stopped)
   bun run amem hook <claude-code|codex>                 hook JSON on stdin → the harness's hook output
   bun run amem connect <claude-code|codex> [--project-settings] [--write] [--url U] [--mcp-url U]
                        [--hook-command CMD] [--command-hooks]   the settings block (connect --help)`;
 
 type AdminArgs = {
   command: string;
-  values: { email?: string; password?: string; passwordStdin?: boolean; name?: string; id?: string; batch?: number };
+  values: {
+    email?: string;
+    password?: string;
+    passwordStdin?: boolean;
+    name?: string;
+    id?: string;
+    batch?: number;
+    after?: string;
+  };
 };
 
 /**
@@ -45,6 +54,7 @@ function readArgs(argv: string[]): AdminArgs | null {
       name: { type: "string" },
       id: { type: "string" },
       batch: { type: "string" },
+      after: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -60,17 +70,21 @@ function readArgs(argv: string[]): AdminArgs | null {
   if (values.name !== undefined && !isKeyName(values.name)) throw new Error("--name must be 1–64 characters");
   if (values.id !== undefined && !isUuid(values.id)) throw new Error("--id is not a uuid");
   const batch = values.batch === undefined ? undefined : Number(values.batch);
-  if (batch !== undefined && !(Number.isInteger(batch) && batch >= 1 && batch <= 100_000))
+  if (values.batch !== undefined && !(/^[1-9][0-9]{0,5}$/.test(values.batch) && batch! <= 100_000))
     throw new Error("--batch must be an integer from 1 to 100000");
-  if (batch !== undefined && command !== "search refresh-impacts")
-    throw new Error("--batch is only for search refresh-impacts");
+  if (values.after !== undefined && !isUuid(values.after)) throw new Error("--after is not a uuid");
+  if ((batch !== undefined || values.after !== undefined) && command !== "search refresh-impacts")
+    throw new Error("--batch and --after are only for search refresh-impacts");
   const known =
     (command === "user create" && values.email) ||
     (command === "key create" && values.email && values.name) ||
     (command === "key revoke" && values.id) ||
     command === "search refresh-impacts";
   if (!known) throw new Error(USAGE);
-  return { command, values: { ...values, passwordStdin: values["password-stdin"], batch } };
+  return {
+    command,
+    values: { ...values, passwordStdin: values["password-stdin"], batch, after: values.after?.toLowerCase() },
+  };
 }
 
 /** The first line of stdin, without its line ending: a password piped in (`--password-stdin`). */
@@ -96,39 +110,53 @@ async function run(deps: Deps, { command, values }: AdminArgs): Promise<unknown>
     await revokeApiKeyById(deps, null, values.id.toLowerCase());
     return { id: values.id.toLowerCase(), revoked: true };
   }
-  if (command === "search refresh-impacts") return refreshImpacts(deps, values.batch ?? 1000);
+  if (command === "search refresh-impacts") return refreshImpacts(deps, values.batch ?? 1000, values.after ?? null);
   throw new Error(USAGE);
 }
 
 /**
- * Every memory's stored impacts recomputed, batch by batch (refreshSearchImpacts), with a progress
- * line on stderr every 100 batches. A batch cancelled by the statement timeout (its memories' postings
- * took longer than a request may: 5,000 memories, ~125,000 postings, on the bench's 10⁶ tenant) is
- * read again at half the size; each one that passes lets the next grow by a quarter, up to `batch`,
- * as the workers' folds do. Interrupted, it is simply run again: each batch stands alone.
+ * Every memory's stored impacts recomputed, batch by batch (refreshSearchImpacts), from the memory
+ * after `after` (null: the first), with a progress line on stderr every 100,000 memories. A batch
+ * that fails for want of time or by contention — cancelled by the statement timeout (5,000 memories,
+ * ~125,000 postings, on the bench's 10⁶ tenant), unanswered past it, a deadlock with an erasure or a
+ * reindex — is read again at half the size; each one that passes lets the next grow by a quarter, up
+ * to `batch`, as the workers' folds do. A failure of one memory alone, or of another kind, stops the
+ * run and says where: `--after` the last memory done resumes it (each batch stands alone).
  */
-async function refreshImpacts(deps: Deps, batch: number): Promise<{ memories: number; updated: number }> {
-  let after: string | null = null;
+async function refreshImpacts(
+  deps: Deps,
+  batch: number,
+  after: string | null,
+): Promise<{ memories: number; updated: number }> {
   let size = batch;
   const total = { memories: 0, updated: 0 };
-  for (let n = 1; ; n++) {
+  for (let reported = 0; ; ) {
     let step: Awaited<ReturnType<typeof refreshSearchImpacts>>;
     try {
       step = await refreshSearchImpacts(deps.db, after, size);
     } catch (error) {
-      const cancelled = someInChain(error, (e) => e.code === STATEMENT_CANCELLED);
-      if (!cancelled || size === 1) throw error;
-      size = Math.max(1, Math.floor(size / 2));
-      continue;
+      if (size > 1 && isRetryable(error)) {
+        size = Math.max(1, Math.floor(size / 2));
+        continue;
+      }
+      const resume = after === null ? "run it again" : `resume with --after ${after}`;
+      throw new Error(`${rootMessage(error)} (${total.memories} memories done; ${resume})`);
     }
     total.memories += step.memories;
     total.updated += step.updated;
     if (step.last === null) return total;
     after = step.last;
     size = Math.min(batch, Math.ceil(size * 1.25));
-    if (n % 100 === 0) console.error(`amem: ${total.memories} memories read, ${total.updated} impacts rewritten`);
+    if (total.memories - reported >= 100_000) {
+      reported = total.memories;
+      console.error(`amem: ${total.memories} memories read, ${total.updated} impacts rewritten`);
+    }
   }
 }
+
+/** A statement that failed for want of time or by contention: smaller, it may pass. */
+const isRetryable = (error: unknown) =>
+  someInChain(error, (e) => [STATEMENT_CANCELLED, "40P01", "40001", "RESPONSE_TIMEOUT"].includes(e.code as string));
 
 /** Runs one admin command against the configured Postgres and Redis; sets the exit code. */
 export async function runAdmin(argv: string[]): Promise<void> {

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { createMcpHandler, ProtocolError, SdkError, type McpServerFactory } from "@modelcontextprotocol/server";
 import type { Deps } from "@amem/core";
 import { AppError, loggableError, type Logger } from "@amem/platform";
-import { errorResponse, readBodyBytes, type BodyLimits } from "@amem/http";
+import { errorResponse, readBodyBytes, thrownErrorResponse, type BodyLimits } from "@amem/http";
 import { bearerGate, type AccessTokenVerifier, MCP_PATH } from "@amem/oauth-server";
 import { corsHeaders, hostGuard, originGuard, preflightHeaders } from "./guards";
 import { refusingLegacyBatches } from "./batches";
@@ -134,8 +134,9 @@ export function mcpRoutes(deps: Deps, factory: McpServerFactory, verify: AccessT
       try {
         bounded = await withBoundedBody(request, bodyLimits);
       } catch (error) {
-        // Too large, or not arrived in time: the contract's refusal, with this route's CORS headers.
-        if (error instanceof AppError) return errorResponse(error.code, cors);
+        // Too large, or not arrived in time: the contract's refusal as the error plugin gives it
+        // (Connection: close, the rest of the body being unread), with this route's CORS headers.
+        if (error instanceof AppError) return withHeaders(thrownErrorResponse(deps.logger, error, ""), cors);
         throw error;
       }
       if (bounded === null) return notJson(cors);

@@ -338,11 +338,36 @@ describe("amem search refresh-impacts", () => {
     expect(stale[0]!.n).toBe(0);
   }, 120_000);
 
+  it("resumes after the memory --after names: the ones up to it are left as they are", async () => {
+    const user = await createUser();
+    const ids: string[] = [];
+    for (const content of ["First deploy note.", "Second deploy note."]) {
+      const res = await ctx.request("POST", "/api/v1/memories", {
+        apiKey: user.apiKey,
+        body: { memoryType: "note", topic: "Deploys", content },
+      });
+      expect(res.status).toBe(201);
+      ids.push(res.body.memory.id);
+    }
+    while (
+      Number((await ctx.deps.db.execute<{ n: number }>(sql`select amem_fold_search_stats(10000) as n`))[0]!.n) > 0
+    );
+    await ctx.deps.db.execute(sql`update memory_terms set impact = 0.123 where user_id = ${user.id}`);
+    const [older, newer] = [...ids].sort();
+    const run = await amem("search", "refresh-impacts", "--after", older!.toUpperCase());
+    expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
+    const stale = await ctx.deps.db.execute<{ memory_id: string }>(
+      sql`select distinct memory_id::text from memory_terms where user_id = ${user.id} and impact = 0.123::real`,
+    );
+    expect(stale.map((r) => r.memory_id)).toEqual([older!]);
+    expect(newer! > older!).toBe(true);
+  }, 120_000);
+
   it("refuses a batch that is not a positive integer, before connecting", async () => {
-    for (const batch of ["0", "1.5", "x", "100001"]) {
+    for (const batch of ["0", "1.5", "x", "100001", "1e3", "0x10", "-5"]) {
       const run = await amem("search", "refresh-impacts", "--batch", batch);
       expect({ batch, exitCode: run.exitCode, stdout: run.stdout }).toEqual({ batch, exitCode: 1, stdout: "" });
-      expect(run.stderr).toContain("--batch must be an integer");
+      expect(run.stderr).toContain("--batch");
     }
   });
 });

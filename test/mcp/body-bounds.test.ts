@@ -171,10 +171,16 @@ describe("the MCP process refuses a body that is not UTF-8, as the api does", ()
       `${head("POST", "/mcp", { ...mcpHeaders, origin: "http://localhost:6274", "content-length": "90" })}{"jsonrpc"`,
       { waitMs: 10_000 },
     )) as RawResponse;
-    expect({ status: res.status, body: res.body, cors: res.headers["access-control-allow-origin"] }).toEqual({
+    expect({
+      status: res.status,
+      body: res.body,
+      cors: res.headers["access-control-allow-origin"],
+      connection: res.headers.connection,
+    }).toEqual({
       status: 400,
       body: '{"error":"invalid_json"}',
       cors: "http://localhost:6274",
+      connection: "close",
     });
   });
 

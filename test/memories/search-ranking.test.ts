@@ -307,6 +307,27 @@ describe("search ranking properties (README, Search)", () => {
     expect(pages.filter((id) => id === both.id).length).toBe(1);
   }, 120_000);
 
+  it("with lists cut off, probes every candidate that could still reach the page, however many (a review's fixture)", async () => {
+    const tenant = await newTenant(ctx);
+    const many = async (n: number, memory: (i: number) => [string, string]) => {
+      for (let i = 0; i < n; i += 10)
+        await Promise.all([...Array(Math.min(10, n - i)).keys()].map((k) => remember(tenant, ...memory(i + k))));
+    };
+    const filler = (n: number, tag: string) => Array.from({ length: n }, (_, j) => `${tag}${j}x`).join(" ");
+    // Two words that rarely meet: hundreds of candidates hold one of them, each with a bound (its
+    // score and the other word's room) above the page's threshold; one memory holds both.
+    const each = CHAMPION_DEPTH + 2 * 11 - 1;
+    await many(each, (i) => ["Alpha", `alpha note ${i}`]);
+    await many(each, (i) => ["Beta", `beta note ${i}`]);
+    await many(50, (i) => [`Misc ${i}`, `alpha ${filler(39, "la")} u${i}q`]);
+    await many(50, (i) => [`Other ${i}`, `beta ${filler(9, "lb")} v${i}q`]);
+    const both = await remember(tenant, "Alpha", `alpha note beta ${filler(20, "mm")}`);
+    await foldAll();
+    const query = { query: "alpha beta", current: false };
+    expect((await search(tenant, { ...query, limit: 50 })).items[0]!.memory.id).toBe(both.id);
+    expect((await search(tenant, { ...query, limit: 10 })).items[0]!.memory.id).toBe(both.id);
+  }, 180_000);
+
   it("counts a word in two slots twice when choosing the candidates, as the score does", async () => {
     const tenant = await newTenant(ctx);
     // The misspelling *postgrse* is replaced by *postgres*, which the query also has: a Postgres

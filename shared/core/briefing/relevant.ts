@@ -8,7 +8,7 @@ import { searchMemories } from "../memories/search";
  * the query's information (idf mass) that a memory matches, each word saturating below 1
  * (shared/core/memories/search-ranking.ts): a memory of average length holding one query word once
  * scores about 0.56–0.83 of that word's share (content / topic as well, K1 = 0.8, W_TOPIC = 3; a
- * memory four times as long, 0.26–0.38 in its content, by the tenant's b). 0.2 therefore asks of
+ * memory four times as long, 0.26–0.40 in its content, by the tenant's b). 0.2 therefore asks of
  * a short query roughly a third of its information: one word of a two- or three-word query, two
  * of a five- or six-word one — more than one common word brushing past. Chosen from the
  * formula, not fitted to any benchmark's questions.

@@ -22,13 +22,14 @@ export const CHAMPION_DEPTH = 200;
 const DEPTH_PER_ITEM = 2;
 /**
  * When a filtered search's lists were cut off, the candidates that may lack a cut-off term's
- * posting are read for it, best bound first, until none left could enter the page's top: at least
- * this many per read (2 per item wanted when more), at most PROBE_ROUNDS reads. A cost bound, not a
- * tuned constant. Probing a fixed 2 per item wanted left a limit-1 page short of its best match,
- * which the next page then completed above the cursor and showed on no page (a review).
+ * posting are read for it, best bound first, until none left could enter the page's top: this many
+ * in the first read (2 per item wanted when more), twice as many in each next one, so even every
+ * candidate of 32 cut-off lists takes a handful of reads by key. Probing a fixed 2 per item wanted
+ * left a limit-1 page short of its best match, which the next page then completed above the cursor
+ * and showed on no page; a cap of four reads did the same on a larger page, when many candidates
+ * holding one of two rarely co-occurring words all kept a bound above the threshold (two reviews).
  */
 const PROBE_ROUND = 64;
-const PROBE_ROUNDS = 4;
 /*
  * How many postings an unfiltered search reads over all its terms, at least, is SEARCH_LIST_BUDGET
  * (8,192; each term's list at least as deep as a filtered search's): a tenant whose query terms
@@ -76,8 +77,8 @@ export function byRank(a: Candidate, b: Candidate): number {
  * - Filtered: the union of each term's champion list (its best postings whose memories pass the
  *   filters). When a list was cut off (the term has more postings than the depth read), a candidate
  *   seen in other lists may still hold that term: every candidate whose upper bound reaches the
- *   `wanted`-th best score gets its cut-off postings read (within PROBE_ROUNDS reads), so the top
- *   of the ranking is scored exactly.
+ *   `wanted`-th best score gets its cut-off postings read, so the top of the ranking is scored
+ *   exactly (as far as the lists' order, the stored impacts, bounds what they left out).
  * `cutOff` says whether there may be matches beyond the candidates (a list cut, or more memories
  * found than taken).
  */
@@ -219,8 +220,7 @@ async function completeCutOffPostings(
     .map((c) => ({ c, bound: c.queryScore + headroom(c) / total }))
     .filter((u) => u.bound > u.c.queryScore)
     .sort((a, b) => b.bound - a.bound);
-  const round = Math.max(2 * wanted, PROBE_ROUND);
-  for (let pass = 0, at = 0; pass < PROBE_ROUNDS && at < unprobed.length; pass++) {
+  for (let round = Math.max(2 * wanted, PROBE_ROUND), at = 0; at < unprobed.length; round *= 2) {
     // The `wanted`-th best score so far: each candidate's score is at most what it will be once
     // complete, so only one whose bound reaches it can still enter the top `wanted`.
     const threshold = nthBest(
