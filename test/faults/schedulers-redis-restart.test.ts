@@ -57,7 +57,13 @@ describe("maintenance schedulers across a Redis restart", () => {
     );
     expect(back).toBe(true);
     for (const w of [worker, other]) expect(() => process.kill(w.pid, 0)).not.toThrow(); // never restarted
-    expect(worker.output + other.output).toContain('"msg":"maintenance schedulers restored"');
+    // Its log line may reach the pipe after Redis already shows the schedulers (a loaded box saw it).
+    const said = await eventually(
+      async () => (worker.output + other.output).includes('"msg":"maintenance schedulers restored"'),
+      5_000,
+      50,
+    );
+    expect(said).toBe(true);
     // Scheduled once, however many workers restored them: at most one waiting run per job, and
     // every job has a run coming or running (a worker may be processing one right now).
     const queue = ctx.deps.jobs.queue("maintenance");
