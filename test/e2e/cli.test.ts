@@ -270,29 +270,48 @@ describe("amem usage", () => {
   });
 });
 
+/**
+ * A new user with these memories, folded (so the statistics the impacts are computed with hold
+ * still), whose stored impacts are then all 0.123: as an upgrade that changed the ranking's
+ * constants leaves them. Returns the user and the memories' ids.
+ */
+async function userWithStaleImpacts(contents: string[]) {
+  const user = await createUser();
+  const ids: string[] = [];
+  for (const content of contents) {
+    const res = await ctx.request("POST", "/api/v1/memories", {
+      apiKey: user.apiKey,
+      body: { memoryType: "note", topic: "Deploys", content },
+    });
+    expect(res.status).toBe(201);
+    ids.push(res.body.memory.id);
+  }
+  while (Number((await ctx.deps.db.execute<{ n: number }>(sql`select amem_fold_search_stats(10000) as n`))[0]!.n) > 0);
+  await ctx.deps.db.execute(sql`update memory_terms set impact = 0.123 where user_id = ${user.id}`);
+  return { user, ids };
+}
+
+/** The ids of the user's memories whose postings still hold the stale impact. */
+async function staleMemories(userId: string): Promise<string[]> {
+  const rows = await ctx.deps.db.execute<{ memory_id: string }>(
+    sql`select distinct memory_id::text from memory_terms where user_id = ${userId} and impact = 0.123::real order by 1`,
+  );
+  return rows.map((r) => r.memory_id);
+}
+
 describe("amem search refresh-impacts", () => {
   it("rewrites every stored impact that differs from what the insert trigger would write now, and only those", async () => {
-    const user = await createUser();
-    for (const content of ["Deploys go through the canary first.", "Canary health checks gate every deploy."]) {
-      const res = await ctx.request("POST", "/api/v1/memories", {
-        apiKey: user.apiKey,
-        body: { memoryType: "note", topic: "Deploys", content },
-      });
-      expect(res.status).toBe(201);
-    }
-    // Folded first, so the statistics the impacts are computed with hold still while the test reads them.
-    while (
-      Number((await ctx.deps.db.execute<{ n: number }>(sql`select amem_fold_search_stats(10000) as n`))[0]!.n) > 0
-    );
-    // As an upgrade that changed the ranking's constants leaves them: written under other ones.
-    await ctx.deps.db.execute(sql`update memory_terms set impact = 0.123 where user_id = ${user.id}`);
-    const stale = await ctx.deps.db.execute<{ n: number }>(
+    const { user } = await userWithStaleImpacts([
+      "Deploys go through the canary first.",
+      "Canary health checks gate every deploy.",
+    ]);
+    const postings = await ctx.deps.db.execute<{ n: number }>(
       sql`select count(*)::int as n from memory_terms where user_id = ${user.id}`,
     );
     const run = await amem("search", "refresh-impacts", "--batch", "500");
     expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
     const printed = oneJsonLine(run.stdout) as { memories: number; updated: number };
-    expect(printed.updated).toBeGreaterThanOrEqual(stale[0]!.n);
+    expect(printed.updated).toBeGreaterThanOrEqual(postings[0]!.n);
     // Each posting's impact is now the one a memory written now would get (amem_memory_postings).
     const differing = await ctx.deps.db.execute<{ n: number }>(sql`
       select count(*)::int as n
@@ -302,26 +321,10 @@ describe("amem search refresh-impacts", () => {
       join memory_terms t on t.memory_id = m.id and t.term = p.term
       where m.user_id = ${user.id} and t.impact <> p.impact::real`);
     expect(differing[0]!.n).toBe(0);
-    // A second pass finds nothing to rewrite for this tenant.
-    const again = await amem("search", "refresh-impacts");
-    expect(again.exitCode).toBe(0);
-    const count = await ctx.deps.db.execute<{ n: number }>(
-      sql`select count(*)::int as n from memory_terms where user_id = ${user.id} and impact = 0.123::real`,
-    );
-    expect(count[0]!.n).toBe(0);
   }, 120_000);
 
   it("reads a batch the statement timeout cancels again at half the size, until one passes", async () => {
-    const user = await createUser();
-    const res = await ctx.request("POST", "/api/v1/memories", {
-      apiKey: user.apiKey,
-      body: { memoryType: "note", topic: "Deploys", content: "Canary first, then the fleet." },
-    });
-    expect(res.status).toBe(201);
-    while (
-      Number((await ctx.deps.db.execute<{ n: number }>(sql`select amem_fold_search_stats(10000) as n`))[0]!.n) > 0
-    );
-    await ctx.deps.db.execute(sql`update memory_terms set impact = 0.123 where user_id = ${user.id}`);
+    const { user } = await userWithStaleImpacts(["Canary first, then the fleet."]);
     // Every memory of the test database in one statement, under a statement timeout of 150 ms.
     const run = await amemWithEnv(
       { DEPENDENCY_TIMEOUT_MS: "150" },
@@ -332,34 +335,15 @@ describe("amem search refresh-impacts", () => {
       "100000",
     );
     expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
-    const stale = await ctx.deps.db.execute<{ n: number }>(
-      sql`select count(*)::int as n from memory_terms where user_id = ${user.id} and impact = 0.123::real`,
-    );
-    expect(stale[0]!.n).toBe(0);
+    expect(await staleMemories(user.id)).toEqual([]);
   }, 120_000);
 
   it("resumes after the memory --after names: the ones up to it are left as they are", async () => {
-    const user = await createUser();
-    const ids: string[] = [];
-    for (const content of ["First deploy note.", "Second deploy note."]) {
-      const res = await ctx.request("POST", "/api/v1/memories", {
-        apiKey: user.apiKey,
-        body: { memoryType: "note", topic: "Deploys", content },
-      });
-      expect(res.status).toBe(201);
-      ids.push(res.body.memory.id);
-    }
-    while (
-      Number((await ctx.deps.db.execute<{ n: number }>(sql`select amem_fold_search_stats(10000) as n`))[0]!.n) > 0
-    );
-    await ctx.deps.db.execute(sql`update memory_terms set impact = 0.123 where user_id = ${user.id}`);
+    const { user, ids } = await userWithStaleImpacts(["First deploy note.", "Second deploy note."]);
     const [older, newer] = [...ids].sort();
     const run = await amem("search", "refresh-impacts", "--after", older!.toUpperCase());
     expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
-    const stale = await ctx.deps.db.execute<{ memory_id: string }>(
-      sql`select distinct memory_id::text from memory_terms where user_id = ${user.id} and impact = 0.123::real`,
-    );
-    expect(stale.map((r) => r.memory_id)).toEqual([older!]);
+    expect(await staleMemories(user.id)).toEqual([older!]);
     expect(newer! > older!).toBe(true);
   }, 120_000);
 
