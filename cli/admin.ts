@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { loadConfig, AppError, createLogger, isUuid, someInChain, STATEMENT_CANCELLED } from "@amem/platform";
+import { loadConfig, AppError, createLogger, grownBatch, halvedBatch, isContention, isUuid } from "@amem/platform";
 import {
   createDeps,
   type Deps,
@@ -25,6 +25,14 @@ const USAGE = `usage:
   bun run amem hook <claude-code|codex>                 hook JSON on stdin → the harness's hook output
   bun run amem connect <claude-code|codex> [--project-settings] [--write] [--url U] [--mcp-url U]
                        [--hook-command CMD] [--command-hooks]   the settings block (connect --help)`;
+
+/** The options each command takes. */
+const OPTIONS_OF: Record<string, string[]> = {
+  "user create": ["email", "password", "password-stdin"],
+  "key create": ["email", "name"],
+  "key revoke": ["id"],
+  "search refresh-impacts": ["batch", "after"],
+};
 
 type AdminArgs = {
   command: string;
@@ -75,6 +83,11 @@ function readArgs(argv: string[]): AdminArgs | null {
   if (values.after !== undefined && !isUuid(values.after)) throw new Error("--after is not a uuid");
   if ((batch !== undefined || values.after !== undefined) && command !== "search refresh-impacts")
     throw new Error("--batch and --after are only for search refresh-impacts");
+  // An option another command takes is refused, not ignored: `search refresh-impacts --id X`, meant
+  // as "resume", ran from the first memory (a review).
+  const allowed = OPTIONS_OF[command];
+  const foreign = allowed ? Object.keys(values).filter((o) => o !== "help" && !allowed.includes(o)) : [];
+  if (foreign.length > 0) throw new Error(`--${foreign[0]} is not an option of ${command}\n${USAGE}`);
   const known =
     (command === "user create" && values.email) ||
     (command === "key create" && values.email && values.name) ||
@@ -94,7 +107,10 @@ async function passwordFromStdin(): Promise<string> {
   return line;
 }
 
-/** The admin CLI: creates users and keys without mail (SPEC §2.3). Prints one JSON line. */
+/**
+ * The admin CLI: creates users and keys without mail (SPEC §2.3), and refreshes the search index's
+ * stored impacts after an upgrade. Prints one JSON line.
+ */
 async function run(deps: Deps, { command, values }: AdminArgs): Promise<unknown> {
   if (command === "user create" && values.email) {
     const user = await createUser(deps, { email: values.email, password: values.password, withApiKey: true });
@@ -135,8 +151,9 @@ async function refreshImpacts(
     try {
       step = await refreshSearchImpacts(deps.db, after, size);
     } catch (error) {
-      if (size > 1 && isRetryable(error)) {
-        size = Math.max(1, Math.floor(size / 2));
+      if (size > 1 && isContention(error)) {
+        size = halvedBatch(size);
+        console.error(`amem: a batch ran out of time or met contention; reading ${size} memories at a time`);
         continue;
       }
       const resume = after === null ? "run it again" : `resume with --after ${after}`;
@@ -146,17 +163,13 @@ async function refreshImpacts(
     total.updated += step.updated;
     if (step.last === null) return total;
     after = step.last;
-    size = Math.min(batch, Math.ceil(size * 1.25));
+    size = grownBatch(size, batch);
     if (total.memories - reported >= 100_000) {
       reported = total.memories;
-      console.error(`amem: ${total.memories} memories read, ${total.updated} impacts rewritten`);
+      console.error(`amem: ${total.memories} memories read, ${total.updated} impacts rewritten (--after ${after})`);
     }
   }
 }
-
-/** A statement that failed for want of time or by contention: smaller, it may pass. */
-const isRetryable = (error: unknown) =>
-  someInChain(error, (e) => [STATEMENT_CANCELLED, "40P01", "40001", "RESPONSE_TIMEOUT"].includes(e.code as string));
 
 /** Runs one admin command against the configured Postgres and Redis; sets the exit code. */
 export async function runAdmin(argv: string[]): Promise<void> {

@@ -1,5 +1,6 @@
 /**
- * `bun run amem <command>`: the admin commands (users and keys, against Postgres and Redis), and
+ * `bun run amem <command>`: the admin commands (users and keys, the search index's impacts; against
+ * Postgres and Redis), and
  * `hook` / `connect`, which touch neither: each is loaded only when asked for, so a hook run starts
  * without the database driver, Redis or the queues.
  */

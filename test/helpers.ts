@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { afterAll } from "bun:test";
 import {
   loadConfig,
@@ -122,6 +123,11 @@ export async function newTenant(ctx: TestContext): Promise<Tenant> {
 }
 
 /** Polls `check` until it returns true or the deadline passes (for write-behind visibility). */
+/** Folds every pending memory of the test database into the search statistics, as the workers' flusher does. */
+export async function foldAllSearchStats(ctx: TestContext): Promise<void> {
+  while (Number((await ctx.deps.db.execute<{ n: number }>(sql`select amem_fold_search_stats(10000) as n`))[0]!.n) > 0);
+}
+
 export async function eventually(check: () => Promise<boolean>, withinMs: number, everyMs = 25): Promise<boolean> {
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {

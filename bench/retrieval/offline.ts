@@ -38,6 +38,7 @@ import type { EvalUnit, QuerySpec } from "./types";
 import {
   parseSearchQuery,
   buildSlots,
+  FUZZY_MAX_LENGTH,
   FUZZY_MAX_TERMS,
   fuzzyWords,
   FUZZY_MIN_SIMILARITY,
@@ -88,7 +89,6 @@ async function fuzzy(words: string[], vocabulary: string[]) {
 type Prepared = {
   memories: Memory[];
   stats: CorpusStats;
-  df: Map<string, number>;
   bm25: Bm25Index;
   queries: { query: QuerySpec; slots: Slot[] }[];
   /** With `current: false`: each revised memory's ref → the ref of the version that replaced it. */
@@ -127,7 +127,9 @@ async function prepare(unit: EvalUnit, current: boolean): Promise<Prepared> {
   const asked = unit.queries.filter((q) => q.split === split && q.current === current && q.gold.length > 0);
   const queryTerms = await termsOf(asked.map((q) => parseSearchQuery(q.text).wanted));
   const unseen = [
-    ...new Set(queryTerms.flatMap((q) => [...q.terms.keys()].filter((t) => !df.has(t) && t.length <= 64))),
+    ...new Set(
+      queryTerms.flatMap((q) => [...q.terms.keys()].filter((t) => !df.has(t) && t.length <= FUZZY_MAX_LENGTH)),
+    ),
   ];
   const replacements = await fuzzy(unseen, [...df.keys()]);
   const queries = asked.map((query, i) => {
@@ -145,7 +147,7 @@ async function prepare(unit: EvalUnit, current: boolean): Promise<Prepared> {
     return { query, slots: buildSlots(words, n) };
   });
   const bm25 = new Bm25Index(specs.map((m) => ({ id: m.ref, text: `${m.topic} ${m.content}` })));
-  return { memories, stats, df, bm25, queries, successor };
+  return { memories, stats, bm25, queries, successor };
 }
 
 /** A memory's postings of these terms. */
@@ -245,6 +247,10 @@ const settings = (): RankingConstants[] => {
   const raw = process.env.RETRIEVAL_OFFLINE_GRID;
   if (!raw) return [RANKING];
   const g = JSON.parse(raw) as { k1?: number[]; mu?: number[]; wTopic?: number[] };
+  // A key it does not know (the fixed b of the ranking before the seventeenth session) would be
+  // ignored without a word: a grid of the service's constants only.
+  const unknown = Object.keys(g).filter((k) => !["k1", "mu", "wTopic"].includes(k));
+  if (unknown.length > 0) throw new Error(`RETRIEVAL_OFFLINE_GRID: unknown ${unknown.join(", ")} (k1, mu, wTopic)`);
   const out: RankingConstants[] = [RANKING];
   for (const k1 of g.k1 ?? [RANKING.k1])
     for (const mu of g.mu ?? [RANKING.mu])

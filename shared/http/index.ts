@@ -6,7 +6,14 @@
  */
 export { withClientIp } from "./client-ip";
 export { escapeHtml, htmlPage } from "./html-page";
-export { hasJsonContentType, readBodyBytes, readJsonBody, type BodyLimits, type JsonBodyLimits } from "./json-body";
+export {
+  hasJsonContentType,
+  readBodyBytes,
+  readJsonBody,
+  utf8OrNull,
+  type BodyLimits,
+  type JsonBodyLimits,
+} from "./json-body";
 export { serveMetrics } from "./metrics/endpoint";
 export { countedFetch } from "./metrics/http-requests";
 export { httpRequestDuration, httpRequests, requestTally } from "./metrics/request-tallies";

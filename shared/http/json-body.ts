@@ -39,6 +39,15 @@ export function hasJsonContentType(request: Request): boolean {
 /** Invalid UTF-8 is rejected (invalid_json), never silently replaced. */
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
+/** The bytes as text, or null when they are not UTF-8: never decoded with U+FFFD in their place. */
+export function utf8OrNull(bytes: Uint8Array): string | null {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACKET = 0x5b;

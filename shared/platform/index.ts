@@ -56,10 +56,12 @@ export type { OAuthScope } from "./scopes";
 export { onShutdown, survivePromiseRejections } from "./shutdown";
 export { hasLengthWithin, hasUnstorableText, isStorableText } from "./text";
 export { isLoopbackHostname } from "./loopback";
+export { grownBatch, halvedBatch } from "./batch-size";
 export { isUtcTimestamp, iso, isoOrNull } from "./time";
 export {
   hasErrorCode,
   STATEMENT_CANCELLED,
+  isContention,
   isDependencyDown,
   isDependencyUnavailable,
   someInChain,

@@ -50,6 +50,18 @@ const REDIS_CLUSTER_REPLIES = [
 
 type ErrorLike = { code?: unknown; name?: unknown; message?: unknown; routine?: unknown; cause?: unknown };
 
+/**
+ * A statement that failed by contention or for want of time — cancelled by its statement timeout, a
+ * serialization failure, a deadlock, or unanswered past its timeout: run again smaller or later,
+ * it may pass.
+ */
+export function isContention(error: unknown): boolean {
+  return someInChain(
+    error,
+    (e) => typeof e.code === "string" && (CONTENTION_SQLSTATES.has(e.code) || e.code === "RESPONSE_TIMEOUT"),
+  );
+}
+
 /** Walks the cause chain (drizzle puts the driver error in `cause`). */
 export function someInChain(error: unknown, test: (e: ErrorLike) => boolean): boolean {
   for (let e = error as ErrorLike | undefined, depth = 0; e && depth < 5; e = e.cause as ErrorLike, depth++)

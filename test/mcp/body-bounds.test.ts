@@ -91,6 +91,25 @@ describe("the MCP process reads every body within BODY_LIMIT_BYTES and BODY_READ
     });
   }
 
+  it("answers a body that stops arriving 400 invalid_json with the route's CORS headers", async () => {
+    const res = (await rawRequest(
+      port,
+      `${head("POST", "/mcp", { ...mcpHeaders, origin: "http://localhost:6274", "content-length": "90" })}{"jsonrpc"`,
+      { waitMs: 10_000 },
+    )) as RawResponse;
+    expect({
+      status: res.status,
+      body: res.body,
+      cors: res.headers["access-control-allow-origin"],
+      connection: res.headers.connection,
+    }).toEqual({
+      status: 400,
+      body: '{"error":"invalid_json"}',
+      cors: "http://localhost:6274",
+      connection: "close",
+    });
+  });
+
   it("refuses a chunked body on POST /mcp 413 as soon as it passes BODY_LIMIT_BYTES", async () => {
     const res = await rawRequest(
       port,
@@ -163,25 +182,6 @@ describe("the MCP process refuses a body that is not UTF-8, as the api does", ()
       sql`select content from memories where topic = ${topic}`,
     );
     expect(kept.map((r) => r.content)).toEqual(["café au lait"]);
-  });
-
-  it("answers a body that stops arriving 400 invalid_json with the route's CORS headers", async () => {
-    const res = (await rawRequest(
-      port,
-      `${head("POST", "/mcp", { ...mcpHeaders, origin: "http://localhost:6274", "content-length": "90" })}{"jsonrpc"`,
-      { waitMs: 10_000 },
-    )) as RawResponse;
-    expect({
-      status: res.status,
-      body: res.body,
-      cors: res.headers["access-control-allow-origin"],
-      connection: res.headers.connection,
-    }).toEqual({
-      status: 400,
-      body: '{"error":"invalid_json"}',
-      cors: "http://localhost:6274",
-      connection: "close",
-    });
   });
 
   it("answers a registration 400 invalid_client_metadata and a token request 400 invalid_request", async () => {

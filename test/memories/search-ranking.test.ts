@@ -1,6 +1,6 @@
 import { describe, expect, it, setDefaultTimeout } from "bun:test";
 import { sql } from "drizzle-orm";
-import { createTestContext, newTenant, type Tenant } from "../helpers";
+import { createTestContext, foldAllSearchStats, newTenant, type Tenant } from "../helpers";
 import { saturation, CANDIDATES, CHAMPION_DEPTH, FUZZY_MAX_WORDS } from "@amem/core";
 
 const ctx = await createTestContext();
@@ -32,9 +32,7 @@ async function search(
 const topicsOf = (hits: Hit[]) => hits.map((h) => h.memory.topic);
 
 /** Folds every pending memory into the statistics, as the workers' flusher does. */
-async function foldAll() {
-  while (Number((await ctx.deps.db.execute<{ n: number }>(sql`select amem_fold_search_stats(10000) as n`))[0]!.n) > 0);
-}
+const foldAll = () => foldAllSearchStats(ctx);
 
 describe("search ranking properties (README, Search)", () => {
   it("ranks a memory matching a rare word above one matching a word most memories share", async () => {

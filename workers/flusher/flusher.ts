@@ -1,5 +1,5 @@
 import type { Deps } from "@amem/core";
-import { loggableError } from "@amem/platform";
+import { grownBatch, halvedBatch, loggableError } from "@amem/platform";
 import { CREDENTIAL_PARTS, TENANT_PARTS } from "@amem/store";
 import { dirtyParts, flushLeases } from "./lease-flusher";
 import { flushKeyUseChunk, keyUseParts } from "./key-use-flusher";
@@ -117,11 +117,11 @@ async function foldWithin(
     for (;;) {
       const size = batch.size;
       if ((await fold(size)) < size) return false;
-      batch.size = Math.min(batch.max, Math.ceil(size * 1.25));
+      batch.size = grownBatch(size, batch.max);
       if (performance.now() - started >= budget) return true;
     }
   } catch (err) {
-    batch.size = Math.max(1, Math.floor(batch.size / 2));
+    batch.size = halvedBatch(batch.size);
     deps.logger.warn({ err: loggableError(err), batch: batch.size }, `${what} fold failed; retrying next pass`);
     return false;
   }

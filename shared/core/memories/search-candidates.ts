@@ -60,7 +60,7 @@ export type Candidate = {
 };
 
 /** The distinct terms a plan's slots accept: the query's words and their replacements. */
-export function planTerms(plan: SearchPlan): string[] {
+function planTerms(plan: SearchPlan): string[] {
   return [...new Set(plan.slots.flatMap((s) => s.alternatives.map((a) => a.term)))];
 }
 
@@ -253,9 +253,7 @@ function nthBest(values: number[], n: number): number {
 }
 
 /** Postings filed by memory, then by term. */
-export function byMemory(
-  postings: (Posting & { term: string; memoryId: string })[],
-): Map<string, Map<string, Posting>> {
+function byMemory(postings: (Posting & { term: string; memoryId: string })[]): Map<string, Map<string, Posting>> {
   const grouped = new Map<string, Map<string, Posting>>();
   for (const p of postings) {
     let ofMemory = grouped.get(p.memoryId);

@@ -12,6 +12,9 @@ export type SearchPlan = { stats: CorpusStats; slots: Slot[] };
  * a hyphenated word is also read as its parts) and up to FUZZY_MAX_TERMS replacements of at most
  * FUZZY_MAX_LENGTH characters per slot: at most 4 × 8,144 bytes of UTF-8, under 38 KB of JSON with
  * the numbers and 50 KB as base64url. 8,192 was exceeded by a query of 32 misspelt long words, and its next page refused.
+ * It stays at the 80 KB it grew to for the pseudo-relevance feedback's terms (eleventh to sixteenth
+ * session): it is the published bound of the `cursor` field (OpenAPI, the typed client), and a
+ * lower one would only refuse, sooner, a cursor no page of today's ranking issues.
  */
 export const SEARCH_CURSOR_MAX_LENGTH = 81_920;
 /**

@@ -18,7 +18,7 @@
  * Each factor is from the textbook (Robertson & Zaragoza, "The Probabilistic Relevance Framework:
  * BM25 and Beyond", 2009), but b, which is the tenant's own: the length normalisation of a Dirichlet
  * prior of MU terms (Zhai & Lafferty 2001; He & Ounis 2005) — with s = avg / avg_field, each
- * field's tf is divided by (MU + s·len) / (MU + s·avg) — so a tenant of short memories (chat turns,
+ * field's tf is divided by (MU + s·len) / (MU + s·avg_field) — so a tenant of short memories (chat turns,
  * notes, ~15 terms: b ≈ 0.3) is barely normalised, where length says little, and a tenant with long,
  * verbose ones (an assistant's answers that repeat a question's words, ~200 terms: b ≈ 0.85) nearly
  * fully. One fixed b could not serve both: on the dev splits LoCoMo's short turns lose with every

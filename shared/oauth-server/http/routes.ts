@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { type Deps, enforceRateLimit, checkPassword } from "@amem/core";
 import { AppError, isRandomToken, isStorableText, randomToken } from "@amem/platform";
-import { readBodyBytes, requestUrl, type BodyLimits } from "@amem/http";
+import { readBodyBytes, requestUrl, utf8OrNull, type BodyLimits } from "@amem/http";
 import { activeUserEmail } from "@amem/store";
 import { OAuthError, OAUTH_ERROR_STATUS } from "../errors";
 import { authenticateClient, clientCredentialsOf, registerClient } from "../clients";
@@ -27,8 +27,6 @@ export type OAuthRouteDeps = Deps & { clientIp?: (request: Request) => string };
 
 /** Form and JSON bodies of these endpoints are small; anything larger is 413 (unread when declared). */
 const MAX_BODY_BYTES = 64 * 1024;
-/** Invalid UTF-8 is refused, never replaced: a client name sent in Latin-1 was stored with U+FFFD. */
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
 const CSRF_COOKIE = "amem_oauth_csrf";
 const SESSION_COOKIE = "amem_oauth_session";
 /** CORS for the endpoints browser-based clients call cross-origin (no credentials: they authenticate in the body). */
@@ -100,15 +98,14 @@ function cookiesOf(request: Request): Record<string, string> {
  * anonymous requests, and `Request.text()` buffered a chunked body whole, however large or slow
  * (a 400 MB upload held 600 MB of the MCP process for 40 s). Past the size 413, not arrived
  * within BODY_READ_TIMEOUT_MS 400 `invalid_json`: AppErrors the app's error handler answers
- * (closing the connection), never OAuth codes, so the callers let them through.
+ * (closing the connection), never OAuth codes, so the callers let them through. Bytes that are not
+ * UTF-8 are the endpoint's own OAuth error, `notUtf8` (the body was read whole).
  */
 async function readBody(request: Request, limits: BodyLimits, notUtf8: OAuthError): Promise<string> {
-  const bytes = await readBodyBytes(request, limits);
-  try {
-    return UTF8.decode(bytes);
-  } catch {
-    throw notUtf8;
-  }
+  // Refused, never replaced: a client name sent in Latin-1 was stored with U+FFFD (a probe's find).
+  const text = utf8OrNull(await readBodyBytes(request, limits));
+  if (text === null) throw notUtf8;
+  return text;
 }
 
 /** An application/x-www-form-urlencoded body (RFC 6749 §3.2); a parameter sent twice is refused. */
