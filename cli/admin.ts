@@ -81,8 +81,6 @@ function readArgs(argv: string[]): AdminArgs | null {
   if (values.batch !== undefined && !(/^[1-9][0-9]{0,5}$/.test(values.batch) && batch! <= 100_000))
     throw new Error("--batch must be an integer from 1 to 100000");
   if (values.after !== undefined && !isUuid(values.after)) throw new Error("--after is not a uuid");
-  if ((batch !== undefined || values.after !== undefined) && command !== "search refresh-impacts")
-    throw new Error("--batch and --after are only for search refresh-impacts");
   // An option another command takes is refused, not ignored: `search refresh-impacts --id X`, meant
   // as "resume", ran from the first memory (a review).
   const allowed = OPTIONS_OF[command];

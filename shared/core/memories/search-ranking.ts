@@ -29,8 +29,9 @@
  * Pseudo-relevance feedback (RM3) was removed in the same session: with the stronger length
  * normalisation it lowered the dev figures at every setting measured. The test splits were read once
  * after each change.
- * The sum over slots divided by its maximum makes scores of one tenant comparable across queries: a memory that matches every word of a query fully scores
- * near 1, one matching only its commonest word near 0, and a query about words the tenant never
+ *
+ * The sum over slots divided by its maximum makes scores of one tenant comparable across queries:
+ * a memory that matches every word of a query fully scores near 1, one matching only its commonest word near 0, and a query about words the tenant never
  * used scores low everywhere — which is what `minScore` cuts on.
  */
 import type { Posting } from "@amem/store";

@@ -6,8 +6,9 @@ import type { Executor } from "../client";
  * every tenant's), as the insert trigger would write them now (amem_memory_postings, from each
  * memory's document and its tenant's statistics): after an upgrade that changed the ranking's
  * constants (migration 0055), and to bring a grown tenant's champion lists to its averages today.
- * An impact only orders a term's champion list, so this changes which postings a large tenant's
- * search reads first, never a score. Only the rows whose impact differs are written (each written
+ * An impact orders a term's champion list, so this changes which postings a large tenant's search
+ * reads first and the bound a filtered page takes for what its lists left out; scores are computed
+ * from the counts. Only the rows whose impact differs are written (each written
  * row is a new row version until vacuum: `VACUUM (ANALYZE) memory_terms` after a full pass).
  * One statement per batch, no lock beyond its rows: memory writes go on meanwhile (a memory
  * written since the pass started is indexed with the new constants already).
