@@ -1,5 +1,13 @@
 import type { Deps } from "@amem/core";
-import { newId, effectiveScopes, OAUTH_SCOPES, type OAuthScope, isPkceValue, mintSecret } from "@amem/platform";
+import {
+  newId,
+  effectiveScopes,
+  OAUTH_SCOPES,
+  type OAuthScope,
+  isPkceValue,
+  mintSecret,
+  loopbackAliasOrigin,
+} from "@amem/platform";
 import {
   findClient,
   insertCode,
@@ -97,7 +105,10 @@ export function canonicalResource(issuer: string): string {
 /**
  * RFC 8707 `resource`, normalised: this server has one protected resource per origin, so the
  * origin, `origin/`, `origin/mcp` and `origin/mcp/` (scheme and host in any case, as URL parsing
- * lowers them) all name `<issuer>/mcp`; absent names it too. Anything else → `invalid_target`.
+ * lowers them) all name `<issuer>/mcp`; absent names it too. So do the same under another loopback
+ * name when the issuer is a loopback origin (`localhost` for 127.0.0.1: loopbackAliasOrigin), as
+ * the protected-resource metadata names it to a client that connected there. Anything else →
+ * `invalid_target`.
  */
 export function normaliseResource(issuer: string, resource: string | undefined): string {
   const canonical = canonicalResource(issuer);
@@ -112,7 +123,7 @@ export function normaliseResource(issuer: string, resource: string | undefined):
   const basePath = base.pathname.replace(/\/$/, "");
   const accepted = [basePath, `${basePath}/`, `${basePath}/mcp`, `${basePath}/mcp/`].map((p) => p || "/");
   if (
-    url.origin !== base.origin ||
+    (url.origin !== base.origin && loopbackAliasOrigin(issuer, url) === null) ||
     url.username ||
     url.password ||
     url.search ||

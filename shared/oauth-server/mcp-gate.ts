@@ -10,7 +10,7 @@ import {
 } from "@amem/platform";
 import type { Principal } from "@amem/core";
 import { errorResponse } from "@amem/http";
-import { mcpResourceOf, protectedResourceMetadataUrlOf } from "./discovery/metadata";
+import { mcpResourceOf, protectedResourceMetadataUrlOf, resourceOriginFor } from "./discovery/metadata";
 
 /**
  * Who an OAuth access token stands for: the account (the same Principal API keys and session
@@ -57,18 +57,23 @@ export function principalOf(authInfo: AuthInfo | undefined): McpPrincipal {
  */
 export function bearerGate(config: Pick<Config, "MCP_PUBLIC_URL">, verify: AccessTokenVerifier, logger?: Logger) {
   const resource = mcpResourceOf(config);
-  const resourceMetadataUrl = protectedResourceMetadataUrlOf(config);
+  const publicMetadataUrl = protectedResourceMetadataUrlOf(config);
   const scope = OAUTH_SCOPES.join(" ");
-  // Which check refused the token, at debug level (issue 19 defect 10); never the token itself.
-  const challenge = (invalidToken: boolean, check?: string) => {
-    if (check !== undefined)
-      logger?.debug({ endpoint: "/mcp", error: "invalid_token", check }, "oauth request refused");
-    return errorResponse("unauthorized", {
-      "www-authenticate": `Bearer ${invalidToken ? 'error="invalid_token", ' : ""}resource_metadata="${resourceMetadataUrl}", scope="${scope}"`,
-    });
-  };
 
   return async (request: Request, now = Date.now()): Promise<McpAuthInfo | Response> => {
+    // The metadata as this request's origin names the resource (a loopback alias: resourceOriginFor).
+    const origin = resourceOriginFor(config, request);
+    const resourceMetadataUrl =
+      origin === config.MCP_PUBLIC_URL ? publicMetadataUrl : protectedResourceMetadataUrlOf(config, origin);
+    // Which check refused the token, at debug level (issue 19 defect 10); never the token itself.
+    const challenge = (invalidToken: boolean, check?: string) => {
+      if (check !== undefined)
+        logger?.debug({ endpoint: "/mcp", error: "invalid_token", check }, "oauth request refused");
+      return errorResponse("unauthorized", {
+        "www-authenticate": `Bearer ${invalidToken ? 'error="invalid_token", ' : ""}resource_metadata="${resourceMetadataUrl}", scope="${scope}"`,
+      });
+    };
+
     // API keys authenticate the REST API only (SPEC §10): presenting one here is a bad credential.
     if (request.headers.has("x-api-key")) return challenge(true, "credential: an API key (REST only)");
     const authorization = request.headers.get("authorization");

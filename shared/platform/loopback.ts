@@ -9,3 +9,17 @@ const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 export function isLoopbackHostname(hostname: string): boolean {
   return LOOPBACK_HOSTNAMES.has(hostname);
 }
+
+/**
+ * The origin of `url` when it is another loopback name for `publicUrl`'s loopback origin (the same
+ * scheme and port: `http://localhost:3001` for `http://127.0.0.1:3001`), else null. The MCP
+ * server answers on every loopback name, and people type `localhost` where the default public URL
+ * says 127.0.0.1: a client that met `resource: http://127.0.0.1:3001/mcp` after connecting to
+ * `http://localhost:3001/mcp` refused it (RFC 9728 §3.3, the SDK's check), and could never sign in.
+ */
+export function loopbackAliasOrigin(publicUrl: string, url: URL): string | null {
+  const base = new URL(publicUrl);
+  if (!isLoopbackHostname(base.hostname) || !isLoopbackHostname(url.hostname)) return null;
+  if (url.protocol !== base.protocol || url.port !== base.port || url.origin === base.origin) return null;
+  return url.origin;
+}

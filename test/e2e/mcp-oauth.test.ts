@@ -43,12 +43,14 @@ class Session {
   constructor(
     readonly server: McpProcess,
     readonly user: { email: string; password: string },
+    /** The origin the client is given: the server's public URL, or another name for it. */
+    readonly origin = server.url,
   ) {
     this.transport = this.newTransport();
   }
 
   newTransport(): StreamableHTTPClientTransport {
-    return new StreamableHTTPClientTransport(new URL(`${this.server.url}/mcp`), {
+    return new StreamableHTTPClientTransport(new URL(`${this.origin}/mcp`), {
       authProvider: this.provider,
       fetch: async (url, init) => {
         const response = await fetch(url, init);
@@ -130,6 +132,28 @@ const invalidToken = (server: McpProcess) =>
 const userOf = async () => ({ ...(await newTenant(ctx)), password: "correct horse battery" });
 
 describe("MCP over OAuth with the official SDK client (real mcp process)", () => {
+  it("signs in when given localhost while MCP_PUBLIC_URL names 127.0.0.1, with a token bound to the public resource", async () => {
+    const user = await userOf();
+    const localhost = mcp.url.replace("127.0.0.1", "localhost");
+    const session = new Session(mcp, user, localhost);
+    await session.signIn();
+    const seen = session.exchanges.map((e) => `${e.method} ${e.url.split("?")[0]} ${e.status}`);
+    // The resource as the client named it; the authorization server stays the issuer.
+    expect(seen.slice(0, 3)).toEqual([
+      `POST ${localhost}/mcp 401`,
+      `GET ${localhost}/.well-known/oauth-protected-resource/mcp 200`,
+      `GET ${mcp.url}/.well-known/oauth-authorization-server 200`,
+    ]);
+    expect(session.provider.pendingUrl.searchParams.get("resource")).toBe(`${localhost}/mcp`);
+    expect(
+      (await session.ok("remember", { memoryType: "note", topic: "Host", content: "Typed localhost." })).memory,
+    ).toMatchObject({ topic: "Host" });
+    // The token serves the public name too: one resource, two loopback names for it.
+    const token = session.provider.tokens()!.access_token;
+    expect((await initialize(mcp, token)).status).toBe(200);
+    await session.close();
+  });
+
   it("discovers, registers, signs in through the pages, finishes auth and calls every tool, both prompts and the resource", async () => {
     const user = await userOf();
     const session = new Session(mcp, user);

@@ -1,4 +1,5 @@
-import { type Config, OAUTH_SCOPES } from "@amem/platform";
+import { type Config, loopbackAliasOrigin, OAUTH_SCOPES } from "@amem/platform";
+import { requestUrl } from "@amem/http";
 
 /**
  * The authorization server's endpoints, relative to the issuer (MCP_PUBLIC_URL). The OAuth routes
@@ -28,15 +29,34 @@ export function mcpResourceOf(config: Pick<Config, "MCP_PUBLIC_URL">): string {
   return `${config.MCP_PUBLIC_URL}${MCP_PATH}`;
 }
 
-/** Where the protected-resource metadata lives (RFC 9728 §3.1: the resource's path after the well-known name). */
-export function protectedResourceMetadataUrlOf(config: Pick<Config, "MCP_PUBLIC_URL">): string {
-  return `${config.MCP_PUBLIC_URL}/.well-known/oauth-protected-resource${MCP_PATH}`;
+/**
+ * The origin the resource is named by to a request: MCP_PUBLIC_URL, or, when that is a loopback
+ * origin and the request came to another loopback name for it (`localhost` for 127.0.0.1), the
+ * request's (loopbackAliasOrigin). The authorization server accepts that name as the resource
+ * (normaliseResource) and binds the token to MCP_PUBLIC_URL's, so one token serves both.
+ */
+export function resourceOriginFor(config: Pick<Config, "MCP_PUBLIC_URL">, request: Request): string {
+  return loopbackAliasOrigin(config.MCP_PUBLIC_URL, requestUrl(request)) ?? config.MCP_PUBLIC_URL;
 }
 
-/** RFC 9728 protected-resource metadata, served at the path-suffixed and at the root well-known URL. */
-export function protectedResourceMetadata(config: Pick<Config, "MCP_PUBLIC_URL">) {
+/** Where the protected-resource metadata lives (RFC 9728 §3.1: the resource's path after the well-known name). */
+export function protectedResourceMetadataUrlOf(
+  config: Pick<Config, "MCP_PUBLIC_URL">,
+  origin: string = config.MCP_PUBLIC_URL,
+): string {
+  return `${origin}/.well-known/oauth-protected-resource${MCP_PATH}`;
+}
+
+/**
+ * RFC 9728 protected-resource metadata, served at the path-suffixed and at the root well-known URL:
+ * the resource as `origin` names it (resourceOriginFor), the authorization server always the issuer.
+ */
+export function protectedResourceMetadata(
+  config: Pick<Config, "MCP_PUBLIC_URL">,
+  origin: string = config.MCP_PUBLIC_URL,
+) {
   return {
-    resource: mcpResourceOf(config),
+    resource: `${origin}${MCP_PATH}`,
     authorization_servers: [issuerOf(config)],
     scopes_supported: [...OAUTH_SCOPES],
     bearer_methods_supported: ["header"],

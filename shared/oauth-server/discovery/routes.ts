@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { type Config, AppError } from "@amem/platform";
-import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
+import { authorizationServerMetadata, protectedResourceMetadata, resourceOriginFor } from "./metadata";
 
 /**
  * Public documents any page may read (browser-based clients such as the Inspector fetch them
@@ -35,9 +35,10 @@ export function discoveryRoutes(
     app.options(path, () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }));
   }
   for (const path of PROTECTED_RESOURCE_PATHS) {
-    app.get(path, ({ set }) => {
+    app.get(path, ({ request, set }) => {
       Object.assign(set.headers, PUBLIC_DOCUMENT_HEADERS);
-      return resourceDocument;
+      const origin = resourceOriginFor(config, request);
+      return origin === config.MCP_PUBLIC_URL ? resourceDocument : protectedResourceMetadata(config, origin);
     });
   }
   return app

@@ -133,6 +133,13 @@ describe("GET /authorize: later errors redirect with error, state and iss", () =
     ["a resource naming another server", { resource: "https://other.example/mcp" }, "invalid_target"],
     ["a resource on another path of this server", { resource: `${ISSUER}/api` }, "invalid_target"],
     ["a resource on another port", { resource: "http://127.0.0.1:3002/mcp" }, "invalid_target"],
+    ["a resource on another loopback name's other port", { resource: "http://localhost:3002/mcp" }, "invalid_target"],
+    ["a resource on another loopback name over https", { resource: "https://localhost:3001/mcp" }, "invalid_target"],
+    [
+      "a resource on a name that only resolves to loopback",
+      { resource: "http://127.0.0.2:3001/mcp" },
+      "invalid_target",
+    ],
   ] as const) {
     it(`redirects ${label} with error=${error}`, async () => {
       const { client, pkce } = await setup();
@@ -170,6 +177,9 @@ describe("resource (RFC 8707) normalisation", () => {
     `${ISSUER}/mcp`,
     `${ISSUER}/mcp/`,
     "HTTP://127.0.0.1:3001/mcp",
+    // Another loopback name for the loopback issuer: what its metadata names to a client there.
+    "http://localhost:3001/mcp",
+    "http://[::1]:3001/",
     undefined,
   ]) {
     it(`binds the token to ${ISSUER}/mcp when resource is ${resource ?? "absent"}`, async () => {
