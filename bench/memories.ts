@@ -31,7 +31,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { searchMemories, type Deps, type Principal } from "@amem/core";
-import { WaitLimiter } from "@amem/platform";
+import { loadConfig, WaitLimiter } from "@amem/platform";
 import type { WrkResult, WrkTarget } from "./lib/wrk";
 import { rssBytes } from "./lib/procs";
 import { ForeignCpu } from "./lib/cpu";
@@ -122,7 +122,9 @@ async function probeSearch(apiBase: string, apiKey: string, userId: string, leve
   const client = postgres(DATABASE_URL, { max: 1, onnotice: () => {} });
   try {
     const logged = recordingDrizzle(client);
-    const deps = { db: logged.db, searchLimiter: new WaitLimiter(1, 60_000) } as unknown as Deps;
+    // The service's configuration (the search reads its list budget), from the bench's env.
+    const config = loadConfig(bench.serviceEnv());
+    const deps = { db: logged.db, config, searchLimiter: new WaitLimiter(1, 60_000) } as unknown as Deps;
     const principal = { userId } as unknown as Principal;
     await searchMemories(deps, principal, { query: slowest });
     const captured = logged.statements.at(-1);

@@ -23,6 +23,7 @@
  *   BENCH_SMALL=1000     memories of the small tenant
  *   BENCH_SEED_ONLY=0    seed (and fold, analyze) and stop
  *   BENCH_EXACT=1        0 skips the comparison with a ranking of every match
+ *   BENCH_PER_QUERY=0    1 also prints, per tenant, each query's share of that ranking's top 10
  *   BENCH_KEEP_DATA=1    0 deletes the tenants at the end
  *   BENCH_RECORD=auto    append the table to bench/README.md (auto: default levels and repeat)
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/amem_bench_search
@@ -62,6 +63,7 @@ const EXACT = process.env.BENCH_EXACT !== "0";
 /** A list budget past any list: the api that ranks every match (SEARCH_LIST_BUDGET's maximum). */
 const EVERY_MATCH = "100000000";
 const KEEP_DATA = process.env.BENCH_KEEP_DATA !== "0";
+const PER_QUERY = process.env.BENCH_PER_QUERY === "1";
 assertBenchTargets(ALONE_URL, REDIS_URL);
 
 /** Questions as an agent or a person asks them, in the generator's vocabulary (bench/lib/memory-text.ts). */
@@ -137,7 +139,7 @@ async function topTens(base: string, apiKey: string): Promise<Map<string, Shown[
  * api scores its own (mean and lowest over the queries): whether the memories a page has in place
  * of the missed ones match the query about as well, or are weaker matches.
  */
-function agreement(page: Map<string, Shown[]>, every: Map<string, Shown[]>): string {
+function agreement(page: Map<string, Shown[]>, every: Map<string, Shown[]>, perQuery?: string[]): string {
   let held = 0;
   let of = 0;
   let firstHeld = 0;
@@ -153,6 +155,9 @@ function agreement(page: Map<string, Shown[]>, every: Map<string, Shown[]>): str
       firsts++;
       if (shown.has(exact[0]!.id)) firstHeld++;
       scoreHeld.push(sum(items) / sum(exact));
+      perQuery?.push(
+        `${exact.filter((i) => shown.has(i.id)).length} / ${exact.length}, ${(100 * scoreHeld.at(-1)!).toFixed(1)}%: "${query}"`,
+      );
     }
   }
   const mean = scoreHeld.reduce((a, b) => a + b, 0) / Math.max(scoreHeld.length, 1);
@@ -207,8 +212,11 @@ async function main(start: BenchStart) {
   if (EXACT) {
     const every = spawnApi(procs, { ...env, SEARCH_LIST_BUDGET: EVERY_MATCH }, null);
     await procs.waitForReady([every.proc, `${every.base}/ready`]);
-    for (const t of [...levels, beside])
-      agreed.set(t, agreement(await topTens(t.base, t.apiKey), await topTens(every.base, t.apiKey)));
+    for (const t of [...levels, beside]) {
+      const perQuery: string[] = [];
+      agreed.set(t, agreement(await topTens(t.base, t.apiKey), await topTens(every.base, t.apiKey), perQuery));
+      if (PER_QUERY) console.log(`\n${t.label}, per query (top 10 held, summed score held):\n${perQuery.join("\n")}`);
+    }
   }
   const ratio = p50(beside) / p50(alone);
   const table = [

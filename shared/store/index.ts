@@ -189,6 +189,7 @@ export type { ScopeRow } from "./db/queries/scopes";
 export {
   championPostings,
   rankedCandidates,
+  conjunctiveCandidates,
   type CandidatePosting,
   eligibleMemories,
   fuzzyTerms,

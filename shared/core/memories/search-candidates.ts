@@ -1,5 +1,12 @@
 import type { Deps } from "../deps";
-import { championPostings, postingsOf, rankedCandidates, revisionChainsFrom, type SearchScope } from "@amem/store";
+import {
+  championPostings,
+  conjunctiveCandidates,
+  postingsOf,
+  rankedCandidates,
+  revisionChainsFrom,
+  type SearchScope,
+} from "@amem/store";
 import {
   lengthNormalisation,
   RANKING,
@@ -46,6 +53,48 @@ const PROBE_ROUND = 64;
  * list read only in part.
  */
 export const CANDIDATES = 32;
+/**
+ * When an unfiltered search's lists will be cut and its query has at least CONJUNCTIVE_MIN_SLOTS
+ * words that match, up to CONJUNCTIVE_CANDIDATES memories holding every one of them
+ * (conjunctiveCandidates) join the candidates, scored in full: where each word is common, such a
+ * memory sits deep in every impact-ordered list, and a page drawn from the lists' heads held
+ * memories with two of the words instead (at 10⁶, 74.0% of the full ranking's score for the worst
+ * query; 84.6% with them, and 123 → 158 of the 270 results of its top 10s: bench/README.md,
+ * "Eighteenth session"). With two words the memories holding both are many more, of which an
+ * arbitrary few help little (sixteenth session). 64 of them held 133 of the 270.
+ */
+const CONJUNCTIVE_MIN_SLOTS = 3;
+const CONJUNCTIVE_CANDIDATES = 256;
+/**
+ * Nor when the query's rarest word is in more than this many memories: the index reads every
+ * memory holding all the words before it answers any, so its cost follows that word's postings
+ * (at 10⁶ memories ~8 ms at 45,000, 22–25 ms for conjunctions of 72,000–87,000), and an arbitrary
+ * 256 of tens of thousands of memories say little; the bench's three such queries held 99.8–100%
+ * of the full ranking's score without them.
+ */
+const CONJUNCTIVE_MAX_DF = 50_000;
+
+/**
+ * How many memories hold a term, read back from its weight in the plan (qtf × similarity × idf,
+ * idf = ln((N + 1) / (df + 0.5))): exact for a word the query holds once, fewer for one it repeats,
+ * more for a replacement. From the plan, so every page of a search decides alike.
+ */
+const heldBy = (weight: number, documents: number) => (documents + 1) * Math.exp(-weight) - 0.5;
+
+/**
+ * The slots' terms for conjunctiveCandidates when an unfiltered search wants them, else null: a
+ * list will be cut (a term held by more memories than `listDepth`: a tenant whose lists are read
+ * whole is ranked from every match already), the query has CONJUNCTIVE_MIN_SLOTS words that match,
+ * and its rarest is in at most CONJUNCTIVE_MAX_DF memories.
+ */
+function conjunctionWanted(plan: SearchPlan, listDepth: number): string[][] | null {
+  const { documents } = plan.stats;
+  const matched = plan.slots.filter((s) => s.alternatives.length > 0);
+  if (matched.length < CONJUNCTIVE_MIN_SLOTS) return null;
+  if (!matched.some((s) => s.alternatives.some((a) => heldBy(a.weight, documents) > listDepth))) return null;
+  if (Math.min(...matched.map((s) => heldBy(s.weight, documents))) > CONJUNCTIVE_MAX_DF) return null;
+  return matched.map((s) => s.alternatives.map((a) => a.term));
+}
 
 /**
  * A memory a page may draw from: `queryScore` is its score against the query's words; `score`, what
@@ -120,19 +169,28 @@ export async function rankCandidates(
     const listDepth = Math.max(depth, Math.floor(deps.config.SEARCH_LIST_BUDGET / Math.max(lists, 1)));
     const count = CANDIDATES + DEPTH_PER_ITEM * wanted;
     const slots = plan.slots.map((s) => s.alternatives);
-    for (const c of await rankedCandidates(
-      deps.db,
-      scope.userId,
-      slots,
-      { ...RANKING, b: lengthNormalisation(plan.stats), ...plan.stats },
-      listDepth,
-      count,
-    )) {
+    const conjunction = conjunctionWanted(plan, listDepth);
+    // Side by side, on two of the pool's connections: the lookup needs nothing the lists find.
+    const [ranked, conjunctive] = await Promise.all([
+      rankedCandidates(
+        deps.db,
+        scope.userId,
+        slots,
+        { ...RANKING, b: lengthNormalisation(plan.stats), ...plan.stats },
+        listDepth,
+        count,
+      ),
+      conjunction === null
+        ? []
+        : conjunctiveCandidates(deps.db, scope.userId, conjunction, terms, CONJUNCTIVE_CANDIDATES),
+    ]);
+    for (const c of ranked) {
       if (c.position <= count) add(c, false);
       // More memories hold the query's words than the candidates — always so when a list was cut
       // (it alone holds more than `count` memories).
       else cutOff = true;
     }
+    for (const c of conjunctive) add(c, false);
     // Each candidate's postings were read whole, by key: its score is complete.
     for (const c of candidates.values()) c.score = c.queryScore = scoreMemory(plan.slots, c.postings, plan.stats);
   }

@@ -401,6 +401,49 @@ export async function rankedCandidates(
   return rows.map((r) => ({ ...postingOf(r), position: r.position }));
 }
 
+/** A lexeme of a tsquery's text form: quoted, its quotes doubled and its backslashes escaped. */
+const tsqueryLexeme = (lexeme: string) => `'${lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+
+/**
+ * Conjunctive candidates of an unfiltered search of current memories: at most `limit` of the
+ * tenant's current memories that hold a term of every slot (any of a slot's alternatives), with
+ * their postings of `terms` (read by key: complete). Found by memories_tenant_terms_idx, which
+ * keys each memory's terms by its tenant, so the lookup reads this tenant's postings of these
+ * words only and skips through them. No order among them: when more memories hold every word, an
+ * arbitrary `limit` of them (the same for every page while nothing is written). The impact-ordered
+ * lists rank such memories late: each of their words sits deep in its list when every word is
+ * common, and a page of memories holding two of the words several times hid the ones holding all
+ * four (bench/README.md, "Sixteenth session").
+ */
+export async function conjunctiveCandidates(
+  db: Executor,
+  userId: string,
+  slots: string[][],
+  terms: string[],
+  limit: number,
+): Promise<(Posting & { term: string; memoryId: string })[]> {
+  if (slots.length === 0 || slots.some((alts) => alts.length === 0)) return [];
+  const query = slots
+    .map((alts) => `(${alts.map((term) => tsqueryLexeme(`${userId}:${term}`)).join(" | ")})`)
+    .join(" & ");
+  const rows = await executePrepared<PostingRow>(
+    db,
+    sql`
+    with c as (
+      select ${memories.id} as id from ${memories}
+      where amem_tenant_terms(${memories.userId}, ${memories.search}) @@ ${query}::tsquery
+        and ${memories.userId} = ${userId} and ${memories.validTo} is null and ${memories.status} = 'active'
+      limit ${limit}
+    )
+    select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length
+    from c join memory_terms t on t.memory_id = c.id
+    -- A filter, not an index condition (postingsOf says why).
+    where t.term = any(${sql.param(terms)}::text[]) and (t.user_id = ${userId}) is true
+  `,
+  );
+  return rows.map(postingOf);
+}
+
 /**
  * For each phrase, whether any memory the search could return, its other phrases aside (state,
  * scope, project, types and exclusions), contains it. Checked on the postings of the phrase's rarest

@@ -1,0 +1,12 @@
+-- amem_tenant_terms: a memory's search terms (memories.search's lexemes, the terms of its
+-- memory_terms postings) each prefixed with its tenant, `<user id>:<term>`, for
+-- memories_tenant_terms_idx (GIN): one index entry per (tenant, term), so a search asks which of
+-- its own tenant's memories hold every word of a query (`@@ 'u:bullmq' & 'u:job' & …`) and the
+-- index reads only that tenant's postings of those words, skipping through them (GIN's fast scan)
+-- instead of reading them whole: ~1 ms at 10⁵ memories where a `(user_id, search)` btree_gin index
+-- took 12 ms at 10⁶ and the impact-ordered lists reach those memories only deep down (README
+-- "Search": conjunctive candidates). Weights and positions are dropped: only presence is asked.
+CREATE OR REPLACE FUNCTION amem_tenant_terms(p_user_id uuid, p_search tsvector) RETURNS tsvector
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT array_to_tsvector(array(SELECT p_user_id::text || ':' || l FROM unnest(tsvector_to_array(p_search)) l))
+$$;
