@@ -23,6 +23,13 @@ export function encodeCursor(list: CursorList, at: Date, id: string): string {
  * has such a time, so a cursor carrying one is invalid input.
  */
 const LAST_CURSOR_MS = 253_402_300_799_999;
+/** The first instant of year 0001, the first the contract's timestamps take (isUtcTimestamp). */
+const FIRST_CURSOR_MS = -62_135_596_800_000;
+
+/** Whether a cursor's instant (epoch ms) is one a timestamp of ours can hold: years 0001–9999. */
+export function isCursorInstant(ms: number): boolean {
+  return Number.isInteger(ms) && ms >= FIRST_CURSOR_MS && ms <= LAST_CURSOR_MS;
+}
 
 export function decodeCursor(list: CursorList, cursor: string): { at: Date; id: string } {
   const match = /^([a-z])\.(\d{1,15})\.(.+)$/.exec(Buffer.from(cursor, "base64url").toString());

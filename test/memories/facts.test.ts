@@ -115,6 +115,23 @@ describe("facts (bi-temporal)", () => {
     const cursor = (await read("?predicate=owner&limit=2")).body.nextCursor;
     const other = await read(`?predicate=other&limit=2&cursor=${cursor}`);
     expect({ status: other.status, body: other.body }).toEqual({ status: 400, body: { error: "invalid_input" } });
+    // The same cursor with its points in time moved past the years a timestamp holds (0001–9999):
+    // the fingerprint binds the query, not these, and Postgres refused them (a probe's 500).
+    const payload = JSON.parse(Buffer.from(cursor, "base64url").toString());
+    for (const edit of [{ v: 253_402_300_800_000 }, { k: 253_402_300_800_000 }, { k: -62_135_596_800_001 }]) {
+      const forged = Buffer.from(JSON.stringify({ ...payload, ...edit })).toString("base64url");
+      const res = await read(`?predicate=owner&limit=2&cursor=${forged}`);
+      expect({ edit, status: res.status, body: res.body }).toEqual({
+        edit,
+        status: 400,
+        body: { error: "invalid_input" },
+      });
+    }
+    // The first and last instants they hold are read as any other.
+    const edge = Buffer.from(JSON.stringify({ ...payload, v: -62_135_596_800_000, k: 253_402_300_799_999 })).toString(
+      "base64url",
+    );
+    expect((await read(`?predicate=owner&limit=2&cursor=${edge}`)).status).toBe(200);
   });
 
   it("answers for a past point in world time and in system time", async () => {

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { AppError, isUuid, sha256Hex } from "@amem/platform";
+import { isCursorInstant } from "../cursor";
 
 /**
  * The cursor of a facts page: the last fact's id, and the points in world and system time the first
@@ -41,8 +42,8 @@ export function decodeFactCursor(cursor: string, fingerprint: string): FactPosit
   }
   if (!Value.Check(FactCursorPayload, payload) || payload.f !== fingerprint || !isUuid(payload.i))
     throw new AppError("invalid_input");
-  const validAt = new Date(payload.v);
-  const knownAt = new Date(payload.k);
-  if (Number.isNaN(validAt.getTime()) || Number.isNaN(knownAt.getTime())) throw new AppError("invalid_input");
-  return { lastId: payload.i.toLowerCase(), validAt, knownAt };
+  // Years 0001–9999 only: the fingerprint binds the query, not these instants, and one past them
+  // reached Postgres, which refused it (a probe's 500).
+  if (!isCursorInstant(payload.v) || !isCursorInstant(payload.k)) throw new AppError("invalid_input");
+  return { lastId: payload.i.toLowerCase(), validAt: new Date(payload.v), knownAt: new Date(payload.k) };
 }
