@@ -1,4 +1,5 @@
 import { describe, expect, it, setDefaultTimeout } from "bun:test";
+import { conjunctiveCandidates } from "@amem/store";
 import { createTestContext, foldAllSearchStats, newTenant, type Tenant } from "../helpers";
 
 // Lists cut short: 256 postings over all of a query's terms, each list still read CHAMPION_DEPTH +
@@ -27,6 +28,24 @@ async function topTen(ctx: typeof cut, tenant: Tenant, query: string): Promise<H
 }
 
 describe("conjunctive candidates (README, Search)", () => {
+  it("stores a memory holding a word too long for the index keyed by tenant (a 2,030-byte blob)", async () => {
+    const tenant = await newTenant(cut);
+    const id = await remember(tenant, "Build hash", `the artifact digest is ${"a1".repeat(1015)} today`);
+    expect((await topTen(cut, tenant, "artifact digest"))[0]!.memory.id).toBe(id);
+  });
+
+  it("looks up terms holding quotes and backslashes as text (a lexeme's quoting)", async () => {
+    const tenant = await newTenant(cut);
+    // The English parser never makes such a term from a query; the lookup must still not fail on one.
+    const slots = [["o'brien\\x"], ["quokka"], ["wombat"]];
+    const found = await conjunctiveCandidates(cut.deps.db, tenant.userId, slots, slots.flat(), {
+      limit: 10,
+      read: 10,
+      weights: { topic: 3, content: 1 },
+    });
+    expect(found).toEqual([]);
+  });
+
   it("a search whose lists were cut still finds the memories holding every word, deep in each list", async () => {
     const tenant = await newTenant(cut);
     // Each pair of the three words, twice each in a short memory: 230 of each pair, so every word's
@@ -57,8 +76,12 @@ describe("conjunctive candidates (README, Search)", () => {
     ).toEqual([...every].sort());
     const page = await topTen(cut, tenant, query);
     expect(page.map((h) => [h.memory.id, h.score])).toEqual(full.map((h) => [h.memory.id, h.score]));
-    // Quotes and backslashes in the query reach the index lookup as text (a lexeme's quoting).
-    const odd = await topTen(cut, tenant, "quokka's wombat\\dingo");
-    expect(every).toContain(odd[0]!.memory.id);
+
+    // A word longer than the index holds (2,040 bytes: 680 three-byte syllables) in a memory and in
+    // the query: the memory is stored, and the lookup leaves the word out instead of failing.
+    const long = "한".repeat(680);
+    const holder = await remember(tenant, "Survey long", `quokka wombat dingo ${long}`);
+    const found = await topTen(cut, tenant, `quokka wombat dingo ${long}`);
+    expect(found[0]!.memory.id).toBe(holder);
   });
 });

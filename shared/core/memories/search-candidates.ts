@@ -54,23 +54,26 @@ const PROBE_ROUND = 64;
  */
 export const CANDIDATES = 32;
 /**
- * When an unfiltered search's lists will be cut and its query has at least CONJUNCTIVE_MIN_SLOTS
- * words that match, up to CONJUNCTIVE_CANDIDATES memories holding every one of them
- * (conjunctiveCandidates) join the candidates, scored in full: where each word is common, such a
- * memory sits deep in every impact-ordered list, and a page drawn from the lists' heads held
- * memories with two of the words instead (at 10⁶, 74.0% of the full ranking's score for the worst
- * query; 84.6% with them, and 123 → 158 of the 270 results of its top 10s: bench/README.md,
- * "Eighteenth session"). With two words the memories holding both are many more, of which an
- * arbitrary few help little (sixteenth session). 64 of them held 133 of the 270.
+ * When a search of current memories will cut its lists and its query has at least
+ * CONJUNCTIVE_MIN_SLOTS words that match, up to CONJUNCTIVE_CANDIDATES memories holding every one of
+ * them (conjunctiveCandidates: the best by ts_rank of the first CONJUNCTIVE_READ the index answers)
+ * join the candidates, scored in full: where each word is common, such a memory sits deep in every
+ * impact-ordered list, and a page drawn from the lists' heads held memories with two of the words
+ * instead (at 10⁶, 74.0% of the full ranking's score for the worst query; 84.6% with them, and 123 →
+ * 173 of the 270 results of its top 10s: bench/README.md, "Eighteenth session"). With two words the
+ * memories holding both are many more, of which a few hundred help little (sixteenth session, and
+ * measured again). 64 candidates held 133 of the 270; ordered from 1,024 read, 201, at +5 ms p50.
  */
 const CONJUNCTIVE_MIN_SLOTS = 3;
 const CONJUNCTIVE_CANDIDATES = 256;
+/** Of how many of them, when more hold every word, the CONJUNCTIVE_CANDIDATES are chosen (each read from the heap). */
+const CONJUNCTIVE_READ = 512;
 /**
  * Nor when the query's rarest word is in more than this many memories: the index reads every
  * memory holding all the words before it answers any, so its cost follows that word's postings
- * (at 10⁶ memories ~8 ms at 45,000, 22–25 ms for conjunctions of 72,000–87,000), and an arbitrary
- * 256 of tens of thousands of memories say little; the bench's three such queries held 99.8–100%
- * of the full ranking's score without them.
+ * (at 10⁶ memories ~8 ms at 45,000, 22–25 ms for conjunctions of 72,000–87,000), and a few hundred
+ * of tens of thousands of memories say little; the bench's three such queries held 99.8–100% of
+ * the full ranking's score without them.
  */
 const CONJUNCTIVE_MAX_DF = 50_000;
 
@@ -169,21 +172,25 @@ export async function rankCandidates(
     const listDepth = Math.max(depth, Math.floor(deps.config.SEARCH_LIST_BUDGET / Math.max(lists, 1)));
     const count = CANDIDATES + DEPTH_PER_ITEM * wanted;
     const slots = plan.slots.map((s) => s.alternatives);
+    const ranked = await rankedCandidates(
+      deps.db,
+      scope.userId,
+      slots,
+      { ...RANKING, b: lengthNormalisation(plan.stats), ...plan.stats },
+      listDepth,
+      count,
+    );
+    // One after the other, never side by side: a search holds one pooled connection at a time, as
+    // SEARCH_MAX_CONCURRENT < DB_POOL_SIZE assumes (side by side saved 0.7 ms p50 at 10⁶).
     const conjunction = conjunctionWanted(plan, listDepth);
-    // Side by side, on two of the pool's connections: the lookup needs nothing the lists find.
-    const [ranked, conjunctive] = await Promise.all([
-      rankedCandidates(
-        deps.db,
-        scope.userId,
-        slots,
-        { ...RANKING, b: lengthNormalisation(plan.stats), ...plan.stats },
-        listDepth,
-        count,
-      ),
+    const conjunctive =
       conjunction === null
         ? []
-        : conjunctiveCandidates(deps.db, scope.userId, conjunction, terms, CONJUNCTIVE_CANDIDATES),
-    ]);
+        : await conjunctiveCandidates(deps.db, scope.userId, conjunction, terms, {
+            limit: CONJUNCTIVE_CANDIDATES,
+            read: CONJUNCTIVE_READ,
+            weights: { topic: RANKING.wTopic, content: RANKING.wContent },
+          });
     for (const c of ranked) {
       if (c.position <= count) add(c, false);
       // More memories hold the query's words than the candidates — always so when a list was cut

@@ -6,7 +6,11 @@
 -- instead of reading them whole: ~1 ms at 10⁵ memories where a `(user_id, search)` btree_gin index
 -- took 12 ms at 10⁶ and the impact-ordered lists reach those memories only deep down (README
 -- "Search": conjunctive candidates). Weights and positions are dropped: only presence is asked.
+-- A term of more than 2,010 bytes is left out: the prefix (37 bytes) would take it past a lexeme's
+-- 2,047, and array_to_tsvector refused it — every write of a memory holding a 2,030-byte hex blob
+-- answered 500 (a review's find); the search never looks such a term up (conjunctiveCandidates).
 CREATE OR REPLACE FUNCTION amem_tenant_terms(p_user_id uuid, p_search tsvector) RETURNS tsvector
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT array_to_tsvector(array(SELECT p_user_id::text || ':' || l FROM unnest(tsvector_to_array(p_search)) l))
+  SELECT array_to_tsvector(array(
+    SELECT p_user_id::text || ':' || l FROM unnest(tsvector_to_array(p_search)) l WHERE octet_length(l) <= 2010))
 $$;

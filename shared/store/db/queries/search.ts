@@ -405,35 +405,58 @@ export async function rankedCandidates(
 const tsqueryLexeme = (lexeme: string) => `'${lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
 
 /**
+ * The longest term memories_tenant_terms_idx holds (amem_tenant_terms), in UTF-8 bytes: with the
+ * tenant's id and a colon in front (37 bytes) it stays within a lexeme's 2,047.
+ */
+export const TENANT_TERM_MAX_BYTES = 2010;
+
+/**
  * Conjunctive candidates of an unfiltered search of current memories: at most `limit` of the
  * tenant's current memories that hold a term of every slot (any of a slot's alternatives), with
  * their postings of `terms` (read by key: complete). Found by memories_tenant_terms_idx, which
  * keys each memory's terms by its tenant, so the lookup reads this tenant's postings of these
- * words only and skips through them. No order among them: when more memories hold every word, an
- * arbitrary `limit` of them (the same for every page while nothing is written). The impact-ordered
- * lists rank such memories late: each of their words sits deep in its list when every word is
- * common, and a page of memories holding two of the words several times hid the ones holding all
- * four (bench/README.md, "Sixteenth session").
+ * words only and skips through them. The index has no order: when more memories hold every word,
+ * `read` of them (the same for every page while nothing is written) are ordered by Postgres's
+ * `ts_rank` of their document against the terms, fields weighted as the ranking weighs them (`weights`:
+ * content, topic) and divided by the log of its length, a cheap stand-in for the score, and the
+ * `limit` best taken. The impact-ordered lists rank such memories late: each of their words sits
+ * deep in its list when every word is common, and a page of memories holding two of the words
+ * several times hid the ones holding all four (bench/README.md, "Sixteenth session").
  */
 export async function conjunctiveCandidates(
   db: Executor,
   userId: string,
   slots: string[][],
   terms: string[],
-  limit: number,
+  o: { limit: number; read: number; weights: { topic: number; content: number } },
 ): Promise<(Posting & { term: string; memoryId: string })[]> {
-  if (slots.length === 0 || slots.some((alts) => alts.length === 0)) return [];
-  const query = slots
+  // A term the index leaves out cannot be looked up (and would not fit a tsquery's lexeme prefixed).
+  const indexed = slots.map((alts) => alts.filter((term) => Buffer.byteLength(term) <= TENANT_TERM_MAX_BYTES));
+  if (indexed.length === 0 || indexed.some((alts) => alts.length === 0)) return [];
+  const all = indexed
     .map((alts) => `(${alts.map((term) => tsqueryLexeme(`${userId}:${term}`)).join(" | ")})`)
     .join(" & ");
+  const any = terms.map(tsqueryLexeme).join(" | ");
+  // ts_rank's weights are for D, C, B, A (each in [0, 1]: scaled to the heavier field, which the
+  // order does not see); the document weighs the content B and the topic A.
+  const heavier = Math.max(o.weights.content, o.weights.topic);
+  const weights = sql.param([0, 0, o.weights.content / heavier, o.weights.topic / heavier]);
   const rows = await executePrepared<PostingRow>(
     db,
     sql`
     with c as (
-      select ${memories.id} as id from ${memories}
-      where amem_tenant_terms(${memories.userId}, ${memories.search}) @@ ${query}::tsquery
-        and ${memories.userId} = ${userId} and ${memories.validTo} is null and ${memories.status} = 'active'
-      limit ${limit}
+      select r.id from (
+        select ${memories.id} as id, ts_rank(${weights}::float4[], ${memories.search}, ${any}::tsquery, 1) as rank
+        from ${memories}
+        where amem_tenant_terms(${memories.userId}, ${memories.search}) @@ ${all}::tsquery
+          and ${memories.validTo} is null and ${memories.status} = 'active'
+          -- The tenant as a filter only (the index's terms name it already): as an index condition,
+          -- a generic plan ANDed the lookup with the tenant's whole range of another index (a review).
+          and (${memories.userId} = ${userId}) is true
+        limit ${o.read}
+      ) r
+      order by r.rank desc, r.id desc
+      limit ${o.limit}
     )
     select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length
     from c join memory_terms t on t.memory_id = c.id

@@ -85,8 +85,8 @@ export const memories = pgTable(
     // The list's `tag` filter (`tags @> array[tag]`): a tenant's memories with a rare tag without
     // walking the tenant's whole created-at range (btree_gin puts the tenant in the same index).
     index("memories_user_tags_idx").using("gin", t.userId, t.tags),
-    // An unfiltered search's conjunctive candidates (shared/store/db/queries/search.ts,
-    // conjunctiveMemories): which of a tenant's current memories hold a term of every slot of the
+    // A search of current memories' conjunctive candidates (shared/store/db/queries/search.ts,
+    // conjunctiveCandidates): which of a tenant's current memories hold a term of every slot of the
     // query. Keyed by (tenant, term) (amem_tenant_terms), so a lookup reads its own tenant's
     // postings of its own words only; current memories only, as the search it serves.
     index("memories_tenant_terms_idx").using("gin", sql`amem_tenant_terms(${t.userId}, ${t.search})`).where(current(t)),
