@@ -34,7 +34,7 @@ describe("conjunctive candidates (README, Search)", () => {
     expect((await topTen(cut, tenant, "artifact digest"))[0]!.memory.id).toBe(id);
   });
 
-  it("looks up terms holding quotes and backslashes as text (a lexeme's quoting)", async () => {
+  it("looks up terms holding quotes and backslashes as text, and leaves out a term longer than a lexeme", async () => {
     const tenant = await newTenant(cut);
     // The English parser never makes such a term from a query; the lookup must still not fail on one.
     const slots = [["o'brien\\x"], ["quokka"], ["wombat"]];
@@ -44,6 +44,14 @@ describe("conjunctive candidates (README, Search)", () => {
       weights: { topic: 3, content: 1 },
     });
     expect(found).toEqual([]);
+    // A term longer than any lexeme among the terms ranked (a forged cursor's): left out, not an error.
+    const long = "€".repeat(683);
+    const ranked = await conjunctiveCandidates(cut.deps.db, tenant.userId, slots, [...slots.flat(), long], {
+      limit: 10,
+      read: 10,
+      weights: { topic: 3, content: 1 },
+    });
+    expect(ranked).toEqual([]);
   });
 
   it("a search whose lists were cut still finds the memories holding every word, deep in each list", async () => {

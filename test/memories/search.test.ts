@@ -557,6 +557,14 @@ describe("POST /api/v1/search", () => {
           "term with a NUL",
         ],
         [
+          {
+            query: "webhook retries",
+            limit: 2,
+            cursor: reencode(JSON.stringify({ ...payload, w: [[1, [["€".repeat(683), 1]]]] })),
+          },
+          "term longer than a lexeme (2,049 bytes)",
+        ],
+        [
           { query: "webhook retries", limit: 2, cursor: reencode(JSON.stringify({ ...payload, o: SEARCH_MAX_DEPTH })) },
           "offset past the depth a search pages to",
         ],

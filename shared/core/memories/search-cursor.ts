@@ -26,6 +26,8 @@ export const SEARCH_CURSOR_MAX_LENGTH = 81_920;
 export const SEARCH_MAX_DEPTH = 10_000;
 /** The longest term a plan holds: one word of a 1,000-character query, in UTF-16 units. */
 const TERM_MAX_LENGTH = 2000;
+/** The longest lexeme Postgres holds, in UTF-8 bytes: no term of a plan is longer. */
+const LEXEME_MAX_BYTES = 2047;
 
 const Weight = Type.Number({ minimum: 0, maximum: 1e6 });
 const CursorPayload = Type.Object(
@@ -135,9 +137,11 @@ export function decodeSearchCursor(cursor: string, fingerprint: string): SearchP
     throw new AppError("invalid_input");
   }
   // The terms go to Postgres as text, which cannot hold a NUL (the driver's error would be a 500);
-  // a request body's strings are checked as it is read, a cursor's only here.
+  // a request body's strings are checked as it is read, a cursor's only here. Nor can a term be
+  // longer than a lexeme (2,047 bytes), which no plan holds: one longer reached a tsquery, which
+  // refused it (a review's 500).
   const terms = payload.w.flatMap(([, alternatives]) => alternatives.map(([term]) => term));
-  if (!terms.every(isStorableText)) {
+  if (!terms.every((term) => isStorableText(term) && Buffer.byteLength(term) <= LEXEME_MAX_BYTES)) {
     throw new AppError("invalid_input");
   }
   return {
