@@ -62,7 +62,7 @@ export const CANDIDATES = 32;
  * instead (at 10⁶, 74.0% of the full ranking's score for the worst query; 84.6% with them, and 123 →
  * 173 of the 270 results of its top 10s: bench/README.md, "Eighteenth session"). With two words the
  * memories holding both are many more, of which a few hundred help little (sixteenth session, and
- * measured again). 64 candidates held 133 of the 270; ordered from 1,024 read, 201, at +5 ms p50.
+ * measured again). 64 candidates held 133 of the 270; ordered from 1,024 read, 201, at +7 ms p50 against +3.4.
  */
 const CONJUNCTIVE_MIN_SLOTS = 3;
 const CONJUNCTIVE_CANDIDATES = 256;
