@@ -33,7 +33,7 @@ export function isCursorInstant(ms: number): boolean {
 
 export function decodeCursor(list: CursorList, cursor: string): { at: Date; id: string } {
   const match = /^([a-z])\.(\d{1,15})\.(.+)$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!match || match[1] !== LISTS[list] || !isUuid(match[3]!) || Number(match[2]) > LAST_CURSOR_MS)
+  if (!match || match[1] !== LISTS[list] || !isUuid(match[3]!) || !isCursorInstant(Number(match[2])))
     throw new AppError("invalid_input");
   return { at: new Date(Number(match[2])), id: match[3]!.toLowerCase() };
 }

@@ -10,7 +10,7 @@ import {
 } from "@amem/platform";
 import type { Principal } from "@amem/core";
 import { errorResponse } from "@amem/http";
-import { mcpResourceOf, protectedResourceMetadataUrlOf, resourceOriginFor } from "./discovery/metadata";
+import { mcpResourceOf, protectedResourceMetadataUrlOf, resourceOriginOf } from "./discovery/metadata";
 
 /**
  * Who an OAuth access token stands for: the account (the same Principal API keys and session
@@ -58,41 +58,45 @@ export function principalOf(authInfo: AuthInfo | undefined): McpPrincipal {
 export function bearerGate(config: Pick<Config, "MCP_PUBLIC_URL">, verify: AccessTokenVerifier, logger?: Logger) {
   const resource = mcpResourceOf(config);
   const publicMetadataUrl = protectedResourceMetadataUrlOf(config);
+  const originOf = resourceOriginOf(config);
   const scope = OAUTH_SCOPES.join(" ");
+  // Which check refused the token, at debug level (issue 19 defect 10); never the token itself.
+  const refuse = (resourceMetadataUrl: string, invalidToken: boolean, check?: string) => {
+    if (check !== undefined)
+      logger?.debug({ endpoint: "/mcp", error: "invalid_token", check }, "oauth request refused");
+    return errorResponse("unauthorized", {
+      "www-authenticate": `Bearer ${invalidToken ? 'error="invalid_token", ' : ""}resource_metadata="${resourceMetadataUrl}", scope="${scope}"`,
+    });
+  };
 
   return async (request: Request, now = Date.now()): Promise<McpAuthInfo | Response> => {
-    // The metadata as this request's origin names the resource (a loopback alias: resourceOriginFor).
-    const origin = resourceOriginFor(config, request);
+    // The metadata as this request's origin names the resource (a loopback alias: resourceOriginOf).
+    const origin = originOf(request);
     const resourceMetadataUrl =
       origin === config.MCP_PUBLIC_URL ? publicMetadataUrl : protectedResourceMetadataUrlOf(config, origin);
-    // Which check refused the token, at debug level (issue 19 defect 10); never the token itself.
-    const challenge = (invalidToken: boolean, check?: string) => {
-      if (check !== undefined)
-        logger?.debug({ endpoint: "/mcp", error: "invalid_token", check }, "oauth request refused");
-      return errorResponse("unauthorized", {
-        "www-authenticate": `Bearer ${invalidToken ? 'error="invalid_token", ' : ""}resource_metadata="${resourceMetadataUrl}", scope="${scope}"`,
-      });
-    };
 
     // API keys authenticate the REST API only (SPEC §10): presenting one here is a bad credential.
-    if (request.headers.has("x-api-key")) return challenge(true, "credential: an API key (REST only)");
+    if (request.headers.has("x-api-key"))
+      return refuse(resourceMetadataUrl, true, "credential: an API key (REST only)");
     const authorization = request.headers.get("authorization");
-    if (authorization === null) return challenge(false);
+    if (authorization === null) return refuse(resourceMetadataUrl, false);
     // One or more spaces or tabs after the scheme (RFC 9110's 1*SP, as the api reads it); a token
     // itself holds no whitespace.
     const token = bearerCredential(authorization);
-    if (token === null || /\s/.test(token)) return challenge(true, "credential: Authorization is not a Bearer token");
-    if (hasSecretShape("apiKey", token)) return challenge(true, "credential: an API key (REST only)");
+    if (token === null || /\s/.test(token))
+      return refuse(resourceMetadataUrl, true, "credential: Authorization is not a Bearer token");
+    if (hasSecretShape("apiKey", token)) return refuse(resourceMetadataUrl, true, "credential: an API key (REST only)");
     let principal: McpPrincipal;
     try {
       principal = await verify(token);
     } catch (error) {
       if (error instanceof AppError && error.code === "unauthorized")
-        return challenge(true, "access_token: unknown, revoked or expired");
+        return refuse(resourceMetadataUrl, true, "access_token: unknown, revoked or expired");
       throw error;
     }
-    if (principal.resource !== resource) return challenge(true, "resource: the token was issued for another audience");
-    if (!(principal.expiresAtMs > now)) return challenge(true, "access_token: expired");
+    if (principal.resource !== resource)
+      return refuse(resourceMetadataUrl, true, "resource: the token was issued for another audience");
+    if (!(principal.expiresAtMs > now)) return refuse(resourceMetadataUrl, true, "access_token: expired");
     const scopes = effectiveScopes(principal.scopes);
     return {
       token,

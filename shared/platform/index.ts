@@ -55,7 +55,7 @@ export { OAUTH_SCOPES, SCOPE_DESCRIPTIONS, allowsScope, effectiveScopes, isOAuth
 export type { OAuthScope } from "./scopes";
 export { onShutdown, survivePromiseRejections } from "./shutdown";
 export { hasLengthWithin, hasUnstorableText, isStorableText } from "./text";
-export { isLoopbackHostname, loopbackAliasOrigin } from "./loopback";
+export { isLoopbackHostname, loopbackAliasesOf, loopbackAliasOrigin } from "./loopback";
 export { grownBatch, halvedBatch } from "./batch-size";
 export { isUtcTimestamp, iso, isoOrNull } from "./time";
 export {

@@ -18,8 +18,21 @@ export function isLoopbackHostname(hostname: string): boolean {
  * `http://localhost:3001/mcp` refused it (RFC 9728 §3.3, the SDK's check), and could never sign in.
  */
 export function loopbackAliasOrigin(publicUrl: string, url: URL): string | null {
+  return loopbackAliasesOf(publicUrl)?.(url) ?? null;
+}
+
+/**
+ * loopbackAliasOrigin with `publicUrl` read once, for a check on every request; null when
+ * `publicUrl` is not a loopback origin (no request can name another one for it).
+ */
+export function loopbackAliasesOf(publicUrl: string): ((url: URL) => string | null) | null {
   const base = new URL(publicUrl);
-  if (!isLoopbackHostname(base.hostname) || !isLoopbackHostname(url.hostname)) return null;
-  if (url.protocol !== base.protocol || url.port !== base.port || url.origin === base.origin) return null;
-  return url.origin;
+  if (!isLoopbackHostname(base.hostname)) return null;
+  return (url) =>
+    isLoopbackHostname(url.hostname) &&
+    url.protocol === base.protocol &&
+    url.port === base.port &&
+    url.origin !== base.origin
+      ? url.origin
+      : null;
 }

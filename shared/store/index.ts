@@ -190,6 +190,7 @@ export {
   championPostings,
   rankedCandidates,
   conjunctiveCandidates,
+  LEXEME_MAX_BYTES,
   type CandidatePosting,
   eligibleMemories,
   fuzzyTerms,

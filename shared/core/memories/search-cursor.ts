@@ -1,6 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { AppError, sha256Hex, isStorableText, isUuid } from "@amem/platform";
+import { LEXEME_MAX_BYTES } from "@amem/store";
 import { FUZZY_MAX_TERMS, MAX_SLOTS, RANKING, type CorpusStats, type Slot } from "./search-ranking";
 
 /** What a query is scored with: the tenant's statistics and the query's weighted terms. */
@@ -26,8 +27,6 @@ export const SEARCH_CURSOR_MAX_LENGTH = 81_920;
 export const SEARCH_MAX_DEPTH = 10_000;
 /** The longest term a plan holds: one word of a 1,000-character query, in UTF-16 units. */
 const TERM_MAX_LENGTH = 2000;
-/** The longest lexeme Postgres holds, in UTF-8 bytes: no term of a plan is longer. */
-const LEXEME_MAX_BYTES = 2047;
 
 const Weight = Type.Number({ minimum: 0, maximum: 1e6 });
 const CursorPayload = Type.Object(

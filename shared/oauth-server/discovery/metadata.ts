@@ -1,4 +1,4 @@
-import { type Config, loopbackAliasOrigin, OAUTH_SCOPES } from "@amem/platform";
+import { type Config, loopbackAliasesOf, OAUTH_SCOPES } from "@amem/platform";
 import { requestUrl } from "@amem/http";
 
 /**
@@ -33,10 +33,13 @@ export function mcpResourceOf(config: Pick<Config, "MCP_PUBLIC_URL">): string {
  * The origin the resource is named by to a request: MCP_PUBLIC_URL, or, when that is a loopback
  * origin and the request came to another loopback name for it (`localhost` for 127.0.0.1), the
  * request's (loopbackAliasOrigin). The authorization server accepts that name as the resource
- * (normaliseResource) and binds the token to MCP_PUBLIC_URL's, so one token serves both.
+ * (normaliseResource) and binds the token to MCP_PUBLIC_URL's, so one token serves both. Built once
+ * per server: with a public URL that is not loopback, no request's URL is read.
  */
-export function resourceOriginFor(config: Pick<Config, "MCP_PUBLIC_URL">, request: Request): string {
-  return loopbackAliasOrigin(config.MCP_PUBLIC_URL, requestUrl(request)) ?? config.MCP_PUBLIC_URL;
+export function resourceOriginOf(config: Pick<Config, "MCP_PUBLIC_URL">): (request: Request) => string {
+  const aliasOf = loopbackAliasesOf(config.MCP_PUBLIC_URL);
+  const publicUrl = config.MCP_PUBLIC_URL;
+  return aliasOf === null ? () => publicUrl : (request) => aliasOf(requestUrl(request)) ?? publicUrl;
 }
 
 /** Where the protected-resource metadata lives (RFC 9728 §3.1: the resource's path after the well-known name). */
@@ -49,7 +52,7 @@ export function protectedResourceMetadataUrlOf(
 
 /**
  * RFC 9728 protected-resource metadata, served at the path-suffixed and at the root well-known URL:
- * the resource as `origin` names it (resourceOriginFor), the authorization server always the issuer.
+ * the resource as `origin` names it (resourceOriginOf), the authorization server always the issuer.
  */
 export function protectedResourceMetadata(
   config: Pick<Config, "MCP_PUBLIC_URL">,

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { type Config, AppError } from "@amem/platform";
-import { authorizationServerMetadata, protectedResourceMetadata, resourceOriginFor } from "./metadata";
+import { authorizationServerMetadata, protectedResourceMetadata, resourceOriginOf } from "./metadata";
 
 /**
  * Public documents any page may read (browser-based clients such as the Inspector fetch them
@@ -30,6 +30,7 @@ export function discoveryRoutes(
 ) {
   const resourceDocument = protectedResourceMetadata(config);
   const serverDocument = authorizationServerMetadata(config, options);
+  const originOf = resourceOriginOf(config);
   const app = new Elysia({ name: "discovery" });
   for (const path of [...PROTECTED_RESOURCE_PATHS, AUTHORIZATION_SERVER_PATH, OPENID_CONFIGURATION_PATH]) {
     app.options(path, () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }));
@@ -37,7 +38,7 @@ export function discoveryRoutes(
   for (const path of PROTECTED_RESOURCE_PATHS) {
     app.get(path, ({ request, set }) => {
       Object.assign(set.headers, PUBLIC_DOCUMENT_HEADERS);
-      const origin = resourceOriginFor(config, request);
+      const origin = originOf(request);
       return origin === config.MCP_PUBLIC_URL ? resourceDocument : protectedResourceMetadata(config, origin);
     });
   }

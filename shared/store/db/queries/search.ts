@@ -404,11 +404,13 @@ export async function rankedCandidates(
 /** A lexeme of a tsquery's text form: quoted, its quotes doubled and its backslashes escaped. */
 const tsqueryLexeme = (lexeme: string) => `'${lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
 
+/** The longest lexeme Postgres holds (a tsvector's or a tsquery's), in UTF-8 bytes: no term is longer. */
+export const LEXEME_MAX_BYTES = 2047;
 /**
- * The longest term memories_tenant_terms_idx holds (amem_tenant_terms), in UTF-8 bytes: with the
- * tenant's id and a colon in front (37 bytes) it stays within a lexeme's 2,047.
+ * The longest term memories_tenant_terms_idx holds (amem_tenant_terms, which writes the 2,010 out),
+ * in UTF-8 bytes: with the tenant's id and a colon in front (37 bytes) it stays a lexeme.
  */
-export const TENANT_TERM_MAX_BYTES = 2010;
+const TENANT_TERM_MAX_BYTES = LEXEME_MAX_BYTES - 37;
 
 /**
  * Conjunctive candidates of an unfiltered search of current memories: at most `limit` of the
@@ -439,7 +441,7 @@ export async function conjunctiveCandidates(
   // Every term a lexeme can be (a forged cursor's longer one is refused as it is read; checked again
   // here, as a tsquery refuses it with an error).
   const any = terms
-    .filter((term) => Buffer.byteLength(term) <= 2047)
+    .filter((term) => Buffer.byteLength(term) <= LEXEME_MAX_BYTES)
     .map(tsqueryLexeme)
     .join(" | ");
   // ts_rank's weights are for D, C, B, A (each in [0, 1]: scaled to the heavier field, which the
