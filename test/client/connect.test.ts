@@ -377,6 +377,26 @@ describe("amem connect claude-code", () => {
     expect(run.stdout).not.toContain("/mcp/mcp");
   });
 
+  it("without addresses, follows PORT and MCP_PORT as the server does when its public URLs are unset", async () => {
+    const print = (env: Record<string, string>) =>
+      runProcess(["bun", CLI, "connect", "claude-code", "--hook-command", HOOK], {
+        cwd: newHome(),
+        env: { PATH: process.env.PATH ?? "", HOME: newHome(), ...env },
+      });
+    const moved = await print({ PORT: "3410", MCP_PORT: "3411" });
+    expect(moved.exitCode).toBe(0);
+    expect(moved.stdout).toContain('"url": "http://127.0.0.1:3410/api/v1/hooks/claude-code"');
+    expect(moved.stdout).toContain('"url": "http://127.0.0.1:3411/mcp"');
+    // A public URL set beside the port still wins, as in the server's configuration.
+    const published = await print({ PORT: "3410", PUBLIC_URL: AMEM_URL, MCP_PUBLIC_URL: MCP_URL });
+    expect(published.stdout).toContain(`"url": "${AMEM_URL}/api/v1/hooks/claude-code"`);
+    expect(published.stdout).toContain(`"url": "${MCP_URL}/mcp"`);
+    // A port that is not one falls back to the defaults.
+    const garbled = await print({ PORT: "80x", MCP_PORT: "70000" });
+    expect(garbled.stdout).toContain('"url": "http://127.0.0.1:3000/api/v1/hooks/claude-code"');
+    expect(garbled.stdout).toContain('"url": "http://127.0.0.1:3001/mcp"');
+  });
+
   it("prints its usage on stdout and exits 0 for --help", async () => {
     const run = await runProcess(["bun", CLI, "connect", "--help"], {
       cwd: newHome(),

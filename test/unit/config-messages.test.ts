@@ -90,3 +90,13 @@ describe("README configuration table (bun run docs:config)", () => {
     for (const key of Object.keys(ConfigSchema.properties)) expect(table).toContain(`| \`${key}\` |`);
   });
 });
+
+describe(".env.example", () => {
+  it("names every setting, and leaves the public URLs to follow their ports", async () => {
+    const example = await Bun.file(new URL("../../.env.example", import.meta.url)).text();
+    const named = new Set([...example.matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]!));
+    expect(Object.keys(ConfigSchema.properties).filter((key) => !named.has(key))).toEqual([]);
+    // Set there, they would stay at the default ports once a copy's PORT or MCP_PORT is moved.
+    expect(example).not.toMatch(/^(MCP_)?PUBLIC_URL=/m);
+  });
+});

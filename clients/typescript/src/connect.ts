@@ -441,6 +441,16 @@ function defaultHookCommand(): string {
     : `${shellQuote(process.execPath)} ${shellQuote(join(root, "cli", "amem.ts"))} hook`;
 }
 
+/**
+ * Where a server started from the same environment listens when its public address is unset: on
+ * loopback at `PORT` / `MCP_PORT`, as the server's own configuration derives PUBLIC_URL and
+ * MCP_PUBLIC_URL (a connect beside a server moved to other ports wrote hooks for the default ones).
+ */
+function loopbackAddress(port: string | undefined, fallback: number): string {
+  const n = port !== undefined && /^[0-9]{1,5}$/.test(port) ? Number(port) : 0;
+  return `http://127.0.0.1:${n >= 1 && n <= 65535 ? n : fallback}`;
+}
+
 /** `amem connect ...`: prints the block (and with --write merges it into the files); returns the exit code. */
 export async function runConnect(
   argv: string[],
@@ -466,9 +476,9 @@ export async function runConnect(
   }
   const options: ConnectOptions = {
     harness,
-    amemUrl: values.url ?? env.AMEM_URL ?? env.PUBLIC_URL ?? "http://127.0.0.1:3000",
+    amemUrl: values.url ?? env.AMEM_URL ?? env.PUBLIC_URL ?? loopbackAddress(env.PORT, 3000),
     // The server's address, or its /mcp endpoint as the MCP section names it: /mcp is added once.
-    mcpUrl: (values["mcp-url"] ?? env.MCP_PUBLIC_URL ?? "http://127.0.0.1:3001").replace(/\/mcp\/*$/, ""),
+    mcpUrl: (values["mcp-url"] ?? env.MCP_PUBLIC_URL ?? loopbackAddress(env.MCP_PORT, 3001)).replace(/\/mcp\/*$/, ""),
     hookCommand: values["hook-command"] ?? defaultHookCommand(),
     projectSettings: values["project-settings"] ?? false,
     commandHooks: values["command-hooks"] ?? false,
