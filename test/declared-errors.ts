@@ -24,7 +24,7 @@ export const DECLARED_ERRORS: Record<string, ErrorCode[]> = {
   "POST /auth/forgot-password": [...BODY, "invalid_input", "rate_limited"],
   "POST /auth/reset-password": [...BODY, "invalid_input", "unauthorized", "rate_limited", "unavailable"],
   "POST /auth/logout": [...AUTHED_WRITE, ...BODY],
-  "POST /api/v1/api-keys": [...AUTHED_WRITE, ...BODY, "account_deleted"],
+  "POST /api/v1/api-keys": [...AUTHED_WRITE, ...BODY, "account_deleted", "conflict"],
   "GET /api/v1/api-keys": [...AUTHED],
   "DELETE /api/v1/api-keys/:id": [...AUTHED_WRITE, ...BODY, "not_found"],
   "GET /api/v1/me": [...AUTHED],

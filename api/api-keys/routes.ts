@@ -33,7 +33,7 @@ export function apiKeyRoutes(deps: ApiDeps) {
       {
         body: CreateKeyBody,
         query: NoQuery,
-        response: { 201: CreatedKey, ...errors(...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted") },
+        response: { 201: CreatedKey, ...errors(...AUTHED_WRITE_CODES, ...BODY_CODES, "account_deleted", "conflict") },
       },
     )
     .get("", async ({ principal }) => keyListView(await listApiKeysWithUse(deps, principal.userId)), {

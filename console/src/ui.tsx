@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { explain } from "./api";
+import { ApiError, explain } from "./api";
 
 /** A moment as the reader's locale writes it; the ISO value in the title. */
 export function When({ at }: { at: string | null }) {
@@ -12,11 +12,13 @@ export function When({ at }: { at: string | null }) {
   );
 }
 
-export function ErrorLine({ error }: { error: unknown }) {
+/** The error's explanation; `codes` words a code the way this screen means it. */
+export function ErrorLine({ error, codes }: { error: unknown; codes?: Record<string, string> }) {
   if (!error) return null;
+  const own = error instanceof ApiError ? codes?.[error.code] : undefined;
   return (
     <p class="error" role="alert">
-      {explain(error)}
+      {own ?? explain(error)}
     </p>
   );
 }

@@ -22,7 +22,14 @@ export { EXPORT_PAGE_ROWS, exportAccount } from "./accounts/export";
 export type { ExportAccountRow, ExportSink } from "./accounts/export";
 export { collectGarbage } from "./accounts/gc";
 export { issueVerificationToken, requestPasswordReset, resetPassword, verifyEmail } from "./accounts/recovery";
-export { EMAIL_PATTERN, isEmail, isKeyName, isPassword } from "./accounts/rules";
+export {
+  EMAIL_PATTERN,
+  isEmail,
+  isKeyName,
+  isPassword,
+  MAX_LIVE_API_KEYS,
+  REVOKED_KEYS_LISTED,
+} from "./accounts/rules";
 export { checkPassword, createUser, login, logout } from "./accounts/users";
 export { tenantWrite } from "./accounts/write-fence";
 export { attributeWrite, settleAttributedLease } from "./agent-sessions/attribution";

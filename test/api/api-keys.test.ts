@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, eventually, ISO_MS, newTenant, UUID_V7, type Tenant, type TestContext } from "../helpers";
-import { authenticate } from "@amem/core";
+import { authenticate, MAX_LIVE_API_KEYS, REVOKED_KEYS_LISTED } from "@amem/core";
 import { sha256Hex } from "@amem/platform";
 import { flushKeyUse } from "../../workers/flusher/key-use-flusher";
 import { startFlusher } from "../../workers/flusher/flusher";
@@ -477,5 +477,51 @@ describe("credential cache", () => {
       expiresAtMs: 0,
     });
     expect(await ctx.deps.redis.get(ctx.deps.keys.credential("k", hash))).toBe("r");
+  });
+});
+
+describe("how many keys a user holds and lists", () => {
+  it(`refuses a key past ${MAX_LIVE_API_KEYS} live ones with 409 conflict, even when created at once; revoking one makes room`, async () => {
+    const tenant = await newTenant(ctx); // holds its default key
+    // All at once, beyond the bound: the creations take turns, so exactly the room left is minted.
+    const tries = await Promise.all(
+      Array.from({ length: MAX_LIVE_API_KEYS + 10 }, (_, i) =>
+        ctx.request("POST", "/api/v1/api-keys", { apiKey: tenant.apiKey, body: { name: `k${i}` } }),
+      ),
+    );
+    const statuses = tries.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201).length).toBe(MAX_LIVE_API_KEYS - 1);
+    expect(statuses.filter((s) => s === 409).length).toBe(11);
+    expect(tries.find((r) => r.status === 409)!.body).toEqual({ error: "conflict" });
+    const [row] = await ctx.deps
+      .sql`select count(*)::int as live from api_keys where user_id = ${tenant.userId} and revoked_at is null`;
+    expect(row!.live).toBe(MAX_LIVE_API_KEYS);
+    const minted = tries.find((r) => r.status === 201)!.body as { id: string };
+    expect((await ctx.request("DELETE", `/api/v1/api-keys/${minted.id}`, { apiKey: tenant.apiKey })).status).toBe(204);
+    expect((await createKey(ctx, tenant, "after revoking one")).name).toBe("after revoking one");
+    expect((await ctx.request("POST", "/api/v1/api-keys", { apiKey: tenant.apiKey, body: { name: "x" } })).status).toBe(
+      409,
+    );
+  });
+
+  it(`lists every live key and the ${REVOKED_KEYS_LISTED} most recently revoked, newest first`, async () => {
+    const tenant = await newTenant(ctx);
+    // Revoked keys written directly: as many as the listing shows and 5 more, revoked in order.
+    await ctx.deps.sql`
+      insert into api_keys (id, user_id, name, prefix, key_hash, created_at, revoked_at)
+      select gen_random_uuid(), ${tenant.userId}, 'old ' || i, 'amem_old', 'hash-' || ${tenant.userId} || '-' || i,
+        now() - interval '1 day' + i * interval '1 second', now() - interval '1 hour' + i * interval '1 second'
+      from generate_series(1, ${REVOKED_KEYS_LISTED + 5}) i`;
+    const keys = await listKeys(ctx, tenant);
+    const revoked = keys.filter((k) => k.revokedAt !== null).map((k) => k.name);
+    // The 5 revoked first are the ones left out.
+    expect(revoked.length).toBe(REVOKED_KEYS_LISTED);
+    expect(revoked).not.toContain("old 5");
+    expect(revoked).toContain("old 6");
+    expect(keys.filter((k) => k.revokedAt === null).map((k) => k.name)).toEqual(["default"]);
+    const res = await ctx.request("GET", "/api/v1/api-keys", { apiKey: tenant.apiKey });
+    expect(res.body.count).toBe(REVOKED_KEYS_LISTED + 1);
+    const created = keys.map((k) => Date.parse(k.createdAt));
+    expect(created).toEqual([...created].sort((a, b) => b - a));
   });
 });

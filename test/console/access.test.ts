@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMcpApp } from "../../mcp/app";
 import { issuerOf } from "@amem/oauth-server";
-import { authenticateAccessToken } from "@amem/core";
+import { authenticateAccessToken, MAX_LIVE_API_KEYS } from "@amem/core";
 import { eventually, newTenant } from "../helpers";
 import { grantThroughServices } from "../oauth-grant";
 import { memoryAt, propose, proposeFact } from "../proposals/helpers";
@@ -96,6 +96,26 @@ describe("the console's Access screen in headless Chromium (real api and workers
       const after = await ctx.request("GET", "/api/v1/me", { apiKey: key });
       expect([after.status, after.body]).toEqual([401, { error: "unauthorized" }]);
       expect(problems).toEqual([]);
+      await page.browserContext().close();
+    },
+    TEST_MS,
+  );
+
+  it(
+    "says why a key is refused once the account holds as many live keys as it may",
+    async () => {
+      const page = await newPage(h);
+      const user = await signIn(h, page);
+      // The user's other live keys, written directly up to the bound.
+      await ctx.deps.sql`
+        insert into api_keys (id, user_id, name, prefix, key_hash, created_at)
+        select gen_random_uuid(), ${user.userId}, 'agent ' || i, 'amem_x', 'hash-' || ${user.userId} || '-' || i, now()
+        from generate_series(1, ${MAX_LIVE_API_KEYS} - (select count(*)::int from api_keys
+          where user_id = ${user.userId} and revoked_at is null)) i`;
+      await openScreen(page, "Access");
+      await fill(page, "input[name=keyName]", "one too many");
+      await clickText(page, "form[aria-label='New API key'] button", "Create key");
+      await waitForText(page, "p.error", "as many live keys as it may: revoke one");
       await page.browserContext().close();
     },
     TEST_MS,

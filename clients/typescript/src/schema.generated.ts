@@ -3942,6 +3942,18 @@ export interface operations {
                 };
             };
             /** @description Every error: exactly {"error": code} */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
             410: {
                 headers: {
                     [name: string]: unknown;

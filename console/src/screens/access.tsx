@@ -78,7 +78,7 @@ function Keys() {
           </button>
         </div>
       )}
-      <ErrorLine error={error ?? keys.error} />
+      <ErrorLine error={error ?? keys.error} codes={{ conflict: "This account holds as many live keys as it may: revoke one to create another." }} />
       {!keys.data ? (
         <Loading />
       ) : (

@@ -2,21 +2,22 @@ import { AppError, newId, mintApiKey } from "@amem/platform";
 import { apiKeyIdsOf, findLiveApiKey, insertApiKey, listApiKeys, revokeApiKey, type Executor } from "@amem/store";
 import type { Deps } from "../deps";
 import { cacheIssuedCredential, markCredentialRevoked } from "../auth/credentials";
+import { MAX_LIVE_API_KEYS, REVOKED_KEYS_LISTED } from "./rules";
 
 /**
- * Inserts a key for the user, only while the account is active (410 account_deleted otherwise);
- * the secret is returned once and never stored. Returns the account's email as the insert saw it.
+ * Inserts a key for the user, in the caller's transaction, only while the account is active (410
+ * account_deleted otherwise) and holds fewer than MAX_LIVE_API_KEYS live keys (409 conflict
+ * otherwise); the secret is returned once and never stored. Returns the account's email as the
+ * insert saw it.
  */
 export async function insertNewApiKey(db: Executor, userId: string, name: string) {
   const minted = mintApiKey();
-  const inserted = await insertApiKey(db, {
-    id: newId(),
-    userId,
-    name,
-    prefix: minted.prefix,
-    keyHash: minted.keyHash,
-    createdAt: new Date(),
-  });
+  const inserted = await insertApiKey(
+    db,
+    { id: newId(), userId, name, prefix: minted.prefix, keyHash: minted.keyHash, createdAt: new Date() },
+    MAX_LIVE_API_KEYS,
+  );
+  if (inserted === "full") throw new AppError("conflict");
   if (!inserted) throw new AppError("account_deleted");
   return { ...inserted, key: minted.key };
 }
@@ -27,7 +28,7 @@ export async function insertNewApiKey(db: Executor, userId: string, name: string
  * marker) stays.
  */
 export async function createApiKey(deps: Deps, owner: { userId: string; email: string }, name: string) {
-  const minted = await insertNewApiKey(deps.db, owner.userId, name);
+  const minted = await deps.db.transaction((tx) => insertNewApiKey(tx, owner.userId, name));
   await cacheMintedApiKey(deps, minted);
   const { row, key } = minted;
   return { id: row.id, name: row.name, prefix: row.prefix, key, createdAt: row.createdAt };
@@ -57,10 +58,10 @@ export async function listApiKeysWithUse(deps: Deps, userId: string) {
   // the two reads then moves a use into Postgres (seen), never out of Redis before it was read. A
   // key created between the id read and the row read has no pending use read; it shows its use
   // from the next listing on.
-  const ids = await apiKeyIdsOf(deps.db, userId);
+  const ids = await apiKeyIdsOf(deps.db, userId, REVOKED_KEYS_LISTED);
   const pendingValues = await Promise.all(ids.map((k) => deps.redis.hget(deps.keys.keyLastUsedOf(k.keyHash), k.id)));
   const pendingByKey = new Map(ids.map((k, i) => [k.id, pendingValues[i]]));
-  const rows = await listApiKeys(deps.db, userId);
+  const rows = await listApiKeys(deps.db, userId, REVOKED_KEYS_LISTED);
   return rows.map((row) => {
     const pendingMs = Number(pendingByKey.get(row.id) ?? 0);
     const flushedMs = row.lastUsedAt?.getTime() ?? 0;

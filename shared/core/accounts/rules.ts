@@ -9,6 +9,13 @@ export const EMAIL_MAX = 254;
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 256;
 export const KEY_NAME_MAX = 64;
+/**
+ * Live API keys per user: one more is refused (409 `conflict`) until one is revoked. Without a
+ * bound, a user's key list (GET /api-keys, one Redis read per key) grew with every key created.
+ */
+export const MAX_LIVE_API_KEYS = 100;
+/** Revoked keys a listing still shows, most recently revoked first. */
+export const REVOKED_KEYS_LISTED = 100;
 
 /** An address the service would take: the schema's pattern and length, and not reserved (the CLI's check). */
 export function isEmail(value: string): boolean {

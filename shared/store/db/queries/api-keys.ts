@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Executor } from "../client";
 import { apiKeys, users } from "../schema";
 import { activeAccount } from "./account-fence";
@@ -6,37 +6,74 @@ import { activeAccount } from "./account-fence";
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
 /**
- * Mints a key in one statement, only for an active account (the write fence as its first CTE):
- * the key row and the account's email as the statement saw it, or undefined when the account is
- * no longer active (nothing written). A key minted here commits before the account's erasure has
- * finished waiting for the writes in flight, so the erasure finds it and rewrites its cache entry.
+ * Mints a key, only for an active account (the write fence as the insert's first CTE) holding fewer
+ * than `maxLive` live keys: the key row and the account's email as the statement saw it, `"full"`
+ * when the account already holds `maxLive`, or undefined when it is no longer active (nothing
+ * written). Run in a transaction: the tenant's key creations take turns on an advisory lock held
+ * to its end, so the count each sees includes every key minted before it. A key minted here commits before the
+ * account's erasure has finished waiting for the writes in flight, so the erasure finds it and
+ * rewrites its cache entry.
  */
 export async function insertApiKey(
-  db: Executor,
+  tx: Executor,
   values: { id: string; userId: string; name: string; prefix: string; keyHash: string; createdAt: Date },
-): Promise<{ row: ApiKeyRow; email: string } | undefined> {
-  const rows = await db.execute<{ email: string }>(sql`
-    with account as materialized ${activeAccount(db, values.userId)},
+  maxLive: number,
+): Promise<{ row: ApiKeyRow; email: string } | "full" | undefined> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`api-keys:${values.userId}`}, 0))`);
+  const rows = await tx.execute<{ email: string; full: boolean }>(sql`
+    with account as materialized ${activeAccount(tx, values.userId)},
+    live as (
+      select count(*) as n from api_keys where user_id = ${values.userId}::uuid and revoked_at is null
+    ),
     ins as (
       insert into api_keys (id, user_id, name, prefix, key_hash, created_at)
       select ${values.id}::uuid, account.id, ${values.name}::text, ${values.prefix}::text, ${values.keyHash}::text,
         ${values.createdAt.toISOString()}::timestamptz
-      from account
+      from account, live
+      where live.n < ${maxLive}
       returning id
     )
-    select account.email from account, ins`);
+    select account.email, not exists (select 1 from ins) as full from account`);
   const seen = rows[0];
   if (!seen) return undefined;
+  if (seen.full) return "full";
   return { row: { ...values, lastUsedAt: null, revokedAt: null }, email: seen.email };
 }
 
-export async function listApiKeys(db: Executor, userId: string): Promise<ApiKeyRow[]> {
-  return db.select().from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+/**
+ * The keys a listing shows: every live key (at most MAX_LIVE_API_KEYS) and the `revokedShown` most
+ * recently revoked — a user who created and revoked keys for months would otherwise list every one
+ * of them, with a Redis read each.
+ */
+function listed(db: Executor, userId: string, revokedShown: number) {
+  const recentlyRevoked = db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), isNotNull(apiKeys.revokedAt)))
+    .orderBy(desc(apiKeys.revokedAt), desc(apiKeys.id))
+    .limit(revokedShown);
+  return and(eq(apiKeys.userId, userId), or(isNull(apiKeys.revokedAt), inArray(apiKeys.id, recentlyRevoked)));
 }
 
-/** The ids of the user's keys (to read their unflushed use, and only theirs, from Redis). */
-export async function apiKeyIdsOf(db: Executor, userId: string): Promise<{ id: string; keyHash: string }[]> {
-  return db.select({ id: apiKeys.id, keyHash: apiKeys.keyHash }).from(apiKeys).where(eq(apiKeys.userId, userId));
+/** The keys a listing shows, newest first. */
+export async function listApiKeys(db: Executor, userId: string, revokedShown: number): Promise<ApiKeyRow[]> {
+  return db
+    .select()
+    .from(apiKeys)
+    .where(listed(db, userId, revokedShown))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+}
+
+/** The ids of the keys a listing shows (to read their unflushed use, and only theirs, from Redis). */
+export async function apiKeyIdsOf(
+  db: Executor,
+  userId: string,
+  revokedShown: number,
+): Promise<{ id: string; keyHash: string }[]> {
+  return db
+    .select({ id: apiKeys.id, keyHash: apiKeys.keyHash })
+    .from(apiKeys)
+    .where(listed(db, userId, revokedShown));
 }
 
 /** Revokes a live key of the user; returns its hash, or undefined when unknown, foreign or already revoked. */
