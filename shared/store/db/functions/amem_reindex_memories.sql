@@ -10,13 +10,17 @@
 -- once their writers committed: locked in the same statement, a memory archived or revised while
 -- it waited came back updated, but its `removed` row, written by that update, was outside the
 -- statement's snapshot — counted as folded here and by the fold again (a review saw removed_df
--- −1). Returns how many memories it read again.
+-- −1). Returns how many memories it read again. Only memories of active accounts: an erased one's
+-- index is gone, and reading its memories again wrote postings and df with no N beside them (a
+-- probe's find, nineteenth session); the erasure takes the fold's lock too, so the state read
+-- here holds to the end.
 CREATE OR REPLACE FUNCTION amem_reindex_memories(p_ids uuid[]) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
   v_count int;
 BEGIN
   PERFORM pg_advisory_xact_lock(hashtext('amem_fold_search_stats'));
-  PERFORM 1 FROM memories WHERE id = ANY(p_ids) FOR UPDATE;
+  PERFORM 1 FROM memories m JOIN users u ON u.id = m.user_id AND u.state = 'active'
+  WHERE m.id = ANY(p_ids) FOR UPDATE OF m;
   CREATE TEMP TABLE amem_reindexed ON COMMIT DROP AS
   SELECT m.id, m.user_id, (m.valid_to IS NULL AND m.status = 'active') AS current,
     l.topic_length AS old_topic, l.content_length AS old_content,
@@ -27,6 +31,7 @@ BEGIN
       AS removed_folded,
     0::bigint AS new_topic, 0::bigint AS new_content
   FROM memories m
+  JOIN users u ON u.id = m.user_id AND u.state = 'active'
   CROSS JOIN LATERAL amem_memory_postings(m.search, NULL, NULL, NULL) l
   WHERE m.id = ANY(p_ids) AND l.term IS NULL;
   GET DIAGNOSTICS v_count = ROW_COUNT;
