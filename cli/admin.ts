@@ -75,7 +75,8 @@ function readArgs(argv: string[]): AdminArgs | null {
   if (values.email !== undefined && !isEmail(values.email)) throw new Error("--email is not an email address");
   if (values.password !== undefined && !isPassword(values.password))
     throw new Error("--password must be 8–256 characters");
-  if (values.name !== undefined && !isKeyName(values.name)) throw new Error("--name must be 1–64 characters");
+  if (values.name !== undefined && !isKeyName(values.name))
+    throw new Error("--name must be 1–64 characters, visible, without control or bidirectional formatting characters");
   if (values.id !== undefined && !isUuid(values.id)) throw new Error("--id is not a uuid");
   const batch = values.batch === undefined ? undefined : Number(values.batch);
   if (values.batch !== undefined && !(/^[1-9][0-9]{0,5}$/.test(values.batch) && batch! <= 100_000))

@@ -1,5 +1,5 @@
 import type { Deps } from "@amem/core";
-import { isStorableText, mintSecret, newClientId, sha256Hex } from "@amem/platform";
+import { isDisplayName, isStorableText, mintSecret, newClientId, sha256Hex } from "@amem/platform";
 import { timingSafeEqual } from "node:crypto";
 import {
   findClient,
@@ -37,16 +37,6 @@ export type ClientMetadata = {
  * Metadata we do not use is ignored, as §2 asks (clients send logo_uri, scope, software_id, …).
  * Defaults are RFC 7591's: `client_secret_basic`, `authorization_code`, `code`.
  */
-/**
- * What a client name shown on the consent page and the console may not hold: control characters
- * (a line break splits the name from "wants access") and the bidirectional embeddings, overrides
- * and isolates (U+202A–202E, U+2066–2069) and marks (U+200E, U+200F, U+061C), which reorder what is displayed — a probe registered
- * "Evil\u202Eppa" and the consent page showed "Evilapp". Right-to-left names need none of them.
- */
-const MISLEADING_NAME_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-/** Nothing but spaces and invisible format characters (U+200B…): a name that shows as none. */
-const INVISIBLE_NAME = /^[\p{Z}\p{Cf}\s]*$/u;
-
 export function validateClientMetadata(body: unknown): ClientMetadata {
   if (typeof body !== "object" || body === null || Array.isArray(body))
     throw new OAuthError("invalid_client_metadata", "metadata: not a JSON object");
@@ -71,14 +61,7 @@ export function validateClientMetadata(body: unknown): ClientMetadata {
   if (!isStringArray(responseTypes) || !responseTypes.every((r) => r === "code"))
     throw new OAuthError("invalid_client_metadata", "response_types: only code is supported");
   const name = m.client_name;
-  if (
-    name !== undefined &&
-    (typeof name !== "string" ||
-      INVISIBLE_NAME.test(name) ||
-      name.length > MAX_CLIENT_NAME ||
-      !isStorableText(name) ||
-      MISLEADING_NAME_CHARACTERS.test(name))
-  )
+  if (name !== undefined && (typeof name !== "string" || name.length > MAX_CLIENT_NAME || !isDisplayName(name)))
     throw new OAuthError("invalid_client_metadata", "client_name: empty, too long, or not storable text");
   const applicationType = m.application_type ?? (looksNative(uris) ? "native" : "web");
   if (!oneOf(OAUTH_APPLICATION_TYPES, applicationType))

@@ -54,7 +54,7 @@ export {
 export { OAUTH_SCOPES, SCOPE_DESCRIPTIONS, allowsScope, effectiveScopes, isOAuthScope } from "./scopes";
 export type { OAuthScope } from "./scopes";
 export { onShutdown, survivePromiseRejections } from "./shutdown";
-export { hasLengthWithin, hasUnstorableText, isStorableText } from "./text";
+export { hasLengthWithin, hasUnstorableText, isDisplayName, isStorableText } from "./text";
 export { isLoopbackHostname, loopbackAliasesOf, loopbackAliasOrigin } from "./loopback";
 export { grownBatch, halvedBatch } from "./batch-size";
 export { isUtcTimestamp, iso, isoOrNull } from "./time";

@@ -52,3 +52,19 @@ export function hasUnstorableText(value: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * What a name a person reads (an OAuth client's on the consent page, an API key's in the console)
+ * may not hold: control characters (a line break splits the name from "wants access") and the
+ * bidirectional embeddings, overrides and isolates (U+202A–202E, U+2066–2069) and marks (U+200E,
+ * U+200F, U+061C), which reorder what is displayed — a probe registered "Evil\u202Eppa" and the
+ * consent page showed "Evilapp". Right-to-left names need none of them.
+ */
+const MISLEADING_NAME_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+/** Nothing but spaces and invisible format characters (U+200B…): a name that shows as none. */
+const INVISIBLE_NAME = /^[\p{Z}\p{Cf}\s]*$/u;
+
+/** Whether a name shows as what it is: something visible, stored as sent, nothing reordering it. */
+export function isDisplayName(value: string): boolean {
+  return !INVISIBLE_NAME.test(value) && isStorableText(value) && !MISLEADING_NAME_CHARACTERS.test(value);
+}

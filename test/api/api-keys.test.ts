@@ -525,3 +525,20 @@ describe("how many keys a user holds and lists", () => {
     expect(created).toEqual([...created].sort((a, b) => b - a));
   });
 });
+
+describe("API key names", () => {
+  it("refuses a name that would not show as what it is: blank, control or bidirectional formatting characters", async () => {
+    const tenant = await newTenant(ctx);
+    for (const name of ["   ", "\u200b", "lap\ntop", "lap\u0007top", "Evil\u202eppa", "a\u2067b\u2069", "x\u200fy"]) {
+      const res = await ctx.request("POST", "/api/v1/api-keys", { apiKey: tenant.apiKey, body: { name } });
+      expect({ name, status: res.status, body: res.body }).toEqual({
+        name,
+        status: 400,
+        body: { error: "invalid_input" },
+      });
+    }
+    // Right-to-left and other scripts need none of them.
+    for (const name of ["מחשב נייד", "ノートPC", "laptop – agent"])
+      expect((await createKey(ctx, tenant, name)).name).toBe(name);
+  });
+});

@@ -150,6 +150,16 @@ describe("amem key create", () => {
     });
   });
 
+  it("refuses a name with bidirectional formatting characters, as the api does, and mints nothing", async () => {
+    const user = await createUser();
+    const run = await amem("key", "create", "--email", user.email, "--name", "Evil\u202eppa");
+    expect(run.exitCode).not.toBe(0);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("--name must be 1–64 characters, visible");
+    const [row] = await ctx.deps.sql`select count(*)::int as keys from api_keys where user_id = ${user.id}`;
+    expect(row!.keys).toBe(1);
+  });
+
   it("exits non-zero with a message on stderr and nothing on stdout for an unknown email", async () => {
     const run = await amem("key", "create", "--email", uniqueEmail(), "--name", "n");
     expect(run.exitCode).not.toBe(0);

@@ -3883,6 +3883,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: display-name */
                     name: string;
                 };
             };

@@ -1,4 +1,4 @@
-import { hasLengthWithin } from "@amem/platform";
+import { hasLengthWithin, isDisplayName } from "@amem/platform";
 
 /**
  * Input rules shared by the HTTP schemas and the admin CLI, so both accept exactly the same.
@@ -39,6 +39,11 @@ export function isReservedEmail(value: string): boolean {
 export function isPassword(value: string): boolean {
   return hasLengthWithin(value, PASSWORD_MIN, PASSWORD_MAX);
 }
+/**
+ * A key name: 1–64 characters that show as what they are (isDisplayName: not blank, no control or
+ * bidirectional formatting characters — the console lists keys by name, and a revoked "laptop"
+ * must not be one that only looks like it).
+ */
 export function isKeyName(value: string): boolean {
-  return hasLengthWithin(value, 1, KEY_NAME_MAX);
+  return hasLengthWithin(value, 1, KEY_NAME_MAX) && isDisplayName(value);
 }

@@ -5,7 +5,9 @@ import { KEY_NAME_MAX } from "../accounts/rules";
 import { iso, isoOrNull } from "@amem/platform";
 import { Int, NullableTimestamp, strictObject, Text, Timestamp, Uuid } from "./schema-kit";
 
-export const CreateKeyBody = strictObject({ name: Text({ minLength: 1, maxLength: KEY_NAME_MAX }) });
+export const CreateKeyBody = strictObject({
+  name: Text({ minLength: 1, maxLength: KEY_NAME_MAX, format: "display-name" }),
+});
 export const CreatedKey = strictObject({
   id: Uuid,
   name: Type.String(),

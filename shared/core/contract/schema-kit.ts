@@ -25,6 +25,7 @@ import {
   ERROR_STATUS,
   type ErrorCode,
   hasLengthWithin,
+  isDisplayName,
   isUtcTimestamp,
 } from "@amem/platform";
 
@@ -86,6 +87,8 @@ export function QueryInteger(bounds: { minimum: number; maximum: number }): TInt
 export const Uuid = Type.String({ pattern: UUID_PATTERN });
 export const Timestamp = Type.String({ description: "ISO 8601 UTC with Z, millisecond precision" });
 FormatRegistry.Set("utc-timestamp", isUtcTimestamp);
+/** A name people read (isDisplayName): not blank, no control or bidirectional formatting characters. */
+FormatRegistry.Set("display-name", isDisplayName);
 /** A timestamp sent by the client: ISO 8601 with Z and a real calendar date. */
 export const TimestampIn = Text({ format: "utc-timestamp", maxLength: 40 });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
