@@ -85,39 +85,16 @@ const CONJUNCTIVE_MAX_DF = 50_000;
 const heldBy = (weight: number, documents: number) => (documents + 1) * Math.exp(-weight) - 0.5;
 
 /**
- * How deep an unfiltered search reads each term's list: `budget` postings over all of them, at least
- * `floor` each. A list shorter than its share (by its length read back from the plan) is read whole
- * and what it leaves is shared among the longer ones, shortest first (water-filling): split evenly,
- * a query pairing a rare word with common ones read the common lists no deeper than if the rare
- * one had filled its share. A term in several slots, or a slot's replacement, is one list.
- */
-export function listDepths(plan: SearchPlan, budget: number, floor: number): Map<string, number> {
-  const lengths = new Map<string, number>();
-  for (const slot of plan.slots)
-    for (const a of slot.alternatives)
-      lengths.set(a.term, Math.max(lengths.get(a.term) ?? 0, heldBy(a.weight, plan.stats.documents)));
-  const depths = new Map<string, number>();
-  let left = budget;
-  let lists = lengths.size;
-  for (const [term, length] of [...lengths].sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))) {
-    const share = Math.max(floor, Math.floor(left / lists--));
-    depths.set(term, share);
-    left -= Math.min(share, Math.ceil(length));
-  }
-  return depths;
-}
-
-/**
  * The slots' terms for conjunctiveCandidates when an unfiltered search wants them, else null: a
  * list will be cut (a term held by more memories than `listDepth`: a tenant whose lists are read
  * whole is ranked from every match already), the query has CONJUNCTIVE_MIN_SLOTS words that match,
  * and its rarest is in at most CONJUNCTIVE_MAX_DF memories.
  */
-function conjunctionWanted(plan: SearchPlan, depths: Map<string, number>): string[][] | null {
+function conjunctionWanted(plan: SearchPlan, listDepth: number): string[][] | null {
   const { documents } = plan.stats;
   const matched = plan.slots.filter((s) => s.alternatives.length > 0);
   if (matched.length < CONJUNCTIVE_MIN_SLOTS) return null;
-  if (!matched.some((s) => s.alternatives.some((a) => heldBy(a.weight, documents) > depths.get(a.term)!))) return null;
+  if (!matched.some((s) => s.alternatives.some((a) => heldBy(a.weight, documents) > listDepth))) return null;
   if (Math.min(...matched.map((s) => heldBy(s.weight, documents))) > CONJUNCTIVE_MAX_DF) return null;
   return matched.map((s) => s.alternatives.map((a) => a.term));
 }
@@ -191,7 +168,8 @@ export async function rankCandidates(
       await completeCutOffPostings(deps, scope.userId, plan, [...candidates.values()], cutTerms, lastOfList, wanted);
     cutOff = cutTerms.length > 0;
   } else {
-    const depths = listDepths(plan, deps.config.SEARCH_LIST_BUDGET, depth);
+    const lists = plan.slots.reduce((n, s) => n + s.alternatives.length, 0);
+    const listDepth = Math.max(depth, Math.floor(deps.config.SEARCH_LIST_BUDGET / Math.max(lists, 1)));
     const count = CANDIDATES + DEPTH_PER_ITEM * wanted;
     const slots = plan.slots.map((s) => s.alternatives);
     const ranked = await rankedCandidates(
@@ -199,12 +177,12 @@ export async function rankCandidates(
       scope.userId,
       slots,
       { ...RANKING, b: lengthNormalisation(plan.stats), ...plan.stats },
-      (term) => depths.get(term)!,
+      listDepth,
       count,
     );
     // One after the other, never side by side: a search holds one pooled connection at a time, as
     // SEARCH_MAX_CONCURRENT < DB_POOL_SIZE assumes (side by side saved 0.7 ms p50 at 10⁶).
-    const conjunction = conjunctionWanted(plan, depths);
+    const conjunction = conjunctionWanted(plan, listDepth);
     const conjunctive =
       conjunction === null
         ? []

@@ -337,7 +337,7 @@ export type CandidatePosting = Posting & {
 
 /**
  * The candidates of an unfiltered search of current memories: the postings of each slot's terms
- * read best first (memory_terms_champion_idx, stored impact), up to `depthOf(term)` each, and of the memories they hold
+ * read best first (memory_terms_champion_idx, stored impact), up to `depth` per term, and of the memories they hold
  * the `count` + 1 with the highest sum of the terms' weights × saturations — a memory matching
  * several of the query's words ranks by all of them, wherever it sits in each list. Each saturation
  * is computed from the posting's counts and lengths (in the index's key) with the tenant's
@@ -356,10 +356,10 @@ export async function rankedCandidates(
   userId: string,
   slots: { term: string; weight: number }[][],
   saturation: SaturationConstants,
-  depthOf: (term: string) => number,
+  depth: number,
   count: number,
 ): Promise<CandidatePosting[]> {
-  const alternatives = slots.flatMap((alts, slot) => alts.map((a) => ({ ...a, slot, depth: depthOf(a.term) })));
+  const alternatives = slots.flatMap((alts, slot) => alts.map((a) => ({ ...a, slot })));
   if (alternatives.length === 0) return [];
   const names = sql.param([...new Set(alternatives.map((a) => a.term))]);
   // A memory's first score is the sum over the slots of its best alternative's weight × impact, as
@@ -370,14 +370,13 @@ export async function rankedCandidates(
     slots.every((alts) => alts.length <= 1) && new Set(alternatives.map((a) => a.term)).size === alternatives.length;
   const read = sql`
     from unnest(${sql.param(alternatives.map((a) => a.term))}::text[], ${sql.param(alternatives.map((a) => a.weight))}::float8[],
-                ${sql.param(alternatives.map((a) => a.slot))}::int[], ${sql.param(alternatives.map((a) => a.depth))}::int[])
-      q(term, weight, slot, depth)
+                ${sql.param(alternatives.map((a) => a.slot))}::int[]) q(term, weight, slot)
     cross join lateral (
       select t.memory_id, ${saturationOf(saturation)} as saturation
       from memory_terms t
       where t.user_id = ${userId} and t.term = q.term
       ${BEST_FIRST}
-      limit q.depth
+      limit ${depth}
     ) c`;
   const scored = plain
     ? sql`select c.memory_id, sum(q.weight * c.saturation) as score ${read} group by c.memory_id`
