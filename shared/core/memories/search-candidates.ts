@@ -39,8 +39,9 @@ const DEPTH_PER_ITEM = 2;
 const PROBE_ROUND = 64;
 /*
  * How many postings an unfiltered search reads over all its terms, at least, is SEARCH_LIST_BUDGET
- * (8,192; each term's list at least as deep as a filtered search's): a tenant whose query terms
- * occur in fewer memories than this together is ranked from every memory that holds any of them —
+ * (8,192, split evenly over the lists; each at least as deep as a filtered search's): a tenant none
+ * of whose query terms occurs in more memories than its list's share is ranked from every memory
+ * that holds any of them —
  * at 10⁴ memories, each of the bench's 28 queries had exactly the top 10 of a ranking of every
  * match. A larger tenant's page reads this many, ranked in Postgres (bench/README.md, "Thirteenth
  * session: candidates ranked by every word they hold"); bench:search measures how far its pages are
