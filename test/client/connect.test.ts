@@ -391,6 +391,10 @@ describe("amem connect claude-code", () => {
     const published = await print({ PORT: "3410", PUBLIC_URL: AMEM_URL, MCP_PUBLIC_URL: MCP_URL });
     expect(published.stdout).toContain(`"url": "${AMEM_URL}/api/v1/hooks/claude-code"`);
     expect(published.stdout).toContain(`"url": "${MCP_URL}/mcp"`);
+    // An empty address is unset, as the server reads it.
+    const empty = await print({ PORT: "3410", AMEM_URL: "", PUBLIC_URL: "", MCP_PUBLIC_URL: "" });
+    expect(empty.stdout).toContain('"url": "http://127.0.0.1:3410/api/v1/hooks/claude-code"');
+    expect(empty.stdout).toContain('"url": "http://127.0.0.1:3001/mcp"');
     // A port that is not one falls back to the defaults.
     const garbled = await print({ PORT: "80x", MCP_PORT: "70000" });
     expect(garbled.stdout).toContain('"url": "http://127.0.0.1:3000/api/v1/hooks/claude-code"');

@@ -476,9 +476,10 @@ export async function runConnect(
   }
   const options: ConnectOptions = {
     harness,
-    amemUrl: values.url ?? env.AMEM_URL ?? env.PUBLIC_URL ?? loopbackAddress(env.PORT, 3000),
+    // An empty variable is unset, as the server's configuration reads it.
+    amemUrl: values.url ?? (env.AMEM_URL || env.PUBLIC_URL || loopbackAddress(env.PORT, 3000)),
     // The server's address, or its /mcp endpoint as the MCP section names it: /mcp is added once.
-    mcpUrl: (values["mcp-url"] ?? env.MCP_PUBLIC_URL ?? loopbackAddress(env.MCP_PORT, 3001)).replace(/\/mcp\/*$/, ""),
+    mcpUrl: (values["mcp-url"] ?? (env.MCP_PUBLIC_URL || loopbackAddress(env.MCP_PORT, 3001))).replace(/\/mcp\/*$/, ""),
     hookCommand: values["hook-command"] ?? defaultHookCommand(),
     projectSettings: values["project-settings"] ?? false,
     commandHooks: values["command-hooks"] ?? false,
