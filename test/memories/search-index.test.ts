@@ -35,6 +35,16 @@ const DOCUMENTS = [
   { topic: "Topic words twice: deploy deploy", content: "A topic term that the content repeats: deploy." },
 ];
 
+/** Inserts DOCUMENTS for the tenant in one statement (the insert trigger indexes them); their ids. */
+async function insertDocuments(tx: TransactionSql, userId: string): Promise<string[]> {
+  const rows = DOCUMENTS.map((d) => ({ id: newId(), ...d }));
+  await tx`insert into memories (id, user_id, memory_type, topic, content, content_hash, scope,
+      valid_from, recorded_at, created_at, updated_at)
+    select r.id, ${userId}, 'note', r.topic, r.content, md5(r.content), 'work', now(), now(), now(), now()
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id uuid, topic text, content text)`;
+  return rows.map((r) => r.id);
+}
+
 type Index = { postings: unknown[]; pending: unknown[]; counted: Counted };
 /** The tenant's document counts as a search reads them: folded plus pending. */
 type Counted = { documents: number; removed: number };
@@ -67,12 +77,7 @@ async function triggerAndBackfill(stats: { documents: number; topicLength: numbe
     if (stats)
       await tx`insert into memory_search_stats (user_id, documents, topic_length, content_length)
         values (${tenant.userId}, ${stats.documents}, ${stats.topicLength}, ${stats.contentLength})`;
-    const rows = DOCUMENTS.map((d) => ({ id: newId(), ...d }));
-    const ids = rows.map((r) => r.id);
-    await tx`insert into memories (id, user_id, memory_type, topic, content, content_hash, scope,
-        valid_from, recorded_at, created_at, updated_at)
-      select r.id, ${tenant.userId}, 'note', r.topic, r.content, md5(r.content), 'work', now(), now(), now(), now()
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id uuid, topic text, content text)`;
+    const ids = await insertDocuments(tx, tenant.userId);
     // One memory stops being current: the update trigger (amem_unindex_memory) writes its `removed`
     // row, which the backfill must write too for a memory it finds no longer current.
     await tx`update memories set status = 'archived' where id = ${ids[0]!}`;
@@ -116,11 +121,7 @@ describe("search index writers (amem_index_memory and amem_unindex_memory trigge
   it("a second backfill, after a fold, indexes nothing and counts every memory once (a termless one too)", async () => {
     const tenant = await newTenant(ctx);
     const counted = await rolledBack(async (tx) => {
-      const rows = DOCUMENTS.map((d) => ({ id: newId(), ...d }));
-      await tx`insert into memories (id, user_id, memory_type, topic, content, content_hash, scope,
-          valid_from, recorded_at, created_at, updated_at)
-        select r.id, ${tenant.userId}, 'note', r.topic, r.content, md5(r.content), 'work', now(), now(), now(), now()
-        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id uuid, topic text, content text)`;
+      await insertDocuments(tx, tenant.userId);
       // As if bulk-loaded with the trigger off: no postings, nothing pending.
       await tx`delete from memory_terms where user_id = ${tenant.userId}`;
       await tx`delete from memory_search_pending where user_id = ${tenant.userId}`;
@@ -143,17 +144,13 @@ describe("search index writers (amem_index_memory and amem_unindex_memory trigge
   it("neither the backfill nor a reindex writes anything for an erased account", async () => {
     const tenant = await newTenant(ctx);
     const written = await rolledBack(async (tx) => {
-      const rows = DOCUMENTS.map((d) => ({ id: newId(), ...d }));
-      await tx`insert into memories (id, user_id, memory_type, topic, content, content_hash, scope,
-          valid_from, recorded_at, created_at, updated_at)
-        select r.id, ${tenant.userId}, 'note', r.topic, r.content, md5(r.content), 'work', now(), now(), now(), now()
-        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id uuid, topic text, content text)`;
+      const ids = await insertDocuments(tx, tenant.userId);
       // What an erasure leaves of the index (account-erasure.ts): nothing, the account deleted.
       await tx`update users set state = 'deleted' where id = ${tenant.userId}`;
       for (const table of ["memory_terms", "memory_search_pending", "memory_term_stats", "memory_search_stats"])
         await tx`delete from ${tx(table)} where user_id = ${tenant.userId}`;
       const [indexed] = await tx`select amem_index_memories(${tenant.userId}) as n`;
-      const [reindexed] = await tx`select amem_reindex_memories(${rows.map((r) => r.id)}::uuid[]) as n`;
+      const [reindexed] = await tx`select amem_reindex_memories(${ids}::uuid[]) as n`;
       const [left] = await tx`select
         (select count(*) from memory_terms where user_id = ${tenant.userId})
         + (select count(*) from memory_search_pending where user_id = ${tenant.userId})
