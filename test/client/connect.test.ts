@@ -12,6 +12,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ApiProcess } from "../faults/api-process";
+import { freePort } from "../free-port";
+import { createTestContext } from "../helpers";
 import { runProcess } from "../process";
 
 /** `bun run amem connect` as a person runs it: a real process, with HOME pointing at a scratch home. */
@@ -399,6 +402,58 @@ describe("amem connect claude-code", () => {
     const garbled = await print({ PORT: "80x", MCP_PORT: "70000" });
     expect(garbled.stdout).toContain('"url": "http://127.0.0.1:3000/api/v1/hooks/claude-code"');
     expect(garbled.stdout).toContain('"url": "http://127.0.0.1:3001/mcp"');
+  });
+
+  it("--write refuses an address it guessed (PUBLIC_URL, PORT, the default) that does not answer as amem, writing nothing", async () => {
+    // Another project's dev server on the port a project's .env names: it would get every hook's API key.
+    const other = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ ok: true }) });
+    try {
+      const write = (env: Record<string, string>) => {
+        const home = newHome();
+        const run = runProcess(["bun", CLI, "connect", "claude-code", "--write", "--hook-command", HOOK], {
+          cwd: home,
+          env: { PATH: process.env.PATH ?? "", HOME: home, ...env },
+        });
+        return run.then((result) => ({ ...result, home }));
+      };
+      const byPort = await write({ PORT: String(other.port) });
+      expect([byPort.exitCode, byPort.stderr.trim()]).toEqual([
+        1,
+        `amem: http://127.0.0.1:${other.port} (from PORT) does not answer as amem, and the hooks would send your API key there; nothing was written. Start amem, or name its address: --url or AMEM_URL`,
+      ]);
+      expect(filesIn(byPort.home)).toEqual([]);
+      const closed = freePort();
+      const byPublicUrl = await write({ PUBLIC_URL: `http://127.0.0.1:${closed}` });
+      expect(byPublicUrl.exitCode).toBe(1);
+      expect(byPublicUrl.stderr).toStartWith(`amem: http://127.0.0.1:${closed} (from PUBLIC_URL) does not answer, and`);
+      expect(filesIn(byPublicUrl.home)).toEqual([]);
+      // A named address is the user's word: written as given, checked by nobody.
+      const named = await write({ PORT: String(other.port), AMEM_URL: `http://127.0.0.1:${closed}` });
+      expect(named.exitCode).toBe(0);
+      expect(readJson(join(named.home, ".claude", "settings.json")).hooks.Stop).toEqual([
+        { hooks: [httpHook(`http://127.0.0.1:${closed}/api/v1/hooks/claude-code`)] },
+      ]);
+    } finally {
+      other.stop(true);
+    }
+  });
+
+  it("--write takes the address PORT names once amem answers there", async () => {
+    const api = new ApiProcess((await createTestContext()).config);
+    await api.start();
+    try {
+      const home = newHome();
+      const run = await runProcess(["bun", CLI, "connect", "claude-code", "--write", "--hook-command", HOOK], {
+        cwd: home,
+        env: { PATH: process.env.PATH ?? "", HOME: home, PORT: String(api.port) },
+      });
+      expect([run.exitCode, run.stderr]).toEqual([0, ""]);
+      expect(readJson(join(home, ".claude", "settings.json")).hooks.Stop).toEqual([
+        { hooks: [httpHook(`${api.url}/api/v1/hooks/claude-code`)] },
+      ]);
+    } finally {
+      await api.stop();
+    }
   });
 
   it("prints its usage on stdout and exits 0 for --help", async () => {

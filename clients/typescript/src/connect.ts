@@ -451,6 +451,41 @@ function loopbackAddress(port: string | undefined, fallback: number): string {
   return `http://127.0.0.1:${n >= 1 && n <= 65535 ? n : fallback}`;
 }
 
+/**
+ * The api's address and the setting it came from. An empty variable is unset, as the server's
+ * configuration reads it. Only `--url` and `AMEM_URL` name amem for certain: `PUBLIC_URL` and `PORT`
+ * are as often another project's (Bun reads the `.env` of the directory connect runs in, and a
+ * per-project connect runs in that project), and 3000 is many a dev server's default.
+ */
+function apiAddress(flag: string | undefined, env: Record<string, string | undefined>) {
+  if (flag !== undefined) return { url: flag, from: "--url" };
+  if (env.AMEM_URL) return { url: env.AMEM_URL, from: "AMEM_URL" };
+  if (env.PUBLIC_URL) return { url: env.PUBLIC_URL, from: "PUBLIC_URL" };
+  if (env.PORT) return { url: loopbackAddress(env.PORT, 3000), from: "PORT" };
+  return { url: loopbackAddress(undefined, 3000), from: "the default" };
+}
+
+/** How long connect waits for an address it guessed to answer as amem. */
+const IDENTITY_TIMEOUT_MS = 3000;
+
+/**
+ * Why the address does not answer as amem's api (its root names the service), or null when it
+ * does. Checked before hooks that carry the API key are written for an address connect guessed.
+ */
+async function notAmem(url: string): Promise<string | null> {
+  try {
+    const response = await fetch(`${url.replace(/\/+$/, "")}/`, {
+      signal: AbortSignal.timeout(IDENTITY_TIMEOUT_MS),
+      redirect: "manual",
+      headers: { accept: "application/json" },
+    });
+    const body = (await response.json().catch(() => null)) as { service?: unknown } | null;
+    return response.status === 200 && body?.service === "amem" ? null : "does not answer as amem";
+  } catch {
+    return "does not answer";
+  }
+}
+
 /** `amem connect ...`: prints the block (and with --write merges it into the files); returns the exit code. */
 export async function runConnect(
   argv: string[],
@@ -474,10 +509,10 @@ export async function runConnect(
     console.error(CONNECT_USAGE);
     return 1;
   }
+  const api = apiAddress(values.url, env);
   const options: ConnectOptions = {
     harness,
-    // An empty variable is unset, as the server's configuration reads it.
-    amemUrl: values.url ?? (env.AMEM_URL || env.PUBLIC_URL || loopbackAddress(env.PORT, 3000)),
+    amemUrl: api.url,
     // The server's address, or its /mcp endpoint as the MCP section names it: /mcp is added once.
     mcpUrl: (values["mcp-url"] ?? (env.MCP_PUBLIC_URL || loopbackAddress(env.MCP_PORT, 3001))).replace(/\/mcp\/*$/, ""),
     hookCommand: values["hook-command"] ?? defaultHookCommand(),
@@ -499,6 +534,15 @@ export async function runConnect(
   if (!values.write) {
     console.log("# (printed only: --write merges these into the files above, keeping a backup of each)");
   } else {
+    if (api.from !== "--url" && api.from !== "AMEM_URL") {
+      const refusal = await notAmem(api.url);
+      if (refusal) {
+        console.error(
+          `amem: ${api.url} (from ${api.from}) ${refusal}, and the hooks would send your API key there; nothing was written. Start amem, or name its address: --url or AMEM_URL`,
+        );
+        return 1;
+      }
+    }
     try {
       // Every file is read and merged before any is written: a file that cannot take amem's block
       // leaves all of them as they were (not the hooks written and the MCP server missing).
