@@ -139,6 +139,19 @@ describe("GET /api/v1/memories: tag and created-at filters", () => {
     });
   });
 
+  it("reads a bound within the last millisecond of year 9999 (rounding up lands in year 10000): after it nothing, before it everything", async () => {
+    const tenant = await newTenant(ctx);
+    await tenHours(tenant);
+    for (const last of ["9999-12-31T23:59:59.9991Z", "9999-12-31T23:59:59.999999999Z"]) {
+      const from = await list(tenant, `?current=false&createdFrom=${last}`);
+      expect({ status: from.status, body: from.body }).toEqual({ status: 200, body: { items: [], nextCursor: null } });
+      const before = await list(tenant, `?current=false&limit=100&createdBefore=${last}`);
+      expect({ status: before.status, items: before.body.items?.length }).toEqual({ status: 200, items: 10 });
+    }
+    const range = await list(tenant, "?createdFrom=9999-12-31T23:59:59.9991Z&createdBefore=9999-12-31T23:59:59.9992Z");
+    expect({ status: range.status, body: range.body }).toEqual({ status: 200, body: { items: [], nextCursor: null } });
+  });
+
   it("answers bad tags and timestamps, and an empty or inverted range, with 400 invalid_input", async () => {
     const tenant = await newTenant(ctx);
     const now = new Date().toISOString();

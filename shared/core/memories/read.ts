@@ -13,7 +13,7 @@ import {
   supersedeChainIds,
   type MemoryRow,
 } from "@amem/store";
-import { decodeCursor, encodeCursor } from "../cursor";
+import { decodeCursor, encodeCursor, isCursorInstant } from "../cursor";
 import { resolveScopeName } from "../scopes/service";
 
 export const DEFAULT_MEMORY_PAGE = 25;
@@ -40,11 +40,14 @@ export type MemoryListQuery = {
  * fraction, dropping a memory of .159 from a range ending at .1591 and calling a range within one
  * millisecond inverted.
  */
-function exactInstant(iso: string): { nanos: bigint; bound: Date } {
+function exactInstant(iso: string): { nanos: bigint; bound: Date | null } {
   const truncated = new Date(iso).getTime();
   const pastMillisecond = ((/\.\d{3}(\d*)/.exec(iso)?.[1] ?? "") + "000000").slice(0, 6);
   const nanos = BigInt(truncated) * 1_000_000n + BigInt(pastMillisecond);
-  return { nanos, bound: new Date(truncated + (/[1-9]/.test(pastMillisecond) ? 1 : 0)) };
+  const bound = truncated + (/[1-9]/.test(pastMillisecond) ? 1 : 0);
+  // Within the last millisecond of year 9999 the rounding lands in year 10000, which Postgres
+  // refuses (a probe's 500): null, no instant a memory can have.
+  return { nanos, bound: isCursorInstant(bound) ? new Date(bound) : null };
 }
 
 /**
@@ -60,8 +63,10 @@ export async function listTenantMemories(deps: Deps, principal: Principal, query
   const from = query.createdFrom === undefined ? undefined : exactInstant(query.createdFrom);
   const before = query.createdBefore === undefined ? undefined : exactInstant(query.createdBefore);
   if (from && before && from.nanos >= before.nanos) throw new AppError("invalid_input");
+  // Past the last instant: nothing was created from there on, everything before it.
+  if (from?.bound === null) return { items: [], nextCursor: null };
   const createdFrom = from?.bound;
-  const createdBefore = before?.bound;
+  const createdBefore = before?.bound ?? undefined;
   const rows = await listMemories(deps.db, {
     userId: principal.userId,
     scope: query.scope === undefined ? undefined : await resolveScopeName(deps.db, principal.userId, query.scope),
