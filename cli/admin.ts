@@ -9,6 +9,7 @@ import {
   isEmail,
   isKeyName,
   isPassword,
+  MAX_LIVE_API_KEYS,
 } from "@amem/core";
 import { findUserByEmail, preflight, refreshSearchImpacts } from "@amem/store";
 
@@ -201,15 +202,22 @@ export async function runAdmin(argv: string[]): Promise<void> {
     console.log(JSON.stringify(await run(deps, args)));
   } catch (error) {
     const message =
-      error instanceof AppError
-        ? ({ conflict: "email already registered", not_found: "no such live key" }[error.code as string] ?? error.code)
-        : rootMessage(error);
+      error instanceof AppError ? (REFUSALS[args.command]?.[error.code as string] ?? error.code) : rootMessage(error);
     console.error(`amem: ${message}`);
     process.exitCode = 1;
   } finally {
     await deps.close();
   }
 }
+
+/** What each command's refusals mean in its own words (one code means different things per command). */
+const REFUSALS: Record<string, Record<string, string>> = {
+  "user create": { conflict: "email already registered" },
+  "key create": {
+    conflict: `the account holds ${MAX_LIVE_API_KEYS} live keys, the most it may: revoke one first (amem key revoke --id ID)`,
+  },
+  "key revoke": { not_found: "no such live key" },
+};
 
 /** The driver's own words, not drizzle's "Failed query: <the SQL>" wrapped around them. */
 function rootMessage(error: unknown): string {

@@ -55,16 +55,27 @@ export function hasUnstorableText(value: unknown): boolean {
 
 /**
  * What a name a person reads (an OAuth client's on the consent page, an API key's in the console)
- * may not hold: control characters (a line break splits the name from "wants access") and the
- * bidirectional embeddings, overrides and isolates (U+202A–202E, U+2066–2069) and marks (U+200E,
- * U+200F, U+061C), which reorder what is displayed — a probe registered "Evil\u202Eppa" and the
- * consent page showed "Evilapp". Right-to-left names need none of them.
+ * may not hold: control characters and line or paragraph separators (a line break splits the name
+ * from "wants access"), and format characters (\p{Cf}) — the bidirectional embeddings, overrides,
+ * isolates and marks, which reorder what is displayed (a probe registered "Evil\u202Eppa" and the
+ * consent page showed "Evilapp"), and the invisible ones (zero-width space, word joiner, soft
+ * hyphen, tags), which make "lap\u200Btop" show as "laptop". Right-to-left names need none of them.
+ * A zero-width joiner is kept after an emoji, where it joins a sequence (👩‍💻).
  */
-const MISLEADING_NAME_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-/** Nothing but spaces and invisible format characters (U+200B…): a name that shows as none. */
-const INVISIBLE_NAME = /^[\p{Z}\p{Cf}\s]*$/u;
+const MISLEADING_NAME_CHARACTERS = /[\p{Cc}\p{Zl}\p{Zp}]|(?!\u200d)\p{Cf}|(?<!\p{Extended_Pictographic}\ufe0f?)\u200d/u;
+/** Letters that render as blank space: the Hangul fillers and the braille blank. */
+const BLANK_LETTERS = /[\u115f\u1160\u3164\uffa0\u2800]/gu;
+/** Something that shows: a letter, digit, punctuation or symbol that is not a blank one. */
+const VISIBLE_CHARACTER = /[\p{L}\p{N}\p{P}\p{S}]/u;
 
-/** Whether a name shows as what it is: something visible, stored as sent, nothing reordering it. */
+/**
+ * Whether a name shows as what it is: something visible, stored as sent, nothing invisible or
+ * reordering in it. (Letters of other scripts that look alike — Cyrillic "а" — remain possible.)
+ */
 export function isDisplayName(value: string): boolean {
-  return !INVISIBLE_NAME.test(value) && isStorableText(value) && !MISLEADING_NAME_CHARACTERS.test(value);
+  return (
+    VISIBLE_CHARACTER.test(value.replace(BLANK_LETTERS, "")) &&
+    isStorableText(value) &&
+    !MISLEADING_NAME_CHARACTERS.test(value)
+  );
 }

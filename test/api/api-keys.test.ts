@@ -506,18 +506,20 @@ describe("how many keys a user holds and lists", () => {
 
   it(`lists every live key and the ${REVOKED_KEYS_LISTED} most recently revoked, newest first`, async () => {
     const tenant = await newTenant(ctx);
-    // Revoked keys written directly: as many as the listing shows and 5 more, revoked in order.
+    // Revoked keys written directly: as many as the listing shows and 5 more, each created later and
+    // revoked earlier than the one before, so the most recently revoked are the oldest created.
     await ctx.deps.sql`
       insert into api_keys (id, user_id, name, prefix, key_hash, created_at, revoked_at)
       select gen_random_uuid(), ${tenant.userId}, 'old ' || i, 'amem_old', 'hash-' || ${tenant.userId} || '-' || i,
-        now() - interval '1 day' + i * interval '1 second', now() - interval '1 hour' + i * interval '1 second'
+        now() - interval '1 day' + i * interval '1 second', now() - interval '1 hour' - i * interval '1 second'
       from generate_series(1, ${REVOKED_KEYS_LISTED + 5}) i`;
     const keys = await listKeys(ctx, tenant);
     const revoked = keys.filter((k) => k.revokedAt !== null).map((k) => k.name);
-    // The 5 revoked first are the ones left out.
+    // The 5 revoked first (the last created) are the ones left out.
     expect(revoked.length).toBe(REVOKED_KEYS_LISTED);
-    expect(revoked).not.toContain("old 5");
-    expect(revoked).toContain("old 6");
+    expect(revoked).toContain("old 1");
+    expect(revoked).toContain(`old ${REVOKED_KEYS_LISTED}`);
+    expect(revoked).not.toContain(`old ${REVOKED_KEYS_LISTED + 1}`);
     expect(keys.filter((k) => k.revokedAt === null).map((k) => k.name)).toEqual(["default"]);
     const res = await ctx.request("GET", "/api/v1/api-keys", { apiKey: tenant.apiKey });
     expect(res.body.count).toBe(REVOKED_KEYS_LISTED + 1);
@@ -527,9 +529,20 @@ describe("how many keys a user holds and lists", () => {
 });
 
 describe("API key names", () => {
-  it("refuses a name that would not show as what it is: blank, control or bidirectional formatting characters", async () => {
+  it("refuses a name that would not show as what it is: blank, control, invisible or bidirectional formatting characters", async () => {
     const tenant = await newTenant(ctx);
-    for (const name of ["   ", "\u200b", "lap\ntop", "lap\u0007top", "Evil\u202eppa", "a\u2067b\u2069", "x\u200fy"]) {
+    const misleading = ["   ", "\u200b", "lap\ntop", "lap\u0007top", "Evil\u202eppa", "a\u2067b\u2069", "x\u200fy"];
+    // What shows as "laptop", as a line break, or as nothing at all.
+    const invisible = [
+      "lap\u200btop",
+      "laptop\u200b",
+      "lap\u200dtop",
+      "lap\u2060top",
+      "lap\u00adtop",
+      "laptop\u{e0041}",
+    ];
+    const blank = ["lap\u2028top", "lap\u2029top", "\u3164", "\u2800 \u115f", "\u0301"];
+    for (const name of [...misleading, ...invisible, ...blank]) {
       const res = await ctx.request("POST", "/api/v1/api-keys", { apiKey: tenant.apiKey, body: { name } });
       expect({ name, status: res.status, body: res.body }).toEqual({
         name,
@@ -537,8 +550,8 @@ describe("API key names", () => {
         body: { error: "invalid_input" },
       });
     }
-    // Right-to-left and other scripts need none of them.
-    for (const name of ["מחשב נייד", "ノートPC", "laptop – agent"])
+    // Right-to-left and other scripts need none of them; an emoji sequence keeps its joiner.
+    for (const name of ["מחשב נייד", "ノートPC", "laptop – agent", "👩‍💻 laptop", "cafe\u0301"])
       expect((await createKey(ctx, tenant, name)).name).toBe(name);
   });
 });

@@ -102,7 +102,7 @@ describe("the console's Access screen in headless Chromium (real api and workers
   );
 
   it(
-    "says why a key is refused once the account holds as many live keys as it may",
+    "says why a key is refused once the account holds as many live keys as it may, until one is revoked",
     async () => {
       const page = await newPage(h);
       const user = await signIn(h, page);
@@ -116,6 +116,10 @@ describe("the console's Access screen in headless Chromium (real api and workers
       await fill(page, "input[name=keyName]", "one too many");
       await clickText(page, "form[aria-label='New API key'] button", "Create key");
       await waitForText(page, "p.error", "as many live keys as it may: revoke one");
+      // Revoking one, as told, takes the refusal away: it no longer holds.
+      await clickText(page, "button[aria-label='Revoke key agent 1']", "Revoke");
+      await waitForText(page, "td", "revoked");
+      await page.waitForFunction(() => document.querySelector("p.error") === null, { timeout: 5000 });
       await page.browserContext().close();
     },
     TEST_MS,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
+import { MAX_LIVE_API_KEYS } from "@amem/core";
 import { createTestContext, foldAllSearchStats, uniquePrefix, UUID_V7 } from "../helpers";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "../env";
 import { runProcess, type ProcessRun } from "../process";
@@ -158,6 +159,22 @@ describe("amem key create", () => {
     expect(run.stderr).toContain("--name must be 1–64 characters, visible");
     const [row] = await ctx.deps.sql`select count(*)::int as keys from api_keys where user_id = ${user.id}`;
     expect(row!.keys).toBe(1);
+  });
+
+  it("at the account's limit of live keys says so (not that the email is taken) and mints nothing", async () => {
+    const user = await createUser();
+    // The user's first key plus 99 more: the account is at its limit.
+    await ctx.deps.sql`insert into api_keys (id, user_id, name, prefix, key_hash)
+      select gen_random_uuid(), ${user.id}, 'filler', 'amem_fill', 'hash-' || ${user.id} || '-' || i
+      from generate_series(1, ${MAX_LIVE_API_KEYS - 1}) i`;
+    const run = await amem("key", "create", "--email", user.email, "--name", "one too many");
+    expect([run.exitCode, run.stdout, run.stderr]).toEqual([
+      1,
+      "",
+      `amem: the account holds ${MAX_LIVE_API_KEYS} live keys, the most it may: revoke one first (amem key revoke --id ID)\n`,
+    ]);
+    const [row] = await ctx.deps.sql`select count(*)::int as keys from api_keys where user_id = ${user.id}`;
+    expect(row!.keys).toBe(MAX_LIVE_API_KEYS);
   });
 
   it("exits non-zero with a message on stderr and nothing on stdout for an unknown email", async () => {

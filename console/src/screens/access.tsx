@@ -47,6 +47,8 @@ function Keys() {
     if (!confirm(`Revoke ${k.name}? Agents using it stop working at once.`)) return;
     try {
       await api("DELETE", `/api/v1/api-keys/${k.id}`);
+      // A refusal shown before (the limit of live keys) no longer holds once a key is revoked.
+      setError(null);
       keys.reload();
     } catch (err) {
       setError(err);

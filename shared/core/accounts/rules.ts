@@ -40,9 +40,9 @@ export function isPassword(value: string): boolean {
   return hasLengthWithin(value, PASSWORD_MIN, PASSWORD_MAX);
 }
 /**
- * A key name: 1–64 characters that show as what they are (isDisplayName: not blank, no control or
- * bidirectional formatting characters — the console lists keys by name, and a revoked "laptop"
- * must not be one that only looks like it).
+ * A key name: 1–64 characters that show as what they are (isDisplayName: something visible, no
+ * control, invisible or bidirectional formatting characters — the console lists keys by name, and
+ * a revoked "laptop" must not be one that differs from a live "laptop" only by what does not show).
  */
 export function isKeyName(value: string): boolean {
   return hasLengthWithin(value, 1, KEY_NAME_MAX) && isDisplayName(value);
