@@ -6,7 +6,7 @@
  */
 export * as schema from "./db/schema";
 export { createDb, migratorDb } from "./db/client";
-export type { Db, Executor } from "./db/client";
+export type { Db, Executor, TransactionExecutor } from "./db/client";
 export { ensureDatabase } from "./db/ensure-database";
 export { applyMigrations, migrationsApplied } from "./db/migrate";
 export { setLocalStatementTimeout } from "./db/statement-timeout";

@@ -1,5 +1,12 @@
 import { AppError, newId, mintApiKey } from "@amem/platform";
-import { apiKeyIdsOf, findLiveApiKey, insertApiKey, listApiKeys, revokeApiKey, type Executor } from "@amem/store";
+import {
+  apiKeyIdsOf,
+  findLiveApiKey,
+  insertApiKey,
+  listApiKeys,
+  revokeApiKey,
+  type TransactionExecutor,
+} from "@amem/store";
 import type { Deps } from "../deps";
 import { cacheIssuedCredential, markCredentialRevoked } from "../auth/credentials";
 import { MAX_LIVE_API_KEYS, REVOKED_KEYS_LISTED } from "./rules";
@@ -10,7 +17,7 @@ import { MAX_LIVE_API_KEYS, REVOKED_KEYS_LISTED } from "./rules";
  * otherwise); the secret is returned once and never stored. Returns the account's email as the
  * insert saw it.
  */
-export async function insertNewApiKey(db: Executor, userId: string, name: string) {
+export async function insertNewApiKey(db: TransactionExecutor, userId: string, name: string) {
   const minted = mintApiKey();
   const inserted = await insertApiKey(
     db,

@@ -1,6 +1,6 @@
 import type { Deps } from "../deps";
 import {
-  type Executor,
+  type TransactionExecutor,
   type ErasureCounts,
   type ErasureResult,
   anonymiseUser,
@@ -182,7 +182,7 @@ export type PurgeTargets = {
  * followed its commit) reports the ledger's counts as the first run would have.
  */
 export async function eraseAccountData(
-  tx: Executor,
+  tx: TransactionExecutor,
   userId: string,
   now: Date,
   { resumed = false, followUpAt = now }: { resumed?: boolean; followUpAt?: Date } = {},
@@ -212,7 +212,7 @@ export async function eraseAccountData(
 
 /** Every statement of the erasure but the ledger; idempotent (already erased text is rewritten alike). */
 async function scrubTenant(
-  tx: Executor,
+  tx: TransactionExecutor,
   userId: string,
   now: Date,
 ): Promise<{ erased: ErasureCounts; purge: PurgeTargets }> {

@@ -1,6 +1,6 @@
 import { AppError, hasErrorCode } from "@amem/platform";
 import type { Deps } from "../deps";
-import { type Executor, ACCOUNT_NOT_ACTIVE, lockActiveAccount } from "@amem/store";
+import { type Executor, type TransactionExecutor, ACCOUNT_NOT_ACTIVE, lockActiveAccount } from "@amem/store";
 import { assertWritable, type Principal } from "../auth/credentials";
 
 /**
@@ -36,7 +36,11 @@ export async function fencedWrite<T>(principal: Principal, work: () => Promise<T
  * fenced in Postgres first, which is what makes erasure a fence: a write commits only if the
  * account is still active when it commits, so nothing lands after the erasure's transaction.
  */
-export function tenantWrite<T>(deps: Deps, principal: Principal, work: (tx: Executor) => Promise<T>): Promise<T> {
+export function tenantWrite<T>(
+  deps: Deps,
+  principal: Principal,
+  work: (tx: TransactionExecutor) => Promise<T>,
+): Promise<T> {
   return fencedWrite(principal, () =>
     deps.db.transaction(async (tx) => {
       await fenceAccountWrite(tx, principal.userId);

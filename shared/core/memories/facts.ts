@@ -1,7 +1,7 @@
 import { AppError, newId } from "@amem/platform";
 import type { Deps } from "../deps";
 import {
-  type Executor,
+  type TransactionExecutor,
   factsAsOf,
   insertFact,
   lockFactKey,
@@ -40,7 +40,7 @@ export function assertFactsDisjoint(facts: NewFact[], now: Date): void {
  * old belief and reads "as known now" see the new one. Runs inside the caller's transaction.
  */
 export async function recordFact(
-  tx: Executor,
+  tx: TransactionExecutor,
   userId: string,
   memoryId: string | null,
   fact: NewFact,

@@ -12,7 +12,7 @@ import {
   findMemory,
   lockMemory,
   type MemoryRow,
-  type Executor,
+  type TransactionExecutor,
   lockCommitmentOf,
   moveCommitment,
   setCommitmentStatus,
@@ -97,7 +97,7 @@ export async function reviseMemory(
  * memory, in the order a rename takes them (scope, then its memories), so the two cannot deadlock;
  * a rename committing between the reads moves the memory, and it is read again.
  */
-async function lockMemoryAndScope(tx: Executor, userId: string, id: string, now: Date): Promise<MemoryRow> {
+async function lockMemoryAndScope(tx: TransactionExecutor, userId: string, id: string, now: Date): Promise<MemoryRow> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const seen = await findMemory(tx, userId, id);
     if (!seen) throw new AppError("not_found");

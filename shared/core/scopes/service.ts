@@ -2,6 +2,7 @@ import { AppError, newId } from "@amem/platform";
 import type { Deps } from "../deps";
 import {
   type Executor,
+  type TransactionExecutor,
   deleteScopeRow,
   findScopeByNameOrAlias,
   findScopeForWrite,
@@ -28,7 +29,12 @@ export async function resolveScopeName(db: Executor, userId: string, nameOrAlias
  * The scope found stays locked FOR KEY SHARE until the write commits, so a concurrent rename
  * either waits and moves the write's memory too, or went first and the name is registered anew.
  */
-export async function scopeForWrite(tx: Executor, userId: string, nameOrAlias: string, now: Date): Promise<string> {
+export async function scopeForWrite(
+  tx: TransactionExecutor,
+  userId: string,
+  nameOrAlias: string,
+  now: Date,
+): Promise<string> {
   const known = await findScopeForWrite(tx, userId, nameOrAlias);
   if (known) return known;
   await lockTenantScopes(tx, userId);

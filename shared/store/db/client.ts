@@ -97,3 +97,8 @@ export type Executor = Pick<
   Db,
   "select" | "selectDistinctOn" | "insert" | "update" | "delete" | "execute" | "$with" | "with"
 >;
+/**
+ * A transaction's executor, for a query whose lock is transaction-scoped (`pg_advisory_xact_lock`):
+ * on the pool the lock would end with its own statement. Only a transaction can roll back.
+ */
+export type TransactionExecutor = Executor & { rollback(): never };

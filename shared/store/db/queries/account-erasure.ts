@@ -1,5 +1,5 @@
 import { and, asc, count, eq, gt, inArray, isNull, lt, lte, sql } from "drizzle-orm";
-import type { Executor } from "../client";
+import type { Executor, TransactionExecutor } from "../client";
 import {
   accountErasures,
   agentSessions,
@@ -157,7 +157,7 @@ export async function eraseMemories(db: Executor, userId: string): Promise<numbe
  * makes every fold meanwhile return at once: the statistics wait for it, searches stay exact from
  * the pending rows.
  */
-export async function eraseSearchIndex(db: Executor, userId: string): Promise<void> {
+export async function eraseSearchIndex(db: TransactionExecutor, userId: string): Promise<void> {
   // The memories table first, as the erasure will write it (eraseMemories), in the order a
   // migration's reindex locks them (the table in SHARE mode, then the fold's lock): taken the other
   // way round, an erasure between a migration's LOCK TABLE and its reindex deadlocked with it (a

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
-import type { Executor } from "../client";
+import type { Executor, TransactionExecutor } from "../client";
 import { apiKeys, users } from "../schema";
 import { activeAccount } from "./account-fence";
 
@@ -15,7 +15,7 @@ export type ApiKeyRow = typeof apiKeys.$inferSelect;
  * rewrites its cache entry.
  */
 export async function insertApiKey(
-  tx: Executor,
+  tx: TransactionExecutor,
   values: { id: string; userId: string; name: string; prefix: string; keyHash: string; createdAt: Date },
   maxLive: number,
 ): Promise<{ row: ApiKeyRow; email: string } | "full" | undefined> {

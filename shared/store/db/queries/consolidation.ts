@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
-import type { Db, Executor } from "../client";
+import type { Db, Executor, TransactionExecutor } from "../client";
 
 /** A transaction that can open savepoints (drizzle's nested transaction). */
-export type Savepoints = Executor & Pick<Db, "transaction">;
+export type Savepoints = TransactionExecutor & Pick<Db, "transaction">;
 import { hasErrorCode, STATEMENT_CANCELLED } from "@amem/platform";
 import { consolidationCursors, REVISION_EDGE_TYPES } from "../schema";
 import { localStatementTimeout } from "../statement-timeout";
@@ -21,7 +21,7 @@ const after = (timeCol: string, idCol: string, p: Position) =>
  * Only one consolidate pass at a time (a cron trigger may race the scheduler): false when another
  * pass holds the lock.
  */
-export async function tryLockConsolidation(tx: Executor): Promise<boolean> {
+export async function tryLockConsolidation(tx: TransactionExecutor): Promise<boolean> {
   const rows = await tx.execute<{ ok: boolean }>(
     sql`select pg_try_advisory_xact_lock(hashtextextended('amem:consolidate', 0)) as ok`,
   );

@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, inArray, isNull, lte, or, sql } from "drizzle-orm";
-import type { Executor } from "../client";
+import type { Executor, TransactionExecutor } from "../client";
 import { facts } from "../schema";
 
 export type FactRow = typeof facts.$inferSelect;
@@ -15,7 +15,12 @@ export type FactInterval = { validFrom: Date; validTo: Date | null };
  * current (8 concurrent writes left 8 current facts). A transaction-scoped advisory lock on the
  * key's hash; a collision between two keys only makes their writers take turns.
  */
-export async function lockFactKey(tx: Executor, userId: string, subject: string, predicate: string): Promise<void> {
+export async function lockFactKey(
+  tx: TransactionExecutor,
+  userId: string,
+  subject: string,
+  predicate: string,
+): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`fact|${userId}|${subject}|${predicate}`}, 0))`);
 }
 

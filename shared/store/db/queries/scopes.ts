@@ -1,5 +1,5 @@
 import { and, asc, eq, ne, or, sql, type SQL } from "drizzle-orm";
-import type { Executor } from "../client";
+import type { Executor, TransactionExecutor } from "../client";
 import { runPrepared } from "../prepared";
 import { scopes } from "../schema";
 import { newId } from "@amem/platform";
@@ -21,7 +21,7 @@ export async function listScopes(db: Executor, userId: string) {
 export type ScopeRow = typeof scopes.$inferSelect;
 
 /** Serialises a tenant's scope changes (names and aliases are unique together, across rows). */
-export async function lockTenantScopes(db: Executor, userId: string): Promise<void> {
+export async function lockTenantScopes(db: TransactionExecutor, userId: string): Promise<void> {
   await db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`scopes:${userId}`}, 0))`);
 }
 
