@@ -60,7 +60,7 @@ export async function api<T>(
   if (!res.ok) {
     const code = await res
       .json()
-      .then((b: { error?: string }) => b.error ?? "error")
+      .then((b) => (b as { error?: string }).error ?? "error")
       .catch(() => "error");
     if (res.status === 401 && path !== "/api/console/session") onSignedOut?.();
     throw new ApiError(res.status, code);
@@ -77,22 +77,29 @@ export function query(params: Record<string, string | number | undefined | null>
   return s ? `?${s}` : "";
 }
 
-/** What a person should read for an error code. */
+/** What a person should read for each error code the api answers (SPEC §1.1); never the bare code. */
+export const ERROR_TEXT: Record<string, string> = {
+  unauthorized: "Not signed in, or the email and password do not match.",
+  forbidden: "That was refused. Reload the page and try again.",
+  not_found: "Not found (it may have been deleted).",
+  conflict: "That conflicts with something that exists already.",
+  duplicate_memory: "An identical memory exists already.",
+  invalid_transition: "That status change is not allowed.",
+  invalid_input: "Some input is not valid.",
+  rate_limited: "Too many attempts; wait a minute.",
+  account_deleted: "This account is being deleted.",
+  unavailable: "The service is busy; try again in a moment.",
+  payload_too_large: "That is too large to save: shorten it and try again.",
+  invalid_json: "The request was cut short or garbled. Try again.",
+  unsupported_media_type: "The request was not sent as the service expects. Reload the page and try again.",
+  method_not_allowed: "That action is not offered here. Reload the page and try again.",
+  internal_error: "Something went wrong on the service's side. Try again; if it persists, tell its operator.",
+};
+
+/** What a person should read for an error. */
 export function explain(error: unknown): string {
   if (!(error instanceof ApiError)) return "Something went wrong. Check your connection and try again.";
-  const text: Record<string, string> = {
-    unauthorized: "Not signed in, or the email and password do not match.",
-    forbidden: "That was refused. Reload the page and try again.",
-    not_found: "Not found (it may have been deleted).",
-    conflict: "That conflicts with something that exists already.",
-    duplicate_memory: "An identical memory exists already.",
-    invalid_transition: "That status change is not allowed.",
-    invalid_input: "Some input is not valid.",
-    rate_limited: "Too many attempts; wait a minute.",
-    account_deleted: "This account is being deleted.",
-    unavailable: "The service is busy; try again in a moment.",
-  };
-  return text[error.code] ?? `Error: ${error.code}`;
+  return ERROR_TEXT[error.code] ?? "Something went wrong. Try again.";
 }
 
 export type Memory = {

@@ -219,6 +219,32 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
   );
 
   it(
+    "Proposals: j brings the card it selects into view (a and r act on it), and a full page says more wait",
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        const memories = [];
+        for (let i = 0; i < 11; i++)
+          memories.push(await remember(h, user, { topic: `Decision ${i}`, content: `We decided thing ${i}.` }));
+        let n = 0;
+        for (const from of memories)
+          for (const to of memories)
+            if (from !== to && n < 100)
+              await propose(ctx, user, { fromId: from.id, toId: to.id, createdAt: new Date(Date.now() - ++n * 1000) });
+        await openScreen(page, "Proposals");
+        await page.waitForFunction(() => document.querySelectorAll(".proposal").length === 100, { timeout: 30_000 });
+        await waitForText(page, "[data-testid=proposals-truncated]", "The 100 newest are shown");
+        for (let i = 0; i < 12; i++) await page.keyboard.press("j");
+        const seen = await page.$eval(".proposal.selected", (el: any) => {
+          const box = el.getBoundingClientRect();
+          const height = el.ownerDocument.defaultView.innerHeight;
+          return { index: [...el.parentElement.children].indexOf(el), inView: box.top >= 0 && box.bottom <= height };
+        });
+        expect(seen).toEqual({ index: 12, inView: true });
+      }),
+    TEST_MS,
+  );
+
+  it(
     "Proposals: a second a pressed while the first apply is on its way sends nothing",
     () =>
       withSignedInPage(h, async (page, user) => {

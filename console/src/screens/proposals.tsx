@@ -27,11 +27,14 @@ const LISTS: Record<Kind, string> = { memory: "/api/v1/proposals", fact: "/api/c
  * The consolidation queue (SPEC §7): both sides of each proposal, similarity and rationale;
  * apply / reject by button or keyboard (j/k move, a apply, r reject).
  */
+/** The most the api lists at once (SPEC §4.7: a limit of 1–100, no cursor). */
+const PROPOSALS_SHOWN = 100;
+
 export function Proposals() {
   const [kind, setKind] = useState<Kind>("memory");
   const [status, setStatus] = useState("proposed");
   const list = useLoad(
-    () => api<{ proposals: Proposal[] }>("GET", `${LISTS[kind]}${query({ status, limit: 100 })}`),
+    () => api<{ proposals: Proposal[] }>("GET", `${LISTS[kind]}${query({ status, limit: PROPOSALS_SHOWN })}`),
     `${kind}|${status}`,
   );
   const [selected, setSelected] = useState(0);
@@ -81,6 +84,12 @@ export function Proposals() {
   useEffect(() => {
     if (selected >= items.length) setSelected(Math.max(0, items.length - 1));
   }, [items.length]);
+  // The card j/k moved to comes into view: `a` and `r` act on it, so it must be seen (a probe's
+  // twelfth j selected a card 3,700 px below the window, and `a` applied it unseen).
+  const cardList = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    cardList.current?.querySelector("li.selected")?.scrollIntoView({ block: "nearest" });
+  }, [selected]);
 
   return (
     <Page title="Proposals">
@@ -110,7 +119,7 @@ export function Proposals() {
       ) : items.length === 0 ? (
         <p class="muted">Nothing here.</p>
       ) : (
-        <ol class="cards" aria-label="Proposals" aria-describedby="proposal-keys">
+        <ol ref={cardList} class="cards" aria-label="Proposals" aria-describedby="proposal-keys">
           {items.map((p, i) => (
             <li key={p.id} class={`card proposal${i === selected ? " selected" : ""}`} aria-current={i === selected ? "true" : undefined}>
               <p class="meta">
@@ -144,6 +153,11 @@ export function Proposals() {
           ))}
         </ol>
       )}
+      {(list.data?.proposals.length ?? 0) >= PROPOSALS_SHOWN ? (
+        <p class="muted" data-testid="proposals-truncated">
+          The {PROPOSALS_SHOWN} newest are shown: each one decided makes room for the next.
+        </p>
+      ) : null}
     </Page>
   );
 }
