@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, explain, holdCalls, resumeCalls, setCsrfToken, whenSignedOut } from "./api";
-import { Link, Loading, navigate, usePath } from "./ui";
+import { Link, Loading, navigate, Page, usePath } from "./ui";
 import { SignIn, type Session } from "./screens/sign-in";
 import { Overview } from "./screens/overview";
 import { Memories } from "./screens/memories";
@@ -22,16 +22,49 @@ const NAV = [
 
 function Screen({ path, onErased }: { path: string; onErased: (e: Erased) => void }) {
   const parts = path.replace(/\/+$/, "").split("/").slice(2);
-  const [section, id] = parts;
+  const [section, id, ...rest] = parts;
+  // A mangled link is a page that does not exist, not a form with invalid input (the api answers
+  // 400 to an id that is not one) nor the Overview under a wrong address (a probe's finds).
+  if (rest.length > 0 || (id !== undefined && !ID.test(id))) return <NotFound />;
   if (section === "memories" && id) return <MemoryDetail key={id} id={id} />;
   if (section === "memories") return <Memories />;
-  if (section === "proposals") return <Proposals />;
+  if (section === "proposals" && !id) return <Proposals />;
   if (section === "agents" && id) return <SessionRun key={id} id={id} />;
   if (section === "agents") return <Agents />;
-  if (section === "scopes") return <Scopes />;
-  if (section === "access") return <Access onErased={onErased} />;
-  return <Overview />;
+  if (section === "scopes" && !id) return <Scopes />;
+  if (section === "access" && !id) return <Access onErased={onErased} />;
+  if (section === undefined) return <Overview />;
+  return <NotFound />;
 }
+
+/** The shape of a memory's or a run's id. */
+const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function NotFound() {
+  return (
+    <Page title="Not found">
+      <p>
+        There is no such page in the console. <Link href="/app">Go to the overview</Link>.
+      </p>
+    </Page>
+  );
+}
+
+/** What each erased count is, in words (the api names them for programs: `apiKeysRevoked`). */
+const ERASED_LABELS: Record<string, string> = {
+  memories: "Memories",
+  facts: "Facts",
+  commitments: "Commitments",
+  proposals: "Consolidation proposals",
+  factProposals: "Fact proposals",
+  agentSessions: "Agent sessions",
+  apiKeysRevoked: "API keys revoked",
+  oauthTokensRevoked: "Connected apps' tokens revoked",
+  oauthCodesDeleted: "Pending app sign-ins deleted",
+  sessionsDeleted: "Console and login sessions ended",
+  emailVerificationTokensDeleted: "Email verification links deleted",
+  passwordResetTokensDeleted: "Password reset links deleted",
+};
 
 function App() {
   const path = usePath();
@@ -79,12 +112,15 @@ function App() {
         <p>You are signed out. This is what was erased:</p>
         <dl class="counts" aria-label="Erased counts">
           {Object.entries(erased).map(([k, v]) => (
-            <div key={k}>
-              <dt>{k}</dt>
+            <div key={k} data-count={k}>
+              <dt>{ERASED_LABELS[k] ?? k}</dt>
               <dd>{String(v)}</dd>
             </div>
           ))}
         </dl>
+        <p>
+          <a href="/app">Back to the sign-in page</a>
+        </p>
       </main>
     );
   }

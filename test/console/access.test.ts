@@ -93,6 +93,8 @@ describe("the console's Access screen in headless Chromium (real api and workers
       await checkDarkMode(page, "access");
       await clickText(page, "button[aria-label='Revoke key laptop agent']", "Revoke");
       await waitForText(page, "td", "revoked");
+      // The secret "shown once; store it now" goes with its key: there is nothing left to store.
+      await page.waitForFunction(() => document.querySelector("[data-testid=new-key]") === null, { timeout: 5000 });
       const after = await ctx.request("GET", "/api/v1/me", { apiKey: key });
       expect([after.status, after.body]).toEqual([401, { error: "unauthorized" }]);
       expect(problems).toEqual([]);
@@ -182,11 +184,18 @@ describe("the console's Access screen in headless Chromium (real api and workers
       await waitForText(page, "h1", "Account deleted");
       const counts = await page.$$eval("dl[aria-label='Erased counts'] div", (els: any[]) =>
         Object.fromEntries(
-          els.map((e) => [e.querySelector("dt").textContent, Number(e.querySelector("dd").textContent)]),
+          els.map((e) => [
+            e.dataset.count,
+            { label: e.querySelector("dt").textContent, n: Number(e.querySelector("dd").textContent) },
+          ]),
         ),
       );
-      expect(counts.memories).toBe(2);
-      expect(counts.apiKeysRevoked).toBe(1);
+      expect(counts.memories).toEqual({ label: "Memories", n: 2 });
+      expect(counts.apiKeysRevoked).toEqual({ label: "API keys revoked", n: 1 });
+      // Every count is named in words, not by the api's field name.
+      for (const [field, { label }] of Object.entries(counts as Record<string, { label: string }>))
+        expect({ field, label }).not.toEqual({ field, label: field });
+      await waitForText(page, "main a[href='/app']", "Back to the sign-in page");
       await screenshots(page, "account-deleted");
       await expectAccessible(page, "account-deleted");
       // The cookie went with the account, as on sign-out: the browser holds no stale session.

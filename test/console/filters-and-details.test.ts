@@ -11,6 +11,7 @@ import {
   openScreen,
   remember,
   screenshots,
+  signIn,
   startConsole,
   TEST_MS,
   waitForText,
@@ -83,6 +84,29 @@ describe("the console's filters and details in headless Chromium", () => {
         await page.waitForFunction(() => document.querySelectorAll("ul[aria-label=Memories] .card").length === 53);
         expect(await page.$("[role=alert]")).toBeNull();
       }),
+    TEST_MS,
+  );
+
+  it(
+    "Memories: a refused query empties the list and its More (which would continue the query before it)",
+    async () => {
+      // Not withSignedInPage: the 400 is this test's point, not a problem of the page.
+      const page = await newPage(h);
+      const user = await signIn(h, page);
+      for (let i = 0; i < 53; i++)
+        await memoryAt(ctx, user, { memoryType: "note", topic: `Yak note ${i}`, content: unique("yak") }, i);
+      await openScreen(page, "Memories");
+      await page.waitForFunction(() => document.querySelectorAll("ul[aria-label=Memories] .card").length === 50);
+      await page.type("input[name=scope]", "Bad Scope!");
+      const answered = page.waitForResponse((r) => /\/memories$/.test(new URL(r.url()).pathname));
+      await clickText(page, "form[role=search] button", "Apply");
+      expect((await answered).status()).toBe(400);
+      await waitForText(page, "[role=alert]", "Some input is not valid.");
+      await page.waitForFunction(() => document.querySelectorAll("ul[aria-label=Memories] .card").length === 0);
+      const more = await page.$$eval("button", (els) => els.filter((e) => e.textContent === "More").length);
+      expect(more).toBe(0);
+      await page.browserContext().close();
+    },
     TEST_MS,
   );
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { MEMORY_TYPES } from "@amem/store";
 import { eventually, newTenant } from "../helpers";
+import { newSessionId, open } from "../agent-sessions/helpers";
 import { propose } from "../proposals/helpers";
 import {
   checkDarkMode,
@@ -83,15 +84,19 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
   );
 
   it(
-    "fits the Overview to a phone's width when its charts list every memory type",
+    "fits the Overview to a phone's width when its charts list every memory type and agents' triage outcomes",
     () =>
       withSignedInPage(h, async (page, user) => {
         // The charts' text alternatives (a table per chart, for screen readers) grow with the
         // series: eight types on one day made the page 532 px wide on a 375 px phone.
         for (const memoryType of MEMORY_TYPES)
           await remember(h, user, { memoryType, topic: `A ${memoryType}`, content: `one ${memoryType}` });
+        // The triage table has a column per outcome: cut off at 375 px until it stacked.
+        for (const agent of ["claude-code", "codex"])
+          expect((await open(ctx, user, { agent, sessionId: newSessionId(), source: "startup" })).status).toBe(200);
         await page.goto(`${h.url}/app`);
         await waitForText(page, "figure.chart .legend", "preference");
+        await waitForText(page, "figure.chart th[scope=row]", "claude-code");
         await screenshots(page, "overview-every-type");
       }),
     TEST_MS,
@@ -214,6 +219,19 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         expect(new Set(order)).toEqual(new Set([first.id, second.id]));
         await page.select("select[name=status]", "rejected");
         await page.waitForFunction(() => document.querySelectorAll(".proposal").length === 1);
+      }),
+    TEST_MS,
+  );
+
+  it(
+    "a mangled or unknown address says there is no such page (not the Overview, not 'input is not valid')",
+    () =>
+      withSignedInPage(h, async (page) => {
+        for (const path of ["/app/nonsense/route", "/app/memories/nope", "/app/agents/12", "/app/scopes/x"]) {
+          await page.goto(`${h.url}${path}`);
+          await waitForText(page, "h1", "Not found");
+          await waitForText(page, "main a[href='/app']", "Go to the overview");
+        }
       }),
     TEST_MS,
   );

@@ -27,14 +27,14 @@ export function Access({ onErased }: { onErased: (erased: Erased) => void }) {
 function Keys() {
   const keys = useLoad(() => api<{ keys: Key[] }>("GET", "/api/v1/api-keys"), "keys");
   const [name, setName] = useState("");
-  const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+  const [created, setCreated] = useState<{ id: string; name: string; key: string } | null>(null);
   const [copied, setCopied] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const create = async (e: Event) => {
     e.preventDefault();
     setError(null);
     try {
-      const k = await api<{ name: string; key: string }>("POST", "/api/v1/api-keys", { name });
+      const k = await api<{ id: string; name: string; key: string }>("POST", "/api/v1/api-keys", { name });
       setCreated(k);
       setCopied(false);
       setName("");
@@ -47,8 +47,10 @@ function Keys() {
     if (!confirm(`Revoke ${k.name}? Agents using it stop working at once.`)) return;
     try {
       await api("DELETE", `/api/v1/api-keys/${k.id}`);
-      // A refusal shown before (the limit of live keys) no longer holds once a key is revoked.
+      // A refusal shown before (the limit of live keys) no longer holds once a key is revoked, and
+      // a secret revoked is no longer one to store.
       setError(null);
+      setCreated((shown) => (shown?.id === k.id ? null : shown));
       keys.reload();
     } catch (err) {
       setError(err);

@@ -102,7 +102,12 @@ export function Memories() {
       setCursor(page.nextCursor);
     } catch (e) {
       setError(e);
-      if (!more) setRows([]);
+      // A failed new query empties the list and its "More": that cursor continues the query before
+      // it, and showed its page under the refused filters (a probe's find).
+      if (!more) {
+        setRows([]);
+        setCursor(null);
+      }
     }
   };
   // A reload asked for by a state change (a tag chip): runs after the render that holds the new filters.
@@ -145,6 +150,7 @@ export function Memories() {
             type="search"
             name="q"
             placeholder="words, &quot;a phrase&quot;, -exclude"
+            maxLength={1000}
             value={search}
             onInput={(e) => setSearch(e.currentTarget.value)}
           />

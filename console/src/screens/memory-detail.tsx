@@ -176,11 +176,18 @@ function Revise({ memory }: { memory: Memory }) {
       <p class="muted">Saving writes a successor; this version stays in the history.</p>
       <label>
         Topic
-        <input name="topic" required value={topic} onInput={(e) => setTopic(e.currentTarget.value)} />
+        <input name="topic" required maxLength={256} value={topic} onInput={(e) => setTopic(e.currentTarget.value)} />
       </label>
       <label>
         Content
-        <textarea name="content" required rows={6} value={content} onInput={(e) => setContent(e.currentTarget.value)} />
+        <textarea
+          name="content"
+          required
+          rows={6}
+          maxLength={8000}
+          value={content}
+          onInput={(e) => setContent(e.currentTarget.value)}
+        />
       </label>
       <label>
         Relation

@@ -266,7 +266,8 @@ function TriageTable({ sessions }: { sessions: ActivityData["sessions"] }) {
         <p class="muted">No runs in this range.</p>
       ) : (
         <div class="table-wrap">
-          <table>
+          {/* Six columns do not fit a phone: stacked there, one block per agent (a probe saw it cut off at 375 px). */}
+          <table class="stacked">
             <thead>
               <tr>
                 <th scope="col">Agent</th>
@@ -282,7 +283,9 @@ function TriageTable({ sessions }: { sessions: ActivityData["sessions"] }) {
                 <tr key={agent}>
                   <th scope="row">{agent}</th>
                   {statuses.map((s) => (
-                    <td key={s}>{row[s] ?? 0}</td>
+                    <td key={s} data-label={s}>
+                      {row[s] ?? 0}
+                    </td>
                   ))}
                 </tr>
               ))}
