@@ -97,6 +97,7 @@ export const DECLARED_ERRORS: Record<string, ErrorCode[]> = {
   "GET /api/console/activity": [...AUTHED],
   "GET /api/console/agents": [...AUTHED],
   "GET /api/console/agent-sessions/:sessionRunId/events": [...AUTHED, "not_found"],
+  "GET /api/console/proposals": [...AUTHED],
   "GET /api/console/fact-proposals": [...AUTHED],
   "GET /api/v1/oauth/grants": [...AUTHED],
   "DELETE /api/v1/oauth/grants/:clientId": [...AUTHED_WRITE, ...BODY, "not_found"],

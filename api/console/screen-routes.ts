@@ -3,6 +3,7 @@ import {
   agentFleet,
   agentFleetView,
   factProposalsWithFacts,
+  memoryProposalsWithMemories,
   ConsoleAgents,
   ConsoleRunEvents,
   EventsQuery,
@@ -10,7 +11,9 @@ import {
   runEventsWithMemories,
   runEventsView,
   ConsoleFactProposals,
+  ConsoleMemoryProposals,
   factProposalsWithFactsView,
+  memoryProposalsWithMemoriesView,
   ProposalListQuery,
   ConsoleMemoriesQuery,
   ConsoleSearchBody,
@@ -75,6 +78,16 @@ export function consoleScreenRoutes(deps: ApiDeps) {
       response: { 200: SearchResults, ...errors(...AUTHED_WRITE_CODES, ...BODY_CODES) },
       detail: { description: "POST /api/v1/search's ranking, with the console list's versions and status filters" },
     })
+    .get(
+      "/proposals",
+      async ({ principal, query }) =>
+        memoryProposalsWithMemoriesView(await memoryProposalsWithMemories(deps, principal, query)),
+      {
+        query: ProposalListQuery,
+        response: { 200: ConsoleMemoryProposals, ...errors(...AUTHED_CODES) },
+        detail: { description: "Proposals as GET /api/v1/proposals lists them, each with both memories" },
+      },
+    )
     .get(
       "/fact-proposals",
       async ({ principal, query }) => factProposalsWithFactsView(await factProposalsWithFacts(deps, principal, query)),

@@ -72,6 +72,7 @@ export { consoleActivity, rangeDays } from "./console/activity";
 export { EXCERPT_PREVIEW_CHARS, agentFleet, excerptPreview } from "./console/agent-fleet";
 export { runEventsWithMemories } from "./console/run-events";
 export { factProposalsWithFacts } from "./console/fact-proposals";
+export { memoryProposalsWithMemories } from "./console/memory-proposals";
 export { consoleMemoryDetail } from "./console/memory-detail";
 export { consoleMemories, consoleSearch } from "./console/memories";
 export {
@@ -125,11 +126,13 @@ export {
   ConsoleAgents,
   ConsoleRunEvents,
   ConsoleFactProposals,
+  ConsoleMemoryProposals,
   ConsoleMemoriesQuery,
   ConsoleSearchBody,
   agentFleetView,
   runEventsView,
   factProposalsWithFactsView,
+  memoryProposalsWithMemoriesView,
 } from "./contract/console-screens";
 export { ActivityQuery, ConsoleActivity, ConsoleMemoryDetail, ConsoleSession } from "./contract/console";
 export { FactList, FactsQuery, factListView, factView } from "./contract/facts";

@@ -321,6 +321,7 @@ describe("guarantees across the console", () => {
         return Promise.all([
           ...[
             "/api/console/agents",
+            "/api/console/proposals",
             "/api/console/fact-proposals",
             "/api/console/memories?versions=all",
             "/api/console/memories?versions=superseded",
@@ -334,7 +335,7 @@ describe("guarantees across the console", () => {
         ]);
       }, marker);
       // Answered, not refused: a 4xx would hide nothing it was asked to show.
-      expect(reads.map((r: { status: number }) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 200]);
+      expect(reads.map((r: { status: number }) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 200]);
       expect(reads.filter((r: { text: string }) => r.text.includes(marker))).toEqual([]);
       await page.goto(`${h.url}/app/memories/${a.id}`);
       await waitForText(page, "[role=alert]", "Not found");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createTestContext, newTenant, type Tenant } from "../helpers";
 import { heartbeat, newSessionId, open } from "../agent-sessions/helpers";
-import { memoryAt, proposeFact, unique } from "../proposals/helpers";
+import { memoryAt, propose, proposeFact, unique } from "../proposals/helpers";
 import { flushLeases } from "../../workers/flusher/lease-flusher";
 import { EXCERPT_PREVIEW_CHARS, excerptPreview } from "@amem/core";
 
@@ -78,6 +78,40 @@ describe("GET /api/console/agents", () => {
     expect(bobs.text).not.toContain("message of run one");
     expect(bobs.text).not.toContain("Latest:");
     expect((await get(bob, "/api/console/agents?limit=5")).body).toEqual({ error: "invalid_input" });
+  });
+});
+
+describe("GET /api/console/proposals", () => {
+  it("lists memory proposals with both memories, as the REST list has them, filtered by status, only the tenant's", async () => {
+    const alice = await newTenant(ctx);
+    const bob = await newTenant(ctx);
+    const older = await memoryAt(
+      ctx,
+      alice,
+      { memoryType: "decision", topic: "Use Postgres 16", content: unique("pg") },
+      10,
+    );
+    const newer = await memoryAt(
+      ctx,
+      alice,
+      { memoryType: "decision", topic: "Use Postgres 17", content: unique("pg") },
+      5,
+    );
+    const proposal = await propose(ctx, alice, { fromId: newer.id, toId: older.id });
+    const res = await get(alice, "/api/console/proposals?status=proposed");
+    expect(res.status).toBe(200);
+    const rest = await get(alice, "/api/v1/proposals?status=proposed");
+    const [fromView, toView] = [
+      (await get(alice, `/api/v1/memories/${newer.id}`)).body,
+      (await get(alice, `/api/v1/memories/${older.id}`)).body,
+    ];
+    expect(res.body).toEqual({
+      count: 1,
+      proposals: [{ ...rest.body.proposals[0], id: proposal.id, from: fromView, to: toView }],
+    });
+    expect((await get(alice, "/api/console/proposals?status=applied")).body).toEqual({ count: 0, proposals: [] });
+    expect((await get(bob, "/api/console/proposals")).body).toEqual({ count: 0, proposals: [] });
+    expect((await get(alice, "/api/console/proposals?limit=101")).body).toEqual({ error: "invalid_input" });
   });
 });
 

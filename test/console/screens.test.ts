@@ -252,12 +252,15 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         await page.waitForFunction(() => document.querySelectorAll(".proposal").length === 100, { timeout: 30_000 });
         await waitForText(page, "[data-testid=proposals-truncated]", "The 100 newest are shown");
         for (let i = 0; i < 12; i++) await page.keyboard.press("j");
-        const seen = await page.$eval(".proposal.selected", (el: any) => {
+        // The scroll follows the render (an effect, after paint): waited for, within the bound.
+        const inView = () => {
+          const el = document.querySelector(".proposal.selected");
+          if (!el) return false;
           const box = el.getBoundingClientRect();
-          const height = el.ownerDocument.defaultView.innerHeight;
-          return { index: [...el.parentElement.children].indexOf(el), inView: box.top >= 0 && box.bottom <= height };
-        });
-        expect(seen).toEqual({ index: 12, inView: true });
+          const index = [...el.parentElement.children].indexOf(el);
+          return index === 12 && box.top >= 0 && box.bottom <= el.ownerDocument.defaultView.innerHeight + 1;
+        };
+        await page.waitForFunction(inView, { timeout: WAIT_MS });
       }),
     TEST_MS,
   );

@@ -106,6 +106,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/console/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Proposals as GET /api/v1/proposals lists them, each with both memories */
+        get: operations["getApiConsoleProposals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/console/search": {
         parameters: {
             query?: never;
@@ -1589,6 +1606,171 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal_error";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getApiConsoleProposals: {
+        parameters: {
+            query?: {
+                limit?: number;
+                status?: "proposed" | "applied" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        proposals: {
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            createdAt: string;
+                            /** @description ISO 8601 UTC with Z, millisecond precision */
+                            decidedAt: string | null;
+                            /**
+                             * @default supersedes
+                             * @enum {string}
+                             */
+                            edgeType: "supersedes" | "updates" | "extends" | "derives";
+                            from: {
+                                content: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                createdAt: string;
+                                id: string;
+                                /**
+                                 * @default decision
+                                 * @enum {string}
+                                 */
+                                memoryType: "decision" | "commitment" | "blocker" | "fact" | "preference" | "pattern" | "note" | "event";
+                                project: string | null;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                recordedAt: string;
+                                scope: string;
+                                sessionRunId: string | null;
+                                /**
+                                 * @default active
+                                 * @enum {string}
+                                 */
+                                status: "active" | "archived";
+                                tags: string[];
+                                topic: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                updatedAt: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                validFrom: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                validTo: string | null;
+                            };
+                            fromId: string;
+                            id: string;
+                            memoryType: string;
+                            rationale: string;
+                            similarity: number;
+                            /**
+                             * @default proposed
+                             * @enum {string}
+                             */
+                            status: "proposed" | "applied" | "rejected";
+                            to: {
+                                content: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                createdAt: string;
+                                id: string;
+                                /**
+                                 * @default decision
+                                 * @enum {string}
+                                 */
+                                memoryType: "decision" | "commitment" | "blocker" | "fact" | "preference" | "pattern" | "note" | "event";
+                                project: string | null;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                recordedAt: string;
+                                scope: string;
+                                sessionRunId: string | null;
+                                /**
+                                 * @default active
+                                 * @enum {string}
+                                 */
+                                status: "active" | "archived";
+                                tags: string[];
+                                topic: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                updatedAt: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                validFrom: string;
+                                /** @description ISO 8601 UTC with Z, millisecond precision */
+                                validTo: string | null;
+                            };
+                            toId: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_input";
+                    };
+                };
+            };
+            /** @description Every error: exactly {"error": code} */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unauthorized";
                     };
                 };
             };

@@ -13,15 +13,15 @@ type Proposal = {
   status: string;
   createdAt: string;
   decidedAt: string | null;
-  /** Fact proposals, as the console lists them, carry both facts. */
-  from?: Fact;
-  to?: Fact;
+  /** As the console lists them, proposals carry both sides: memories, or a fact proposal's facts. */
+  from?: Memory | Fact;
+  to?: Memory | Fact;
 };
 type Kind = "memory" | "fact";
 /** Where a proposal is decided (apply / reject). */
 const PATHS: Record<Kind, string> = { memory: "/api/v1/proposals", fact: "/api/v1/fact-proposals" };
-/** Where the queue is read: fact proposals with both facts in one answer (they name facts by id only). */
-const LISTS: Record<Kind, string> = { memory: "/api/v1/proposals", fact: "/api/console/fact-proposals" };
+/** Where the queue is read: each proposal with both sides in one answer, not two reads per card. */
+const LISTS: Record<Kind, string> = { memory: "/api/console/proposals", fact: "/api/console/fact-proposals" };
 
 /**
  * The consolidation queue (SPEC §7): both sides of each proposal, similarity and rationale;
@@ -129,14 +129,14 @@ export function Proposals() {
               <p class="rationale">{p.rationale}</p>
               {kind === "memory" ? (
                 <div class="sides">
-                  <Side id={p.fromId} label="From" />
-                  <Side id={p.toId} label="Into" />
+                  <Side memory={p.from as Memory | undefined} label="From" />
+                  <Side memory={p.to as Memory | undefined} label="Into" />
                 </div>
               ) : (
                 <div class="sides">
                   {/* Applying retracts the older fact (`to`) in favour of the newer (`from`): SPEC §7. */}
-                  <FactSide fact={p.from} label="Newer · kept" />
-                  <FactSide fact={p.to} label="Older · retracted if applied" />
+                  <FactSide fact={p.from as Fact | undefined} label="Newer · kept" />
+                  <FactSide fact={p.to as Fact | undefined} label="Older · retracted if applied" />
                 </div>
               )}
               {p.status === "proposed" && (
@@ -162,19 +162,13 @@ export function Proposals() {
   );
 }
 
-function Side({ id, label }: { id: string; label: string }) {
-  const m = useLoad(() => api<Memory>("GET", `/api/v1/memories/${id}`), id);
+function Side({ memory, label }: { memory: Memory | undefined; label: string }) {
+  if (!memory) return null;
   return (
     <div class="side">
       <p class="muted">{label}</p>
-      {m.data ? (
-        <>
-          <Link href={`/app/memories/${id}`}>{m.data.topic}</Link>
-          <p class="excerpt">{m.data.content}</p>
-        </>
-      ) : (
-        <ErrorLine error={m.error} />
-      )}
+      <Link href={`/app/memories/${memory.id}`}>{memory.topic}</Link>
+      <p class="excerpt">{memory.content}</p>
     </div>
   );
 }

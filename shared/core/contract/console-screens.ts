@@ -11,14 +11,15 @@ import {
   type agentFleet,
 } from "../console/agent-fleet";
 import type { factProposalsWithFacts } from "../console/fact-proposals";
+import type { memoryProposalsWithMemories } from "../console/memory-proposals";
 import type { runEventsWithMemories } from "../console/run-events";
 import { iso, isoOrNull } from "@amem/platform";
 import { FactView, factView } from "./facts";
 import { EVENT_KINDS, MEMORY_STATUSES, MEMORY_TYPES } from "@amem/store";
 import { eventPageView, EventPage } from "./agent-sessions";
 import { MEMORY_VERSIONS } from "../console/memories";
-import { ListMemoriesQuery, SearchBody } from "./memories";
-import { FactProposal, factProposalView } from "./proposals";
+import { ListMemoriesQuery, MemoryView, memoryView, SearchBody } from "./memories";
+import { FactProposal, factProposalView, Proposal, proposalView } from "./proposals";
 import { Int, NullableTimestamp, oneOf, strictObject, Timestamp, UnionEnum, Uuid } from "./schema-kit";
 
 /** 1000 as the description has always written it (1,000): the OpenAPI document stays byte-identical. */
@@ -84,6 +85,11 @@ export const ConsoleFactProposals = strictObject({
   proposals: Type.Array(strictObject({ ...FactProposal.properties, from: FactView, to: FactView })),
 });
 
+export const ConsoleMemoryProposals = strictObject({
+  count: Int({ minimum: 0 }),
+  proposals: Type.Array(strictObject({ ...Proposal.properties, from: MemoryView, to: MemoryView })),
+});
+
 export function agentFleetView(rows: Awaited<ReturnType<typeof agentFleet>>): Static<typeof ConsoleAgents> {
   return {
     items: rows.items.map((r) => ({
@@ -108,5 +114,14 @@ export function factProposalsWithFactsView(
   return {
     count: rows.length,
     proposals: rows.map((r) => ({ ...factProposalView(r.proposal), from: factView(r.from), to: factView(r.to) })),
+  };
+}
+
+export function memoryProposalsWithMemoriesView(
+  rows: Awaited<ReturnType<typeof memoryProposalsWithMemories>>,
+): Static<typeof ConsoleMemoryProposals> {
+  return {
+    count: rows.length,
+    proposals: rows.map((r) => ({ ...proposalView(r.proposal), from: memoryView(r.from), to: memoryView(r.to) })),
   };
 }
