@@ -237,6 +237,34 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
   );
 
   it(
+    "Scopes: a refused rename is said at its row, which offers the saved name back",
+    async () => {
+      // Not withSignedInPage: the 409 is this test's point, not a problem of the page.
+      const page = await newPage(h);
+      await signIn(h, page);
+      await openScreen(page, "Scopes");
+      await fill(page, "form[aria-label='New scope'] input[name=name]", "beta");
+      await clickText(page, "form[aria-label='New scope'] button", "Create scope");
+      await page.waitForSelector("form[aria-label='Scope beta']");
+      // "work" exists already (every new account has it).
+      await fill(page, "form[aria-label='Scope beta'] input[name=name]", "work");
+      await clickText(page, "form[aria-label='Scope beta'] button", "Save");
+      const row = "ul[aria-label=Scopes] li:has(form[aria-label='Scope beta'])";
+      await waitForText(page, `${row} [role=alert]`, "That conflicts with something that exists already.");
+      await waitForText(page, row, "Not saved: the scope is still named beta.");
+      expect(await page.$$("main > section > [role=alert]")).toEqual([]);
+      await clickText(page, `${row} button`, "Undo");
+      await page.waitForFunction(
+        (sel: string) => document.querySelector(`${sel} input[name=name]`)?.value === "beta",
+        { timeout: WAIT_MS },
+        row,
+      );
+      await page.browserContext().close();
+    },
+    TEST_MS,
+  );
+
+  it(
     "Proposals: j brings the card it selects into view (a and r act on it), and a full page says more wait",
     () =>
       withSignedInPage(h, async (page, user) => {

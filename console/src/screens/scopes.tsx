@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import { ErrorLine, Loading, Page, useLoad, When } from "../ui";
 
@@ -65,7 +65,7 @@ export function Scopes() {
       ) : (
         <ul class="cards" aria-label="Scopes">
           {list.data.scopes.map((s) => (
-            <ScopeRow key={s.id} scope={s} run={run} />
+            <ScopeRow key={s.id} scope={s} reload={list.reload} />
           ))}
         </ul>
       )}
@@ -73,9 +73,31 @@ export function Scopes() {
   );
 }
 
-function ScopeRow({ scope, run }: { scope: Scope; run: (call: () => Promise<unknown>) => Promise<boolean> }) {
-  const [name, setName] = useState(scope.name);
-  const [aliases, setAliases] = useState(scope.aliases.join(", "));
+/**
+ * One scope, editable in place. Its own refusal shows at the row, beside the edit it refused, with
+ * a way back to what is saved: a probe renamed "beta" to the existing "work", read the refusal at
+ * the top of the page and two rows named "work" below it.
+ */
+function ScopeRow({ scope, reload }: { scope: Scope; reload: () => void }) {
+  const saved = { name: scope.name, aliases: scope.aliases.join(", ") };
+  const [name, setName] = useState(saved.name);
+  const [aliases, setAliases] = useState(saved.aliases);
+  const [error, setError] = useState<unknown>(null);
+  // What was saved comes back with the list (this row's save, or another tab's): the fields follow it.
+  useEffect(() => {
+    setName(saved.name);
+    setAliases(saved.aliases);
+  }, [saved.name, saved.aliases]);
+  const act = async (call: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await call();
+      reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const edited = name !== saved.name || aliases !== saved.aliases;
   return (
     <li class="card">
       <form
@@ -83,12 +105,19 @@ function ScopeRow({ scope, run }: { scope: Scope; run: (call: () => Promise<unkn
         aria-label={`Scope ${scope.name}`}
         onSubmit={(e) => {
           e.preventDefault();
-          void run(() => api("PATCH", `/api/v1/scopes/${scope.id}`, { name, aliases: splitAliases(aliases) }));
+          void act(() => api("PATCH", `/api/v1/scopes/${scope.id}`, { name, aliases: splitAliases(aliases) }));
         }}
       >
         <label>
           Name
-          <input name="name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input
+            name="name"
+            required
+            maxLength={64}
+            pattern="[a-z0-9][a-z0-9\-]*"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
         </label>
         <label class="grow">
           Aliases
@@ -98,16 +127,34 @@ function ScopeRow({ scope, run }: { scope: Scope; run: (call: () => Promise<unkn
           created <When at={scope.createdAt} />
         </span>
         <button type="submit">Save</button>
+        {edited && (
+          <button
+            type="button"
+            onClick={() => {
+              setName(saved.name);
+              setAliases(saved.aliases);
+              setError(null);
+            }}
+          >
+            Undo
+          </button>
+        )}
         <button
           type="button"
           class="danger"
           onClick={() => {
-            if (confirm(`Delete scope ${scope.name}?`)) void run(() => api("DELETE", `/api/v1/scopes/${scope.id}`));
+            if (confirm(`Delete scope ${scope.name}?`)) void act(() => api("DELETE", `/api/v1/scopes/${scope.id}`));
           }}
         >
           Delete
         </button>
       </form>
+      {error ? (
+        <>
+          <ErrorLine error={error} />
+          {edited && <p class="muted">Not saved: the scope is still named {saved.name}.</p>}
+        </>
+      ) : null}
     </li>
   );
 }
