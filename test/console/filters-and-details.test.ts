@@ -20,6 +20,7 @@ import {
 
 /** Page functions run in the browser: its globals, typed loosely (the project compiles without the DOM library). */
 declare const document: any;
+declare const location: any;
 declare const Event: any;
 declare const requestAnimationFrame: (callback: (time: number) => void) => number;
 
@@ -83,6 +84,52 @@ describe("the console's filters and details in headless Chromium", () => {
         expect((await answered).status()).toBe(200);
         await page.waitForFunction(() => document.querySelectorAll("ul[aria-label=Memories] .card").length === 53);
         expect(await page.$("[role=alert]")).toBeNull();
+      }),
+    TEST_MS,
+  );
+
+  it(
+    "Memories and Proposals keep their search and filters in the address: Back from a memory and reload return to them",
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        for (const topic of ["Database pool size", "Database backups", "Lunch order"])
+          await remember(h, user, { memoryType: "decision", topic, content: `${topic}, decided.` });
+        await remember(h, user, {
+          memoryType: "commitment",
+          topic: "Rotate the keys",
+          content: "Rotate keys monthly.",
+        });
+        await openScreen(page, "Memories");
+        await page.type("input[name=q]", "database");
+        await page.select("select[name=memoryType]", "decision");
+        await clickText(page, "form[role=search] button", "Apply");
+        await page.waitForFunction(
+          () => document.querySelectorAll("ul[aria-label='Search results'] .card").length === 2,
+        );
+        expect(new URL(page.url()).search).toBe("?q=database&memoryType=decision");
+        await page.click("ul[aria-label='Search results'] .card .card-head a");
+        await page.waitForSelector("[data-testid=memory-status]");
+        await page.goBack();
+        await page.waitForFunction(
+          () => document.querySelectorAll("ul[aria-label='Search results'] .card").length === 2,
+        );
+        expect(await page.$eval("input[name=q]", (el: any) => el.value)).toBe("database");
+        expect(await page.$eval("select[name=memoryType]", (el: any) => el.value)).toBe("decision");
+        await page.reload();
+        await page.waitForFunction(
+          () => document.querySelectorAll("ul[aria-label='Search results'] .card").length === 2,
+        );
+        // The Overview's open commitments open the list of commitments.
+        await openScreen(page, "Overview");
+        await clickText(page, ".stat a .stat-label", "Open commitments");
+        await waitForText(page, "ul[aria-label=Memories] .card", "Rotate the keys");
+        expect(await page.$$eval("ul[aria-label=Memories] .card", (els: any[]) => els.length)).toBe(1);
+        // Proposals: the status chosen survives a reload.
+        await openScreen(page, "Proposals");
+        await page.select("select[name=status]", "applied");
+        await page.waitForFunction(() => location.search === "?status=applied");
+        await page.reload();
+        await page.waitForFunction(() => document.querySelector("select[name=status]")?.value === "applied");
       }),
     TEST_MS,
   );

@@ -46,10 +46,37 @@ function listQuery(f: Filters) {
   };
 }
 
+/** Where the screen lives; its search and filters ride in the address's query. */
+const SCREEN = "/app/memories";
+
+/**
+ * The search and filters an address holds (`?q=…&memoryType=…`; a status of either is `any`):
+ * back from a memory, forward and reload return to them, and a link can open the list filtered.
+ */
+function askedFrom(address: string): { search: string; filters: Filters } {
+  const params = new URLSearchParams(address);
+  const filters = { ...EMPTY };
+  for (const key of Object.keys(EMPTY) as (keyof Filters)[]) {
+    const value = params.get(key);
+    if (value !== null) filters[key] = key === "status" && value === "any" ? "" : value;
+  }
+  return { search: params.get("q") ?? "", filters };
+}
+
+/** The address of a search and filters: only what differs from the defaults. */
+function addressOf(asked: { search: string; filters: Filters }): string {
+  const params: Record<string, string> = {};
+  if (asked.search.trim() !== "") params.q = asked.search;
+  for (const key of Object.keys(EMPTY) as (keyof Filters)[])
+    if (asked.filters[key] !== EMPTY[key]) params[key] = asked.filters[key] === "" ? "any" : asked.filters[key];
+  return `${SCREEN}${query(params)}`;
+}
+
 /** The list (cursor pages), the search box (the service's ranking, scores shown) and create. */
 export function Memories() {
-  const [filters, setFilters] = useState<Filters>(EMPTY);
-  const [search, setSearch] = useState("");
+  const [initial] = useState(() => askedFrom(location.search));
+  const [filters, setFilters] = useState<Filters>(initial.filters);
+  const [search, setSearch] = useState(initial.search);
   const [rows, setRows] = useState<Row[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
   const [mode, setMode] = useState<"list" | "search">("list");
@@ -95,6 +122,9 @@ export function Memories() {
             nextCursor: p.nextCursor,
             items: p.items.map((memory) => ({ memory })),
           }));
+      // The address holds what is shown (replaced, not pushed: Back leaves the screen), unless
+      // the person moved on while this answer was on its way.
+      if (!more && location.pathname === SCREEN) history.replaceState(history.state, "", addressOf(asked));
       // Mode and rows change together: a list never shows under the search results' label.
       setMode(searchingAsked ? "search" : "list");
       setShown(asked);

@@ -23,7 +23,11 @@ export function Overview() {
         <Stat label="Current memories" value={s.memories.current} href="/app/memories" />
         <Stat label="Waiting proposals" value={s.proposals.proposed ?? 0} href="/app/proposals" />
         <Stat label="Live sessions" value={s.sessions.live} href="/app/agents" />
-        <Stat label="Open commitments" value={s.commitments.byStatus.open ?? 0} href="/app/memories" />
+        <Stat
+          label="Open commitments"
+          value={s.commitments.byStatus.open ?? 0}
+          href="/app/memories?memoryType=commitment"
+        />
         <Stat label="Scopes" value={s.scopes} href="/app/scopes" />
         <Stat label="Active API keys" value={s.apiKeys.active} href="/app/access" />
       </ul>

@@ -31,8 +31,14 @@ const LISTS: Record<Kind, string> = { memory: "/api/console/proposals", fact: "/
 const PROPOSALS_SHOWN = 100;
 
 export function Proposals() {
-  const [kind, setKind] = useState<Kind>("memory");
-  const [status, setStatus] = useState("proposed");
+  // Kind and status ride in the address, so Back from a memory and reload return to them.
+  const [kind, setKind] = useState<Kind>(() => (new URLSearchParams(location.search).get("kind") === "fact" ? "fact" : "memory"));
+  const [status, setStatus] = useState(() => new URLSearchParams(location.search).get("status") ?? "proposed");
+  useEffect(() => {
+    if (location.pathname !== "/app/proposals") return;
+    const address = `/app/proposals${query({ kind: kind === "fact" ? kind : undefined, status: status === "proposed" ? undefined : status })}`;
+    if (`${location.pathname}${location.search}` !== address) history.replaceState(history.state, "", address);
+  }, [kind, status]);
   const list = useLoad(
     () => api<{ proposals: Proposal[] }>("GET", `${LISTS[kind]}${query({ status, limit: PROPOSALS_SHOWN })}`),
     `${kind}|${status}`,
