@@ -72,6 +72,15 @@ function App() {
   const [notice, setNotice] = useState<string | null>(null);
   const [erased, setErased] = useState<Erased | null>(null);
   const [signOutError, setSignOutError] = useState<unknown>(null);
+  /**
+   * The session that ended by itself (expired, signed out elsewhere) while a screen was open: the
+   * screen stays mounted, hidden, under the sign-in, so a draft being typed (a new memory, a
+   * revision, a scope) is there again once the same person signs back in (a probe lost one).
+   * Not after "Sign out": the next person at a shared machine starts afresh.
+   */
+  const [ended, setEnded] = useState<Session | null>(null);
+  const current = useRef<Session | null | undefined>(undefined);
+  current.current = session;
   const main = useRef<HTMLElement>(null);
   const shownPath = useRef<string | null>(null);
 
@@ -89,8 +98,9 @@ function App() {
   useEffect(() => {
     whenSignedOut(() => {
       setCsrfToken(null);
+      if (current.current) setEnded(current.current);
       setSession(null);
-      setNotice("Your session has ended. Sign in again.");
+      setNotice("Your session has ended. Sign in again to carry on where you were.");
     });
     api<Session>("GET", "/api/console/session").then(
       (s) => {
@@ -124,18 +134,22 @@ function App() {
       </main>
     );
   }
-  if (session === null)
-    return (
-      <SignIn
-        notice={notice}
-        onSignedIn={(s) => {
-          setCsrfToken(s.csrfToken);
-          setNotice(null);
-          setSignOutError(null);
-          setSession(s);
-        }}
-      />
-    );
+  const signIn = (
+    <SignIn
+      notice={notice}
+      onSignedIn={(s) => {
+        setCsrfToken(s.csrfToken);
+        setNotice(null);
+        setSignOutError(null);
+        setEnded(null);
+        setSession(s);
+      }}
+    />
+  );
+  if (session === null && !ended) return signIn;
+  // Signed in, or the screen of a session that ended kept under the sign-in (keyed by user: another
+  // person signing in gets a fresh one).
+  const shown = (session ?? ended)!;
 
   // "Signed out" only once the api ended the session and cleared the cookie: after a dropped
   // connection, a 5xx or a 403 (this page's CSRF token is stale: another tab signed in again) the
@@ -163,47 +177,50 @@ function App() {
     href === "/app" ? path.replace(/\/+$/, "") === "/app" : path === href || path.startsWith(`${href}/`);
 
   return (
-    <div class="shell">
-      <a class="skip" href="#main">
-        Skip to content
-      </a>
-      <header class="top">
-        <span class="brand">amem</span>
-        <nav aria-label="Console">
-          <ul>
-            {NAV.map(([href, label]) => (
-              <li key={href}>
-                <Link href={href} class={active(href) ? "current" : undefined}>
-                  <span aria-current={active(href) ? "page" : undefined}>{label}</span>
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div class="who">
-          <span class="muted" data-testid="signed-in-as">
-            {session.email}
-          </span>
-          <button type="button" onClick={signOut}>
-            Sign out
-          </button>
-        </div>
-        {signOutError ? (
-          <p class="error" role="alert" data-testid="sign-out-error">
-            Not signed out: you are still signed in. {explain(signOutError)}
-          </p>
-        ) : null}
-      </header>
-      <main id="main" tabIndex={-1} ref={main}>
-        <Screen
-          path={path}
-          onErased={(e) => {
-            setCsrfToken(null);
-            setErased(e);
-          }}
-        />
-      </main>
-    </div>
+    <>
+      <div class="shell" hidden={!session} key={shown.userId}>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header class="top">
+          <span class="brand">amem</span>
+          <nav aria-label="Console">
+            <ul>
+              {NAV.map(([href, label]) => (
+                <li key={href}>
+                  <Link href={href} class={active(href) ? "current" : undefined}>
+                    <span aria-current={active(href) ? "page" : undefined}>{label}</span>
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <div class="who">
+            <span class="muted" data-testid="signed-in-as">
+              {shown.email}
+            </span>
+            <button type="button" onClick={signOut}>
+              Sign out
+            </button>
+          </div>
+          {signOutError ? (
+            <p class="error" role="alert" data-testid="sign-out-error">
+              Not signed out: you are still signed in. {explain(signOutError)}
+            </p>
+          ) : null}
+        </header>
+        <main id={session ? "main" : undefined} tabIndex={-1} ref={main}>
+          <Screen
+            path={path}
+            onErased={(e) => {
+              setCsrfToken(null);
+              setErased(e);
+            }}
+          />
+        </main>
+      </div>
+      {session ? null : signIn}
+    </>
   );
 }
 

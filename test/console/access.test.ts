@@ -16,6 +16,7 @@ import {
   fill,
   newPage,
   openScreen,
+  PASSWORD,
   screenshots,
   signIn,
   startConsole,
@@ -449,6 +450,50 @@ describe("guarantees across the console", () => {
       } finally {
         evil.stop(true);
       }
+      await page.browserContext().close();
+    },
+    TEST_MS,
+  );
+
+  it(
+    "a draft typed when the session ends is there again once the same person signs back in (not for another person)",
+    async () => {
+      const page = await newPage(h);
+      const user = await signIn(h, page);
+      await openScreen(page, "Memories");
+      await clickText(page, "button", "New memory");
+      await fill(page, "form[aria-label='New memory'] input[name=topic]", "Half-typed decision");
+      await fill(page, "form[aria-label='New memory'] textarea[name=content]", "We will shard by tenant.");
+      // Ended elsewhere (expiry, another tab's sign-out): the save finds it gone.
+      const cookie = (await page.browserContext().cookies()).find((c) => c.name === "amem_console")!;
+      expect((await ctx.request("POST", "/auth/logout", { bearer: cookie.value })).status).toBe(204);
+      await clickText(page, "form[aria-label='New memory'] button", "Save memory");
+      await waitForText(page, "[role=status]", "Your session has ended.");
+      const signBackIn = async (email: string) => {
+        await fill(page, "input[name=email]", email);
+        await fill(page, "input[name=password]", PASSWORD);
+        await page.click("main.signin button[type=submit]");
+        await page.waitForSelector(".shell:not([hidden])");
+      };
+      await signBackIn(user.email);
+      expect(await page.$eval("form[aria-label='New memory'] input[name=topic]", (el: any) => el.value)).toBe(
+        "Half-typed decision",
+      );
+      await clickText(page, "form[aria-label='New memory'] button", "Save memory");
+      await waitForText(page, "h1", "Half-typed decision");
+      // Another person at the same browser after another ending starts afresh.
+      const again = (await page.browserContext().cookies()).find((c) => c.name === "amem_console")!;
+      expect((await ctx.request("POST", "/auth/logout", { bearer: again.value })).status).toBe(204);
+      await page.evaluate(() =>
+        [...document.querySelectorAll("nav a")].find((a: any) => a.textContent === "Memories")?.click(),
+      );
+      await page.waitForSelector("main.signin");
+      const other = await newTenant(ctx);
+      await signBackIn(other.email);
+      await waitForText(page, "[data-testid=signed-in-as]", other.email);
+      expect(await page.$$eval(".card", (els: any[]) => els.map((e) => e.textContent))).not.toContainEqual(
+        expect.stringContaining("Half-typed decision"),
+      );
       await page.browserContext().close();
     },
     TEST_MS,
