@@ -71,8 +71,7 @@ export type { BriefingRequest } from "./briefing/service";
 export { consoleActivity, rangeDays } from "./console/activity";
 export { EXCERPT_PREVIEW_CHARS, agentFleet, excerptPreview } from "./console/agent-fleet";
 export { runEventsWithMemories } from "./console/run-events";
-export { factProposalsWithFacts } from "./console/fact-proposals";
-export { memoryProposalsWithMemories } from "./console/memory-proposals";
+export { factProposalsWithFacts, memoryProposalsWithMemories } from "./console/proposal-sides";
 export { consoleMemoryDetail } from "./console/memory-detail";
 export { consoleMemories, consoleSearch } from "./console/memories";
 export {

@@ -9,6 +9,20 @@ const splitAliases = (s: string) =>
     .map((a) => a.trim())
     .filter(Boolean);
 
+/** A scope's name as the api takes it (ScopeName: 1–64 of a–z, 0–9 and -, not starting with -). */
+function ScopeNameInput({ value, onInput }: { value: string; onInput: (value: string) => void }) {
+  return (
+    <input
+      name="name"
+      required
+      maxLength={64}
+      pattern="[a-z0-9][a-z0-9\-]*"
+      value={value}
+      onInput={(e) => onInput(e.currentTarget.value)}
+    />
+  );
+}
+
 /** Scopes (SPEC §5): create, rename, aliases, delete. */
 export function Scopes() {
   const list = useLoad(() => api<{ scopes: Scope[] }>("GET", "/api/v1/scopes"), "scopes");
@@ -42,14 +56,7 @@ export function Scopes() {
       >
         <label>
           Name
-          <input
-            name="name"
-            required
-            maxLength={64}
-            pattern="[a-z0-9][a-z0-9\-]*"
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-          />
+          <ScopeNameInput value={name} onInput={setName} />
         </label>
         <label>
           Aliases (comma-separated)
@@ -110,14 +117,7 @@ function ScopeRow({ scope, reload }: { scope: Scope; reload: () => void }) {
       >
         <label>
           Name
-          <input
-            name="name"
-            required
-            maxLength={64}
-            pattern="[a-z0-9][a-z0-9\-]*"
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-          />
+          <ScopeNameInput value={name} onInput={setName} />
         </label>
         <label class="grow">
           Aliases

@@ -10,8 +10,7 @@ import {
   RECENT_RUN_DAYS,
   type agentFleet,
 } from "../console/agent-fleet";
-import type { factProposalsWithFacts } from "../console/fact-proposals";
-import type { memoryProposalsWithMemories } from "../console/memory-proposals";
+import type { factProposalsWithFacts, memoryProposalsWithMemories } from "../console/proposal-sides";
 import type { runEventsWithMemories } from "../console/run-events";
 import { iso, isoOrNull } from "@amem/platform";
 import { FactView, factView } from "./facts";
