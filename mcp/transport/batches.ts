@@ -20,12 +20,17 @@ function forbidsBatches(request: Request): boolean {
  * Refuses a JSON-RPC batch array sent under 2025-06-18 or 2025-11-25 with 400 -32600 Invalid
  * Request, before any of its messages runs: those revisions say the POST body MUST be a single
  * request, notification or response (transports, "Sending Messages to the Server"), and a batch
- * would also multiply the work of one rate-limited request. The SDK's stateless legacy transport
+ * would also multiply the work of one rate-limited request (a 2025-03-26 batch, which is allowed,
+ * is charged a request per message by `chargeBatch` before it runs). The SDK's stateless legacy transport
  * serves batches for every 2025 revision (it refuses them only for 2026-07-28) and has no option
  * for it, so the factory wraps the transport the handler connects a 2025-era server to: its
  * `handleRequest` receives the body the handler already parsed.
  */
-export function refusingLegacyBatches(factory: McpServerFactory, onRefused: (error: Error) => void): McpServerFactory {
+export function refusingLegacyBatches(
+  factory: McpServerFactory,
+  onRefused: (error: Error) => void,
+  chargeBatch: (request: Request, calls: number) => Promise<Response | null>,
+): McpServerFactory {
   return async (ctx) => {
     const product = await factory(ctx);
     if (ctx.era !== "legacy") return product;
@@ -35,7 +40,12 @@ export function refusingLegacyBatches(factory: McpServerFactory, onRefused: (err
       if (!(transport instanceof WebStandardStreamableHTTPServerTransport)) return;
       const handle = transport.handleRequest.bind(transport);
       transport.handleRequest = async (request, options) => {
-        if (!Array.isArray(options?.parsedBody) || !forbidsBatches(request)) return handle(request, options);
+        if (!Array.isArray(options?.parsedBody)) return handle(request, options);
+        if (!forbidsBatches(request)) {
+          // A 2025-03-26 batch runs every message: each counts against the rate limit, as it would sent alone.
+          const refused = await chargeBatch(request, options.parsedBody.length);
+          return refused ?? handle(request, options);
+        }
         const error = new ProtocolError(
           ProtocolErrorCode.InvalidRequest,
           `Bad Request: JSON-RPC batches are not supported by protocol revision ${request.headers.get("mcp-protocol-version")}`,

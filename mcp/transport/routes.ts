@@ -1,8 +1,8 @@
 import { isUtf8 } from "node:buffer";
 import { Elysia } from "elysia";
 import { createMcpHandler, ProtocolError, SdkError, type McpServerFactory } from "@modelcontextprotocol/server";
-import type { Deps } from "@amem/core";
-import { AppError, loggableError, type Logger } from "@amem/platform";
+import { chargeCredential, type Deps } from "@amem/core";
+import { AppError, bearerCredential, loggableError, type Logger } from "@amem/platform";
 import { errorResponse, readBodyBytes, thrownErrorResponse, type BodyLimits } from "@amem/http";
 import { bearerGate, type AccessTokenVerifier, MCP_PATH } from "@amem/oauth-server";
 import { corsHeaders, hostGuard, originGuard, preflightHeaders } from "./guards";
@@ -102,8 +102,19 @@ function quietly<T>(logger: Logger, create: () => T): T {
  */
 export function mcpRoutes(deps: Deps, factory: McpServerFactory, verify: AccessTokenVerifier) {
   const reportError = (error: unknown) => logHandlerError(deps.logger, error);
+  // The gate counted the request once; a batch of n calls is charged the other n − 1 (429 past the limit).
+  const chargeBatch = async (request: Request, calls: number): Promise<Response | null> => {
+    const token = bearerCredential(request.headers.get("authorization") ?? "");
+    if (token === null) return null;
+    try {
+      await chargeCredential(deps, { kind: "o", secret: token }, calls - 1);
+      return null;
+    } catch (error) {
+      return thrownErrorResponse(deps.logger, error, "");
+    }
+  };
   const handler = quietly(deps.logger, () =>
-    createMcpHandler(refusingLegacyBatches(factory, reportError), {
+    createMcpHandler(refusingLegacyBatches(factory, reportError, chargeBatch), {
       legacy: "stateless",
       responseMode: "json",
       maxRequestBodySize: deps.config.BODY_LIMIT_BYTES,

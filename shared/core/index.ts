@@ -59,6 +59,7 @@ export {
   authenticate,
   authenticateAccessToken,
   cacheIssuedCredential,
+  chargeCredential,
   markCredentialRevoked,
   markCredentialsRevoked,
   prepareAuthentication,

@@ -82,4 +82,31 @@ describe("JSON-RPC batches on /mcp", () => {
       ]);
     }
   });
+
+  it("charges a 2025-03-26 batch a request per message: past the limit it is 429 and none of it runs", async () => {
+    const limited = await createMcpTestContext({ RATE_LIMIT: "5" });
+    const user = await limited.newUser();
+    const send = (body: unknown) =>
+      limited.request("POST", "/mcp", {
+        headers: { ...JSON_RPC, authorization: `Bearer ${user.token}` },
+        body: JSON.stringify(body),
+      });
+    const remember = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "remember", arguments: { memoryType: "note", topic: `t${id}`, content: `batched ${id}` } },
+    });
+    // Three calls in one batch: three of the five this minute.
+    const first = await send([remember(1), remember(2), remember(3)]);
+    expect(first.status).toBe(200);
+    // The answer streams as the calls run: read whole, all three have run.
+    expect((await messages(first)).length).toBe(3);
+    // Three more would be eight: refused whole, before any of them runs.
+    const second = await send([remember(4), remember(5), remember(6)]);
+    expect([second.status, await second.json()]).toEqual([429, { error: "rate_limited" }]);
+    expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(0);
+    const stored = await limited.deps.sql`select topic from memories where user_id = ${user.userId} order by topic`;
+    expect(stored.map((r) => r.topic)).toEqual(["t1", "t2", "t3"]);
+  });
 });

@@ -268,6 +268,26 @@ async function resolveCredential(deps: Deps, credential: Credential, now: Date) 
 }
 
 /**
+ * Counts `extra` more requests in the credential's current window, for one HTTP request that
+ * carries several calls: a JSON-RPC batch (MCP 2025-03-26) of n calls is n requests, the first
+ * counted when it authenticated. Past the limit: 429 rate_limited, as the n-th single request
+ * would be (an MCP probe ran 80 tool calls on 2 counted requests).
+ */
+export async function chargeCredential(deps: Deps, credential: Credential, extra: number, now = new Date()) {
+  if (deps.config.RATE_LIMIT === "off" || extra <= 0) return;
+  const auth = prepareAuthentication(deps, credential, now);
+  const replies = await deps.redis
+    .multi()
+    .incrby(auth.rateKey, extra)
+    .expire(auth.rateKey, auth.windowSeconds, "NX")
+    .exec();
+  const count = Number(replies?.[0]?.[1] ?? 0);
+  if (count <= auth.limit) return;
+  rateLimitRefusals.inc({ limit: "credential" });
+  throw new AppError("rate_limited", auth.windowSeconds - Math.floor((auth.nowMs / 1000) % auth.windowSeconds));
+}
+
+/**
  * The MCP server's authentication: an OAuth access token (`amem_at_…`) through the same cache,
  * revoked markers and rate limit as API keys (one Redis round trip on a hit). Anything else — an
  * API key, a REST bearer, a refresh token, a revoked, expired or unknown token — is 401
