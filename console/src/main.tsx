@@ -23,6 +23,9 @@ const NAV = [
 function Screen({ path, onErased }: { path: string; onErased: (e: Erased) => void }) {
   const parts = path.replace(/\/+$/, "").split("/").slice(2);
   const [section, id, ...rest] = parts;
+  // A mailed link opened in a browser that is signed in already (sign-in works before the address
+  // is verified): the link still does its work, or says what to do (a probe's find: Not found).
+  if ((section === "verify-email" || section === "reset-password") && !id) return <MailedLink kind={section} />;
   // A mangled link is a page that does not exist, not a form with invalid input (the api answers
   // 400 to an id that is not one) nor the Overview under a wrong address (a probe's finds).
   if (rest.length > 0 || (id !== undefined && !ID.test(id))) return <NotFound />;
@@ -35,6 +38,33 @@ function Screen({ path, onErased }: { path: string; onErased: (e: Erased) => voi
   if (section === "access" && !id) return <Access onErased={onErased} />;
   if (section === undefined) return <Overview />;
   return <NotFound />;
+}
+
+/** A mailed link while signed in: a verification is done here; a reset needs the signed-out form. */
+function MailedLink({ kind }: { kind: "verify-email" | "reset-password" }) {
+  const [token] = useState(() => new URLSearchParams(location.search).get("token"));
+  const [message, setMessage] = useState<string | null>(null);
+  useEffect(() => {
+    if (kind !== "verify-email" || !token) return;
+    // Spent once: a reload must not send it again.
+    history.replaceState(null, "", location.pathname);
+    api("POST", "/auth/verify-email", { token }).then(
+      () => setMessage("Your email address is verified."),
+      () => setMessage("That verification link is no longer valid."),
+    );
+  }, []);
+  return (
+    <Page title={kind === "verify-email" ? "Verify your email" : "Choose a new password"}>
+      <p role="status">
+        {kind === "reset-password"
+          ? "You are signed in. To choose a new password with this link, sign out, then open the link from your email again."
+          : (message ?? (token ? "Verifying…" : "Open the link from your email again."))}
+      </p>
+      <p>
+        <Link href="/app">Go to the overview</Link>
+      </p>
+    </Page>
+  );
 }
 
 /** The shape of a memory's or a run's id. */

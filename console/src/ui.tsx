@@ -86,6 +86,15 @@ export function navigate(href: string): void {
   history.pushState(null, "", href);
   for (const l of listeners) l();
 }
+/**
+ * Replaces the address (no new history entry), and the screen follows it: a bare replaceState left
+ * the console routing on the path it replaced (a mailed link's /app/verify-email became /app, and
+ * signing in then showed Not found — a probe's find).
+ */
+export function replacePath(href: string): void {
+  history.replaceState(null, "", href);
+  for (const l of listeners) l();
+}
 export function usePath(): string {
   const [path, setPath] = useState(location.pathname);
   useEffect(() => {

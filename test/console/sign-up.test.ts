@@ -31,16 +31,20 @@ async function checkScreen(page: Page, name: string): Promise<void> {
 
 /** The link of the newest mailed `kind` written to the api's log after `seen` such links. */
 async function mailedLink(kind: string, seen: number): Promise<string> {
-  const links = () =>
-    h
-      .apiLog()
-      .split("\n")
-      .filter((line) => line.includes('"mail written to the log'))
-      .map((line) => JSON.parse(line).mail as { kind: string; link: string })
-      .filter((mail) => mail.kind === kind)
-      .map((mail) => mail.link);
+  const links = () => mailedLinks(kind);
   expect(await eventually(async () => links().length > seen, WAIT_MS, 100)).toBe(true);
   return links()[seen]!;
+}
+
+/** Every `kind` link mailed so far, oldest first. */
+function mailedLinks(kind: string): string[] {
+  return h
+    .apiLog()
+    .split("\n")
+    .filter((line) => line.includes('"mail written to the log'))
+    .map((line) => JSON.parse(line).mail as { kind: string; link: string })
+    .filter((mail) => mail.kind === kind)
+    .map((mail) => mail.link);
 }
 
 describe("sign-up and password reset in the console (mail configured)", () => {
@@ -68,6 +72,8 @@ describe("sign-up and password reset in the console (mail configured)", () => {
       await fill(page, "input[name=password]", "first horse battery");
       await clickText(page, "form button[type=submit]", "Sign in");
       await waitForText(page, "[data-testid=signed-in-as]", email);
+      // The link's address was replaced by /app: signing in lands on the Overview, not Not found.
+      await waitForText(page, "h1", "Overview");
       await clickText(page, "button", "Sign out");
 
       await clickText(page, "button", "Forgot your password?");
@@ -92,6 +98,7 @@ describe("sign-up and password reset in the console (mail configured)", () => {
       await page.type("input[name=password]", "second horse battery");
       await clickText(page, "form button[type=submit]", "Sign in");
       await waitForText(page, "[data-testid=signed-in-as]", email);
+      await waitForText(page, "h1", "Overview");
       expect(problems).toEqual([]);
 
       // The spent link says so, instead of the sign-in's "email and password do not match".
@@ -100,6 +107,43 @@ describe("sign-up and password reset in the console (mail configured)", () => {
       await fill(page, "input[name=password]", "third horse battery");
       await clickText(page, "form button[type=submit]", "Choose a new password");
       await waitForText(page, "[role=alert]", "This reset link has expired or was used already.");
+      await page.browserContext().close();
+    },
+    TEST_MS,
+  );
+
+  it(
+    "a mailed link opened while signed in still verifies the address, and a reset link says to sign out first",
+    async () => {
+      const page = await newPage(h);
+      const email = `${crypto.randomUUID()}@example.test`;
+      const sent = mailedLinks("verify-email").length;
+      await page.goto(`${h.url}/app`);
+      // The sign-in's refusal does not follow to the sign-up form.
+      await fill(page, "input[name=email]", email);
+      await fill(page, "input[name=password]", "not the password");
+      await clickText(page, "form button[type=submit]", "Sign in");
+      await waitForText(page, "[role=alert]", "do not match");
+      await clickText(page, "button", "Create an account");
+      await waitForText(page, "h1", "Create an account");
+      expect(await page.$("[role=alert]")).toBeNull();
+      await fill(page, "input[name=email]", email);
+      await fill(page, "input[name=password]", "first horse battery");
+      await clickText(page, "form button[type=submit]", "Create an account");
+      await waitForText(page, "[role=status]", "Account created.");
+      // Signed in before verifying (allowed), then the link arrives.
+      await fill(page, "input[name=email]", email);
+      await fill(page, "input[name=password]", "first horse battery");
+      await clickText(page, "form button[type=submit]", "Sign in");
+      await waitForText(page, "[data-testid=signed-in-as]", email);
+      const verification = await mailedLink("verify-email", sent);
+      await page.goto(verification);
+      await waitForText(page, "[role=status]", "Your email address is verified.");
+      const [row] = await h.ctx.deps
+        .sql`select email_verified_at from users where lower(email) = ${email.toLowerCase()}`;
+      expect(row!.email_verified_at).not.toBeNull();
+      await page.goto(`${h.url}/app/reset-password?token=whatever`);
+      await waitForText(page, "[role=status]", "sign out, then open the link from your email again");
       await page.browserContext().close();
     },
     TEST_MS,

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, explain } from "../api";
+import { replacePath } from "../ui";
 
 export type Session = { userId: string; email: string; csrfToken: string | null };
 
@@ -16,7 +17,7 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
   // A mailed verification link: the token is spent once, then the page is plain sign-in.
   useEffect(() => {
     if (!token || !location.pathname.endsWith("/verify-email")) return;
-    history.replaceState(null, "", "/app");
+    replacePath("/app");
     api("POST", "/auth/verify-email", { token }).then(
       () => setMessage("Your email address is verified. Sign in."),
       () => setMessage("That verification link is no longer valid."),
@@ -24,6 +25,11 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
   }, []);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  /** Another form: the last one's refusal does not belong under it (a probe saw a sign-in's under sign-up). */
+  const switchTo = (next: typeof mode) => {
+    setError(null);
+    setMode(next);
+  };
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -47,7 +53,7 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
         setMode("in");
       } else {
         await api("POST", "/auth/reset-password", { token, password });
-        history.replaceState(null, "", "/app");
+        replacePath("/app");
         setPassword("");
         setMessage("Password changed. Sign in with the new one.");
         setMode("in");
@@ -111,16 +117,16 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
         <p class="alt">
           {mode === "in" ? (
             <>
-              <button type="button" class="link" onClick={() => setMode("up")}>
+              <button type="button" class="link" onClick={() => switchTo("up")}>
                 Create an account
               </button>{" "}
               ·{" "}
-              <button type="button" class="link" onClick={() => setMode("forgot")}>
+              <button type="button" class="link" onClick={() => switchTo("forgot")}>
                 Forgot your password?
               </button>
             </>
           ) : (
-            <button type="button" class="link" onClick={() => setMode("in")}>
+            <button type="button" class="link" onClick={() => switchTo("in")}>
               Back to sign in
             </button>
           )}
