@@ -105,6 +105,34 @@ describe("the console's Access screen in headless Chromium (real api and workers
   );
 
   it(
+    "a second Create key pressed while the first is on its way mints nothing more",
+    async () => {
+      const page = await newPage(h);
+      const user = await signIn(h, page);
+      await openScreen(page, "Access");
+      // The creation held 800 ms, as on a slow connection.
+      await page.setRequestInterception(true);
+      let creations = 0;
+      page.on("request", (request) => {
+        if (request.method() !== "POST" || new URL(request.url()).pathname !== "/api/v1/api-keys")
+          return void request.continue();
+        creations++;
+        setTimeout(() => request.continue().catch(() => {}), 800);
+      });
+      await fill(page, "input[name=keyName]", "double");
+      await page.click("form[aria-label='New API key'] button[type=submit]");
+      await page.click("form[aria-label='New API key'] button[type=submit]");
+      await page.waitForSelector("[data-testid=new-key]");
+      expect(creations).toBe(1);
+      const [row] = await ctx.deps
+        .sql`select count(*)::int as n from api_keys where user_id = ${user.userId} and name = 'double'`;
+      expect(row!.n).toBe(1);
+      await page.browserContext().close();
+    },
+    TEST_MS,
+  );
+
+  it(
     "says why a key is refused once the account holds as many live keys as it may, until one is revoked",
     async () => {
       const page = await newPage(h);

@@ -64,6 +64,8 @@ async function applyAndRead(page: Awaited<ReturnType<typeof newPage>>, label: st
   return listedExcerpts(page, label);
 }
 
+const listedTopicsOf = (page: Awaited<ReturnType<typeof newPage>>, label: string) =>
+  page.$$eval(`ul[aria-label='${label}'] .card .card-head a`, (els) => els.map((e) => e.textContent));
 const listedTopics = (page: Awaited<ReturnType<typeof newPage>>) =>
   page.$$eval("ul[aria-label=Memories] .card .card-head a", (els) => els.map((e) => e.textContent));
 
@@ -131,6 +133,90 @@ describe("the console's filters and details in headless Chromium", () => {
         await page.reload();
         await page.waitForFunction(() => document.querySelector("select[name=status]")?.value === "applied");
       }),
+    TEST_MS,
+  );
+
+  it(
+    "Memories: a slow search answered after a newer one does not replace the newer one's results",
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        await remember(h, user, { memoryType: "note", topic: "Alpha rollout", content: "alpha went out" });
+        await remember(h, user, { memoryType: "note", topic: "Beta rollout", content: "beta went out" });
+        await openScreen(page, "Memories");
+        // The first search held 1.5 s, as on a slow connection; the second goes through.
+        await page.setRequestInterception(true);
+        page.on("request", (request) => {
+          const slow =
+            new URL(request.url()).pathname === "/api/console/search" && request.postData()?.includes("alpha");
+          if (!slow) return void request.continue();
+          setTimeout(() => request.continue().catch(() => {}), 1500);
+        });
+        await page.type("input[name=q]", "alpha");
+        await page.keyboard.press("Enter");
+        await page.$eval("input[name=q]", (el: any) => {
+          el.value = "";
+          el.dispatchEvent(new Event("input", { bubbles: true }));
+        });
+        await page.type("input[name=q]", "beta");
+        await page.keyboard.press("Enter");
+        await waitForText(page, "ul[aria-label='Search results'] .card", "Beta rollout");
+        // The slow answer arrives after: it must change nothing.
+        await new Promise((r) => setTimeout(r, 2000));
+        expect(await listedTopicsOf(page, "Search results")).toEqual(["Beta rollout"]);
+        expect(new URL(page.url()).search).toBe("?q=beta");
+      }),
+    TEST_MS,
+  );
+
+  it(
+    "memory page: a move refused because another tab changed the memory shows it as it is now; archiving closes Revise",
+    async () => {
+      // Not withSignedInPage: the 409 is this test's point, not a problem of the page.
+      const page = await newPage(h);
+      const user = await signIn(h, page);
+      const commitment = await remember(h, user, {
+        memoryType: "commitment",
+        topic: "Ship the report",
+        content: "by Friday",
+      });
+      await page.goto(`${h.url}/app/memories/${commitment.id}`);
+      await waitForText(page, "[data-testid=commitment-status]", "open");
+      // Resolved elsewhere (another tab, an agent) while this page shows it open.
+      const resolved = await ctx.request("POST", `/api/v1/memories/${commitment.id}/resolve`, {
+        apiKey: user.apiKey,
+        body: { status: "resolved" },
+      });
+      expect(resolved.status).toBe(200);
+      await clickText(page, "[aria-label='Change status'] button", "Mark waiting");
+      await waitForText(page, "[role=alert]", "That status change is not allowed.");
+      await waitForText(page, "[data-testid=commitment-status]", "resolved");
+      // Revise open, then Archive: the form goes with the memory's revisability.
+      await clickText(page, "button", "Revise");
+      await page.waitForSelector("form[aria-label='Revise memory']");
+      await clickText(page, "button", "Archive");
+      await waitForText(page, "[data-testid=memory-status]", "archived");
+      expect(await page.$("form[aria-label='Revise memory']")).toBeNull();
+      await page.browserContext().close();
+    },
+    TEST_MS,
+  );
+
+  it(
+    "memory page: a history that does not load says so, instead of its section vanishing",
+    async () => {
+      const page = await newPage(h);
+      const user = await signIn(h, page);
+      const memory = await remember(h, user, { memoryType: "note", topic: "Keep a history", content: "v1" });
+      await page.setRequestInterception(true);
+      page.on("request", (request) => {
+        if (!new URL(request.url()).pathname.endsWith("/history")) return void request.continue();
+        void request.respond({ status: 503, contentType: "application/json", body: '{"error":"unavailable"}' });
+      });
+      await page.goto(`${h.url}/app/memories/${memory.id}`);
+      await waitForText(page, "[data-testid=memory-content]", "v1");
+      await waitForText(page, "[role=alert]", "The service is busy; try again in a moment.");
+      await page.browserContext().close();
+    },
     TEST_MS,
   );
 

@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { api } from "../api";
 import { ErrorLine, Loading, Page, useLoad, When } from "../ui";
 
@@ -30,8 +30,15 @@ function Keys() {
   const [created, setCreated] = useState<{ id: string; name: string; key: string } | null>(null);
   const [copied, setCopied] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  // One creation at a time: a second click while the first was on its way minted a second key whose
+  // secret was never shown (a probe's find). A ref, read before any render; the state disables the button.
+  const creating = useRef(false);
+  const [busy, setBusy] = useState(false);
   const create = async (e: Event) => {
     e.preventDefault();
+    if (creating.current) return;
+    creating.current = true;
+    setBusy(true);
     setError(null);
     try {
       const k = await api<{ id: string; name: string; key: string }>("POST", "/api/v1/api-keys", { name });
@@ -41,6 +48,9 @@ function Keys() {
       keys.reload();
     } catch (err) {
       setError(err);
+    } finally {
+      creating.current = false;
+      setBusy(false);
     }
   };
   const revoke = async (k: Key) => {
@@ -64,7 +74,7 @@ function Keys() {
           Key name
           <input name="keyName" required maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         </label>
-        <button type="submit" class="primary">
+        <button type="submit" class="primary" disabled={busy}>
           Create key
         </button>
       </form>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Memory, MEMORY_TYPES, query } from "../api";
 import { ErrorLine, Link, Loading, navigate, Page, When } from "../ui";
 
@@ -109,11 +109,15 @@ export function Memories() {
   /** While searching, the fields search cannot apply point at the line saying so. */
   const hint = searching ? "search-filters-hint" : undefined;
   const badRange = filters.from !== "" && filters.to !== "" && filters.to < filters.from;
+  // Only the latest load's answer is shown: a slow search answered after a newer one put its
+  // results (and address) under the newer query (a probe's find). A ref: read when each answer lands.
+  const latestLoad = useRef(0);
   const load = async (more: boolean) => {
     setError(null);
     const asked = more ? shown : { search, filters };
     const searchingAsked = asked.search.trim() !== "";
     if (!more && badRange && !searching) return;
+    const ticket = ++latestLoad.current;
     try {
       const after = more ? cursor : null;
       const page = searchingAsked
@@ -122,6 +126,7 @@ export function Memories() {
             nextCursor: p.nextCursor,
             items: p.items.map((memory) => ({ memory })),
           }));
+      if (ticket !== latestLoad.current) return;
       // The address holds what is shown (replaced, not pushed: Back leaves the screen), unless
       // the person moved on while this answer was on its way.
       if (!more && location.pathname === SCREEN) history.replaceState(history.state, "", addressOf(asked));
@@ -131,6 +136,7 @@ export function Memories() {
       setRows((r) => (more && r ? [...r, ...page.items] : page.items));
       setCursor(page.nextCursor);
     } catch (e) {
+      if (ticket !== latestLoad.current) return;
       setError(e);
       // A failed new query empties the list and its "More": that cursor continues the query before
       // it, and showed its page under the refused filters (a probe's find).

@@ -1,5 +1,5 @@
 import { useMemo, useState } from "preact/hooks";
-import { api, type Fact, type Memory } from "../api";
+import { api, ApiError, type Fact, type Memory } from "../api";
 import { diffLines, foldUnchanged } from "../diff";
 import { ErrorLine, Link, Loading, navigate, Page, useLoad, When } from "../ui";
 
@@ -33,6 +33,11 @@ export function MemoryDetail({ id }: { id: string }) {
       history.reload();
     } catch (e) {
       setError(e);
+      // Refused as the memory changed elsewhere (another tab resolved or revised it): show it as it is now.
+      if (e instanceof ApiError && e.status === 409) {
+        detail.reload();
+        history.reload();
+      }
     }
   };
 
@@ -57,7 +62,7 @@ export function MemoryDetail({ id }: { id: string }) {
           ))}
         </p>
       )}
-      <pre class="content" data-testid="memory-content">
+      <pre class="content" data-testid="memory-content" dir="auto">
         {m.content}
       </pre>
       {m.sessionRunId && (
@@ -103,8 +108,11 @@ export function MemoryDetail({ id }: { id: string }) {
         </div>
       )}
       <ErrorLine error={error} />
-      {revising && <Revise memory={m} />}
+      {/* Only while the memory can be revised: archived (or replaced) here, the form would only be refused. */}
+      {revising && !m.validTo && m.status === "active" && <Revise memory={m} />}
       {facts.length > 0 && <FactsView facts={facts} />}
+      {/* A history that did not load says so, instead of its section vanishing. */}
+      {history.data ? null : <ErrorLine error={history.error} />}
       <HistoryView history={history.data} current={m.id} />
     </Page>
   );
