@@ -14,6 +14,7 @@ import {
   clickText,
   expectAccessible,
   fill,
+  holdRequests,
   newPage,
   openScreen,
   PASSWORD,
@@ -111,19 +112,16 @@ describe("the console's Access screen in headless Chromium (real api and workers
       const user = await signIn(h, page);
       await openScreen(page, "Access");
       // The creation held 800 ms, as on a slow connection.
-      await page.setRequestInterception(true);
-      let creations = 0;
-      page.on("request", (request) => {
-        if (request.method() !== "POST" || new URL(request.url()).pathname !== "/api/v1/api-keys")
-          return void request.continue();
-        creations++;
-        setTimeout(() => request.continue().catch(() => {}), 800);
-      });
+      const creations = await holdRequests(
+        page,
+        (r) => r.method() === "POST" && new URL(r.url()).pathname === "/api/v1/api-keys",
+        800,
+      );
       await fill(page, "input[name=keyName]", "double");
       await page.click("form[aria-label='New API key'] button[type=submit]");
       await page.click("form[aria-label='New API key'] button[type=submit]");
       await page.waitForSelector("[data-testid=new-key]");
-      expect(creations).toBe(1);
+      expect(creations.held).toBe(1);
       const [row] = await ctx.deps
         .sql`select count(*)::int as n from api_keys where user_id = ${user.userId} and name = 'double'`;
       expect(row!.n).toBe(1);

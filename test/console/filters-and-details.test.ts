@@ -7,6 +7,7 @@ import {
   clickText,
   expectAccessible,
   fill,
+  holdRequests,
   newPage,
   openScreen,
   remember,
@@ -144,13 +145,11 @@ describe("the console's filters and details in headless Chromium", () => {
         await remember(h, user, { memoryType: "note", topic: "Beta rollout", content: "beta went out" });
         await openScreen(page, "Memories");
         // The first search held 1.5 s, as on a slow connection; the second goes through.
-        await page.setRequestInterception(true);
-        page.on("request", (request) => {
-          const slow =
-            new URL(request.url()).pathname === "/api/console/search" && request.postData()?.includes("alpha");
-          if (!slow) return void request.continue();
-          setTimeout(() => request.continue().catch(() => {}), 1500);
-        });
+        await holdRequests(
+          page,
+          (r) => new URL(r.url()).pathname === "/api/console/search" && !!r.postData()?.includes("alpha"),
+          1500,
+        );
         await page.type("input[name=q]", "alpha");
         await page.keyboard.press("Enter");
         await page.$eval("input[name=q]", (el: any) => {

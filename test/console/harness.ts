@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "puppeteer-core";
+import type { Browser, HTTPRequest, Page } from "puppeteer-core";
 import { launchBrowser } from "../browser";
 import { freePort } from "../free-port";
 import { ServiceProcess } from "../faults/service-process";
@@ -217,4 +217,23 @@ export async function remember(h: ConsoleHarness, tenant: Tenant, body: Record<s
   });
   expect(res.status).toBe(201);
   return res.body.memory as { id: string; topic: string };
+}
+
+/**
+ * Holds each request `matches` picks for `ms` before sending it, as a slow connection would; the
+ * others go through at once. Returns the count of requests held so far.
+ */
+export async function holdRequests(
+  page: Page,
+  matches: (request: HTTPRequest) => boolean,
+  ms: number,
+): Promise<{ held: number }> {
+  await page.setRequestInterception(true);
+  const counter = { held: 0 };
+  page.on("request", (request) => {
+    if (!matches(request)) return void request.continue();
+    counter.held++;
+    setTimeout(() => request.continue().catch(() => {}), ms);
+  });
+  return counter;
 }

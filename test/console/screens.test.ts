@@ -8,6 +8,7 @@ import {
   clickText,
   expectAccessible,
   fill,
+  holdRequests,
   newPage,
   openScreen,
   PASSWORD,
@@ -303,17 +304,11 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
         await openScreen(page, "Proposals");
         await waitForText(page, ".side", "Use Postgres 17");
         // The apply held half a second, as on a slow connection.
-        await page.setRequestInterception(true);
-        let applies = 0;
-        page.on("request", (request) => {
-          if (!/\/apply$/.test(new URL(request.url()).pathname)) return void request.continue();
-          applies++;
-          setTimeout(() => request.continue().catch(() => {}), 500);
-        });
+        const applies = await holdRequests(page, (r) => /\/apply$/.test(new URL(r.url()).pathname), 500);
         await page.keyboard.press("a");
         await page.keyboard.press("a");
         await waitForText(page, "main", "Nothing here.");
-        expect(applies).toBe(1);
+        expect(applies.held).toBe(1);
         expect(await page.$("[role=alert]")).toBeNull();
       }),
     TEST_MS,
@@ -324,16 +319,10 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
     () =>
       withSignedInPage(h, async (page) => {
         // Hold the Overview's activity read until after the sign-out (a slow read on a busy box).
-        await page.setRequestInterception(true);
-        let held = 0;
-        page.on("request", (request) => {
-          if (new URL(request.url()).pathname !== "/api/console/activity") return void request.continue();
-          held++;
-          setTimeout(() => request.continue().catch(() => {}), 1_000);
-        });
+        const activity = await holdRequests(page, (r) => new URL(r.url()).pathname === "/api/console/activity", 1_000);
         await page.reload();
         await page.waitForSelector("[data-testid=signed-in-as]");
-        expect(await eventually(async () => held > 0, WAIT_MS, 20)).toBe(true);
+        expect(await eventually(async () => activity.held > 0, WAIT_MS, 20)).toBe(true);
         await clickText(page, "button", "Sign out");
         await waitForText(page, "[role=status]", "You are signed out.");
         // Past the hold: answered, the read would have been a 401 that says the session ended by itself.
