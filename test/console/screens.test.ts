@@ -266,6 +266,26 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
   );
 
   it(
+    "Agents: More continues the runs past the first 100, each run once",
+    () =>
+      withSignedInPage(h, async (page, user) => {
+        for (let i = 0; i < 103; i++)
+          expect(
+            (await open(ctx, user, { agent: "fleet-bot", sessionId: newSessionId(), source: "startup" })).status,
+          ).toBe(200);
+        await openScreen(page, "Agents");
+        const rows = () => page.$$eval("table[data-testid=runs] tbody tr th a", (els: any[]) => els.map((e) => e.href));
+        await page.waitForFunction(() => document.querySelectorAll("table[data-testid=runs] tbody tr").length === 100);
+        await clickText(page, "button", "More");
+        await page.waitForFunction(() => document.querySelectorAll("table[data-testid=runs] tbody tr").length === 103);
+        expect(new Set(await rows()).size).toBe(103);
+        // The last page: nothing more to ask for.
+        expect(await page.$$eval("button", (els: any[]) => els.filter((e) => e.textContent === "More").length)).toBe(0);
+      }),
+    TEST_MS,
+  );
+
+  it(
     "Proposals: j brings the card it selects into view (a and r act on it), and a full page says more wait",
     () =>
       withSignedInPage(h, async (page, user) => {

@@ -1,3 +1,4 @@
+import { useState } from "preact/hooks";
 import { api, query } from "../api";
 import { ErrorLine, Link, Loading, Page, useLoad, When } from "../ui";
 
@@ -30,11 +31,27 @@ type Fleet = {
  * per agent by the api whatever the age of its last run, and the recent runs with their triage
  * status. The last message is a server-cut preview, rendered as text.
  */
+/** A page of runs as GET /api/v1/agent-sessions lists them, most recent first. */
+type RunPage = { items: Run[]; nextCursor: string | null };
+const runPage = (cursor: string | null) =>
+  api<RunPage>("GET", `/api/v1/agent-sessions${query({ state: "all", limit: 100, cursor })}`);
+
 export function Agents() {
-  const runs = useLoad(
-    () => api<{ items: Run[] }>("GET", `/api/v1/agent-sessions${query({ state: "all", limit: 100 })}`),
-    "runs",
-  );
+  const runs = useLoad(() => runPage(null), "runs");
+  // Older runs, page by page: a fleet's first 100 runs hid every run before them, and with them
+  // the only link to an agent's runs (a probe's find). Undefined: continue the first page.
+  const [older, setOlder] = useState<RunPage | undefined>(undefined);
+  const [olderError, setOlderError] = useState<unknown>(null);
+  const nextCursor = older ? older.nextCursor : (runs.data?.nextCursor ?? null);
+  const loadOlder = async () => {
+    setOlderError(null);
+    try {
+      const page = await runPage(nextCursor);
+      setOlder((shown) => ({ items: [...(shown?.items ?? []), ...page.items], nextCursor: page.nextCursor }));
+    } catch (e) {
+      setOlderError(e);
+    }
+  };
   const fleet = useLoad(() => api<Fleet>("GET", "/api/console/agents"), "fleet");
   if (!fleet.data || !runs.data)
     return <Page title="Agents">{fleet.error || runs.error ? <ErrorLine error={fleet.error ?? runs.error} /> : <Loading />}</Page>;
@@ -105,7 +122,7 @@ export function Agents() {
             </tr>
           </thead>
           <tbody>
-            {runs.data.items.map((r) => (
+            {[...runs.data.items, ...(older?.items ?? [])].map((r) => (
               <tr key={r.sessionRunId}>
                 <th scope="row">
                   <Link href={`/app/agents/${r.sessionRunId}`}>{r.sessionId}</Link>
@@ -122,6 +139,12 @@ export function Agents() {
           </tbody>
         </table>
       </div>
+      <ErrorLine error={olderError} />
+      {nextCursor ? (
+        <button type="button" onClick={loadOlder}>
+          More
+        </button>
+      ) : null}
     </Page>
   );
 }
