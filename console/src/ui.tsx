@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, explain } from "./api";
+import { ApiError, explain, query } from "./api";
 
 /** A moment as the reader's locale writes it; the ISO value in the title. */
 export function When({ at }: { at: string | null }) {
@@ -86,6 +86,17 @@ export function navigate(href: string): void {
   history.pushState(null, "", href);
   for (const l of listeners) l();
 }
+/**
+ * Writes a screen's state into its address's query (replaced, not pushed: Back leaves the screen),
+ * so Back from a page it links to, reload and a shared link return to it; nothing when the person
+ * has moved to another screen meanwhile.
+ */
+export function keepInAddress(screen: string, params: Record<string, string | undefined>): void {
+  if (location.pathname !== screen) return;
+  const address = `${screen}${query(params)}`;
+  if (`${location.pathname}${location.search}` !== address) history.replaceState(history.state, "", address);
+}
+
 /**
  * Replaces the address (no new history entry), and the screen follows it: a bare replaceState left
  * the console routing on the path it replaced (a mailed link's /app/verify-email became /app, and

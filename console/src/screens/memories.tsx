@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Memory, MEMORY_TYPES, query } from "../api";
-import { ErrorLine, Link, Loading, navigate, Page, When } from "../ui";
+import { ErrorLine, keepInAddress, Link, Loading, navigate, Page, When } from "../ui";
 
 type Filters = {
   memoryType: string;
@@ -63,13 +63,13 @@ function askedFrom(address: string): { search: string; filters: Filters } {
   return { search: params.get("q") ?? "", filters };
 }
 
-/** The address of a search and filters: only what differs from the defaults. */
-function addressOf(asked: { search: string; filters: Filters }): string {
+/** The address's query of a search and filters: only what differs from the defaults. */
+function addressOf(asked: { search: string; filters: Filters }): Record<string, string> {
   const params: Record<string, string> = {};
   if (asked.search.trim() !== "") params.q = asked.search;
   for (const key of Object.keys(EMPTY) as (keyof Filters)[])
     if (asked.filters[key] !== EMPTY[key]) params[key] = asked.filters[key] === "" ? "any" : asked.filters[key];
-  return `${SCREEN}${query(params)}`;
+  return params;
 }
 
 /** The list (cursor pages), the search box (the service's ranking, scores shown) and create. */
@@ -127,9 +127,8 @@ export function Memories() {
             items: p.items.map((memory) => ({ memory })),
           }));
       if (ticket !== latestLoad.current) return;
-      // The address holds what is shown (replaced, not pushed: Back leaves the screen), unless
-      // the person moved on while this answer was on its way.
-      if (!more && location.pathname === SCREEN) history.replaceState(history.state, "", addressOf(asked));
+      // The address holds what is shown.
+      if (!more) keepInAddress(SCREEN, addressOf(asked));
       // Mode and rows change together: a list never shows under the search results' label.
       setMode(searchingAsked ? "search" : "list");
       setShown(asked);

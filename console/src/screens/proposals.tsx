@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Fact, type Memory, query } from "../api";
-import { ErrorLine, Link, Loading, Page, useLoad, When } from "../ui";
+import { ErrorLine, keepInAddress, Link, Loading, Page, useLoad, When } from "../ui";
 
 type Proposal = {
   id: string;
@@ -35,9 +35,10 @@ export function Proposals() {
   const [kind, setKind] = useState<Kind>(() => (new URLSearchParams(location.search).get("kind") === "fact" ? "fact" : "memory"));
   const [status, setStatus] = useState(() => new URLSearchParams(location.search).get("status") ?? "proposed");
   useEffect(() => {
-    if (location.pathname !== "/app/proposals") return;
-    const address = `/app/proposals${query({ kind: kind === "fact" ? kind : undefined, status: status === "proposed" ? undefined : status })}`;
-    if (`${location.pathname}${location.search}` !== address) history.replaceState(history.state, "", address);
+    keepInAddress("/app/proposals", {
+      kind: kind === "fact" ? kind : undefined,
+      status: status === "proposed" ? undefined : status,
+    });
   }, [kind, status]);
   const list = useLoad(
     () => api<{ proposals: Proposal[] }>("GET", `${LISTS[kind]}${query({ status, limit: PROPOSALS_SHOWN })}`),
