@@ -218,8 +218,8 @@ function App() {
             <ul>
               {NAV.map(([href, label]) => (
                 <li key={href}>
-                  <Link href={href} class={active(href) ? "current" : undefined}>
-                    <span aria-current={active(href) ? "page" : undefined}>{label}</span>
+                  <Link href={href} class={active(href) ? "current" : undefined} current={active(href) ? "page" : undefined}>
+                    {label}
                   </Link>
                 </li>
               ))}

@@ -65,11 +65,17 @@ export function Page({ title, children, actions }: { title: string; children: Co
 }
 
 /** A link inside the app: history navigation, no reload. */
-export function Link({ href, children, class: cls }: { href: string; children: ComponentChildren; class?: string }) {
+export function Link({
+  href,
+  children,
+  class: cls,
+  current,
+}: { href: string; children: ComponentChildren; class?: string; current?: "page" }) {
   return (
     <a
       href={href}
       class={cls}
+      aria-current={current}
       onClick={(e) => {
         if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
         e.preventDefault();

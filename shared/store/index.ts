@@ -82,6 +82,7 @@ export { BRIEFING_COUNT_CAP, BRIEFING_SECTIONS, briefingSections, lastRunExcerpt
 export type { BriefingItem, BriefingSectionName, BriefingSections } from "./db/queries/briefing";
 export {
   commitmentsOfMemories,
+  commitmentOfMemory,
   insertCommitment,
   lockCommitmentOf,
   moveCommitment,

@@ -188,8 +188,16 @@ describe("the console's Access screen in headless Chromium (real api and workers
       await clickText(page, "a", "Download export");
       const done = () => readdirSync(downloads).filter((f) => f.endsWith(".json"));
       expect(await eventually(async () => done().length === 1, WAIT_MS, 100)).toBe(true);
-      const document = JSON.parse(readFileSync(join(downloads, done()[0]!), "utf8"));
+      const exported = done()[0]!;
+      const document = JSON.parse(readFileSync(join(downloads, exported), "utf8"));
       expect(JSON.stringify(document)).toContain("Exported memory");
+      // Ended elsewhere: the click says so with the sign-in, instead of a download that fails unseen.
+      const cookie = (await page.browserContext().cookies()).find((c) => c.name === "amem_console")!;
+      expect((await ctx.request("POST", "/auth/logout", { bearer: cookie.value })).status).toBe(204);
+      await clickText(page, "a", "Download export");
+      await waitForText(page, "[role=status]", "Your session has ended.");
+      await page.waitForSelector("main.signin");
+      expect(readdirSync(downloads)).toEqual([exported]);
       await page.browserContext().close();
     },
     TEST_MS,

@@ -214,3 +214,36 @@ describe("GET /api/console/memories/{id}: facts", () => {
     expect((await get(alice, `/api/console/memories/${plain.body.memory.id}`)).body.facts).toEqual([]);
   });
 });
+
+describe("GET /api/console/memories/{id}: a commitment's panel", () => {
+  it("shows an archived commitment as it stood, with no moves, and a revised one's as its successor holds it", async () => {
+    const alice = await newTenant(ctx);
+    const write = async (topic: string) => {
+      const res = await ctx.request("POST", "/api/v1/memories", {
+        apiKey: alice.apiKey,
+        body: { memoryType: "commitment", topic, content: unique(topic), dueAt: "2099-01-01T00:00:00.000Z" },
+      });
+      expect(res.status).toBe(201);
+      return res.body.memory.id as string;
+    };
+    const call = (method: string, path: string, body?: unknown) =>
+      ctx.request(method, path, { apiKey: alice.apiKey, body });
+
+    const shelved = await write("upgrade the brokers");
+    expect((await call("POST", `/api/v1/memories/${shelved}/resolve`, { status: "waiting" })).status).toBe(200);
+    expect((await call("POST", `/api/v1/memories/${shelved}/archive`)).status).toBe(200);
+    const archived = await get(alice, `/api/console/memories/${shelved}`);
+    expect(archived.status).toBe(200);
+    expect(archived.body.commitment).toEqual({ status: "waiting", dueAt: "2099-01-01T00:00:00.000Z", moves: [] });
+
+    const kept = await write("rotate the keys");
+    const revised = await call("POST", `/api/v1/memories/${kept}/revise`, { content: unique("rotate them weekly") });
+    expect(revised.status).toBe(201);
+    const successor = revised.body.memory.id as string;
+    expect((await call("POST", `/api/v1/memories/${successor}/resolve`, { status: "resolved" })).status).toBe(200);
+    for (const id of [kept, successor]) {
+      const detail = await get(alice, `/api/console/memories/${id}`);
+      expect(detail.body.commitment).toMatchObject({ status: "resolved", dueAt: "2099-01-01T00:00:00.000Z" });
+    }
+  });
+});

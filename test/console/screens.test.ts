@@ -53,6 +53,11 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       await signIn(h, page, user);
       await waitForText(page, ".stat", "Current memories");
       await waitForText(page, ".stat-value", "1");
+      // The link to the screen shown is marked as the current page for screen readers (on the link
+      // itself: a span inside it is not what a reader's list of links announces).
+      expect(await page.$$eval("nav a[aria-current=page]", (links: any[]) => links.map((a) => a.textContent))).toEqual([
+        "Overview",
+      ]);
       // The per-day chart (from the aggregate endpoint) counts the memory written today, for each range.
       for (const days of ["7", "90"]) {
         await page.select("select[name=days]", days);

@@ -1,5 +1,5 @@
 import { useRef, useState } from "preact/hooks";
-import { api } from "../api";
+import { api, ApiError } from "../api";
 import { ErrorLine, Loading, Page, useLoad, When } from "../ui";
 
 type Key = { id: string; name: string; prefix: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
@@ -12,15 +12,46 @@ export function Access({ onErased }: { onErased: (erased: Erased) => void }) {
     <Page title="Access">
       <Keys />
       <Apps />
-      <section aria-labelledby="export-title" class="panel">
-        <h2 id="export-title">Export</h2>
-        <p>Everything amem holds for this account, as one JSON document.</p>
-        <a class="button" href="/api/v1/export" download="amem-export.json">
-          Download export
-        </a>
-      </section>
+      <Export />
       <DeleteAccount onErased={onErased} />
     </Page>
+  );
+}
+
+const EXPORT_PATH = "/api/v1/export";
+
+/**
+ * The export downloads through the browser (a link: the document may be large, so it is not held in
+ * the page), after a check that the session still holds: a download answered 401 (the session ended
+ * in another tab) failed silently in the browser's downloads, where it now shows the sign-in.
+ */
+function Export() {
+  const [error, setError] = useState<unknown>(null);
+  const download = async (e: MouseEvent) => {
+    if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+    e.preventDefault();
+    setError(null);
+    try {
+      await api("GET", "/api/v1/me");
+    } catch (err) {
+      // A 401 shows the sign-in already (whenSignedOut); any other refusal is said here.
+      if (!(err instanceof ApiError && err.status === 401)) setError(err);
+      return;
+    }
+    const link = document.createElement("a");
+    link.href = EXPORT_PATH;
+    link.download = "amem-export.json";
+    link.click();
+  };
+  return (
+    <section aria-labelledby="export-title" class="panel">
+      <h2 id="export-title">Export</h2>
+      <p>Everything amem holds for this account, as one JSON document.</p>
+      <a class="button" href={EXPORT_PATH} download="amem-export.json" onClick={download}>
+        Download export
+      </a>
+      <ErrorLine error={error} />
+    </section>
   );
 }
 

@@ -51,6 +51,23 @@ export async function setCommitmentStatus(
   return rows[0]!;
 }
 
+/**
+ * The commitment a memory holds itself, whatever the memory's state: an archived memory keeps its
+ * commitment as it stood (a revised one's moved to its successor: commitmentsOfMemories).
+ */
+export async function commitmentOfMemory(
+  db: Executor,
+  userId: string,
+  memoryId: string,
+): Promise<CommitmentRow | undefined> {
+  const rows = await db
+    .select()
+    .from(commitments)
+    .where(and(eq(commitments.userId, userId), eq(commitments.memoryId, memoryId)))
+    .limit(1);
+  return rows[0];
+}
+
 /** A commitment follows its memory's revisions: it belongs to the current version. */
 export async function moveCommitment(db: Executor, fromMemoryId: string, toMemoryId: string, now: Date): Promise<void> {
   await db
