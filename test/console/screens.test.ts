@@ -177,6 +177,17 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       await waitForText(page, "[data-testid=commitment-status]", "open");
       await clickText(page, "button", "Mark resolved");
       await waitForText(page, "[data-testid=commitment-status]", "resolved");
+      // The pressed button is gone with the move: keyboard focus goes to the status it set, not the page's start.
+      // (The line itself: the body, where focus falls otherwise, holds the status too.)
+      const focusedLineHolds = (testId: string) =>
+        page.waitForFunction(
+          (id: string) =>
+            document.activeElement?.tagName === "P" &&
+            document.activeElement.querySelector(`[data-testid=${id}]`) != null,
+          { timeout: 5000 },
+          testId,
+        );
+      await focusedLineHolds("commitment-status");
       // Only the move the state machine allows from resolved is offered.
       const moves = await page.$$eval("[aria-label='Change status'] button", (els) => els.map((e) => e.textContent));
       expect(moves).toEqual(["Mark open"]);
@@ -186,6 +197,7 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       expect(detail.body.commitment.status).toBe("resolved");
       await clickText(page, "button", "Archive");
       await waitForText(page, "[data-testid=memory-status]", "archived");
+      await focusedLineHolds("memory-status");
       await page.browserContext().close();
     },
     TEST_MS,

@@ -1,4 +1,4 @@
-import { useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, ApiError, type Fact, type Memory } from "../api";
 import { diffLines, foldUnchanged } from "../diff";
 import { ErrorLine, Link, Loading, navigate, Page, useLoad, When } from "../ui";
@@ -16,6 +16,16 @@ export function MemoryDetail({ id }: { id: string }) {
   const history = useLoad(() => api<History>("GET", `/api/v1/memories/${encodeURIComponent(id)}/history`), id);
   const [revising, setRevising] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  // A status change or an archive removes the button that was pressed: keyboard focus would fall to
+  // the page's start. Once the memory has reloaded, it goes to the line that says what changed.
+  const focusAfterReload = useRef<HTMLElement | null>(null);
+  const statusLine = useRef<HTMLParagraphElement>(null);
+  const metaLine = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (detail.loading || !focusAfterReload.current) return;
+    focusAfterReload.current.focus();
+    focusAfterReload.current = null;
+  }, [detail.data, detail.loading]);
 
   if (detail.loading && !detail.data) return <Loading />;
   if (!detail.data)
@@ -25,10 +35,11 @@ export function MemoryDetail({ id }: { id: string }) {
       </Page>
     );
   const { memory: m, facts, commitment } = detail.data;
-  const act = async (run: () => Promise<unknown>) => {
+  const act = async (run: () => Promise<unknown>, then: HTMLElement | null) => {
     setError(null);
     try {
       await run();
+      focusAfterReload.current = then;
       detail.reload();
       history.reload();
     } catch (e) {
@@ -43,7 +54,7 @@ export function MemoryDetail({ id }: { id: string }) {
 
   return (
     <Page title={m.topic}>
-      <p class="meta">
+      <p class="meta" ref={metaLine} tabIndex={-1}>
         <span class={`tag t-${m.memoryType}`}>{m.memoryType}</span> scope <strong>{m.scope}</strong>
         {m.project && (
           <>
@@ -73,7 +84,7 @@ export function MemoryDetail({ id }: { id: string }) {
       {commitment && (
         <section class="panel" aria-labelledby="commitment-title">
           <h2 id="commitment-title">Commitment</h2>
-          <p>
+          <p ref={statusLine} tabIndex={-1}>
             Status <strong data-testid="commitment-status">{commitment.status}</strong> · due <When at={commitment.dueAt} />
           </p>
           {!m.validTo && m.status === "active" && (
@@ -82,7 +93,7 @@ export function MemoryDetail({ id }: { id: string }) {
                 <button
                   key={to}
                   type="button"
-                  onClick={() => act(() => api("POST", `/api/v1/memories/${m.id}/resolve`, { status: to }))}
+                  onClick={() => act(() => api("POST", `/api/v1/memories/${m.id}/resolve`, { status: to }), statusLine.current)}
                 >
                   Mark {to}
                 </button>
@@ -100,7 +111,7 @@ export function MemoryDetail({ id }: { id: string }) {
             type="button"
             class="danger"
             onClick={() => {
-              if (confirm("Archive this memory? It stays in the history.")) void act(() => api("POST", `/api/v1/memories/${m.id}/archive`));
+              if (confirm("Archive this memory? It stays in the history.")) void act(() => api("POST", `/api/v1/memories/${m.id}/archive`), metaLine.current);
             }}
           >
             Archive
