@@ -24,7 +24,7 @@
  *     migrations ran on (amem_search_terms, pg_trgm); nothing is written to it
  *   BENCH_SMOKE=1   (.ci/run) the database amem_ci_bench_retrieval_offline, created and migrated first
  *   RETRIEVAL_DATA_DIR, RETRIEVAL_DATASETS   as bench/retrieval/main.ts
- *   RETRIEVAL_OFFLINE_GRID='{"k1":[0.8,1.2],"mu":[25,35,50],"wTopic":[2,3]}'   wContent stays 1; a fixed
+ *   RETRIEVAL_OFFLINE_GRID='{"k1":[0.8,1.2],"mu":[25,35,50],"wTopic":[2,3],"proximity":[0,0.2]}'   wContent stays 1; a fixed
  *     b (the ranking before the seventeenth session) is mu 0 for b 1, and not expressible otherwise
  *   RETRIEVAL_OFFLINE_SPLIT=dev   (or test)
  */
@@ -57,7 +57,15 @@ const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
 const split = process.env.RETRIEVAL_OFFLINE_SPLIT ?? "dev";
 
 type Terms = Map<string, { tf: number; first: number }>;
-type Memory = { ref: string; topic: Terms; content: Terms; topicLength: number; contentLength: number };
+type Memory = {
+  ref: string;
+  topic: Terms;
+  content: Terms;
+  topicLength: number;
+  contentLength: number;
+  /** Each term's first position in the memory's document (memories.search: the topic's, then the content's). */
+  first: Map<string, number>;
+};
 
 /** Each text's stemmed terms as amem_search_terms reads them: frequency and first position. */
 async function termsOf(texts: string[]): Promise<{ terms: Terms; length: number }[]> {
@@ -70,6 +78,17 @@ async function termsOf(texts: string[]): Promise<{ terms: Terms; length: number 
     o.terms.set(r.lexeme, { tf: r.tf, first: r.first });
     o.length += r.tf;
   }
+  return out;
+}
+
+/** Each memory's terms' first positions in its document, as memories.search holds it (the postings' first_position). */
+async function firstPositionsOf(specs: { topic: string; content: string }[]): Promise<Map<string, number>[]> {
+  const rows = await sql<{ i: number; lexeme: string; first: number }[]>`
+    select d.i::int as i, t.lexeme, t.positions[1]::int as first
+    from unnest(${specs.map((m) => m.topic)}::text[], ${specs.map((m) => m.content)}::text[]) with ordinality d(topic, content, i),
+      unnest(setweight(amem_search_terms(d.topic), 'A') || setweight(amem_search_terms(d.content), 'B')) t`;
+  const out = specs.map(() => new Map<string, number>());
+  for (const r of rows) out[r.i - 1]!.set(r.lexeme, r.first);
   return out;
 }
 
@@ -108,7 +127,9 @@ async function prepare(unit: EvalUnit, current: boolean): Promise<Prepared> {
   );
   const topics = await termsOf(specs.map((m) => m.topic));
   const contents = await termsOf(specs.map((m) => m.content));
+  const firsts = await firstPositionsOf(specs);
   const memories = specs.map((m, i) => ({
+    first: firsts[i]!,
     ref: m.ref,
     topic: topics[i]!.terms,
     content: contents[i]!.terms,
@@ -157,7 +178,13 @@ function postingsOf(m: Memory, terms: Iterable<string>): Map<string, Posting> {
     const topicTf = m.topic.get(t)?.tf ?? 0;
     const contentTf = m.content.get(t)?.tf ?? 0;
     if (topicTf + contentTf > 0)
-      postings.set(t, { topicTf, contentTf, topicLength: m.topicLength, contentLength: m.contentLength });
+      postings.set(t, {
+        topicTf,
+        contentTf,
+        topicLength: m.topicLength,
+        contentLength: m.contentLength,
+        firstPosition: m.first.get(t)!,
+      });
   }
   return postings;
 }
@@ -246,23 +273,26 @@ function evaluate(prepared: { dataset: string; units: Prepared[] }[], c: Ranking
 const settings = (): RankingConstants[] => {
   const raw = process.env.RETRIEVAL_OFFLINE_GRID;
   if (!raw) return [RANKING];
-  const g = JSON.parse(raw) as { k1?: number[]; mu?: number[]; wTopic?: number[] };
+  const g = JSON.parse(raw) as { k1?: number[]; mu?: number[]; wTopic?: number[]; proximity?: number[] };
   // A key it does not know (the fixed b of the ranking before the seventeenth session) would be
   // ignored without a word: a grid of the service's constants only.
-  const unknown = Object.keys(g).filter((k) => !["k1", "mu", "wTopic"].includes(k));
-  if (unknown.length > 0) throw new Error(`RETRIEVAL_OFFLINE_GRID: unknown ${unknown.join(", ")} (k1, mu, wTopic)`);
+  const keys = ["k1", "mu", "wTopic", "proximity"];
+  const unknown = Object.keys(g).filter((k) => !keys.includes(k));
+  if (unknown.length > 0) throw new Error(`RETRIEVAL_OFFLINE_GRID: unknown ${unknown.join(", ")} (${keys.join(", ")})`);
   const out: RankingConstants[] = [RANKING];
   for (const k1 of g.k1 ?? [RANKING.k1])
     for (const mu of g.mu ?? [RANKING.mu])
       for (const wTopic of g.wTopic ?? [RANKING.wTopic])
-        if (k1 !== RANKING.k1 || mu !== RANKING.mu || wTopic !== RANKING.wTopic)
-          out.push({ k1, mu, wTopic, wContent: RANKING.wContent });
+        for (const proximity of g.proximity ?? [RANKING.proximity]) {
+          const c = { k1, mu, wTopic, wContent: RANKING.wContent, proximity };
+          if (keys.some((k) => c[k as keyof RankingConstants] !== RANKING[k as keyof RankingConstants])) out.push(c);
+        }
   return out;
 };
 
 const f3 = (n: number) => n.toFixed(3);
 const name = (c: RankingConstants) =>
-  `k1 ${c.k1}, mu ${c.mu}, topic ×${c.wTopic}${c === RANKING ? " (the service)" : ""}`;
+  `k1 ${c.k1}, mu ${c.mu}, topic ×${c.wTopic}, proximity ${c.proximity}${c === RANKING ? " (the service)" : ""}`;
 
 const t0 = performance.now();
 const prepared: { dataset: string; units: Prepared[] }[] = [];

@@ -227,6 +227,7 @@ export {
   FUZZY_MAX_WORDS,
   FUZZY_MIN_SIMILARITY,
   MAX_SLOTS,
+  proximity,
   RANKING,
   buildSlots,
   fuzzyWords,

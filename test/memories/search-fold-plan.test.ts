@@ -45,16 +45,16 @@ describe("the search statistics fold", () => {
     // foreign keys: the fold reads memory_terms and memory_search_pending by memory id.
     const other = crypto.randomUUID();
     await db`
-      insert into memory_terms (memory_id, user_id, term, topic_tf, content_tf, topic_length, content_length, impact)
-      select m.id, ${other}, 'term' || t, 0, 1, 3, 40, 0.5
+      insert into memory_terms (memory_id, user_id, term, topic_tf, content_tf, topic_length, content_length, impact, first_position)
+      select m.id, ${other}, 'term' || t, 0, 1, 3, 40, 0.5, t
       from (select gen_random_uuid() as id from generate_series(1, ${OTHER_MEMORIES})) m,
            generate_series(1, ${TERMS_PER_MEMORY}) t`;
     // `count` memories of `user`, pending a fold, with their postings.
     const pendingMemories = async (user: string, count: number) => {
       const ids = Array.from({ length: count }, () => crypto.randomUUID());
       await db`
-        insert into memory_terms (memory_id, user_id, term, topic_tf, content_tf, topic_length, content_length, impact)
-        select m, ${user}, 'word' || t, 0, 1, 3, 40, 0.5 from unnest(${ids}::uuid[]) m, generate_series(1, ${TERMS_PER_MEMORY}) t`;
+        insert into memory_terms (memory_id, user_id, term, topic_tf, content_tf, topic_length, content_length, impact, first_position)
+        select m, ${user}, 'word' || t, 0, 1, 3, 40, 0.5, t from unnest(${ids}::uuid[]) m, generate_series(1, ${TERMS_PER_MEMORY}) t`;
       await db`insert into memory_search_pending (user_id, memory_id, topic_length, content_length, removed)
                select ${user}, m, 3, 40, false from unnest(${ids}::uuid[]) m`;
     };

@@ -55,6 +55,18 @@ describe("search ranking properties (README, Search)", () => {
     expect(items[0]!.score).toBeGreaterThan(items[1]!.score);
   });
 
+  it("ranks a memory holding the query's words side by side above one holding the same words far apart", async () => {
+    const tenant = await newTenant(ctx);
+    // The same terms, counts and lengths: only where the words stand differs. The one far apart is
+    // newer, so it would win the tie on the id order.
+    await remember(tenant, "Together", "kafka consumer apple banana cherry grape lemon mango melon peach");
+    await remember(tenant, "Apart", "kafka apple banana cherry grape lemon mango melon peach consumer");
+    await foldAll();
+    const { items } = await search(tenant, { query: "kafka consumer" });
+    expect(topicsOf(items)).toEqual(["Together", "Apart"]);
+    expect(items[0]!.score).toBeGreaterThan(items[1]!.score);
+  });
+
   it("answers a question written as a person asks it with the memory that shares its key words", async () => {
     const tenant = await newTenant(ctx);
     await remember(
@@ -553,7 +565,7 @@ describe("search ranking properties (README, Search)", () => {
         sql`select amem_search_saturation(${topicTf}, ${contentTf}, ${topicLength}, ${contentLength}, ${avgTopic}, ${avgContent})::float8 as s`,
       );
       const expected = saturation(
-        { topicTf, contentTf, topicLength, contentLength },
+        { topicTf, contentTf, topicLength, contentLength, firstPosition: 1 },
         { documents: 1, avgTopic, avgContent },
       );
       expect(Number(rows[0]!.s)).toBeCloseTo(expected, 10);

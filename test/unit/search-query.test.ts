@@ -7,6 +7,8 @@ import {
   MAX_EXCLUSIONS,
   MAX_PHRASES,
   MAX_SLOTS,
+  proximity,
+  RANKING,
   scoreMemory,
   SEARCH_MAX_DEPTH,
 } from "@amem/core";
@@ -86,7 +88,9 @@ describe("parseSearchQuery with plainWords (free text, e.g. a message excerpt)",
 
 describe("the ranking's arithmetic (shared/core/memories/search-ranking.ts)", () => {
   const stats = { documents: 100, avgTopic: 4, avgContent: 30 };
-  const posting = { topicTf: 0, contentTf: 1, topicLength: 4, contentLength: 30 };
+  const posting = { topicTf: 0, contentTf: 1, topicLength: 4, contentLength: 30, firstPosition: 1 };
+  const at = (firstPosition: number) => ({ ...posting, firstPosition });
+  const noProximity = { ...RANKING, proximity: 0 };
 
   it("weighs a rare word above a common one, and an unseen word at the most", () => {
     expect(idf(100, 1)).toBeGreaterThan(idf(100, 50));
@@ -101,21 +105,58 @@ describe("the ranking's arithmetic (shared/core/memories/search-ranking.ts)", ()
       ],
       stats.documents,
     );
-    const both = scoreMemory(
-      slots,
-      new Map([
-        ["kafka", posting],
-        ["lag", posting],
-      ]),
-      stats,
-    );
-    const rare = scoreMemory(slots, new Map([["kafka", posting]]), stats);
-    const common = scoreMemory(slots, new Map([["lag", posting]]), stats);
+    const score = (postings: [string, ReturnType<typeof at>][], c = RANKING) =>
+      scoreMemory(slots, new Map(postings), stats, c);
+    const both = score([
+      ["kafka", at(1)],
+      ["lag", at(2)],
+    ]);
+    const rare = score([["kafka", posting]]);
+    const common = score([["lag", posting]]);
     expect(both).toBeGreaterThan(rare);
     expect(rare).toBeGreaterThan(common);
     expect(both).toBeLessThanOrEqual(1);
     expect(common).toBeGreaterThan(0);
-    expect(rare + common).toBeCloseTo(both, 5);
+    // Without the proximity factor the words' parts sum to the whole.
+    const parts = score([["kafka", posting]], noProximity) + score([["lag", posting]], noProximity);
+    expect(parts).toBeCloseTo(
+      score(
+        [
+          ["kafka", at(1)],
+          ["lag", at(9)],
+        ],
+        noProximity,
+      ),
+      5,
+    );
+  });
+
+  it("scores the words of a question standing together above the same words far apart, by 1 / distance within the window", () => {
+    const slots = buildSlots(
+      [
+        { term: "kafka", qtf: 1, df: 2, fuzzy: [] },
+        { term: "lag", qtf: 1, df: 40, fuzzy: [] },
+      ],
+      stats.documents,
+    );
+    const apart = (distance: number) =>
+      new Map([
+        ["kafka", at(3)],
+        ["lag", at(3 + distance)],
+      ]);
+    expect(proximity(slots, apart(1))).toBe(1);
+    expect(proximity(slots, apart(4))).toBeCloseTo(0.25, 10);
+    expect(proximity(slots, apart(9))).toBe(0);
+    const adjacent = scoreMemory(slots, apart(1), stats);
+    const far = scoreMemory(slots, apart(40), stats);
+    expect(adjacent).toBeGreaterThan(far);
+    expect(far).toBeCloseTo(adjacent * (1 - RANKING.proximity), 5);
+    // One word alone has nothing to stand beside: its score is what it matches.
+    const one = buildSlots([{ term: "kafka", qtf: 1, df: 2, fuzzy: [] }], stats.documents);
+    expect(proximity(one, new Map([["kafka", posting]]))).toBe(1);
+    expect(scoreMemory(one, new Map([["kafka", posting]]), stats)).toBe(
+      scoreMemory(one, new Map([["kafka", posting]]), stats, noProximity),
+    );
   });
 
   it("counts a misspelt word through its closest term, weighted by similarity, and the best of several", () => {

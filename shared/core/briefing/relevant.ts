@@ -2,6 +2,7 @@ import type { Deps } from "../deps";
 import type { Principal } from "../auth/credentials";
 import { type BriefingItem, commitmentsOfMemories } from "@amem/store";
 import { searchMemories } from "../memories/search";
+import { PROXIMITY } from "../memories/search-ranking";
 
 /**
  * The least score a memory needs to be "relevant" to a briefing's query. A score is the share of
@@ -11,17 +12,19 @@ import { searchMemories } from "../memories/search";
  * memory four times as long, 0.26–0.40 in its content, by the tenant's b). 0.2 therefore asks of
  * a short query roughly a third of its information: one word of a two- or three-word query, two
  * of a five- or six-word one — more than one common word brushing past. Chosen from the
- * formula, not fitted to any benchmark's questions.
+ * formula, not fitted to any benchmark's questions. Times what the proximity factor leaves a
+ * memory whose words stand apart (1 − PROXIMITY): the share matched is asked for, wherever in the
+ * memory its words stand (a task's words are rarely side by side in the memory that answers it).
  */
-export const RELEVANT_MIN_SCORE = 0.2;
+export const RELEVANT_MIN_SCORE = 0.2 * (1 - PROXIMITY);
 /**
  * The same for long free text (an excerpt of an agent's last message, a task description). Its
  * score divides by every meaningful word of the text (up to MAX_SLOTS = 32, the rarest), and no
  * memory shares a third of a paragraph's words: at 0.2 nothing would ever be relevant. 0.1 still
  * asks for several of the text's rarer words (about five of 32 slots matched once), not one
- * accidental match.
+ * accidental match. Times 1 − PROXIMITY, as above.
  */
-export const LONG_TEXT_MIN_SCORE = 0.1;
+export const LONG_TEXT_MIN_SCORE = 0.1 * (1 - PROXIMITY);
 /**
  * Above this many words a query is read as long text. Questions and keyword queries rarely run
  * past 16 words (about half of them stop or question words, which carry no weight); a message

@@ -2,7 +2,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { AppError, sha256Hex, isStorableText, isUuid } from "@amem/platform";
 import { LEXEME_MAX_BYTES } from "@amem/store";
-import { FUZZY_MAX_TERMS, MAX_SLOTS, RANKING, type CorpusStats, type Slot } from "./search-ranking";
+import { FUZZY_MAX_TERMS, MAX_SLOTS, PROXIMITY_WINDOW, RANKING, type CorpusStats, type Slot } from "./search-ranking";
 
 /** What a query is scored with: the tenant's statistics and the query's weighted terms. */
 export type SearchPlan = { stats: CorpusStats; slots: Slot[] };
@@ -73,7 +73,7 @@ export type SearchPosition = { score: number; id: string; offset: number; plan: 
  * search, and the client starts over. A review found that the cursors of the ranking with feedback
  * (before 2026-12-01), taken up by the new one, left 6 of 20 matches on no page.
  */
-const RANKING_KEY = [RANKING.k1, RANKING.mu, RANKING.wTopic, RANKING.wContent];
+const RANKING_KEY = [RANKING.k1, RANKING.mu, RANKING.wTopic, RANKING.wContent, RANKING.proximity, PROXIMITY_WINDOW];
 export function searchFingerprint(q: {
   userId: string;
   query: string;

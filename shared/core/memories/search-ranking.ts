@@ -10,7 +10,9 @@
  *   w(slot)     = qtf · idf, for each distinct meaningful word of the query (a "slot"); a misspelt
  *                 word the tenant never used is replaced by its closest terms, each weighted by
  *                 its trigram similarity, and a memory counts the best of them
- *   score(m)    = Σ_slots max_alt w · sat / Σ_slots max_alt w
+ *   near(m)     = Σ_pairs min(w_i, w_j) · [d ≤ PROXIMITY_WINDOW] / d / Σ_pairs min(w_i, w_j), d the
+ *                 distance of the two slots' first positions in the memory's document (proximity())
+ *   score(m)    = Σ_slots max_alt w · sat / Σ_slots max_alt w · (1 − PROXIMITY + PROXIMITY · near(m))
  *
  * With `current: false`, a successor's score is then lifted just above its predecessor's when both
  * match and it was lower (search-candidates.ts), so the memory that holds now ranks first.
@@ -26,6 +28,10 @@
  * session"). K1, MU and W_TOPIC were chosen on the evaluation's dev splits only, by the setting with
  * the fewest (dataset, category) cells below BM25 (5 of 57), then the best mean MRR@10, of k1 ∈
  * {0.7, 0.8, 0.9, 1.0, 1.2}, MU ∈ {25, 35, 50} and topic weight ∈ {2, 3} (MU ∈ {15 … 100} at k1 0.8).
+ * PROXIMITY and PROXIMITY_WINDOW (twenty-first session) were chosen the same way, the others fixed:
+ * weight ∈ {0.15, 0.2, 0.3, 0.4} × window ∈ {4, 8} × 1/d or 1/d² (bench/README.md, "Twenty-first
+ * session"); a first position per posting is what the index can hold cheaply, and measured better
+ * than every position per field.
  * Pseudo-relevance feedback (RM3) was removed in the same session: with the stronger length
  * normalisation it lowered the dev figures at every setting measured. The test splits were read once
  * after each change.
@@ -45,8 +51,15 @@ export const W_CONTENT = 1.0;
  * offline evaluation (bench/retrieval/offline.ts) passes others to compare settings on the dev split
  * with this very code, so what it measures is what the service would rank.
  */
-export type RankingConstants = { k1: number; mu: number; wTopic: number; wContent: number };
-export const RANKING: RankingConstants = { k1: K1, mu: MU, wTopic: W_TOPIC, wContent: W_CONTENT };
+export type RankingConstants = { k1: number; mu: number; wTopic: number; wContent: number; proximity: number };
+/**
+ * How much of a score of a query of two or more words rests on its words standing together in the
+ * memory (a memory holding them far apart keeps 1 − PROXIMITY of what it matches), and within how
+ * many positions two words count as together, nearer ones more (1 / distance).
+ */
+export const PROXIMITY = 0.4;
+export const PROXIMITY_WINDOW = 4;
+export const RANKING: RankingConstants = { k1: K1, mu: MU, wTopic: W_TOPIC, wContent: W_CONTENT, proximity: PROXIMITY };
 /** A misspelt word's replacements: terms at least this similar (pg_trgm similarity), at most this many. */
 export const FUZZY_MIN_SIMILARITY = 0.45;
 export const FUZZY_MAX_TERMS = 3;
@@ -86,8 +99,6 @@ export type CorpusStats = { documents: number; avgTopic: number; avgContent: num
 export type Alternative = { term: string; weight: number };
 /** One meaningful word of the query: the terms that count for it (none: the tenant never used it). */
 export type Slot = { alternatives: Alternative[]; weight: number };
-
-/** A posting: how often a term occurs in a memory's fields, and the memory's field lengths. */
 
 export type { Posting };
 
@@ -138,7 +149,41 @@ export function scoreMemory(
     }
     matched += best;
   }
-  return roundScore(matched / total);
+  return roundScore((matched / total) * (1 - c.proximity + c.proximity * proximity(slots, postings)));
+}
+
+/**
+ * How closely the query's words stand together in a memory, in [0, 1]: over every pair of the
+ * query's words, each weighing the lesser of the two words' weights, the share held by pairs whose
+ * first positions in the memory's document are within PROXIMITY_WINDOW, a pair at distance d
+ * counting 1 / d of its weight. A word the memory lacks (or the tenant never used) pairs with none.
+ * 1 for a query of fewer than two words that can match: nothing to stand together. Adding a word a
+ * memory holds never lowers it, so a score only grows as a memory's postings are completed (the
+ * bound of a cut-off list, search-candidates.ts, relies on it).
+ */
+export function proximity(slots: Slot[], postings: ReadonlyMap<string, Posting>): number {
+  const at: number[] = [];
+  let matchable = 0;
+  for (const slot of slots) {
+    let first = Number.POSITIVE_INFINITY;
+    for (const alt of slot.alternatives) {
+      const p = postings.get(alt.term);
+      if (p && p.firstPosition < first) first = p.firstPosition;
+    }
+    at.push(first);
+    if (slot.alternatives.length > 0) matchable++;
+  }
+  if (matchable < 2) return 1;
+  let near = 0;
+  let all = 0;
+  for (let i = 0; i < slots.length; i++)
+    for (let j = i + 1; j < slots.length; j++) {
+      const weight = Math.min(slots[i]!.weight, slots[j]!.weight);
+      all += weight;
+      const distance = Math.abs(at[i]! - at[j]!);
+      if (distance > 0 && distance <= PROXIMITY_WINDOW) near += weight / distance;
+    }
+  return all > 0 ? near / all : 1;
 }
 
 export function roundScore(score: number): number {

@@ -22,7 +22,7 @@ BEGIN
     RETURN 0;
   END IF;
   WITH entries AS MATERIALIZED (
-    SELECT m.id, p.term, p.topic_tf, p.content_tf, p.topic_length, p.content_length, p.impact,
+    SELECT m.id, p.term, p.topic_tf, p.content_tf, p.topic_length, p.content_length, p.impact, p.first_position,
       (m.valid_to IS NULL AND m.status = 'active') AS current
     FROM memories m
     LEFT JOIN memory_search_stats s ON s.user_id = m.user_id
@@ -31,8 +31,8 @@ BEGIN
       AND NOT EXISTS (SELECT 1 FROM memory_terms t WHERE t.memory_id = m.id)
       AND NOT EXISTS (SELECT 1 FROM memory_search_pending q WHERE q.user_id = p_user AND q.memory_id = m.id)
   ), postings AS (
-    INSERT INTO memory_terms (memory_id, user_id, term, topic_tf, content_tf, topic_length, content_length, impact)
-    SELECT e.id, p_user, e.term, e.topic_tf, e.content_tf, e.topic_length, e.content_length, e.impact
+    INSERT INTO memory_terms (memory_id, user_id, term, topic_tf, content_tf, topic_length, content_length, impact, first_position)
+    SELECT e.id, p_user, e.term, e.topic_tf, e.content_tf, e.topic_length, e.content_length, e.impact, e.first_position
     FROM entries e WHERE e.term IS NOT NULL
   ), pending AS (
     INSERT INTO memory_search_pending (user_id, memory_id, topic_length, content_length, removed)

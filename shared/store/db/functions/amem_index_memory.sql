@@ -10,14 +10,14 @@
 CREATE OR REPLACE FUNCTION amem_index_memory() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   WITH entries AS MATERIALIZED (
-    SELECT n.id, n.user_id, p.term, p.topic_tf, p.content_tf, p.topic_length, p.content_length, p.impact,
+    SELECT n.id, n.user_id, p.term, p.topic_tf, p.content_tf, p.topic_length, p.content_length, p.impact, p.first_position,
       (n.valid_to IS NULL AND n.status = 'active') AS current
     FROM amem_inserted_memories n
     LEFT JOIN memory_search_stats s ON s.user_id = n.user_id
     CROSS JOIN LATERAL amem_memory_postings(n.search, s.documents, s.topic_length, s.content_length) p
   ), postings AS (
-    INSERT INTO memory_terms (memory_id, user_id, term, topic_tf, content_tf, topic_length, content_length, impact)
-    SELECT e.id, e.user_id, e.term, e.topic_tf, e.content_tf, e.topic_length, e.content_length, e.impact
+    INSERT INTO memory_terms (memory_id, user_id, term, topic_tf, content_tf, topic_length, content_length, impact, first_position)
+    SELECT e.id, e.user_id, e.term, e.topic_tf, e.content_tf, e.topic_length, e.content_length, e.impact, e.first_position
     FROM entries e WHERE e.term IS NOT NULL
   )
   INSERT INTO memory_search_pending (user_id, memory_id, topic_length, content_length, removed)

@@ -53,8 +53,8 @@ BEGIN
   ), added AS (
     INSERT INTO amem_reindexed_terms (id, term, delta) SELECT e.id, e.term, 1 FROM entries e WHERE e.term IS NOT NULL
   )
-  INSERT INTO memory_terms (memory_id, user_id, term, topic_tf, content_tf, topic_length, content_length, impact)
-  SELECT e.id, e.user_id, e.term, e.topic_tf, e.content_tf, e.topic_length, e.content_length, e.impact
+  INSERT INTO memory_terms (memory_id, user_id, term, topic_tf, content_tf, topic_length, content_length, impact, first_position)
+  SELECT e.id, e.user_id, e.term, e.topic_tf, e.content_tf, e.topic_length, e.content_length, e.impact, e.first_position
   FROM entries e WHERE e.term IS NOT NULL;
 
   UPDATE memory_search_pending q SET topic_length = r.new_topic, content_length = r.new_content

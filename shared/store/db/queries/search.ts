@@ -5,7 +5,14 @@ import { memoryColumns, memoryFilter, type MemoryRow } from "./memories";
 import { executePrepared, runPrepared } from "../prepared";
 
 /** One term's frequencies in a memory's two fields and the fields' lengths: what the ranking scores (core/memories/search-ranking.ts). */
-export type Posting = { topicTf: number; contentTf: number; topicLength: number; contentLength: number };
+/** A posting: how often a term occurs in each of a memory's fields, the fields' lengths, and where the term first stands. */
+export type Posting = {
+  topicTf: number;
+  contentTf: number;
+  topicLength: number;
+  contentLength: number;
+  firstPosition: number;
+};
 
 /**
  * The search index's reads (docs/decisions/search.md). Statistics are the folded figures
@@ -185,6 +192,7 @@ type PostingRow = {
   content_tf: number;
   topic_length: number;
   content_length: number;
+  first_position: number;
 };
 
 const postingOf = (r: PostingRow): Posting & { term: string; memoryId: string } => ({
@@ -194,6 +202,7 @@ const postingOf = (r: PostingRow): Posting & { term: string; memoryId: string } 
   contentTf: r.content_tf,
   topicLength: r.topic_length,
   contentLength: r.content_length,
+  firstPosition: r.first_position,
 });
 
 export type ChampionPosting = Posting & { term: string; memoryId: string; superseded: boolean };
@@ -293,7 +302,7 @@ export async function championPostings(
     select q.term, c.*
     from unnest(${sql.param(terms)}::text[]) q(term)
     cross join lateral (
-      select t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length,
+      select t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length, t.first_position,
              (${memories.validTo} is not null) as superseded
       from memory_terms t
       join ${memories} on ${memories.id} = t.memory_id
@@ -392,7 +401,7 @@ export async function rankedCandidates(
       select b.memory_id, row_number() over (order by b.score desc, b.memory_id desc) as position
       from (select m.memory_id, m.score from (${scored}) m order by m.score desc, m.memory_id desc limit ${count + 1}) b
     )
-    select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length, b.position::int as position
+    select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length, t.first_position, b.position::int as position
     from best b join memory_terms t on t.memory_id = b.memory_id
     -- A filter, not an index condition (postingsOf says why).
     where t.term = any(${names}::text[]) and (t.user_id = ${userId}) is true
@@ -466,7 +475,7 @@ export async function conjunctiveCandidates(
       order by r.rank desc, r.id desc
       limit ${o.limit}
     )
-    select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length
+    select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length, t.first_position
     from c join memory_terms t on t.memory_id = c.id
     -- A filter, not an index condition (postingsOf says why).
     where t.term = any(${sql.param(terms)}::text[]) and (t.user_id = ${userId}) is true
@@ -534,7 +543,7 @@ export async function postingsOf(
   const rows = await executePrepared<PostingRow>(
     db,
     sql`
-    select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length
+    select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length, t.first_position
     from memory_terms t
     where t.memory_id = any(${sql.param(memoryIds)}::uuid[]) and t.term = any(${sql.param(terms)}::text[])
       and (t.user_id = ${userId}) is true

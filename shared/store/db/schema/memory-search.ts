@@ -26,6 +26,11 @@ export const memoryTerms = pgTable(
     topicLength: smallint("topic_length").notNull(),
     contentLength: smallint("content_length").notNull(),
     impact: real("impact").notNull(),
+    /**
+     * The term's first position in the memory's document (topic, then content), for the ranking's
+     * proximity factor (core/memories/search-ranking.ts): which words of a question stand together.
+     */
+    firstPosition: smallint("first_position").notNull(),
   },
   (t) => [
     primaryKey({ name: "memory_terms_pkey", columns: [t.memoryId, t.term] }),
@@ -42,6 +47,7 @@ export const memoryTerms = pgTable(
       t.contentTf,
       t.topicLength,
       t.contentLength,
+      t.firstPosition,
     ),
   ],
 );
