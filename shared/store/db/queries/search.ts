@@ -4,8 +4,10 @@ import { memories, REVISION_EDGE_TYPES, type MemoryStatus, type MemoryType } fro
 import { memoryColumns, memoryFilter, type MemoryRow } from "./memories";
 import { executePrepared, runPrepared } from "../prepared";
 
-/** One term's frequencies in a memory's two fields and the fields' lengths: what the ranking scores (core/memories/search-ranking.ts). */
-/** A posting: how often a term occurs in each of a memory's fields, the fields' lengths, and where the term first stands. */
+/**
+ * One term's frequencies in a memory's two fields, the fields' lengths and where the term first
+ * stands in the memory: what the ranking scores (core/memories/search-ranking.ts).
+ */
 export type Posting = {
   topicTf: number;
   contentTf: number;
@@ -195,6 +197,9 @@ type PostingRow = {
   first_position: number;
 };
 
+/** The columns of a memory_terms row `t` that a Posting is read from (postingOf): one list for every read. */
+const POSTING_COLUMNS = sql.raw("t.topic_tf, t.content_tf, t.topic_length, t.content_length, t.first_position");
+
 const postingOf = (r: PostingRow): Posting & { term: string; memoryId: string } => ({
   term: r.term,
   memoryId: r.memory_id,
@@ -302,7 +307,7 @@ export async function championPostings(
     select q.term, c.*
     from unnest(${sql.param(terms)}::text[]) q(term)
     cross join lateral (
-      select t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length, t.first_position,
+      select t.memory_id, ${POSTING_COLUMNS},
              (${memories.validTo} is not null) as superseded
       from memory_terms t
       join ${memories} on ${memories.id} = t.memory_id
@@ -401,7 +406,7 @@ export async function rankedCandidates(
       select b.memory_id, row_number() over (order by b.score desc, b.memory_id desc) as position
       from (select m.memory_id, m.score from (${scored}) m order by m.score desc, m.memory_id desc limit ${count + 1}) b
     )
-    select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length, t.first_position, b.position::int as position
+    select t.term, t.memory_id, ${POSTING_COLUMNS}, b.position::int as position
     from best b join memory_terms t on t.memory_id = b.memory_id
     -- A filter, not an index condition (postingsOf says why).
     where t.term = any(${names}::text[]) and (t.user_id = ${userId}) is true
@@ -475,7 +480,7 @@ export async function conjunctiveCandidates(
       order by r.rank desc, r.id desc
       limit ${o.limit}
     )
-    select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length, t.first_position
+    select t.term, t.memory_id, ${POSTING_COLUMNS}
     from c join memory_terms t on t.memory_id = c.id
     -- A filter, not an index condition (postingsOf says why).
     where t.term = any(${sql.param(terms)}::text[]) and (t.user_id = ${userId}) is true
@@ -543,7 +548,7 @@ export async function postingsOf(
   const rows = await executePrepared<PostingRow>(
     db,
     sql`
-    select t.term, t.memory_id, t.topic_tf, t.content_tf, t.topic_length, t.content_length, t.first_position
+    select t.term, t.memory_id, ${POSTING_COLUMNS}
     from memory_terms t
     where t.memory_id = any(${sql.param(memoryIds)}::uuid[]) and t.term = any(${sql.param(terms)}::text[])
       and (t.user_id = ${userId}) is true
