@@ -219,7 +219,7 @@ export type { NewMemory } from "./memories/capture";
 export { readFacts } from "./memories/facts";
 export { COMPLETION_LIMIT, getMemory, listTenantMemories, memoryHistory, projectNames } from "./memories/read";
 export { archiveMemory, resolveMemory, reviseMemory } from "./memories/revise";
-export { CANDIDATES, CHAMPION_DEPTH } from "./memories/search-candidates";
+export { CHAMPION_DEPTH } from "./memories/search-candidates";
 export { MAX_EXCLUSIONS, MAX_PHRASES, parseSearchQuery } from "./memories/search-query";
 export {
   FUZZY_MAX_LENGTH,

@@ -37,6 +37,8 @@ export const CONFIG_MEANINGS: { [K in keyof Config]-?: string } = {
   SEARCH_WAIT_MS: "how long a search waits for a slot before 503 + `Retry-After`",
   SEARCH_LIST_BUDGET:
     "postings an unfiltered search reads over all its terms: up to it a search ranks every match, beyond it each term's best (docs/decisions/search.md)",
+  SEARCH_CANDIDATES:
+    "memories an unfiltered search scores in full (the proximity factor with them), beyond 2 per item wanted: the best by the sum of their words' scores; more holds more of the full ranking at 10⁶ memories, at a read by key each (docs/decisions/search.md)",
   EXPORT_TIMEOUT_MS: "bound on one whole export (`GET /api/v1/export`); past it the streamed body is aborted",
   EXPORT_PAGE_TIMEOUT_MS:
     "bound on each page read of an export (its own statement timeout, not `DEPENDENCY_TIMEOUT_MS`)",

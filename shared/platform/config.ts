@@ -68,6 +68,13 @@ export const ConfigSchema = T.Object({
    */
   SEARCH_LIST_BUDGET: T.Integer({ minimum: 256, maximum: 100_000_000, default: 8_192 }),
   /**
+   * How many memories an unfiltered search scores in full, beyond 2 per item wanted: the best by the
+   * first ranking, the sum of their words' scores without the proximity factor
+   * (search-candidates.ts). bench:search raises it with SEARCH_LIST_BUDGET, so that its ranking of
+   * every match scores every match in full.
+   */
+  SEARCH_CANDIDATES: T.Integer({ minimum: 1, maximum: 100_000, default: 32 }),
+  /**
    * The export (GET /api/v1/export) streams one snapshot page by page on one connection: the whole
    * export ends (the stream is aborted) after EXPORT_TIMEOUT_MS, each page read after
    * EXPORT_PAGE_TIMEOUT_MS, and at most EXPORT_MAX_CONCURRENT run at once per api process (keep it

@@ -1,9 +1,12 @@
 import { describe, expect, it, setDefaultTimeout } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestContext, foldAllSearchStats, newTenant, type Tenant } from "../helpers";
-import { saturation, CANDIDATES, CHAMPION_DEPTH, FUZZY_MAX_WORDS } from "@amem/core";
+import { saturation, CHAMPION_DEPTH, FUZZY_MAX_WORDS } from "@amem/core";
 
 const ctx = await createTestContext();
+const CANDIDATES = ctx.config.SEARCH_CANDIDATES;
+/** One that scores in full as few memories as it may ("ranks first the memory holding the words side by side"). */
+const narrow = await createTestContext({ SEARCH_CANDIDATES: "1" });
 // Several tests write a few dozen memories through the API and fold the whole test database's
 // pending statistics: seconds on a loaded machine.
 setDefaultTimeout(60_000);
@@ -66,6 +69,35 @@ describe("search ranking properties (README, Search)", () => {
     expect(topicsOf(items)).toEqual(["Together", "Apart"]);
     expect(items[0]!.score).toBeGreaterThan(items[1]!.score);
   });
+
+  it("ranks first the memory holding the words side by side, however many hold them more often far apart", async () => {
+    const tenant = await newTenant(ctx);
+    // Each word twice, far apart: more of these than a 10-item page scores in full by their first
+    // scores alone (SEARCH_CANDIDATES and 2 per item wanted: 54), each above the one below by them.
+    const fillers = "apple banana cherry grape lemon mango";
+    for (let i = 0; i < CANDIDATES + 30; i += 10)
+      await Promise.all(
+        [...Array(10).keys()].map((k) =>
+          remember(tenant, `Apart ${i + k}`, `kafka kafka ${fillers} consumer consumer tag${i + k}`),
+        ),
+      );
+    // Each word once, side by side, as long: ranked after all of them by the sum alone, first in full.
+    const together = await remember(tenant, "Together", `kafka consumer ${fillers} melon peach tag`);
+    await foldAll();
+    for (const limit of [10, 1]) {
+      const { items } = await search(tenant, { query: "kafka consumer", limit });
+      expect(items[0]!.memory.id).toBe(together.id);
+      if (limit > 1) expect(items[0]!.score).toBeGreaterThan(items[1]!.score);
+    }
+    // Scoring in full no more than MORE_CANDIDATES × (SEARCH_CANDIDATES + 2 per item wanted) — 20
+    // for a page of one at SEARCH_CANDIDATES 1 — it is past them, and the page is the first ranking's best.
+    const res = await narrow.request("POST", "/api/v1/search", {
+      apiKey: tenant.apiKey,
+      body: { query: "kafka consumer", limit: 1 },
+    });
+    expect(res.status).toBe(200);
+    expect((res.body.items as Hit[])[0]!.memory.id).not.toBe(together.id);
+  }, 120_000);
 
   it("answers a question written as a person asks it with the memory that shares its key words", async () => {
     const tenant = await newTenant(ctx);
@@ -315,6 +347,26 @@ describe("search ranking properties (README, Search)", () => {
     }
     expect(pages[0]).toBe(both.id);
     expect(pages.filter((id) => id === both.id).length).toBe(1);
+  }, 120_000);
+
+  it("with a list cut off, probes a candidate whose missing word would stand beside its other one", async () => {
+    const tenant = await newTenant(ctx);
+    // Beta's list is cut off (more memories with "beta" in a short topic than a page reads), and
+    // the memory with "alpha beta" side by side in a longer topic is not in its part read: by alpha
+    // alone its score carries the proximity factor of a word without its pair (1 − PROXIMITY), as do
+    // a dozen decoys holding alpha only (twice: above it by that). Beta adds little weight (most memories hold it) but lifts
+    // the factor to 1: what the bound must allow for, else the decoys fill the page above it.
+    for (let i = 0; i < CHAMPION_DEPTH + 40; i += 10)
+      await Promise.all([...Array(10).keys()].map((k) => remember(tenant, `Beta ${i + k}`, `report ${i + k}`)));
+    const both = await remember(tenant, "Alpha beta rollout notes", "written after the review");
+    for (let i = 0; i < 12; i++) await remember(tenant, `Alpha alpha ${i}`, `decoy ${i}`);
+    await foldAll();
+    const { items } = await search(tenant, { query: "alpha beta", current: false, limit: 10 });
+    expect(items[0]!.memory.id).toBe(both.id);
+    // Scored in full: as a search of current memories, which reads its postings by key, scores it.
+    const current = await search(tenant, { query: "alpha beta", limit: 10 });
+    expect(current.items[0]!.memory.id).toBe(both.id);
+    expect(items[0]!.score).toBe(current.items[0]!.score);
   }, 120_000);
 
   it("with lists cut off, probes every candidate that could still reach the page, however many (a review's fixture)", async () => {

@@ -138,6 +138,22 @@ export function scoreMemory(
   stats: CorpusStats,
   c: RankingConstants = RANKING,
 ): number {
+  return roundScore(
+    matchedShare(slots, postings, stats, c) * (1 - c.proximity + c.proximity * proximity(slots, postings)),
+  );
+}
+
+/**
+ * The share of the query's weight a memory matches (Σ_slots max_alt w · sat / Σ_slots w): its score
+ * before the proximity factor, which is at most 1 — so also an upper bound of its score, however
+ * its words stand.
+ */
+export function matchedShare(
+  slots: Slot[],
+  postings: ReadonlyMap<string, Posting>,
+  stats: CorpusStats,
+  c: RankingConstants = RANKING,
+): number {
   const total = maxScore(slots);
   if (total <= 0) return 0;
   let matched = 0;
@@ -149,7 +165,7 @@ export function scoreMemory(
     }
     matched += best;
   }
-  return roundScore((matched / total) * (1 - c.proximity + c.proximity * proximity(slots, postings)));
+  return matched / total;
 }
 
 /**

@@ -342,24 +342,26 @@ function saturationOf(c: SaturationConstants): SQL {
 }
 
 /** A posting of a candidate of an unfiltered search (rankedCandidates). */
-export type CandidatePosting = Posting & {
-  term: string;
-  memoryId: string;
-  /** The candidate's place in the first ranking, by stored impacts (1 = best). */
-  position: number;
-};
+export type CandidatePosting = Posting & { term: string; memoryId: string };
+
+/**
+ * Which memories of the first ranking rankedCandidates answers: its best `least`, and up to `most`
+ * those whose first score is at least `floor` times the `wanted`-th best's — the lowest full score a
+ * memory of the page's length can have, relative to its first score, so none below it can enter.
+ */
+export type CandidatePick = { least: number; most: number; wanted: number; floor: number };
 
 /**
  * The candidates of an unfiltered search of current memories: the postings of each slot's terms
  * read best first (memory_terms_champion_idx, stored impact), up to `depth` per term, and of the memories they hold
- * the `count` + 1 with the highest sum of the terms' weights × saturations — a memory matching
+ * those with the highest sum of the terms' weights × saturations (the first score; `pick` says how many) — a memory matching
  * several of the query's words ranks by all of them, wherever it sits in each list. Each saturation
  * is computed from the posting's counts and lengths (in the index's key) with the tenant's
  * averages now (`saturation`), not read as its stored impact: that one used the averages of the day
  * the memory was written (a tenant's first memories, under the prior), and a review saw a memory
  * that scores best in full ranked 71st of 71 by it, off every page. Answers every
- * posting of those memories for the query's terms (read by key: complete, whatever the depth); a
- * `count` + 1st says there are more. Ranked in Postgres, so the driver decodes the candidates'
+ * posting of those memories for the query's terms (read by key: complete, whatever the depth), and
+ * whether the first ranking holds more. Ranked in Postgres, so the driver decodes the candidates'
  * postings, not every posting read. Per-term lists of a few hundred postings each, decoded and
  * ranked by the service, left out the memories that match two or three of the words once each in
  * their content (a review found the best match of a query on no page; at 10⁴ memories 15 of the
@@ -371,10 +373,10 @@ export async function rankedCandidates(
   slots: { term: string; weight: number }[][],
   saturation: SaturationConstants,
   depth: number,
-  count: number,
-): Promise<CandidatePosting[]> {
+  pick: CandidatePick,
+): Promise<{ postings: CandidatePosting[]; more: boolean }> {
   const alternatives = slots.flatMap((alts, slot) => alts.map((a) => ({ ...a, slot })));
-  if (alternatives.length === 0) return [];
+  if (alternatives.length === 0) return { postings: [], more: false };
   const names = sql.param([...new Set(alternatives.map((a) => a.term))]);
   // A memory's first score is the sum over the slots of its best alternative's weight × impact, as
   // scoreMemory sums them: a word in two slots (a misspelling replaced by a word the query also
@@ -397,22 +399,28 @@ export async function rankedCandidates(
     : sql`select s.memory_id, sum(s.best) as score from (
         select c.memory_id, max(q.weight * c.saturation) as best ${read} group by c.memory_id, q.slot
       ) s group by s.memory_id`;
-  const rows = await executePrepared<PostingRow & { position: number }>(
+  const rows = await executePrepared<PostingRow & { ranked: number }>(
     db,
     sql`
     with best as (
       -- Numbered after the limit, so that Postgres keeps only the best (a top-N sort), not every
       -- memory read sorted (measured at 10⁶: 5 ms of a 30 ms statement).
-      select b.memory_id, row_number() over (order by b.score desc, b.memory_id desc) as position
-      from (select m.memory_id, m.score from (${scored}) m order by m.score desc, m.memory_id desc limit ${count + 1}) b
+      select b.memory_id, b.score, row_number() over w as position, count(*) over () as ranked,
+             nth_value(b.score, ${pick.wanted}) over (w rows between unbounded preceding and unbounded following) as nth
+      from (select m.memory_id, m.score from (${scored}) m order by m.score desc, m.memory_id desc limit ${pick.most + 1}) b
+      window w as (order by b.score desc, b.memory_id desc)
     )
-    select t.term, t.memory_id, ${POSTING_COLUMNS}, b.position::int as position
+    select t.term, t.memory_id, ${POSTING_COLUMNS}, b.ranked::int as ranked
     from best b join memory_terms t on t.memory_id = b.memory_id
-    -- A filter, not an index condition (postingsOf says why).
-    where t.term = any(${names}::text[]) and (t.user_id = ${userId}) is true
+    where (b.position <= ${pick.least}
+           or (b.position <= ${pick.most} and b.score >= ${pick.floor}::float8 * coalesce(b.nth, 0) - 1e-9))
+      and t.term = any(${names}::text[])
+      -- A filter, not an index condition (postingsOf says why).
+      and (t.user_id = ${userId}) is true
   `,
   );
-  return rows.map((r) => ({ ...postingOf(r), position: r.position }));
+  const chosen = new Set(rows.map((r) => r.memory_id)).size;
+  return { postings: rows.map(postingOf), more: (rows[0]?.ranked ?? 0) > chosen };
 }
 
 /** A lexeme of a tsquery's text form: quoted, its quotes doubled and its backslashes escaped. */
