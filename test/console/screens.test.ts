@@ -25,6 +25,8 @@ import {
 
 /** Page functions run in the browser: its globals, typed loosely (the project compiles without the DOM library). */
 declare const document: any;
+declare const MutationObserver: any;
+declare const requestAnimationFrame: (callback: (time: number) => void) => number;
 
 /*
  * The console in headless Chromium against a real api process and real workers: sign in, the
@@ -279,6 +281,35 @@ describe("the console's screens in headless Chromium (real api and workers)", ()
       );
       await page.browserContext().close();
     },
+    TEST_MS,
+  );
+
+  it(
+    "Scopes: a name typed into a new row the moment it shows is kept (the row does not put its saved name back)",
+    () =>
+      withSignedInPage(h, async (page) => {
+        await openScreen(page, "Scopes");
+        // Types into the row as soon as it is in the document, before any effect of its first render
+        // has run: what a loaded browser's typing did when the row's effect ran late.
+        await page.evaluate(() => {
+          new MutationObserver((_: unknown, observer: { disconnect(): void }) => {
+            const input = document.querySelector("form[aria-label='Scope gamma'] input[name=name]");
+            if (!input) return;
+            observer.disconnect();
+            input.value = "delta";
+            input.dispatchEvent(new Event("input", { bubbles: true }));
+          }).observe(document.body, { childList: true, subtree: true });
+        });
+        await fill(page, "form[aria-label='New scope'] input[name=name]", "gamma");
+        await clickText(page, "form[aria-label='New scope'] button", "Create scope");
+        await page.waitForSelector("form[aria-label='Scope gamma']");
+        // Past the row's first effects (two frames), the typed name stands, and Save renames.
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        const typed = await page.$eval("form[aria-label='Scope gamma'] input[name=name]", (el: any) => el.value);
+        expect(typed).toBe("delta");
+        await clickText(page, "form[aria-label='Scope gamma'] button", "Save");
+        await page.waitForSelector("form[aria-label='Scope delta']");
+      }),
     TEST_MS,
   );
 

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api";
 import { ErrorLine, Loading, Page, useLoad, When } from "../ui";
 
@@ -90,8 +90,13 @@ function ScopeRow({ scope, reload }: { scope: Scope; reload: () => void }) {
   const [name, setName] = useState(saved.name);
   const [aliases, setAliases] = useState(saved.aliases);
   const [error, setError] = useState<unknown>(null);
-  // What was saved comes back with the list (this row's save, or another tab's): the fields follow it.
+  // What was saved comes back with the list (this row's save, or another tab's): the fields follow it
+  // when it changes — not when the row first shows, as an effect runs after the row is on screen and
+  // would put back the saved name over what was typed in it by then (a CI run's browser did).
+  const shown = useRef(saved);
   useEffect(() => {
+    if (shown.current.name === saved.name && shown.current.aliases === saved.aliases) return;
+    shown.current = saved;
     setName(saved.name);
     setAliases(saved.aliases);
   }, [saved.name, saved.aliases]);
