@@ -70,8 +70,8 @@ export const ConfigSchema = T.Object({
   /**
    * How many memories an unfiltered search scores in full, beyond 2 per item wanted: the best by the
    * first ranking, the sum of their words' scores without the proximity factor
-   * (search-candidates.ts). bench:search raises it with SEARCH_LIST_BUDGET, so that its ranking of
-   * every match scores every match in full.
+   * (search-candidates.ts). bench:search's ranking of every match raises it to 2,000 beside
+   * SEARCH_LIST_BUDGET past any list, so that near-ties past the 32 are scored in full.
    */
   SEARCH_CANDIDATES: T.Integer({ minimum: 1, maximum: 100_000, default: 32 }),
   /**

@@ -49,21 +49,18 @@ const PROBE_ROUND = 64;
  * session: candidates ranked by every word they hold"); bench:search measures how far its pages are
  * from a ranking of every match.
  */
-/*
- * How many memories an unfiltered search scores in full, beyond 2 per item wanted, is at least
- * SEARCH_CANDIDATES (32): the best by their first score, the sum of their terms' weights ×
- * saturations under the tenant's averages now (rankedCandidates), which differs from the full score
- * by the proximity factor, by the statistics' drift since the last fold and by postings of a list
- * read only in part.
- */
 /**
- * The factor lowers a score by up to PROXIMITY, and reorders memories whose first scores are near:
- * every memory whose first score is at least (1 − PROXIMITY) times the page's last by it may score
- * above that one in full, so those are scored in full too — up to MORE_CANDIDATES times the least
- * number, a bound on the reads by key where such near-ties are thousands (10⁶ memories). Measured
- * against a ranking that scores 2,000 in full (bench:search, twenty-second session): top 10s held at
- * 10⁴ / 10⁵ 267 / 255 of 270 without this, 269 / 256 with 2×, 270 / 258 with 4× — at +1.4 and +2.9 ms
- * p50 at 10⁴; 2× keeps that tenant's p50 well inside its 10 ms target on a slow day.
+ * How many memories an unfiltered search scores in full: at least SEARCH_CANDIDATES (32) + 2 per
+ * item wanted, the best by their first score — the sum of their terms' weights × saturations under
+ * the tenant's averages now (rankedCandidates), which differs from the full score by the proximity
+ * factor, by the statistics' drift since the last fold and by postings of a list read only in part.
+ * The factor lowers a score by up to PROXIMITY, so every memory whose first score is at least
+ * (1 − PROXIMITY) times the page's last by it may score above that one in full: those are scored in
+ * full too, up to MORE_CANDIDATES times the least number — a bound on the reads by key where such
+ * near-ties are thousands (10⁶ memories). Measured against a ranking that scores 2,000 in full
+ * (bench:search, twenty-second session): top 10s held at 10⁴ / 10⁵ 267 / 255 of 270 without this,
+ * 269 / 256 with 2×, 270 / 258 with 4× — at +1.4 and +2.9 ms p50 at 10⁴; 2× keeps that tenant's p50
+ * well inside its 10 ms target on a slow day.
  */
 const MORE_CANDIDATES = 2;
 /**
