@@ -214,6 +214,10 @@ export class JobQueues {
   async close(): Promise<void> {
     await Promise.allSettled([...this.events.values()].map((e) => e.close()));
     await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+    // With Redis away, BullMQ's close cannot QUIT: it marks its client ended, and the ioredis
+    // client goes on reconnecting, with no error listener left, for the rest of the process's life.
+    const clients = [...this.queues.values()].map((q) => q.getBackend().client.catch(() => null));
+    for (const client of await Promise.all(clients)) client?.disconnect();
     for (const connection of this.connections) closeConnection(connection);
   }
 }
