@@ -12,7 +12,7 @@ import {
 } from "@amem/core";
 import { authPlugin } from "../plugins/auth";
 
-/** Ranked memory search (SPEC §4.3): full-text (websearch syntax) blended with trigram similarity. */
+/** Ranked memory search (SPEC §4.3): BM25F over the tenant's own statistics (websearch syntax; a misspelt word replaced by its closest terms by trigram similarity). */
 export function searchRoutes(deps: ApiDeps) {
   return new Elysia({ name: "search-routes", detail: { tags: ["memories"] } })
     .use(authPlugin(deps))

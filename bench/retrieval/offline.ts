@@ -212,9 +212,21 @@ function rank(p: Prepared, slots: Slot[], c: RankingConstants): string[] {
 
 /**
  * With `current: false`, as the service does (rankSuccessorsFirst): each matching memory's nearest
- * later version that matches too gets its score lifted just above the memory's when lower.
+ * later version that matches too, or else its chain's newest, gets its score lifted just above the
+ * memory's when lower.
  */
 function liftSuccessors(p: Prepared, hits: { m: Memory; id: string; score: number }[]) {
+  // The newest version of each matching chain joins, scoring nothing of its own.
+  const present = new Set(hits.map((h) => h.m.ref));
+  for (const h of [...hits]) {
+    if (!p.successor.has(h.m.ref)) continue;
+    let newest = h.m.ref;
+    while (p.successor.has(newest)) newest = p.successor.get(newest)!;
+    if (present.has(newest)) continue;
+    present.add(newest);
+    const order = p.memories.findIndex((m) => m.ref === newest);
+    hits.push({ m: p.memories[order]!, id: String(order).padStart(8, "0"), score: 0 });
+  }
   const byRef = new Map(hits.map((h) => [h.m.ref, h]));
   const links: { from: (typeof hits)[number]; to: (typeof hits)[number] }[] = [];
   for (const h of hits) {

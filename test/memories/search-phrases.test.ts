@@ -162,6 +162,20 @@ describe("POST /api/v1/search quoted phrases", () => {
   );
 
   it(
+    "finds a memory by a long quoted run of Chinese with a stop word in it, within the statement timeout",
+    async () => {
+      const tenant = await newTenant(ctx);
+      // 600 characters: 599 pairs, each a word; "the" dropped, so the phrase would be checked as
+      // written by a pattern whose compile ran past the statement timeout (503).
+      const run = Array.from({ length: 600 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 37) % 20_000))).join("");
+      const held = await remember(tenant, "Notes", `the ${run}`);
+      await remember(tenant, "Other", run.slice(0, 40));
+      expect(ids(await search(tenant, { query: `"the ${run}"` }))).toEqual([held]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     "refuses a query with more phrases or exclusions than its bound (400), repeats counted once",
     async () => {
       const tenant = await newTenant(ctx);

@@ -48,7 +48,7 @@ describe("a search's statements", () => {
       await search(tenant, { query: `canary deploy health ${"x".repeat(i)}`, limit: 2, current: false });
     }
     const statistics = await prepared("%from unnest(amem_search_terms(%");
-    const rows = await prepared('%from "memories" where%= any(%');
+    const rows = await prepared('%from "memories" where%"memories"."id" = any(%');
     const byId = await prepared(
       "%select t.term, t.memory_id, t.topic_tf%from memory_terms t%where t.memory_id = any(%",
     );

@@ -99,6 +99,67 @@ describe("search ranking properties (README, Search)", () => {
     expect((res.body.items as Hit[])[0]!.memory.id).not.toBe(together.id);
   }, 120_000);
 
+  it("ranks first the memory holding the words side by side when archived memories hold them more often", async () => {
+    const tenant = await newTenant(ctx);
+    const fillers = "apple banana cherry grape lemon mango";
+    // Archived memories holding the words most often, in the topic too: the first ranking's best —
+    // the page's 11 — and so far above the rest that none of those chosen beyond the 54 by the
+    // floor rule (within 0.6 of the 11th) reaches down to the memory below.
+    const archived = 11;
+    for (let i = 0; i < archived; i++) {
+      const m = await remember(tenant, `Kafka consumer ${i}`, `kafka consumer kafka consumer kafka consumer old${i}`);
+      expect((await ctx.request("POST", `/api/v1/memories/${m.id}/archive`, { apiKey: tenant.apiKey })).status).toBe(
+        200,
+      );
+    }
+    // Current ones holding each word twice, far apart: with the archived ones, as many as a 10-item
+    // page chooses (SEARCH_CANDIDATES and 2 per item wanted: 54), each above the one below by the sum.
+    for (let i = 0; i < CANDIDATES + 22 - archived; i += 1)
+      await remember(tenant, `Apart ${i}`, `kafka kafka ${fillers} consumer consumer tag${i}`);
+    // Each word once, side by side, in a longer memory: its sum below 0.6 of the archived ones'.
+    const together = await remember(tenant, "Together", `kafka consumer ${fillers} ${fillers} melon peach tag`);
+    await foldAll();
+    for (const limit of [10, 1]) {
+      const { items } = await search(tenant, { query: "kafka consumer", limit });
+      expect(items[0]!.memory.id).toBe(together.id);
+    }
+  }, 120_000);
+
+  it("pages past memories a cut list holds that were archived: every current match comes", async () => {
+    // One word's list read 302 postings deep for a first page of 50 (SEARCH_LIST_BUDGET at its
+    // least), and as many memories chosen as it holds (SEARCH_CANDIDATES 100): the first ranking
+    // holds no memory beyond those it chose, though the list was cut.
+    const deep = await createTestContext({ SEARCH_LIST_BUDGET: "256", SEARCH_CANDIDATES: "100" });
+    const tenant = await newTenant(ctx);
+    const currentOnes = 60;
+    for (let i = 0; i < currentOnes; i += 10)
+      await Promise.all([...Array(10).keys()].map((k) => remember(tenant, "Rollout", `alpha step ${i + k}`)));
+    // Newer, with the same counts and lengths: first in the list, which is cut among them.
+    for (let i = 0; i < 300; i += 20)
+      await Promise.all(
+        [...Array(20).keys()].map(async (k) => {
+          const m = await remember(tenant, "Rollout", `alpha gone ${i + k}`);
+          const res = await ctx.request("POST", `/api/v1/memories/${m.id}/archive`, { apiKey: tenant.apiKey });
+          expect(res.status).toBe(200);
+        }),
+      );
+    await foldAll();
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let n = 0; n < 5; n++) {
+      const res = await deep.request("POST", "/api/v1/search", {
+        apiKey: tenant.apiKey,
+        body: { query: "alpha", limit: 50, ...(cursor ? { cursor } : {}) },
+      });
+      expect(res.status).toBe(200);
+      seen.push(...(res.body.items as Hit[]).map((h) => h.memory.id));
+      cursor = res.body.nextCursor;
+      if (cursor === null) break;
+    }
+    expect(seen.length).toBe(currentOnes);
+    expect(new Set(seen).size).toBe(currentOnes);
+  }, 120_000);
+
   it("answers a question written as a person asks it with the memory that shares its key words", async () => {
     const tenant = await newTenant(ctx);
     await remember(
@@ -181,6 +242,21 @@ describe("search ranking properties (README, Search)", () => {
     expect(await scores(fresh)).toEqual(expected);
   });
 
+  it("scores a memory found through a misspelling's replacement at its similarity's share of the word's own score", async () => {
+    const tenant = await newTenant(ctx);
+    await remember(tenant, "Style", "Use snake_case columns like created_at.");
+    await remember(tenant, "Billing", "Invoices are generated on the first of the month.");
+    await foldAll();
+    const exact = (await search(tenant, { query: "columns" })).items;
+    // *columbia* is no word of the tenant's: replaced by *column* (trigram similarity 5/11).
+    const guessed = (await search(tenant, { query: "columbia" })).items;
+    expect(topicsOf(exact)).toEqual(["Style"]);
+    expect(topicsOf(guessed)).toEqual(["Style"]);
+    expect(guessed[0]!.score).toBeCloseTo((5 / 11) * exact[0]!.score, 3);
+    // So minScore tells the guess from the match.
+    expect((await search(tenant, { query: "columbia", minScore: exact[0]!.score * 0.9 })).items).toEqual([]);
+  });
+
   it("reads a misspelling against the current memories' words: a word only a superseded memory held is not offered", async () => {
     const revised = await newTenant(ctx);
     const fresh = await newTenant(ctx);
@@ -235,7 +311,8 @@ describe("search ranking properties (README, Search)", () => {
     const all = await byContent(revised, { query: "postgres replicas prod", current: false });
     const flatScores = await byContent(flat, { query: "postgres replicas prod" });
     // The successor's score may be lifted above its predecessor's; every other score is the flat one.
-    expect(Object.keys(all).sort()).toEqual(Object.keys(flatScores).sort());
+    // The chain's newest version matches none of the words, and joins it above them.
+    expect(Object.keys(all).sort()).toEqual([...Object.keys(flatScores), versions[2]!].sort());
     for (const content of prod) expect(all[content]).toBe(flatScores[content]!);
     expect(all[versions[1]!]).toBe(flatScores[versions[1]!]!);
   });
@@ -513,6 +590,27 @@ describe("search ranking properties (README, Search)", () => {
     expect((await search(tenant, query)).items.map((h) => h.memory.id)).toEqual([successor.id]);
     const history = await search(tenant, { ...query, current: false });
     expect(history.items.map((h) => h.memory.id)).toEqual([successor.id, old.id]);
+  });
+
+  it("with current false, the version that holds now ranks first though it no longer holds the query's words", async () => {
+    const tenant = await newTenant(ctx);
+    const old = await remember(tenant, "Deploy target", "We deploy the api to Heroku dynos.");
+    const revise = async (id: string, content: string) => {
+      const res = await ctx.request("POST", `/api/v1/memories/${id}/revise`, {
+        apiKey: tenant.apiKey,
+        body: { content },
+      });
+      expect(res.status).toBe(201);
+      return res.body.memory as Memory;
+    };
+    const between = await revise(old.id, "We deploy the api to Render.");
+    const now = await revise(between.id, "We deploy the api to Fly.io machines.");
+    await foldAll();
+    expect((await search(tenant, { query: "heroku" })).items).toEqual([]);
+    // The version in between matches nothing and holds no longer: not shown.
+    const history = await search(tenant, { query: "heroku", current: false });
+    expect(history.items.map((h) => h.memory.id)).toEqual([now.id, old.id]);
+    expect(history.items[0]!.score).toBeGreaterThan(history.items[1]!.score);
   });
 
   it("with current false, a superseded memory that matches best keeps its chain's rank, its successor just above it", async () => {

@@ -627,6 +627,13 @@ describe("POST /api/v1/search", () => {
       expect(deepest.body.items).toEqual(shallow.body.items);
       expect(shallow.body.nextCursor).toEqual(expect.any(String));
       expect(deepest.body.nextCursor).toBeNull();
+      // A longer page there stops at the last result a search pages to.
+      const longer = { query: "webhook retries", limit: 3 };
+      const three = await search(tenant.apiKey, { ...longer, cursor: at(1) });
+      const last = await search(tenant.apiKey, { ...longer, cursor: at(SEARCH_MAX_DEPTH - 1) });
+      expect(three.body.items.length).toBe(3);
+      expect(last.body.items).toEqual(three.body.items.slice(0, 1));
+      expect(last.body.nextCursor).toBeNull();
     });
   });
 

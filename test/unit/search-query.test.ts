@@ -174,8 +174,11 @@ describe("the ranking's arithmetic (shared/core/memories/search-ranking.ts)", ()
       ],
       stats.documents,
     );
-    expect(slots[0]!.weight).toBeCloseTo(0.55 * idf(100, 10), 10);
+    // The slot weighs what an exact match would earn; a replacement earns its similarity's share.
+    expect(slots[0]!.weight).toBeCloseTo(idf(100, 10), 10);
     const one = scoreMemory(slots, new Map([["postgr", posting]]), stats);
+    const exact = buildSlots([{ term: "postgr", qtf: 1, df: 10, fuzzy: [] }], stats.documents);
+    expect(one).toBeCloseTo(0.55 * scoreMemory(exact, new Map([["postgr", posting]]), stats), 5);
     const both = scoreMemory(
       slots,
       new Map([

@@ -63,6 +63,8 @@ const PROBE_ROUND = 64;
  * well inside its 10 ms target on a slow day.
  */
 const MORE_CANDIDATES = 2;
+/** How many times at most the first ranking is asked, each time passing over the retired memories it chose. */
+const RETIRED_PASSES = 3;
 /**
  * When a search of current memories will cut its lists and its query has at least
  * CONJUNCTIVE_MIN_SLOTS words that match, up to CONJUNCTIVE_CANDIDATES memories holding every one of
@@ -88,9 +90,10 @@ const CONJUNCTIVE_READ = 512;
 const CONJUNCTIVE_MAX_DF = 50_000;
 
 /**
- * How many memories hold a term, read back from its weight in the plan (qtf × similarity × idf,
- * idf = ln((N + 1) / (df + 0.5))): exact for a word the query holds once, fewer for one it repeats,
- * more for a replacement. From the plan, so every page of a search decides alike.
+ * How many memories hold a term, read back from its weight in the plan (qtf × idf, idf =
+ * ln((N + 1) / (df + 0.5)); a replacement's alternative × its similarity): exact for a word the
+ * query holds once, fewer for one it repeats, more for a replacement's alternative (a replaced
+ * slot's own weight reads its rarest term's). From the plan, so every page of a search decides alike.
  */
 const heldBy = (weight: number, documents: number) => (documents + 1) * Math.exp(-weight) - 0.5;
 
@@ -182,14 +185,18 @@ export async function rankCandidates(
     const listDepth = Math.max(depth, Math.floor(deps.config.SEARCH_LIST_BUDGET / Math.max(lists, 1)));
     const slots = plan.slots.map((s) => s.alternatives);
     const least = deps.config.SEARCH_CANDIDATES + DEPTH_PER_ITEM * wanted;
-    const first = await rankedCandidates(
-      deps.db,
-      scope.userId,
-      slots,
-      { ...RANKING, b: lengthNormalisation(plan.stats), ...plan.stats },
-      listDepth,
-      { least, most: MORE_CANDIDATES * least, wanted, floor: 1 - RANKING.proximity },
-    );
+    const pick = { least, most: MORE_CANDIDATES * least, wanted, floor: 1 - RANKING.proximity };
+    const constants = { ...RANKING, b: lengthNormalisation(plan.stats), ...plan.stats };
+    // Memories a revision replaced or that were archived, chosen by the first ranking, are passed
+    // over and the ranking asked again, so that current memories take their places — a few
+    // times at most: a memory revised hundreds of times over has more versions than are chosen
+    // at once, and what the last pass still leaves out, a short page's filtered lists find.
+    const passedOver: string[] = [];
+    let first = await rankedCandidates(deps.db, scope.userId, slots, constants, listDepth, pick);
+    for (let pass = 1; first.retired.length > 0 && first.more && pass < RETIRED_PASSES; pass++) {
+      passedOver.push(...first.retired);
+      first = await rankedCandidates(deps.db, scope.userId, slots, constants, listDepth, pick, passedOver);
+    }
     // One after the other, never side by side: a search holds one pooled connection at a time, as
     // SEARCH_MAX_CONCURRENT < DB_POOL_SIZE assumes (side by side saved 0.7 ms p50 at 10⁶).
     const conjunction = conjunctionWanted(plan, listDepth);
@@ -202,9 +209,12 @@ export async function rankCandidates(
             weights: { topic: RANKING.wTopic, content: RANKING.wContent },
           });
     for (const c of first.postings) add(c, false);
-    // More memories hold the query's words than the candidates — always so when a list was cut
-    // (it alone holds more than the candidates).
-    cutOff = first.more;
+    // More memories hold the query's words than the candidates. A list that was cut alone holds
+    // more than the candidates while they are fewer than its depth; with more (a deep page of a
+    // long query) the lists may have been cut with every memory they held chosen, which `more`
+    // does not see (a review: a third page of a 32-word query came back empty, its cursor null);
+    // the memories passed over count among those it held.
+    cutOff = first.more || pick.most + passedOver.length >= listDepth;
     for (const c of conjunctive) add(c, false);
     // Each candidate's postings were read whole, by key: its score is complete.
     for (const c of candidates.values()) c.score = c.queryScore = scoreMemory(plan.slots, c.postings, plan.stats);
@@ -222,7 +232,10 @@ export async function rankCandidates(
  * matches. Every later version that matches the query joins the candidates here, however far down
  * its terms' lists it sits: were it left to a deeper page's longer lists, it would be lifted above
  * that page's cursor there and shown on no page. A version that matches nothing is passed over: the
- * next one that matches is lifted above the one before it. Chains are settled link by link.
+ * next one that matches is lifted above the one before it — but the newest version of each chain
+ * always joins, so the version that holds now ranks above every version of its chain that the
+ * search found (SPEC §4.3; a review saw a search of history answer with the replaced version alone).
+ * Chains are settled link by link.
  */
 async function rankSuccessorsFirst(
   deps: Deps,
@@ -240,6 +253,15 @@ async function rankSuccessorsFirst(
   for (const [id, postings] of byMemory(await postingsOf(deps.db, userId, missing, terms))) {
     const score = scoreMemory(plan.slots, postings, plan.stats);
     candidates.set(id, { id, postings, superseded: next.has(id), queryScore: score, score });
+  }
+  // The newest version of a chain whose versions after a match match nothing joins too, scoring
+  // nothing of its own: lifted above the version before it below, it is what a search of history
+  // answers with first — the version that holds now — though it no longer says what was asked.
+  for (const id of superseded) {
+    let newest = id;
+    while (next.has(newest)) newest = next.get(newest)!;
+    if (!candidates.has(newest))
+      candidates.set(newest, { id: newest, postings: new Map(), superseded: false, queryScore: 0, score: 0 });
   }
   // Each candidate with a later version that matches: the nearest such version.
   const links: { predecessor: string; successor: string }[] = [];

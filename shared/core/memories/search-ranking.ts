@@ -8,11 +8,12 @@
  *   sat(t, m)   = tf~ / (K1 + tf~)                                   ∈ [0, 1)
  *   idf(t)      = ln(1 + (N − df + 0.5) / (df + 0.5))                N, df, avg_*: the tenant's memories
  *   w(slot)     = qtf · idf, for each distinct meaningful word of the query (a "slot"); a misspelt
- *                 word the tenant never used is replaced by its closest terms, each weighted by
- *                 its trigram similarity, and a memory counts the best of them
+ *                 word the tenant never used is replaced by its closest terms, each earning its
+ *                 trigram similarity × qtf · idf(term), and a memory counts the best of them
+ *                 (w of such a slot: the largest qtf · idf(term), what an exact match would earn)
  *   near(m)     = Σ_pairs min(w_i, w_j) · [d ≤ PROXIMITY_WINDOW] / d / Σ_pairs min(w_i, w_j), d the
  *                 distance of the two slots' first positions in the memory's document (proximity())
- *   score(m)    = Σ_slots max_alt w · sat / Σ_slots max_alt w · (1 − PROXIMITY + PROXIMITY · near(m))
+ *   score(m)    = Σ_slots max_alt w_alt · sat / Σ_slots w(slot) · (1 − PROXIMITY + PROXIMITY · near(m))
  *
  * With `current: false`, a successor's score is then lifted just above its predecessor's when both
  * match and it was lower (search-candidates.ts), so the memory that holds now ranks first.
@@ -144,7 +145,7 @@ export function scoreMemory(
 }
 
 /**
- * The share of the query's weight a memory matches (Σ_slots max_alt w · sat / Σ_slots w): its score
+ * The share of the query's weight a memory matches (Σ_slots max_alt w_alt · sat / Σ_slots w): its score
  * before the proximity factor, which is at most 1 — so also an upper bound of its score, however
  * its words stand.
  */
@@ -208,10 +209,15 @@ export function roundScore(score: number): number {
 }
 
 /**
- * The slots of a query from its terms' document frequencies. Each slot's weight is its best
- * alternative's (a replaced misspelling weighs what its closest term does), or, for a word the
- * tenant never used and nothing resembles, the idf of an unseen term: it still counts in the
- * maximum, so a query about something never stored scores low.
+ * The slots of a query from its terms' document frequencies. A slot's weight is what a memory
+ * matching it fully would earn: its word's qtf · idf; for a misspelling, the qtf · idf of the
+ * rarest of the terms it is replaced by, each of which earns only its similarity's share of that —
+ * so a memory found through a replacement scores that share of what the word spelt as the tenant
+ * spells it would (a replacement at similarity 0.5 scores half; weighing the slot by the
+ * replacement's reduced weight instead made "columbia" score exactly as "columns" does, and
+ * `minScore` could not tell them apart: a review). For a word the tenant never used and nothing
+ * resembles: the idf of an unseen term — it still counts in the maximum, so a query about
+ * something never stored scores low.
  */
 export function buildSlots(
   words: { term: string; qtf: number; df: number; fuzzy: { term: string; similarity: number; df: number }[] }[],
@@ -222,7 +228,10 @@ export function buildSlots(
       w.df > 0
         ? [{ term: w.term, weight: w.qtf * idf(documents, w.df) }]
         : w.fuzzy.map((f) => ({ term: f.term, weight: w.qtf * f.similarity * idf(documents, f.df) }));
-    const weight = alternatives.length > 0 ? Math.max(...alternatives.map((a) => a.weight)) : w.qtf * idf(documents, 0);
+    const weight =
+      w.df > 0 || w.fuzzy.length === 0
+        ? w.qtf * idf(documents, w.df)
+        : Math.max(...w.fuzzy.map((f) => w.qtf * idf(documents, f.df)));
     return { alternatives, weight };
   });
   if (slots.length <= MAX_SLOTS) return slots;

@@ -71,7 +71,6 @@ export async function searchMemories(deps: Deps, principal: Principal, input: Se
 }
 
 async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery): Promise<SearchPage> {
-  const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
   const current = input.current ?? true;
   const minScore = input.minScore ?? 0;
   const fingerprint = searchFingerprint({ ...input, userId: principal.userId, current, minScore });
@@ -100,6 +99,8 @@ async function rankedPage(deps: Deps, principal: Principal, input: SearchQuery):
   const relaxed = after?.relaxed ?? (await unmatchedPhrases(deps, filtered));
   const scope: SearchScope = { ...filtered, phrases: parsed.phrases.filter((_, i) => !relaxed.includes(i)) };
   const offset = after?.offset ?? 0;
+  // A search pages to its first SEARCH_MAX_DEPTH results: the page that reaches them stops there.
+  const limit = Math.min(input.limit ?? DEFAULT_SEARCH_LIMIT, SEARCH_MAX_DEPTH - offset);
   // The page and one more: whether a next page exists.
   const wanted = offset + limit + 1;
   const beyond = (c: Candidate) =>

@@ -1,7 +1,7 @@
 import { and, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../client";
 import { memories, REVISION_EDGE_TYPES, type MemoryStatus, type MemoryType } from "../schema";
-import { memoryColumns, memoryFilter, type MemoryRow } from "./memories";
+import { isCurrentMemory, memoryColumns, memoryFilter, type MemoryRow } from "./memories";
 import { executePrepared, runPrepared } from "../prepared";
 
 /**
@@ -223,18 +223,28 @@ function excluding(exclusions: string): SQL {
 }
 
 /**
+ * A phrase of more words than this is not checked as written (the pattern below), only by its
+ * terms in a row: the pattern's compile time grows faster than its length — a quoted run of 450
+ * Chinese characters (225 pairs, each a word) with a stop word took past the statement timeout
+ * (a review), 64 words ~20 ms.
+ */
+const PHRASE_PATTERN_MAX_WORDS = 64;
+
+/**
  * What a phrase is checked with, from the phrase as amem_search_text reads it (accents folded, CJK
  * by pairs): its stemmed terms in a row (`english`), the same with every term weighted A (the
  * topic) or B (the content), whether the English configuration dropped stop words from it
- * (`as_written`), and its words in a row as a case-insensitive pattern (`words`; each word holds
- * only letters and digits: nothing to escape). One row, for a FROM clause.
+ * (`as_written`; never for a phrase of more than PHRASE_PATTERN_MAX_WORDS words), and its words in
+ * a row as a case-insensitive pattern (`words`; each word holds only letters and digits: nothing to
+ * escape). One row, for a FROM clause.
  */
 function phraseParts(phrase: SQL): SQL {
   // Each quoted lexeme of the query's text form ('it''s' escapes a quote) restricted to one weight.
   const weighted = (weight: "A" | "B") =>
     sql`regexp_replace(q.english::text, '''(?:[^'']|'''')*''', ${`\\&:${weight}`}, 'g')::tsquery`;
   return sql`select q.english, ${weighted("A")} as topic, ${weighted("B")} as content,
-      numnode(q.english) < numnode(phraseto_tsquery('simple', q.text)) as as_written,
+      numnode(q.english) < numnode(phraseto_tsquery('simple', q.text))
+        and numnode(phraseto_tsquery('simple', q.text)) < ${2 * PHRASE_PATTERN_MAX_WORDS} as as_written,
       '(^|[^[:alnum:]])' || array_to_string(array_remove(regexp_split_to_array(q.text, '[^[:alnum:]]+'), ''), '[^[:alnum:]]+')
         || '($|[^[:alnum:]])' as words
     from (select t.text, phraseto_tsquery('english', t.text) as english from (select amem_search_text(${phrase}) as text) t) q`;
@@ -366,6 +376,13 @@ export type CandidatePick = { least: number; most: number; wanted: number; floor
  * ranked by the service, left out the memories that match two or three of the words once each in
  * their content (a review found the best match of a query on no page; at 10⁴ memories 15 of the
  * bench's 28 queries missed some of their exact top 10, one 9 of them).
+ *
+ * The lists hold every version's postings (postings never change, so reads stay index-only), so
+ * the chosen may include memories a revision replaced or that were archived: those are answered
+ * as `retired` (one read by key each, of the chosen only), not as candidates, and a caller that
+ * found some ranks again with them `passedOver` — else they take the places of current memories
+ * (a review: eleven archived memories saying "kafka consumer" often kept the best current match
+ * off every page).
  */
 export async function rankedCandidates(
   db: Executor,
@@ -374,9 +391,10 @@ export async function rankedCandidates(
   saturation: SaturationConstants,
   depth: number,
   pick: CandidatePick,
-): Promise<{ postings: CandidatePosting[]; more: boolean }> {
+  passedOver: string[] = [],
+): Promise<{ postings: CandidatePosting[]; more: boolean; retired: string[] }> {
   const alternatives = slots.flatMap((alts, slot) => alts.map((a) => ({ ...a, slot })));
-  if (alternatives.length === 0) return { postings: [], more: false };
+  if (alternatives.length === 0) return { postings: [], more: false, retired: [] };
   const names = sql.param([...new Set(alternatives.map((a) => a.term))]);
   // A memory's first score is the sum over the slots of its best alternative's weight × impact, as
   // scoreMemory sums them: a word in two slots (a misspelling replaced by a word the query also
@@ -399,7 +417,7 @@ export async function rankedCandidates(
     : sql`select s.memory_id, sum(s.best) as score from (
         select c.memory_id, max(q.weight * c.saturation) as best ${read} group by c.memory_id, q.slot
       ) s group by s.memory_id`;
-  const rows = await executePrepared<PostingRow & { ranked: number }>(
+  const rows = await executePrepared<PostingRow & { ranked: number; current: boolean }>(
     db,
     sql`
     with best as (
@@ -407,20 +425,30 @@ export async function rankedCandidates(
       -- memory read sorted (measured at 10⁶: 5 ms of a 30 ms statement).
       select b.memory_id, b.score, row_number() over w as position, count(*) over () as ranked,
              nth_value(b.score, ${pick.wanted}) over (w rows between unbounded preceding and unbounded following) as nth
-      from (select m.memory_id, m.score from (${scored}) m order by m.score desc, m.memory_id desc limit ${pick.most + 1}) b
+      from (
+        select m.memory_id, m.score from (${scored}) m
+        where m.memory_id <> all(${sql.param(passedOver)}::uuid[])
+        order by m.score desc, m.memory_id desc limit ${pick.most + 1}
+      ) b
       window w as (order by b.score desc, b.memory_id desc)
+    ),
+    chosen as (
+      select b.memory_id, b.ranked,
+             exists (select 1 from ${memories} where ${memories.id} = b.memory_id and ${memories.userId} = ${userId} and ${isCurrentMemory()}) as current
+      from best b
+      where b.position <= ${pick.least}
+         or (b.position <= ${pick.most} and b.score >= ${pick.floor}::float8 * coalesce(b.nth, 0) - 1e-9)
     )
-    select t.term, t.memory_id, ${POSTING_COLUMNS}, b.ranked::int as ranked
-    from best b join memory_terms t on t.memory_id = b.memory_id
-    where (b.position <= ${pick.least}
-           or (b.position <= ${pick.most} and b.score >= ${pick.floor}::float8 * coalesce(b.nth, 0) - 1e-9))
-      and t.term = any(${names}::text[])
+    select t.term, t.memory_id, ${POSTING_COLUMNS}, c.ranked::int as ranked, c.current
+    from chosen c join memory_terms t on t.memory_id = c.memory_id
+    where t.term = any(${names}::text[])
       -- A filter, not an index condition (postingsOf says why).
       and (t.user_id = ${userId}) is true
   `,
   );
   const chosen = new Set(rows.map((r) => r.memory_id)).size;
-  return { postings: rows.map(postingOf), more: (rows[0]?.ranked ?? 0) > chosen };
+  const retired = [...new Set(rows.filter((r) => !r.current).map((r) => r.memory_id))];
+  return { postings: rows.filter((r) => r.current).map(postingOf), more: (rows[0]?.ranked ?? 0) > chosen, retired };
 }
 
 /** A lexeme of a tsquery's text form: quoted, its quotes doubled and its backslashes escaped. */
