@@ -159,6 +159,25 @@ describe("the ranking's arithmetic (shared/core/memories/search-ranking.ts)", ()
     );
   });
 
+  it("does not count two slots that read one term as a pair of words standing apart", () => {
+    // *postgrse* is replaced by *postgr*, which the query also has: one word, read twice.
+    const slots = buildSlots(
+      [
+        { term: "postgr", qtf: 1, df: 10, fuzzy: [] },
+        { term: "postgrse", qtf: 1, df: 0, fuzzy: [{ term: "postgr", similarity: 0.6, df: 10 }] },
+        { term: "lag", qtf: 1, df: 40, fuzzy: [] },
+      ],
+      stats.documents,
+    );
+    // Only the pairs of postgr with lag are pairs of words: side by side, fully near.
+    const together = new Map([
+      ["postgr", at(3)],
+      ["lag", at(4)],
+    ]);
+    expect(proximity(slots, together)).toBe(1);
+    expect(proximity(slots.slice(0, 2), new Map([["postgr", at(3)]]))).toBe(1);
+  });
+
   it("counts a misspelt word through its closest term, weighted by similarity, and the best of several", () => {
     const slots = buildSlots(
       [

@@ -195,10 +195,13 @@ export function proximity(slots: Slot[], postings: ReadonlyMap<string, Posting>)
   let all = 0;
   for (let i = 0; i < slots.length; i++)
     for (let j = i + 1; j < slots.length; j++) {
+      const distance = Math.abs(at[i]! - at[j]!);
+      // Both slots read one term (a misspelling replaced by a word the query also has): no pair
+      // of words to stand together, not a pair standing apart (a review).
+      if (distance === 0) continue;
       const weight = Math.min(slots[i]!.weight, slots[j]!.weight);
       all += weight;
-      const distance = Math.abs(at[i]! - at[j]!);
-      if (distance > 0 && distance <= PROXIMITY_WINDOW) near += weight / distance;
+      if (distance <= PROXIMITY_WINDOW) near += weight / distance;
     }
   return all > 0 ? near / all : 1;
 }
